@@ -1,0 +1,92 @@
+// The seams through which tools reach the engine. The engine implements them; tools only see these types.
+
+/** Where a tool may touch files. */
+export interface WorkspacePolicy {
+  /** Absolute, real path of the workspace root. */
+  root: string;
+  /** Further absolute roots that configuration allows. */
+  extraRoots: readonly string[];
+  /** Glob patterns (workspace-relative) of sensitive files that configuration explicitly allows to be read. */
+  allowSensitive: readonly string[];
+}
+
+/** What one agent last saw of a file, so an edit can refuse a file that changed since. */
+export interface FileReadLedger {
+  recordRead(absPath: string, stamp: FileStamp): void;
+  lastRead(absPath: string): FileStamp | undefined;
+}
+
+export interface FileStamp {
+  mtimeMs: number;
+  size: number;
+}
+
+/** Folders of the current session on disk. */
+export interface SessionPaths {
+  dir: string;
+  toolOutputsDir: string;
+}
+
+export type TaskKind = 'bash' | 'agent' | 'question';
+export type TaskStatus = 'running' | 'completed' | 'failed' | 'timeout' | 'aborted' | 'stopped';
+
+export interface TaskRunIO {
+  signal: AbortSignal;
+  /** Appends to the task's output log. */
+  write(chunk: string): void;
+}
+
+export interface TaskOutcome {
+  status: Exclude<TaskStatus, 'running'>;
+  /** The short result reported back to the owner (an agent's last message, an exit code line). */
+  result?: string;
+}
+
+export interface TaskSpec {
+  kind: TaskKind;
+  description: string;
+  /** Milliseconds; undefined = no timeout. */
+  timeoutMs?: number;
+  /** Extra facts kept with the task (the agent id of a background agent…). */
+  meta?: Record<string, string>;
+  run(io: TaskRunIO): Promise<TaskOutcome>;
+}
+
+export interface TaskInfo {
+  taskId: string;
+  kind: TaskKind;
+  description: string;
+  status: TaskStatus;
+  ownerAgentId: string;
+  startedAt: number;
+  endedAt?: number;
+  result?: string;
+  outputPath: string;
+  meta?: Record<string, string>;
+}
+
+/** The background task registry, as one agent sees it. */
+export interface BackgroundTasks {
+  start(spec: TaskSpec): TaskInfo;
+  list(options: { activeOnly: boolean; limit: number }): TaskInfo[];
+  get(taskId: string): TaskInfo | undefined;
+  /** Resolves when the task ends or the timeout passes (then with the task still running). */
+  wait(taskId: string, timeoutMs: number, signal?: AbortSignal): Promise<TaskInfo | undefined>;
+  /** The last `maxBytes` of the task's log. */
+  tail(taskId: string, maxBytes: number): Promise<string>;
+  stop(taskId: string, reason: string): TaskInfo | undefined;
+}
+
+/** Secret-like environment variables removed from child processes. */
+export interface EnvPolicy {
+  /** Glob-like name patterns, such as `*_API_KEY`. */
+  secretPatterns: readonly string[];
+}
+
+export interface ToolAdapters {
+  workspace?: WorkspacePolicy;
+  reads?: FileReadLedger;
+  session?: SessionPaths;
+  tasks?: BackgroundTasks;
+  env?: EnvPolicy;
+}

@@ -1,0 +1,153 @@
+// The tool contract: what every tool (built-in, MCP, extension) looks like to the agent loop.
+import type { Static, TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import type { ToolAdapters } from './adapters.js';
+
+export interface TextContent {
+  type: 'text';
+  text: string;
+}
+
+/** An image or a video sent to the model inline (base64). */
+export interface MediaContent {
+  type: 'image' | 'video';
+  data: string;
+  mimeType: string;
+}
+
+export type ToolContent = TextContent | MediaContent;
+
+export interface ToolResult {
+  content: ToolContent[];
+  isError?: boolean;
+  details?: unknown;
+}
+
+/** A partial result streamed while the tool runs (a command's output so far). */
+export interface ToolUpdate {
+  text: string;
+}
+
+/** The JSON schema a provider sends for one tool. */
+export interface ToolSchema {
+  name: string;
+  description: string;
+  parameters: unknown;
+}
+
+export type ExecutionMode = 'parallel' | 'sequential';
+export type ToolSource = 'builtin' | 'builtin-matrix' | 'configured';
+
+export interface ToolDefinition<P extends TSchema = TSchema> {
+  name: string;
+  description: string;
+  parameters: P;
+  /** Reshapes raw model arguments before validation (legacy names, stringified numbers…). */
+  prepareArguments?: (raw: unknown) => unknown;
+  /** Absent means sequential. */
+  executionMode?: ExecutionMode;
+}
+
+/**
+ * What a tool is handed. The engine fills in the adapters it has; a tool reaches the engine only through
+ * them (see adapters.ts), never by importing it.
+ */
+export interface ToolContext extends ToolAdapters {
+  agentId: string;
+  role: string;
+  /** Workspace root: every path resolves against it. */
+  cwd: string;
+  /** The id of the call being executed. */
+  callId: string;
+}
+
+export type ToolExecute<P extends TSchema = TSchema> = (
+  ctx: ToolContext,
+  input: Static<P>,
+  signal: AbortSignal,
+  onUpdate: (update: ToolUpdate) => void,
+) => Promise<ToolResult> | ToolResult;
+
+export interface RuntimeTool<P extends TSchema = TSchema> {
+  def: ToolDefinition<P>;
+  impl: ToolExecute<P>;
+  source: ToolSource;
+}
+
+// Compiled validators, one per schema object, made on first use.
+const validators = new WeakMap<TSchema, TypeCheck<TSchema>>();
+
+export function validatorFor(schema: TSchema): TypeCheck<TSchema> {
+  let check = validators.get(schema);
+  if (!check) {
+    check = TypeCompiler.Compile(schema);
+    validators.set(schema, check);
+  }
+  return check;
+}
+
+/** Checks arguments against the tool's schema; returns a message naming the path and the rule, or undefined. */
+export function checkArguments(def: ToolDefinition, args: unknown): string | undefined {
+  const check = validatorFor(def.parameters);
+  if (check.Check(args)) return undefined;
+  const problems: string[] = [];
+  for (const error of check.Errors(args)) {
+    problems.push(`${error.path || '/'}: ${error.message}`);
+    if (problems.length >= 5) break;
+  }
+  return `Invalid arguments for tool "${def.name}": ${problems.join('; ')}`;
+}
+
+export function defineRuntimeTool<P extends TSchema>(spec: {
+  def: ToolDefinition<P>;
+  execute: ToolExecute<P>;
+  source?: ToolSource;
+}): RuntimeTool<P> {
+  return { def: spec.def, impl: spec.execute, source: spec.source ?? 'builtin' };
+}
+
+export function textResult(text: string, details?: unknown): ToolResult {
+  return details === undefined ? { content: [{ type: 'text', text }] } : { content: [{ type: 'text', text }], details };
+}
+
+export function errorResult(text: string, details?: unknown): ToolResult {
+  const result: ToolResult = { content: [{ type: 'text', text }], isError: true };
+  if (details !== undefined) result.details = details;
+  return result;
+}
+
+/** The text of a result, media left out. */
+export function resultText(result: ToolResult): string {
+  let out = '';
+  for (const block of result.content) if (block.type === 'text') out += (out ? '\n' : '') + block.text;
+  return out;
+}
+
+// ---- class-based tools: @bindTool(def) + toRuntimeTool(instance) ----
+
+const boundDefinitions = new WeakMap<object, ToolDefinition>();
+
+export interface ToolClassInstance {
+  execute(ctx: ToolContext, input: never, signal: AbortSignal, onUpdate: (update: ToolUpdate) => void): Promise<ToolResult> | ToolResult;
+}
+
+/**
+ * Class decorator that binds a definition to a tool class. Works both as a standard (TC39) decorator
+ * and as a legacy experimentalDecorators one, since transpilers differ.
+ */
+export function bindTool(def: ToolDefinition) {
+  return function <C extends abstract new (...args: never[]) => ToolClassInstance>(target: C, _context?: unknown): C {
+    boundDefinitions.set(target, def);
+    return target;
+  };
+}
+
+export function toRuntimeTool(instance: ToolClassInstance, source: ToolSource = 'builtin'): RuntimeTool {
+  const def = boundDefinitions.get(instance.constructor);
+  if (!def) throw new Error(`toRuntimeTool: ${instance.constructor.name} has no @bindTool(def) decorator`);
+  return { def, impl: (ctx, input, signal, onUpdate) => instance.execute(ctx, input as never, signal, onUpdate), source };
+}
+
+export function isParallel(tool: RuntimeTool): boolean {
+  return tool.def.executionMode === 'parallel';
+}
