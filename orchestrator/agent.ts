@@ -2,7 +2,7 @@
 import { type Clock, systemClock } from './clock.js';
 import type { EventBus } from './events.js';
 import { runLoop, StopRequest, type LoopConfig, type LoopOutcome, type LoopState } from './loop.js';
-import { emptyUsage, type AgentStatus, type EndStatus, type Message, type Usage, type UserMessage } from './types.js';
+import { addUsage, emptyUsage, type AgentStatus, type EndStatus, type Message, type Usage, type UserMessage } from './types.js';
 
 export interface AgentIdentity {
   id: string;
@@ -53,7 +53,12 @@ export class Agent {
     private readonly clock: Clock = systemClock,
   ) {
     this.state = { messages, turns: 0, toolCalls: 0, usage: emptyUsage(), lastText: '' };
-    for (const m of messages) if (m.role === 'assistant') this.state.turns++;
+    for (const m of messages) {
+      if (m.role !== 'assistant') continue;
+      this.state.turns++;
+      if (m.usage) addUsage(this.state.usage, m.usage);
+      if (m.text) this.state.lastText = m.text;
+    }
   }
 
   get id(): string {
@@ -64,10 +69,13 @@ export class Agent {
     return this.running !== undefined;
   }
 
-  /** Queues a message. While running it joins after the current tool batch; while idle the owner is told. */
-  enqueue(message: UserMessage): void {
+  /**
+   * Queues a message. While running it joins after the current tool batch; while idle the owner is told
+   * (unless `wake` is false: the message then waits for the next run).
+   */
+  enqueue(message: UserMessage, wake = true): void {
     this.inbox.push(message);
-    if (!this.running) this.onIdleMessage?.(this);
+    if (!this.running && wake) this.onIdleMessage?.(this);
   }
 
   get pendingMessages(): number {
@@ -102,7 +110,12 @@ export class Agent {
     const onParentAbort = () => controller.abort(options.parentSignal?.reason instanceof StopRequest ? options.parentSignal.reason : new StopRequest('aborted', 'parent aborted'));
     if (options.parentSignal?.aborted) onParentAbort();
     else options.parentSignal?.addEventListener('abort', onParentAbort, { once: true });
-    const timer = options.timeoutMs !== undefined ? clock.setTimeout(() => this.abort('timeout', `timed out after ${options.timeoutMs} ms`), options.timeoutMs) : undefined;
+    const timeoutMs = options.timeoutMs;
+    // Infinity means no timeout; timers cannot wait longer than 2^31-1 ms.
+    const timer =
+      timeoutMs !== undefined && Number.isFinite(timeoutMs)
+        ? clock.setTimeout(() => this.abort('timeout', `timed out after ${formatMs(timeoutMs)}`), Math.min(timeoutMs, 2_147_483_647))
+        : undefined;
 
     const started = clock.now();
     this.startedAt = started;
@@ -168,6 +181,12 @@ export class Agent {
 }
 
 const EMPTY: UserMessage[] = [];
+
+function formatMs(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 120_000) return `${Math.round(ms / 100) / 10} s`;
+  return `${Math.round(ms / 6000) / 10} min`;
+}
 
 function firstLine(text: string): string {
   const line = text.split('\n', 1)[0] ?? '';

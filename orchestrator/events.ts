@@ -94,6 +94,8 @@ export interface SwarmItemEvent extends Base {
   capacity?: number;
   running?: number;
 }
+/** The controller's capacity changed (ramp, rate-limit hold, recovery). */
+export interface SwarmCapacityEvent extends Base { type: 'swarm.capacity'; swarmId: string; capacity: number; running: number; limited: boolean }
 export interface SwarmEndEvent extends Base { type: 'swarm.end'; swarmId: string; counts: Record<string, number>; durationMs: number }
 export interface TaskEvent extends Base {
   type: 'task.start' | 'task.end';
@@ -121,6 +123,7 @@ export type MurmurEvent =
   | ModelRetryEvent
   | SwarmStartEvent
   | SwarmItemEvent
+  | SwarmCapacityEvent
   | SwarmEndEvent
   | TaskEvent
   | LogEvent;

@@ -39,8 +39,8 @@ export interface LoopConfig {
   /** Turns allowed in this run. */
   maxTurns: number;
   callModel: (request: ModelRequest, signal: AbortSignal) => Promise<ModelResult>;
-  /** The catalog of this turn, decided once from the turn's facts. */
-  toolsForTurn: (turn: number) => TurnTools;
+  /** The catalog of this turn, decided once from the turn's facts (async when MCP servers must be listed). */
+  toolsForTurn: (turn: number) => TurnTools | Promise<TurnTools>;
   context: Omit<ToolContext, 'callId'>;
   bus: EventBus;
   /** Messages that arrived while the agent worked (synthetic notifications): they join before the next call. */
@@ -120,7 +120,8 @@ export async function runLoop(state: LoopState, config: LoopConfig, signal: Abor
 
     const turn = ++state.turns;
     if (bus.wants('turn.start')) bus.emit({ type: 'turn.start', agentId, turn });
-    const turnTools = config.toolsForTurn(turn);
+    const offered = config.toolsForTurn(turn);
+    const turnTools = offered instanceof Promise ? await offered : offered;
     const request: ModelRequest = { system: config.system, messages: state.messages, tools: turnTools.schemas, agent: { id: agentId, role: config.role } };
     if (onTextDelta) request.onTextDelta = onTextDelta;
     if (config.maxOutputTokens !== undefined) request.maxOutputTokens = config.maxOutputTokens;

@@ -1,3 +1,5 @@
+import type { InteractionAdapters } from './adapters-interaction.js';
+
 // The seams through which tools reach the engine. The engine implements them; tools only see these types.
 
 /** Where a tool may touch files. */
@@ -83,7 +85,60 @@ export interface EnvPolicy {
   secretPatterns: readonly string[];
 }
 
-export interface ToolAdapters {
+export interface SubagentRequest {
+  prompt: string;
+  description: string;
+  /** A built-in role or a defined agent; absent = the default (`coder`). */
+  subagentType?: string;
+  /** An earlier subagent of this parent to continue. */
+  resume?: string;
+  background: boolean;
+}
+
+export interface SubagentOutcome {
+  agentId: string;
+  subagentType: string;
+  /** `running` for a background start. */
+  status: string;
+  /** The subagent's last message (empty for a background start). */
+  text: string;
+  reason?: string;
+  taskId?: string;
+}
+
+/** How the agent tool reaches the scheduler. */
+export interface SubagentAdapter {
+  /** The subagent types this agent may start. */
+  allowedTypes(): readonly string[];
+  run(request: SubagentRequest, signal: AbortSignal): Promise<{ ok: true; outcome: SubagentOutcome } | { ok: false; error: string }>;
+}
+
+/** How set_timer reaches the timer service. */
+export interface TimerAdapter {
+  set(delayMinutes: number, message: string): { timerId: string; dueAt: number };
+}
+
+export interface SwarmRequest {
+  promptTemplate?: string;
+  items: readonly string[];
+  subagentType?: string;
+  resumeAgentIds?: readonly string[];
+  resumePrompt?: string;
+  description?: string;
+  verify?: boolean;
+  maxRounds?: number;
+  isolation?: 'none' | 'worktree';
+}
+
+/** How agent_swarm reaches the swarm. */
+export interface SwarmAdapter {
+  run(request: SwarmRequest, signal: AbortSignal, onProgress: (text: string) => void): Promise<{ ok: true; report: string; isError: boolean } | { ok: false; error: string }>;
+}
+
+export interface ToolAdapters extends InteractionAdapters {
+  agents?: SubagentAdapter;
+  timers?: TimerAdapter;
+  swarm?: SwarmAdapter;
   workspace?: WorkspacePolicy;
   reads?: FileReadLedger;
   session?: SessionPaths;

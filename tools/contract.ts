@@ -46,6 +46,11 @@ export interface ToolDefinition<P extends TSchema = TSchema> {
   prepareArguments?: (raw: unknown) => unknown;
   /** Absent means sequential. */
   executionMode?: ExecutionMode;
+  /**
+   * Replaces the TypeBox check for tools whose schema is plain JSON Schema (MCP): returns a message naming
+   * the path and the rule, or undefined when the arguments are valid.
+   */
+  validate?: (args: unknown) => string | undefined;
 }
 
 /**
@@ -70,7 +75,8 @@ export type ToolExecute<P extends TSchema = TSchema> = (
 
 export interface RuntimeTool<P extends TSchema = TSchema> {
   def: ToolDefinition<P>;
-  impl: ToolExecute<P>;
+  // A method signature, so a tool with a precise input type fits where any tool is expected.
+  impl(ctx: ToolContext, input: Static<P>, signal: AbortSignal, onUpdate: (update: ToolUpdate) => void): Promise<ToolResult> | ToolResult;
   source: ToolSource;
 }
 
@@ -88,6 +94,10 @@ export function validatorFor(schema: TSchema): TypeCheck<TSchema> {
 
 /** Checks arguments against the tool's schema; returns a message naming the path and the rule, or undefined. */
 export function checkArguments(def: ToolDefinition, args: unknown): string | undefined {
+  if (def.validate) {
+    const problem = def.validate(args);
+    return problem === undefined ? undefined : `Invalid arguments for tool "${def.name}": ${problem}`;
+  }
   const check = validatorFor(def.parameters);
   if (check.Check(args)) return undefined;
   const problems: string[] = [];

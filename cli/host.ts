@@ -1,0 +1,101 @@
+// The command line is the one place where the parts meet: the engine, the model, the tools' host adapters,
+// the swarm, the screen and the event log.
+import { boolFlag, stringFlag, type ParsedArgs } from './args.js';
+import { configFor, eventLogFor, onInterrupt, providerFactory, providerFor, workspaceFrom } from './setup.js';
+import { chooseScreenMode, startScreen, type Screen } from './screen.js';
+import { EventBus } from '../orchestrator/events.js';
+import { Engine, type EngineOptions, type RunOutcome } from '../orchestrator/engine.js';
+import type { EventLog } from '../orchestrator/events-log.js';
+import { interactionAdapters } from '../orchestrator/host-adapters.js';
+import { SessionStore } from '../orchestrator/session.js';
+import { skillToolAvailable, webSearchAvailable } from '../tools/interaction-tools.js';
+import { createResultBudget } from '../tools/budget.js';
+import type { MurmurConfig } from '../orchestrator/config.js';
+import { agentSwarmTool } from '../tools/agents/agent-swarm.js';
+import { swarmAdapterFor } from '../swarm/adapter.js';
+
+export interface Host {
+  engine: Engine;
+  screen: Screen;
+  config: MurmurConfig;
+  args: ParsedArgs;
+  /** Stops the screen, prints the outcome and returns the exit status. */
+  finishRun(outcome: RunOutcome, stdoutText: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface HostOptions {
+  title: string;
+  sessionKind: 'run' | 'swarm';
+  /** Reopen this session instead of creating one. */
+  session?: SessionStore;
+  /** Adds engine options (the swarm's tool and adapter). */
+  extend?: (options: EngineOptions) => void;
+}
+
+export async function buildHost(command: string, args: ParsedArgs, options: HostOptions): Promise<Host> {
+  const env = process.env;
+  const cwd = workspaceFrom(command, args);
+  const config = await configFor(cwd);
+  const provider = await providerFor(command, args, config, cwd, env);
+  const bus = new EventBus();
+  const eventLog: EventLog | undefined = eventLogFor(command, args, bus);
+  const interaction = await interactionAdapters({ cwd, config, bus, env });
+  const engineOptions: EngineOptions = {
+    cwd,
+    provider,
+    providerFor: providerFactory(args, config, cwd, env),
+    config,
+    env,
+    bus,
+    hostInterface: 'cli',
+    sessionKind: options.sessionKind,
+    interaction,
+    registry: { askUser: true, fetch: true, skills: skillToolAvailable(interaction), webSearch: webSearchAvailable(interaction) },
+    swarmTool: agentSwarmTool,
+    swarmFor: (engine, record) => swarmAdapterFor(engine, record, { env }),
+    resultBudget: (record, hasRead) =>
+      createResultBudget({
+        agentHasRead: hasRead,
+        ...(engine.session ? { toolOutputsDir: engine.session.toolOutputsDir } : {}),
+        ...(config.budget?.maxResultChars !== undefined ? { maxResultChars: config.budget.maxResultChars } : {}),
+        ...(config.budget?.spillChars !== undefined ? { spillChars: config.budget.spillChars } : {}),
+      }),
+  };
+  if (options.session) engineOptions.session = options.session;
+  options.extend?.(engineOptions);
+  const engine: Engine = new Engine(engineOptions);
+  bus.emit({ type: 'run.start', mode: options.sessionKind, task: options.title, model: provider.name });
+
+  const mode = chooseScreenMode({ json: boolFlag(args, 'json'), noDashboard: args.flags.dashboard === false, env });
+  const screen = await startScreen({ mode, bus, title: options.title, model: provider.name, env, onAbort: () => engine.abort() });
+  const offInterrupt = onInterrupt(() => engine.abort());
+  let closed = false;
+
+  return {
+    engine,
+    screen,
+    config,
+    args,
+    async finishRun(outcome, stdoutText) {
+      bus.emit({ type: 'run.end', status: outcome.status, usage: outcome.usage });
+      screen.stop();
+      process.stdout.write(stdoutText);
+      const json = boolFlag(args, 'json');
+      if (outcome.status !== 'completed' && !json) {
+        process.stderr.write(`murmur: ${command} ended ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}\n`);
+        if (outcome.sessionId) process.stderr.write(`murmur: to continue, run: murmur resume ${outcome.sessionId}${stringFlag(args, 'cwd') ? ` --cwd ${stringFlag(args, 'cwd')}` : ''}\n`);
+      }
+      if (outcome.status === 'completed') return 0;
+      return outcome.status === 'aborted' ? 130 : 1;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      offInterrupt();
+      screen.stop();
+      await engine.close();
+      await eventLog?.close();
+    },
+  };
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+// The murmur command. Kept tiny so `murmur --help` and `--version` start fast: each command loads lazily.
+import { readFileSync } from 'node:fs';
+import { UsageError } from './args.js';
+
+export const HELP = `murmur — a multi-agent orchestrator: swarms and subagents with a live dashboard
+
+Usage:
+  murmur run [options] "TASK"           run a task with the main agent (it may start subagents and swarms)
+  murmur swarm --template T (--items A B … | --items-file F | --glob PATTERN) [options]
+                                        run one subagent per item, without a main agent
+  murmur resume ID                      reopen a session after a crash or an abort and finish its work
+  murmur demo                           a scripted swarm on a sample project (no API key needed)
+  murmur mcp serve [--model M] [--cwd DIR]  serve run_agent and run_swarm over MCP (stdio)
+  murmur --help | --version
+
+Options (run):
+  --model M              openai:MODEL | anthropic:MODEL | ollama:MODEL | scripted:FILE (default: $MURMUR_MODEL,
+                         else openai:gpt-4.1 with OPENAI_API_KEY, else anthropic:claude-sonnet-4-6 with ANTHROPIC_API_KEY)
+  --base-url URL         another OpenAI- or Anthropic-compatible endpoint (or OPENAI_BASE_URL / ANTHROPIC_BASE_URL)
+  --cwd DIR              the workspace (default: the current folder)
+  --agent NAME           run as the agent defined in .murmur/agents/NAME.md
+  --events FILE          write every event as one JSON line
+  --json                 print one JSON object {status, result, usage, agents} on stdout
+  --no-dashboard         plain progress lines even on a terminal
+  --permission-mode M    manual | auto | yolo (default manual)
+  --swarm-mode           allow agent_swarm without asking
+
+Options (swarm):
+  --template T           the prompt for each item; {{item}} is replaced by the item
+  --items A B …          the items; or --items-file F (one per line) or --glob PATTERN (matching files)
+  --role R               explore | worker (coder, default) | verifier | a defined agent
+  --verify               a verifier checks each completed item; failures go back to the worker
+  --max-rounds N         verify rounds per item (default 2)
+  --isolation worktree   each worker in its own git worktree, merged back when it completes
+  --max-concurrency N    at most N subagents at once (or MURMUR_SWARM_MAX_CONCURRENCY)
+  --model, --base-url, --cwd, --events, --json, --no-dashboard, --permission-mode as for run
+
+State lives in .murmur/ under the workspace (MURMUR_HOME overrides). Exit status 0 when the work completed.
+`;
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(HELP);
+    return command === undefined ? 2 : 0;
+  }
+  if (command === '--version' || command === '-v') {
+    process.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  try {
+    switch (command) {
+      case 'run':
+        return await (await import('./run.js')).runCommand(rest);
+      case 'swarm':
+        return await (await import('./swarm.js')).swarmCommand(rest);
+      case 'resume':
+        return await (await import('./resume.js')).resumeCommand(rest);
+      case 'demo':
+        return await (await import('./demo.js')).demoCommand(rest);
+      case 'mcp':
+        return await (await import('./mcp-serve.js')).mcpCommand(rest);
+      default:
+        throw new UsageError(`murmur: unknown command "${command}". Commands: run, swarm, resume, demo, mcp serve; see murmur --help.`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`murmur: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

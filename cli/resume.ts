@@ -1,0 +1,45 @@
+// `murmur resume ID`: reopen a session left by a crash or an abort. Finished agents stay finished; the
+// interrupted ones continue from their transcripts (a swarm finishes only the items that had not completed).
+import { parseArgs, UsageError } from './args.js';
+import { COMMON_FLAGS, workspaceFrom } from './setup.js';
+import { buildHost } from './host.js';
+import { printOutcome } from './run.js';
+import { SessionStore, stateHome } from '../orchestrator/session.js';
+import type { SessionState } from '../orchestrator/engine.js';
+
+export async function resumeCommand(argv: readonly string[]): Promise<number> {
+  const args = parseArgs('resume', argv, COMMON_FLAGS);
+  const [id, ...extra] = args.positionals;
+  if (!id) throw new UsageError('murmur resume: missing the session id. Usage: murmur resume ID (ids are folder names under .murmur/sessions/).');
+  if (extra.length > 0) throw new UsageError(`murmur resume: one session id expected, got ${args.positionals.length}: ${args.positionals.join(' ')}.`);
+  const cwd = workspaceFrom('resume', args);
+  let session: SessionStore;
+  try {
+    session = SessionStore.open(stateHome(cwd), id);
+  } catch (error) {
+    throw new UsageError(`murmur resume: ${(error as Error).message}`);
+  }
+  const state = session.loadState<SessionState>();
+  if (state.kind === 'swarm') return (await import('./swarm.js')).resumeSwarm(args, session, state);
+
+  const host = await buildHost('resume', args, { title: state.task ?? `session ${id}`, sessionKind: 'run', session });
+  try {
+    const { interrupted } = host.engine.restore(state);
+    const children = interrupted.filter((r) => r.parentId !== undefined);
+    const main = host.engine.scheduler.get('main');
+    if (main && children.length > 0) {
+      // The parent lost its waiting tool calls with the process: tell it which subagents can be resumed.
+      const list = children.map((r) => `${r.id} (${r.profile.name}${r.description ? `: ${r.description}` : ''})`).join(', ');
+      main.agent.enqueue({
+        role: 'user',
+        content: `<session-resumed>The process stopped and this session was resumed. These subagents were interrupted and can be continued with the agent tool's resume parameter: ${list}.</session-resumed>`,
+        synthetic: { kind: 'session-resumed' },
+      }, false);
+      if (main.agent.status === 'completed') main.agent.status = 'interrupted';
+    }
+    const outcome = await host.engine.continueMain();
+    return await host.finishRun(outcome, printOutcome(args, outcome));
+  } finally {
+    await host.close();
+  }
+}

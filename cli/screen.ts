@@ -1,0 +1,65 @@
+// What the person sees while a run goes on: the blessed dashboard on a terminal, plain lines elsewhere,
+// nothing with --json. Both are plain subscribers of the bus.
+import type { EventBus } from '../orchestrator/events.js';
+import type { DashboardHandle, ModalPrompt } from '../dashboards/tui.js';
+
+export type ScreenMode = 'dashboard' | 'lines' | 'quiet';
+
+export interface Screen {
+  mode: ScreenMode;
+  /** A modal question on the dashboard; undefined when the screen cannot ask. */
+  ask?: (prompt: ModalPrompt, signal?: AbortSignal) => Promise<string | undefined>;
+  stop(): void;
+}
+
+export function chooseScreenMode(options: { json: boolean; noDashboard: boolean; env: NodeJS.ProcessEnv }): ScreenMode {
+  if (options.json) return 'quiet';
+  if (options.noDashboard || !process.stdout.isTTY || !process.stdin.isTTY || options.env.TERM === 'dumb') return 'lines';
+  return 'dashboard';
+}
+
+async function startLines(bus: EventBus, title: string, model: string, env: NodeJS.ProcessEnv): Promise<Screen> {
+  const { startLineReporter } = await import('../dashboards/lines.js');
+  const reporter = startLineReporter({ bus, out: process.stderr, color: process.stderr.isTTY === true, env, title, model });
+  return { mode: 'lines', stop: () => reporter.stop() };
+}
+
+export async function startScreen(options: {
+  mode: ScreenMode;
+  bus: EventBus;
+  title: string;
+  model: string;
+  env: NodeJS.ProcessEnv;
+  onAbort: () => void;
+}): Promise<Screen> {
+  const { mode, bus, title, model, env } = options;
+  if (mode === 'quiet') return { mode, stop: () => undefined };
+  if (mode === 'lines') return startLines(bus, title, model, env);
+  let handle: DashboardHandle;
+  try {
+    const { startDashboard } = await import('../dashboards/tui.js');
+    let fallback: Screen | undefined;
+    handle = await startDashboard({
+      bus,
+      title,
+      model,
+      env,
+      onAbort: options.onAbort,
+      onFailure: (error) => {
+        process.stderr.write(`murmur: the dashboard stopped (${error.message}); continuing with plain lines\n`);
+        void startLines(bus, title, model, env).then((screen) => (fallback = screen));
+      },
+    });
+    return {
+      mode,
+      ask: (prompt, signal) => handle.ask(prompt, signal),
+      stop: () => {
+        handle.stop();
+        fallback?.stop();
+      },
+    };
+  } catch (error) {
+    process.stderr.write(`murmur: cannot draw the dashboard here (${(error as Error).message}); using plain lines\n`);
+    return startLines(bus, title, model, env);
+  }
+}

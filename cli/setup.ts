@@ -1,0 +1,103 @@
+// What run, swarm and resume share: the workspace, the configuration, the model, the event log and the screen.
+// Every bad input here becomes a UsageError (exit 2) that names the value and what is accepted.
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ConfigError, loadConfig, type MurmurConfig } from '../orchestrator/config.js';
+import type { EventBus } from '../orchestrator/events.js';
+import { writeEventLog, type EventLog } from '../orchestrator/events-log.js';
+import type { ModelProvider } from '../orchestrator/models/provider.js';
+import { UsageError, stringFlag, type FlagSpecs, type ParsedArgs } from './args.js';
+
+export const COMMON_FLAGS: FlagSpecs = {
+  model: { kind: 'string' },
+  'base-url': { kind: 'string' },
+  cwd: { kind: 'string' },
+  events: { kind: 'string' },
+  json: { kind: 'boolean' },
+  dashboard: { kind: 'boolean' },
+  'permission-mode': { kind: 'string', choices: ['manual', 'auto', 'yolo'] },
+  'swarm-mode': { kind: 'boolean' },
+};
+
+export function workspaceFrom(command: string, args: ParsedArgs): string {
+  const cwd = resolve(stringFlag(args, 'cwd') ?? process.cwd());
+  let isDir = false;
+  try {
+    isDir = statSync(cwd).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) throw new UsageError(`murmur ${command}: --cwd ${JSON.stringify(cwd)} is not a folder.`);
+  return cwd;
+}
+
+export async function configFor(workspace: string): Promise<MurmurConfig> {
+  try {
+    return (await loadConfig(workspace)).config;
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(`murmur: ${error.message}`);
+    throw error;
+  }
+}
+
+export async function providerFor(command: string, args: ParsedArgs, config: MurmurConfig, workspace: string, env: NodeJS.ProcessEnv): Promise<ModelProvider> {
+  const { chooseModelSpec, createProvider } = await import('../orchestrator/models/resolve.js');
+  const choice = chooseModelSpec({ flag: stringFlag(args, 'model') ?? config.model, env });
+  if (!choice.ok) throw new UsageError(`murmur ${command}: ${choice.message}`);
+  return createModel(choice.spec, args, config, workspace, env, createProvider);
+}
+
+async function createModel(
+  spec: string,
+  args: ParsedArgs,
+  config: MurmurConfig,
+  workspace: string,
+  env: NodeJS.ProcessEnv,
+  create: typeof import('../orchestrator/models/resolve.js').createProvider,
+): Promise<ModelProvider> {
+  try {
+    const baseUrl = stringFlag(args, 'base-url') ?? config.baseUrl;
+    return await create(spec, { env, cwd: workspace, ...(baseUrl ? { baseUrl } : {}) });
+  } catch (error) {
+    const { ModelConfigError } = await import('../orchestrator/models/resolve.js');
+    const { ScriptError } = await import('../orchestrator/models/scripted.js');
+    if (error instanceof ModelConfigError || error instanceof ScriptError) throw new UsageError(`murmur: ${error.message}`);
+    throw error;
+  }
+}
+
+/** Providers for agent definitions that name another model. */
+export function providerFactory(args: ParsedArgs, config: MurmurConfig, workspace: string, env: NodeJS.ProcessEnv) {
+  return async (spec: string): Promise<ModelProvider> => {
+    const { createProvider } = await import('../orchestrator/models/resolve.js');
+    return createModel(spec, args, config, workspace, env, createProvider);
+  };
+}
+
+export function eventLogFor(command: string, args: ParsedArgs, bus: EventBus): EventLog | undefined {
+  const path = stringFlag(args, 'events');
+  if (path === undefined) return undefined;
+  try {
+    return writeEventLog(bus, resolve(path));
+  } catch (error) {
+    throw new UsageError(`murmur ${command}: cannot write the event log --events ${JSON.stringify(path)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
+  }
+}
+
+/** Ctrl-C once aborts cleanly (finished work kept); twice exits at once. */
+export function onInterrupt(abort: () => void): () => void {
+  let count = 0;
+  const handler = () => {
+    count++;
+    if (count === 1) {
+      process.stderr.write('\nmurmur: stopping (finished work is kept; press Ctrl-C again to quit at once)\n');
+      abort();
+    } else process.exit(130);
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+}

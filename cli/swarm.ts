@@ -1,0 +1,122 @@
+// `murmur swarm`: one subagent per item, without a main agent; prints the report (JSON with --json).
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { boolFlag, parseArgs, positiveIntFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
+import { COMMON_FLAGS, workspaceFrom } from './setup.js';
+import { buildHost, type Host } from './host.js';
+import type { SessionStore } from '../orchestrator/session.js';
+import type { SessionState } from '../orchestrator/engine.js';
+import { allCompleted, prepareSwarm, restoreSwarm, type Prepared } from '../swarm/launch.js';
+import { renderReport, reportJson, type ItemResult } from '../swarm/report.js';
+import type { SavedSwarm } from '../swarm/runner.js';
+
+const SWARM_FLAGS = {
+  ...COMMON_FLAGS,
+  template: { kind: 'string' },
+  items: { kind: 'list' },
+  'items-file': { kind: 'string' },
+  glob: { kind: 'string' },
+  role: { kind: 'string' },
+  verify: { kind: 'boolean' },
+  'max-rounds': { kind: 'string' },
+  isolation: { kind: 'string', choices: ['none', 'worktree'] },
+  'max-concurrency': { kind: 'string' },
+  description: { kind: 'string' },
+} as const;
+
+async function itemsFrom(args: ParsedArgs, cwd: string): Promise<string[]> {
+  const sources = ['items', 'items-file', 'glob'].filter((k) => args.flags[k] !== undefined);
+  if (sources.length !== 1) {
+    throw new UsageError(`murmur swarm: give the items with exactly one of --items A B …, --items-file F or --glob PATTERN${sources.length > 1 ? ` (got ${sources.map((s) => `--${s}`).join(' and ')})` : ''}.`);
+  }
+  if (args.flags.items !== undefined) return args.flags.items as string[];
+  const file = stringFlag(args, 'items-file');
+  if (file !== undefined) {
+    try {
+      return readFileSync(resolve(cwd, file), 'utf8').split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+    } catch (error) {
+      throw new UsageError(`murmur swarm: cannot read --items-file ${JSON.stringify(file)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
+    }
+  }
+  const pattern = stringFlag(args, 'glob')!;
+  const { glob } = await import('tinyglobby');
+  const files = await glob(pattern, { cwd, onlyFiles: true, ignore: ['**/node_modules/**', '**/.git/**', '.murmur/**'] });
+  if (files.length === 0) throw new UsageError(`murmur swarm: --glob ${JSON.stringify(pattern)} matches no file under ${cwd}.`);
+  return files.sort();
+}
+
+function print(args: ParsedArgs, results: readonly ItemResult[], sessionId: string | undefined): string {
+  if (boolFlag(args, 'json')) return `${JSON.stringify({ ...reportJson(results), status: allCompleted(results) ? 'completed' : 'failed', ...(sessionId ? { sessionId } : {}) })}\n`;
+  return `${renderReport(results)}\n`;
+}
+
+async function runPrepared(host: Host, args: ParsedArgs, prepared: Prepared): Promise<number> {
+  if (!prepared.ok) throw new UsageError(`murmur swarm: ${prepared.error}.`);
+  const { engine } = host;
+  const run = prepared.run;
+  engine.sessionExtra = () => run.state();
+  engine.saveState();
+  try {
+    const results = await run.run(engine.signal);
+    await engine.settle();
+    const status = allCompleted(results) ? 'completed' : engine.signal.aborted ? 'aborted' : 'failed';
+    const outcome = { status, result: '', usage: { ...engine.scheduler.runUsage }, agents: engine.summaries(), ...(engine.session ? { sessionId: engine.session.id } : {}) } as const;
+    return await host.finishRun(outcome as Parameters<Host['finishRun']>[0], print(args, results, engine.session?.id));
+  } finally {
+    engine.saveState();
+  }
+}
+export async function swarmCommand(argv: readonly string[]): Promise<number> {
+  const args = parseArgs('swarm', argv, SWARM_FLAGS);
+  if (args.positionals.length > 0) throw new UsageError(`murmur swarm: unexpected argument ${JSON.stringify(args.positionals[0])}; items go after --items.`);
+  const template = stringFlag(args, 'template');
+  if (template === undefined) throw new UsageError('murmur swarm: --template is required (the prompt for each item, with {{item}}).');
+  const cwd = workspaceFrom('swarm', args);
+  const items = await itemsFrom(args, cwd);
+  const maxConcurrency = positiveIntFlag('swarm', args, 'max-concurrency');
+  const maxRounds = positiveIntFlag('swarm', args, 'max-rounds');
+  const description = stringFlag(args, 'description') ?? `${template.split('\n', 1)[0]!.slice(0, 60)} × ${items.length}`;
+  const host = await buildHost('swarm', args, { title: description, sessionKind: 'swarm', extend: (o) => (o.limits = { ...o.limits, maxAgents: Number.POSITIVE_INFINITY }) });
+  try {
+    const role = stringFlag(args, 'role');
+    const isolation = stringFlag(args, 'isolation') as 'none' | 'worktree' | undefined;
+    const prepared = await prepareSwarm(
+      host.engine,
+      undefined,
+      {
+        promptTemplate: template,
+        items,
+        description,
+        verify: boolFlag(args, 'verify'),
+        maxItems: Number.POSITIVE_INFINITY,
+        ...(role !== undefined ? { subagentType: role } : {}),
+        ...(isolation !== undefined ? { isolation } : {}),
+        ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
+        ...(maxRounds !== undefined ? { maxRounds } : {}),
+      },
+      process.env,
+    );
+    return await runPrepared(host, args, prepared);
+  } finally {
+    await host.close();
+  }
+}
+
+/** `murmur resume ID` of a swarm session: finishes only the items that had not completed. */
+export async function resumeSwarm(args: ParsedArgs, session: SessionStore, state: SessionState): Promise<number> {
+  const saved = state.swarm as SavedSwarm | undefined;
+  if (!saved) throw new UsageError(`murmur resume: session ${session.id} is a swarm session without saved swarm state; it cannot be resumed.`);
+  workspaceFrom('resume', args);
+  const host = await buildHost('resume', args, {
+    title: saved.description,
+    sessionKind: 'swarm',
+    session,
+    extend: (o) => (o.limits = { ...o.limits, maxAgents: Number.POSITIVE_INFINITY }),
+  });
+  try {
+    host.engine.restore(state);
+    return await runPrepared(host, args, await restoreSwarm(host.engine, saved, undefined, process.env));
+  } finally {
+    await host.close();
+  }
+}

@@ -1,0 +1,157 @@
+// Plain progress lines for CI, pipes and --no-dashboard: a line when an agent starts and ends, notable
+// events (retries, rate limits, verdicts), a one-line summary every few seconds and the final report.
+// A plain subscriber of the event bus, drawing from the same view model as the dashboard.
+import { systemClock, type Clock } from '../orchestrator/clock.js';
+import type { EventBus } from '../orchestrator/events.js';
+import type { MurmurEvent } from '../orchestrator/events.js';
+import { formatClock, formatCost, formatDuration, formatTokens, oneLine, truncate } from './format.js';
+import { agentLabel, initialSnapshot, isRateLimited, progress, reduce, type AgentView, type Snapshot } from './view-model.js';
+
+export interface LineReporterOptions {
+  bus: EventBus;
+  out: { write(text: string): unknown };
+  /** Colour is asked for (say, the output is a terminal); NO_COLOR still turns it off. */
+  color?: boolean;
+  /** Milliseconds between summary lines; default 5,000. */
+  summaryEveryMs?: number;
+  clock?: Clock;
+  /** For NO_COLOR; defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+  title?: string;
+  model?: string;
+}
+
+export interface LineReporter {
+  /** Unsubscribes and stops the summary timer. Safe to call twice. */
+  stop(): void;
+  /** The summary line as it would be printed now. */
+  summary(): string;
+  readonly snapshot: Snapshot;
+}
+
+/** Colour only when asked and allowed: NO_COLOR set to anything non-empty forbids it (no-color.org). */
+export function colorAllowed(asked: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
+  return asked && !(env.NO_COLOR !== undefined && env.NO_COLOR !== '');
+}
+
+const SGR = { green: 32, red: 31, yellow: 33, cyan: 36, magenta: 35, dim: 2, bold: 1 } as const;
+type Style = keyof typeof SGR;
+
+export function startLineReporter(options: LineReporterOptions): LineReporter {
+  const clock = options.clock ?? systemClock;
+  const every = options.summaryEveryMs ?? 5000;
+  if (!(every > 0)) throw new RangeError(`summaryEveryMs must be a positive number of milliseconds, got ${every}`);
+  const useColor = colorAllowed(options.color ?? false, options.env);
+  const paint = (style: Style, text: string) => (useColor ? `\x1b[${SGR[style]}m${text}\x1b[0m` : text);
+  const snapshot = initialSnapshot({ title: options.title ?? '', model: options.model ?? '', now: clock.now() });
+  const write = (line: string) => {
+    try {
+      options.out.write(`${line}\n`);
+    } catch {
+      // A closed pipe must not take the run down with it.
+    }
+  };
+  const stamp = (ts: number) => paint('dim', `[${formatClock(ts - snapshot.startedAt)}]`);
+  const who = (agent: AgentView | undefined, id: string) => {
+    if (!agent) return id;
+    const label = truncate(oneLine(agentLabel(agent)), 80);
+    return `${id} (${agent.role || '?'})${label ? ` ${label}` : ''}`;
+  };
+
+  const summary = (): string => {
+    const p = progress(snapshot);
+    const done = p.completed + p.failed + p.aborted;
+    const parts = [`${done}/${p.total} done`];
+    if (p.running > 0) parts.push(`${p.running} running`);
+    if (p.queued > 0) parts.push(`${p.queued} queued`);
+    if (p.rateLimited > 0) parts.push(paint('magenta', `${p.rateLimited} rate-limited`));
+    if (p.failed > 0) parts.push(paint('red', `${p.failed} failed`));
+    if (p.aborted > 0) parts.push(paint('yellow', `${p.aborted} aborted`));
+    parts.push(`tokens ${formatTokens(snapshot.usage.input)} in / ${formatTokens(snapshot.usage.output)} out`);
+    if (snapshot.costKnown) parts.push(formatCost(snapshot.usage.cost ?? 0));
+    if (isRateLimited(snapshot)) parts.push(paint('magenta', 'RATE LIMITED'));
+    return parts.join(' · ');
+  };
+
+  const onEvent = (e: MurmurEvent) => {
+    reduce(snapshot, e);
+    switch (e.type) {
+      case 'agent.start':
+        write(`${stamp(e.ts)} ${paint('cyan', '▶')} ${who(snapshot.agents.get(e.agentId), e.agentId)} ${e.resumed ? 'resumed' : 'started'}`);
+        break;
+      case 'agent.end': {
+        const agent = snapshot.agents.get(e.agentId);
+        const ok = e.status === 'completed';
+        const mark = ok ? paint('green', '✓') : e.status === 'aborted' ? paint('yellow', '■') : paint('red', '✗');
+        const facts = `${e.turns} turns · ${e.toolCalls} tool calls · ${formatTokens(e.usage.input + e.usage.output)} tokens`;
+        const reason = e.reason !== undefined ? `: ${truncate(oneLine(e.reason), 200)}` : '';
+        const status = ok ? e.status : paint(e.status === 'aborted' ? 'yellow' : 'red', e.status);
+        write(`${stamp(e.ts)} ${mark} ${who(agent, e.agentId)} ${status} in ${formatDuration(e.durationMs)} · ${facts}${reason}`);
+        break;
+      }
+      case 'model.retry':
+        write(
+          `${stamp(e.ts)} ${paint('yellow', '↻')} ${e.agentId} retry ${e.attempt}${e.status !== undefined ? ` after ${e.status}` : ''} in ${formatDuration(e.delayMs)}: ${truncate(oneLine(e.reason), 200)}`,
+        );
+        break;
+      case 'swarm.start':
+        write(`${stamp(e.ts)} swarm ${e.swarmId} started: ${e.items.length} items (${e.role}) — ${truncate(oneLine(e.description), 120)}`);
+        break;
+      case 'swarm.item': {
+        const reason = e.reason !== undefined ? `: ${truncate(oneLine(e.reason), 200)}` : '';
+        const item = `${e.agentId ?? `item ${e.index + 1}`} ${truncate(oneLine(e.item), 80)}`;
+        if (e.state === 'rate_limited') write(`${stamp(e.ts)} ${paint('magenta', '⏸')} ${item} rate limited${e.capacity !== undefined ? `; capacity now ${e.capacity}` : ''}${reason}`);
+        else if (e.verdict !== undefined) write(`${stamp(e.ts)} ${e.verdict === 'pass' ? paint('green', '✓') : paint('red', '✗')} ${item} verdict ${e.verdict}${reason}`);
+        else if (e.state === 'conflict') write(`${stamp(e.ts)} ${paint('red', '✗')} ${item} conflict${reason}`);
+        break;
+      }
+      case 'swarm.end': {
+        const counts = Object.entries(e.counts).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ');
+        write(`${stamp(e.ts)} swarm ${e.swarmId} ended in ${formatDuration(e.durationMs)}${counts ? `: ${counts}` : ''}`);
+        break;
+      }
+      case 'log':
+        if (e.level !== 'info') write(`${stamp(e.ts)} ${paint(e.level === 'error' ? 'red' : 'yellow', e.level)} ${oneLine(e.message)}`);
+        break;
+      case 'run.end': {
+        const status = e.status === 'completed' ? paint('green', e.status) : paint('red', e.status);
+        write(`${stamp(e.ts)} ${paint('bold', 'run')} ${status} in ${formatDuration(e.ts - snapshot.startedAt)} · ${summary()}`);
+        lastPrinted = snapshot.version;
+        break;
+      }
+      default:
+        break;
+    }
+  };
+
+  let stopped = false;
+  let lastPrinted = -1;
+  let timer: unknown;
+  const schedule = () => {
+    timer = clock.setTimeout(tick, every);
+    (timer as { unref?: () => void } | undefined)?.unref?.();
+  };
+  const tick = () => {
+    if (stopped) return;
+    schedule();
+    // Quiet when nothing happened and nothing runs; otherwise a heartbeat, so CI never sits in silence.
+    const running = progress(snapshot).running > 0;
+    if (snapshot.version === lastPrinted && !running) return;
+    if (snapshot.agents.size === 0 && snapshot.swarms.size === 0) return;
+    lastPrinted = snapshot.version;
+    write(`${stamp(clock.now())} ${summary()}`);
+  };
+  const unsubscribe = options.bus.on('*', onEvent);
+  schedule();
+
+  return {
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      unsubscribe();
+      if (timer !== undefined) clock.clearTimeout(timer);
+    },
+    summary,
+    snapshot,
+  };
+}

@@ -1,0 +1,695 @@
+// The dashboard view model: a pure reducer that folds engine events into a snapshot, plus selectors.
+// The blessed screen and the plain line renderer both draw from it; tests check it without a terminal.
+//
+// `reduce` MUTATES the snapshot in place and returns it: with 1,000 agents streaming text, copying the
+// snapshot on every event would cost more than the agents. Every change bumps `snapshot.version`, so a
+// renderer can tell whether anything changed since it last drew. Memory is bounded by fixed caps per agent
+// (`ViewModelLimits`) and for the log.
+import type { MurmurEvent, SwarmItemState } from '../orchestrator/events.js';
+import { addUsage, emptyUsage, type Usage } from '../orchestrator/types.js';
+import { formatDuration, oneLine, sanitize, truncate } from './format.js';
+
+export type AgentViewState =
+  | 'queued'
+  | 'running'
+  | 'rate_limited'
+  | 'verifying'
+  | 'completed'
+  | 'failed'
+  | 'timeout'
+  | 'aborted'
+  | 'budget'
+  | 'conflict';
+
+export interface ViewModelLimits {
+  /** Transcript lines kept per agent (the Enter pane shows the tail). */
+  transcriptLines: number;
+  /** Characters kept per transcript line and per activity line. */
+  lineChars: number;
+  /** Entries kept in the log of notable events. */
+  logEntries: number;
+}
+
+export const defaultLimits: ViewModelLimits = { transcriptLines: 120, lineChars: 300, logEntries: 200 };
+
+/** A fixed-capacity buffer that keeps the newest entries. */
+export class Ring<T> {
+  private items: T[] = [];
+  private start = 0;
+
+  constructor(readonly capacity: number) {
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`ring capacity must be a positive integer, got ${capacity}`);
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  push(item: T): void {
+    if (this.items.length < this.capacity) this.items.push(item);
+    else {
+      this.items[this.start] = item;
+      this.start = (this.start + 1) % this.capacity;
+    }
+  }
+
+  /** The newest `n` entries (all by default), oldest first. */
+  tail(n = this.items.length): T[] {
+    const all = this.start === 0 ? this.items.slice() : [...this.items.slice(this.start), ...this.items.slice(0, this.start)];
+    return n >= all.length ? all : all.slice(all.length - n);
+  }
+}
+
+export interface ToolInFlight {
+  callId: string;
+  tool: string;
+  args: string;
+  since: number;
+  /** The last line of the tool's streamed output. */
+  output?: string;
+}
+
+export interface AgentView {
+  id: string;
+  role: string;
+  parentId?: string;
+  swarmId?: string;
+  item?: string;
+  description?: string;
+  /** The first line of the task. */
+  prompt: string;
+  model?: string;
+  state: AgentViewState;
+  /** Why the agent (or its swarm item) failed or stopped. */
+  reason?: string;
+  verdict?: 'pass' | 'fail';
+  rounds?: number;
+  /** When this run started (a resumed agent restarts its clock). */
+  startedAt: number;
+  endedAt?: number;
+  /** Turns in the agent's life so far. */
+  turns: number;
+  toolCalls: number;
+  toolErrors: number;
+  usage: Usage;
+  tools: ToolInFlight[];
+  /** The latest line of streamed or final assistant text. */
+  lastLine: string;
+  retry?: { attempt: number; status?: number; delayMs: number; at: number; reason: string };
+  transcript: Ring<string>;
+  /** Streamed text after the last newline, not yet in the transcript. */
+  partial: string;
+  /** Order of first appearance: a stable tie-breaker for sorting. */
+  order: number;
+  /** Internal: usage before the current run, so agent.end's per-run usage can be reconciled. */
+  usageAtStart: Usage;
+  /** Internal: whether text of the current turn was streamed (then the final message repeats it). */
+  streamed: boolean;
+}
+
+export interface SwarmView {
+  id: string;
+  description: string;
+  role: string;
+  startedAt: number;
+  endedAt?: number;
+  /** The state of every item, by index. */
+  items: SwarmItemState[];
+  counts: Record<SwarmItemState, number>;
+  capacity?: number;
+  running?: number;
+  maxConcurrency?: number;
+  /** The highest capacity seen outside a rate-limit hold. */
+  peakCapacity?: number;
+  /** Set while rate-limit adaptation holds the swarm back. */
+  hold?: { since: number; capacityBefore?: number };
+}
+
+export type LogLevel = 'info' | 'warn' | 'error';
+
+export interface LogEntry {
+  ts: number;
+  level: LogLevel;
+  text: string;
+  agentId?: string;
+}
+
+export interface Snapshot {
+  title: string;
+  model: string;
+  mode?: 'run' | 'swarm';
+  startedAt: number;
+  endedAt?: number;
+  runStatus?: string;
+  agents: Map<string, AgentView>;
+  swarms: Map<string, SwarmView>;
+  usage: Usage;
+  /** Whether any usage carried a price. */
+  costKnown: boolean;
+  turns: number;
+  toolCalls: number;
+  retries: number;
+  events: number;
+  log: Ring<LogEntry>;
+  /** Bumped on every change. */
+  version: number;
+  limits: ViewModelLimits;
+}
+
+export interface SnapshotOptions {
+  title?: string;
+  model?: string;
+  /** Start of the elapsed clock (a run.start event moves it). */
+  now: number;
+  limits?: Partial<ViewModelLimits>;
+}
+
+export function initialSnapshot(options: SnapshotOptions): Snapshot {
+  const limits = { ...defaultLimits, ...options.limits };
+  for (const [key, value] of Object.entries(limits)) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`view model limit ${key} must be a positive integer, got ${String(value)}`);
+  }
+  return {
+    title: options.title ?? '',
+    model: options.model ?? '',
+    startedAt: options.now,
+    agents: new Map(),
+    swarms: new Map(),
+    usage: emptyUsage(),
+    costKnown: false,
+    turns: 0,
+    toolCalls: 0,
+    retries: 0,
+    events: 0,
+    log: new Ring(limits.logEntries),
+    version: 0,
+    limits,
+  };
+}
+
+const SWARM_STATES: readonly SwarmItemState[] = ['queued', 'launched', 'rate_limited', 'completed', 'failed', 'aborted', 'conflict', 'verifying'];
+
+function zeroSwarmCounts(): Record<SwarmItemState, number> {
+  const counts = {} as Record<SwarmItemState, number>;
+  for (const state of SWARM_STATES) counts[state] = 0;
+  return counts;
+}
+
+/** Item, description or prompt: what the agent works on, in a few words. */
+export function agentLabel(agent: AgentView): string {
+  return agent.item ?? agent.description ?? agent.prompt;
+}
+
+// ---- the reducer ----
+
+/** Folds one event into the snapshot (in place) and returns it. Unknown event types are ignored. */
+export function reduce(s: Snapshot, e: MurmurEvent): Snapshot {
+  s.events++;
+  switch (e.type) {
+    case 'run.start':
+      s.title = e.task;
+      s.model = e.model;
+      s.mode = e.mode;
+      s.startedAt = e.ts;
+      delete s.endedAt;
+      break;
+    case 'run.end':
+      s.endedAt = e.ts;
+      s.runStatus = e.status;
+      log(s, e.ts, e.status === 'completed' ? 'info' : 'error', `run ${e.status} after ${formatDuration(e.ts - s.startedAt)}`);
+      break;
+    case 'agent.start':
+      onAgentStart(s, e);
+      break;
+    case 'agent.end':
+      onAgentEnd(s, e);
+      break;
+    case 'turn.start': {
+      const agent = agentFor(s, e.agentId, e.ts);
+      agent.turns = Math.max(agent.turns, e.turn);
+      agent.streamed = false;
+      s.turns++;
+      break;
+    }
+    case 'turn.end': {
+      const agent = agentFor(s, e.agentId, e.ts);
+      delete agent.retry;
+      if (e.usage) {
+        addUsage(agent.usage, e.usage);
+        addUsage(s.usage, e.usage);
+        if (e.usage.cost !== undefined) s.costKnown = true;
+      }
+      if (e.error !== undefined) pushLine(s, agent, `✗ model error: ${e.error}`);
+      break;
+    }
+    case 'tool.start': {
+      const agent = agentFor(s, e.agentId, e.ts);
+      const args = truncate(oneLine(e.args), s.limits.lineChars);
+      agent.tools.push({ callId: e.callId, tool: e.tool, args, since: e.ts });
+      agent.toolCalls++;
+      s.toolCalls++;
+      pushLine(s, agent, `⚙ ${e.tool} ${args}`);
+      break;
+    }
+    case 'tool.update': {
+      const tool = agentFor(s, e.agentId, e.ts).tools.find((t) => t.callId === e.callId);
+      const line = lastNonEmptyLine(e.text);
+      if (tool && line) tool.output = truncate(line, s.limits.lineChars);
+      break;
+    }
+    case 'tool.end': {
+      const agent = agentFor(s, e.agentId, e.ts);
+      const index = agent.tools.findIndex((t) => t.callId === e.callId);
+      if (index >= 0) agent.tools.splice(index, 1);
+      if (e.isError) agent.toolErrors++;
+      break;
+    }
+    case 'message.delta': {
+      const agent = agentFor(s, e.agentId, e.ts);
+      agent.streamed = true;
+      appendStreamed(s, agent, e.text);
+      break;
+    }
+    case 'message':
+      onMessage(s, agentFor(s, e.agentId, e.ts), e.role, e.message);
+      break;
+    case 'message.synthetic':
+      pushLine(s, agentFor(s, e.agentId, e.ts), `⟵ ${e.kind}${e.taskId ? ` (task ${e.taskId})` : ''}`);
+      break;
+    case 'model.retry': {
+      const agent = agentFor(s, e.agentId, e.ts);
+      const retry: NonNullable<AgentView['retry']> = { attempt: e.attempt, delayMs: e.delayMs, at: e.ts, reason: oneLine(e.reason) };
+      if (e.status !== undefined) retry.status = e.status;
+      agent.retry = retry;
+      s.retries++;
+      const what = `retry ${e.attempt}${e.status !== undefined ? ` after ${e.status}` : ''} in ${formatDuration(e.delayMs)}`;
+      pushLine(s, agent, `↻ ${what}: ${retry.reason}`);
+      log(s, e.ts, 'warn', `${agent.id} ${what}: ${retry.reason}`, agent.id);
+      break;
+    }
+    case 'swarm.start': {
+      const swarm: SwarmView = {
+        id: e.swarmId,
+        description: oneLine(e.description),
+        role: e.role,
+        startedAt: e.ts,
+        items: e.items.map(() => 'queued' as SwarmItemState),
+        counts: zeroSwarmCounts(),
+      };
+      swarm.counts.queued = e.items.length;
+      if (e.maxConcurrency !== undefined) swarm.maxConcurrency = e.maxConcurrency;
+      s.swarms.set(e.swarmId, swarm);
+      log(s, e.ts, 'info', `swarm ${e.swarmId} started: ${e.items.length} items (${e.role}) — ${swarm.description}`);
+      break;
+    }
+    case 'swarm.item':
+      onSwarmItem(s, e);
+      break;
+    case 'swarm.end': {
+      const swarm = s.swarms.get(e.swarmId);
+      if (swarm) {
+        swarm.endedAt = e.ts;
+        delete swarm.hold;
+      }
+      const counts = Object.entries(e.counts).filter(([, n]) => n > 0).map(([k, n]) => `${k}: ${n}`).join(', ');
+      log(s, e.ts, 'info', `swarm ${e.swarmId} ended after ${formatDuration(e.durationMs)}${counts ? ` (${counts})` : ''}`);
+      break;
+    }
+    case 'task.start':
+    case 'task.end': {
+      const agent = agentFor(s, e.agentId, e.ts);
+      const text = e.type === 'task.start' ? `⧗ task ${e.taskId} started: ${oneLine(e.description)}` : `⧗ task ${e.taskId} ${e.status ?? 'ended'}`;
+      pushLine(s, agent, text);
+      if (e.type === 'task.end' && e.status !== undefined && e.status !== 'completed') log(s, e.ts, 'warn', `${agent.id} ${text.slice(2)}`, agent.id);
+      break;
+    }
+    case 'log':
+      log(s, e.ts, e.level, oneLine(e.message), e.agentId);
+      break;
+    default:
+      s.events--;
+      return s;
+  }
+  s.version++;
+  return s;
+}
+
+function newAgent(s: Snapshot, id: string, ts: number): AgentView {
+  return {
+    id,
+    role: '',
+    prompt: '',
+    state: 'running',
+    startedAt: ts,
+    turns: 0,
+    toolCalls: 0,
+    toolErrors: 0,
+    usage: emptyUsage(),
+    tools: [],
+    lastLine: '',
+    transcript: new Ring(s.limits.transcriptLines),
+    partial: '',
+    order: s.agents.size,
+    usageAtStart: emptyUsage(),
+    streamed: false,
+  };
+}
+
+/** The agent's row; events for an agent never announced (a dashboard started late) create one. */
+function agentFor(s: Snapshot, id: string, ts: number): AgentView {
+  let agent = s.agents.get(id);
+  if (!agent) {
+    agent = newAgent(s, id, ts);
+    s.agents.set(id, agent);
+  }
+  return agent;
+}
+
+function onAgentStart(s: Snapshot, e: Extract<MurmurEvent, { type: 'agent.start' }>): void {
+  const agent = agentFor(s, e.agentId, e.ts);
+  agent.role = e.role;
+  agent.prompt = truncate(oneLine(e.prompt), s.limits.lineChars);
+  if (e.parentId !== undefined) agent.parentId = e.parentId;
+  if (e.swarmId !== undefined) agent.swarmId = e.swarmId;
+  if (e.item !== undefined) agent.item = oneLine(e.item);
+  if (e.description !== undefined) agent.description = oneLine(e.description);
+  if (e.model !== undefined) agent.model = e.model;
+  agent.state = 'running';
+  agent.startedAt = e.ts;
+  delete agent.endedAt;
+  delete agent.reason;
+  delete agent.retry;
+  agent.tools = [];
+  agent.usageAtStart = { ...agent.usage };
+  pushLine(s, agent, `▶ ${e.resumed ? 'resumed' : 'started'} (${e.role}): ${agent.prompt}`);
+}
+
+function onAgentEnd(s: Snapshot, e: Extract<MurmurEvent, { type: 'agent.end' }>): void {
+  const agent = agentFor(s, e.agentId, e.ts);
+  if (!agent.role) agent.role = e.role;
+  flushPartial(s, agent);
+  agent.state = e.status;
+  agent.endedAt = e.ts;
+  agent.tools = [];
+  delete agent.retry;
+  if (e.reason !== undefined) agent.reason = oneLine(e.reason);
+  // agent.end's usage is authoritative for the run: correct whatever the turn events missed.
+  const expected = addUsage({ ...agent.usageAtStart }, e.usage);
+  const delta: Usage = {
+    input: expected.input - agent.usage.input,
+    output: expected.output - agent.usage.output,
+    cacheRead: expected.cacheRead - agent.usage.cacheRead,
+    cacheWrite: expected.cacheWrite - agent.usage.cacheWrite,
+  };
+  if (e.usage.cost !== undefined) {
+    delta.cost = (expected.cost ?? 0) - (agent.usage.cost ?? 0);
+    s.costKnown = true;
+  }
+  addUsage(s.usage, delta);
+  agent.usage = expected;
+  const summary = `${e.status} in ${formatDuration(e.durationMs)}${e.reason ? `: ${agent.reason}` : ''}`;
+  pushLine(s, agent, `■ ${summary}`);
+  if (e.status !== 'completed') log(s, e.ts, e.status === 'aborted' ? 'warn' : 'error', `${agent.id} ${agentLabel(agent)} ${summary}`, agent.id);
+}
+
+function onSwarmItem(s: Snapshot, e: Extract<MurmurEvent, { type: 'swarm.item' }>): void {
+  const swarm = s.swarms.get(e.swarmId);
+  if (swarm) {
+    while (swarm.items.length <= e.index) {
+      swarm.items.push('queued');
+      swarm.counts.queued++;
+    }
+    const before = swarm.items[e.index]!;
+    swarm.counts[before]--;
+    swarm.counts[e.state]++;
+    swarm.items[e.index] = e.state;
+    if (e.capacity !== undefined) swarm.capacity = e.capacity;
+    if (e.running !== undefined) swarm.running = e.running;
+    if (e.state === 'rate_limited' && !swarm.hold) {
+      const hold: NonNullable<SwarmView['hold']> = { since: e.ts };
+      const before = swarm.peakCapacity;
+      if (before !== undefined) hold.capacityBefore = before;
+      swarm.hold = hold;
+    }
+    if (swarm.hold && holdIsOver(swarm)) delete swarm.hold;
+    if (!swarm.hold && swarm.capacity !== undefined) swarm.peakCapacity = Math.max(swarm.peakCapacity ?? 0, swarm.capacity);
+  }
+
+  const agent = e.agentId !== undefined ? s.agents.get(e.agentId) : undefined;
+  const failureShown = agent !== undefined && (agent.state === 'failed' || agent.state === 'timeout' || agent.state === 'budget' || agent.state === 'aborted');
+  // The agent's own start and end events say whether it is running; item states fill in the rest
+  // (waiting again after a rate limit, being verified, a verdict or a merge conflict after it ended).
+  if (agent && agent.state !== 'running') {
+    if (e.state === 'launched') {
+      // launched comes just before agent.start: nothing to show yet.
+    } else agent.state = e.state;
+  }
+  if (agent && e.verdict !== undefined) agent.verdict = e.verdict;
+  if (agent && e.rounds !== undefined) agent.rounds = e.rounds;
+  if (agent && e.reason !== undefined && (e.state === 'failed' || e.state === 'conflict' || e.state === 'rate_limited')) agent.reason = oneLine(e.reason);
+
+  const who = `${e.agentId ?? `item ${e.index + 1}`} ${oneLine(e.item)}`;
+  const reason = e.reason !== undefined ? `: ${oneLine(e.reason)}` : '';
+  if (e.state === 'rate_limited') {
+    log(s, e.ts, 'warn', `${who} rate limited${e.capacity !== undefined ? `; capacity now ${e.capacity}` : ''}${reason}`, e.agentId);
+  } else if (e.verdict !== undefined) {
+    log(s, e.ts, e.verdict === 'pass' ? 'info' : 'warn', `${who} verdict ${e.verdict}${e.rounds !== undefined ? ` (round ${e.rounds})` : ''}${reason}`, e.agentId);
+  } else if (e.state === 'conflict' || (e.state === 'failed' && !failureShown)) {
+    log(s, e.ts, 'error', `${who} ${e.state}${reason}`, e.agentId);
+  }
+}
+
+/** The hold ends when nothing waits on a rate limit and capacity is back, or when nothing is left to hold back. */
+function holdIsOver(swarm: SwarmView): boolean {
+  if (swarm.counts.rate_limited > 0) return false;
+  if (swarm.counts.queued === 0) return true;
+  const before = swarm.hold?.capacityBefore;
+  return before === undefined || swarm.capacity === undefined || swarm.capacity >= before;
+}
+
+function onMessage(s: Snapshot, agent: AgentView, role: 'user' | 'assistant' | 'tool', message: unknown): void {
+  const m = (message ?? {}) as { content?: unknown; text?: unknown; isError?: unknown; synthetic?: unknown };
+  if (role === 'user') {
+    if (m.synthetic) return; // message.synthetic already said so
+    pushBlock(s, agent, '› ', contentText(m.content), 6);
+  } else if (role === 'assistant') {
+    const text = typeof m.text === 'string' ? m.text : '';
+    if (agent.streamed) flushPartial(s, agent);
+    else if (text) {
+      pushBlock(s, agent, '', text, 40);
+      agent.lastLine = truncate(lastNonEmptyLine(text), s.limits.lineChars);
+    }
+    agent.streamed = false;
+  } else {
+    const mark = m.isError === true ? '✗' : '✓';
+    pushBlock(s, agent, `  ${mark} `, contentText(m.content), 3);
+  }
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  let out = '';
+  for (const block of content) {
+    const b = block as { type?: unknown; text?: unknown };
+    if (b.type === 'text' && typeof b.text === 'string') out += (out ? '\n' : '') + b.text;
+    else if (b.type === 'image' || b.type === 'video') out += (out ? '\n' : '') + `[${String(b.type)}]`;
+  }
+  return out;
+}
+
+/** Adds up to `maxLines` lines of `text`, the first prefixed; says how many were left out. */
+function pushBlock(s: Snapshot, agent: AgentView, prefix: string, text: string, maxLines: number): void {
+  const lines = sanitize(text).split('\n').filter((line) => line.trim() !== '');
+  const shown = lines.slice(0, maxLines);
+  shown.forEach((line, i) => pushLine(s, agent, (i === 0 ? prefix : ' '.repeat(prefix.length)) + line));
+  if (lines.length > shown.length) pushLine(s, agent, `${' '.repeat(prefix.length)}… ${lines.length - shown.length} more lines`);
+}
+
+function pushLine(s: Snapshot, agent: AgentView, line: string): void {
+  agent.transcript.push(truncate(line, s.limits.lineChars));
+}
+
+function appendStreamed(s: Snapshot, agent: AgentView, text: string): void {
+  const clean = sanitize(text);
+  const parts = (agent.partial + clean).split('\n');
+  agent.partial = truncate(parts.pop() ?? '', s.limits.lineChars);
+  for (const line of parts) if (line.trim() !== '') pushLine(s, agent, line);
+  const latest = agent.partial.trim() !== '' ? agent.partial : lastNonEmptyLine(parts.join('\n'));
+  if (latest) agent.lastLine = truncate(latest.trim(), s.limits.lineChars);
+}
+
+function flushPartial(s: Snapshot, agent: AgentView): void {
+  if (agent.partial.trim() !== '') pushLine(s, agent, agent.partial);
+  agent.partial = '';
+}
+
+function lastNonEmptyLine(text: string): string {
+  const lines = sanitize(text).split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!.trim();
+    if (line) return line;
+  }
+  return '';
+}
+
+function log(s: Snapshot, ts: number, level: LogLevel, text: string, agentId?: string): void {
+  const entry: LogEntry = { ts, level, text: truncate(text, s.limits.lineChars) };
+  if (agentId !== undefined) entry.agentId = agentId;
+  s.log.push(entry);
+}
+
+// ---- selectors ----
+
+const STATE_RANK: Record<AgentViewState, number> = {
+  running: 0,
+  verifying: 1,
+  rate_limited: 2,
+  queued: 3,
+  failed: 4,
+  timeout: 4,
+  budget: 4,
+  conflict: 4,
+  aborted: 5,
+  completed: 6,
+};
+
+export function isActive(agent: AgentView): boolean {
+  return STATE_RANK[agent.state] <= STATE_RANK.queued;
+}
+
+/**
+ * Rows for the table: running agents first (longest running on top), then those waiting (verifying,
+ * rate-limited, queued), then failures, aborted and completed ones, most recently ended first.
+ */
+export function sortedAgents(s: Snapshot): AgentView[] {
+  return [...s.agents.values()].sort((a, b) => {
+    const rank = STATE_RANK[a.state] - STATE_RANK[b.state];
+    if (rank !== 0) return rank;
+    if (isActive(a)) return a.startedAt - b.startedAt || a.order - b.order;
+    return (b.endedAt ?? 0) - (a.endedAt ?? 0) || a.order - b.order;
+  });
+}
+
+export function agentCounts(s: Snapshot): Record<AgentViewState, number> {
+  const counts = Object.fromEntries(Object.keys(STATE_RANK).map((k) => [k, 0])) as Record<AgentViewState, number>;
+  for (const agent of s.agents.values()) counts[agent.state]++;
+  return counts;
+}
+
+/** The progress bar's groups. */
+export interface Progress {
+  completed: number;
+  running: number;
+  queued: number;
+  rateLimited: number;
+  failed: number;
+  aborted: number;
+  total: number;
+}
+
+/** Progress by swarm item when there is a swarm (items not started yet count as queued), else by agent. */
+export function progress(s: Snapshot): Progress {
+  const p: Progress = { completed: 0, running: 0, queued: 0, rateLimited: 0, failed: 0, aborted: 0, total: 0 };
+  if (s.swarms.size > 0) {
+    for (const swarm of s.swarms.values()) {
+      const c = swarm.counts;
+      p.completed += c.completed;
+      p.running += c.launched + c.verifying;
+      p.queued += c.queued;
+      p.rateLimited += c.rate_limited;
+      p.failed += c.failed + c.conflict;
+      p.aborted += c.aborted;
+      p.total += swarm.items.length;
+    }
+    return p;
+  }
+  const c = agentCounts(s);
+  p.completed = c.completed;
+  p.running = c.running + c.verifying;
+  p.queued = c.queued;
+  p.rateLimited = c.rate_limited;
+  p.failed = c.failed + c.timeout + c.budget + c.conflict;
+  p.aborted = c.aborted;
+  p.total = s.agents.size;
+  return p;
+}
+
+export function isRateLimited(s: Snapshot): boolean {
+  for (const swarm of s.swarms.values()) if (swarm.hold) return true;
+  return false;
+}
+
+export interface Concurrency {
+  running: number;
+  /** The swarm controller's current capacity, when a swarm runs. */
+  capacity?: number;
+  /** The configured cap (max concurrency), when known. */
+  max?: number;
+}
+
+/** Running now and the cap: from the active swarms' controllers, or counted from agents. */
+export function concurrency(s: Snapshot): Concurrency {
+  let running = 0;
+  let capacity: number | undefined;
+  let max: number | undefined;
+  let swarmsActive = false;
+  for (const swarm of s.swarms.values()) {
+    if (swarm.endedAt !== undefined) continue;
+    swarmsActive = true;
+    running += swarm.running ?? swarm.counts.launched + swarm.counts.verifying;
+    if (swarm.capacity !== undefined) capacity = (capacity ?? 0) + swarm.capacity;
+    if (swarm.maxConcurrency !== undefined) max = (max ?? 0) + swarm.maxConcurrency;
+  }
+  if (!swarmsActive) for (const agent of s.agents.values()) if (agent.state === 'running') running++;
+  const out: Concurrency = { running };
+  if (capacity !== undefined) out.capacity = capacity;
+  if (max !== undefined) out.max = max;
+  return out;
+}
+
+export function elapsedMs(s: Snapshot, now: number): number {
+  return Math.max(0, (s.endedAt ?? now) - s.startedAt);
+}
+
+export function agentElapsedMs(agent: AgentView, now: number): number {
+  return Math.max(0, (agent.endedAt ?? now) - agent.startedAt);
+}
+
+export interface Rates {
+  /** Input plus output tokens per second of elapsed time. */
+  tokensPerSecond: number;
+  /** Agents ended per minute. */
+  agentsPerMinute: number;
+}
+
+export function rates(s: Snapshot, now: number): Rates {
+  const seconds = elapsedMs(s, now) / 1000;
+  let ended = 0;
+  for (const agent of s.agents.values()) if (agent.endedAt !== undefined) ended++;
+  if (seconds <= 0) return { tokensPerSecond: 0, agentsPerMinute: 0 };
+  return { tokensPerSecond: (s.usage.input + s.usage.output) / seconds, agentsPerMinute: (ended * 60) / seconds };
+}
+
+/** What the agent does now: its running tool (with its latest output line), a retry, or its latest text. */
+export function activity(agent: AgentView, now: number): string {
+  if (agent.retry && agent.state === 'running') {
+    const left = agent.retry.at + agent.retry.delayMs - now;
+    return `↻ retry ${agent.retry.attempt}${agent.retry.status !== undefined ? ` (${agent.retry.status})` : ''}${left > 0 ? ` in ${formatDuration(left)}` : ''}`;
+  }
+  const tool = agent.tools[agent.tools.length - 1];
+  if (tool && agent.state === 'running') {
+    const more = agent.tools.length > 1 ? ` +${agent.tools.length - 1}` : '';
+    return `⚙ ${tool.tool}${more} ${tool.output ?? tool.args}`;
+  }
+  if (agent.reason !== undefined && agent.state !== 'running' && agent.state !== 'completed') return agent.reason;
+  return agent.lastLine;
+}
+
+/** The newest transcript lines, with streamed text still in progress and live tool output at the end. */
+export function transcriptTail(agent: AgentView, n: number): string[] {
+  const lines = agent.transcript.tail(n);
+  if (agent.partial.trim() !== '') lines.push(agent.partial);
+  for (const tool of agent.tools) if (tool.output) lines.push(`  ⋯ ${tool.tool}: ${tool.output}`);
+  return lines.length > n ? lines.slice(lines.length - n) : lines;
+}

@@ -1,0 +1,364 @@
+// The engine: the scheduler, background tasks, timers, the session on disk and the tool registry, wired
+// together once. The command line, the MCP server and tests drive it; dashboards only subscribe to its bus.
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { RuntimeTool } from '../tools/contract.js';
+import type { SwarmAdapter } from '../tools/adapters.js';
+import { buildLocalToolRegistry, type RegistryDeps } from '../tools/registry.js';
+import { loadAgentDefinitions, describeProblem } from '../roles/definitions.js';
+import { builtinProfile, resolveProfile, type AgentProfile } from '../roles/profile.js';
+import type { HostInterface } from '../roles/filters.js';
+import type { AgentRunResult } from './agent.js';
+import { makeConfigurer, type RuntimeDeps } from './agent-runtime.js';
+import { type Clock, systemClock } from './clock.js';
+import { durationMs, type MurmurConfig } from './config.js';
+import { EventBus } from './events.js';
+import type { ModelProvider } from './models/provider.js';
+import { defaultRetryPolicy } from './models/retry.js';
+import { Scheduler, type AgentRecord, type SchedulerLimits } from './scheduler.js';
+import { SessionStore, stateHome } from './session.js';
+import { TaskRegistry } from './tasks.js';
+import { TimerService } from './timers.js';
+import type { AgentStatus, Usage } from './types.js';
+import { repairTranscript } from './transcript-repair.js';
+
+export const DEFAULT_SECRET_PATTERNS = ['*_API_KEY', '*_TOKEN', '*_SECRET', '*_PASSWORD', 'AWS_SECRET_ACCESS_KEY'];
+
+export interface EngineOptions {
+  cwd: string;
+  provider: ModelProvider;
+  providerFor?: (spec: string) => Promise<ModelProvider>;
+  config?: MurmurConfig;
+  env?: NodeJS.ProcessEnv;
+  bus?: EventBus;
+  clock?: Clock;
+  hostInterface?: HostInterface;
+  /** false: nothing on disk (benchmarks); else a new session unless one is given. */
+  session?: SessionStore | false;
+  sessionKind?: 'run' | 'swarm';
+  definitions?: ReadonlyMap<string, AgentProfile>;
+  /** Interaction adapters (user channel, todos, skills, web policy, search). */
+  interaction?: RuntimeDeps['interaction'];
+  registry?: RegistryDeps;
+  mcpTools?: RuntimeDeps['mcpTools'];
+  swarmFor?: (engine: Engine, record: AgentRecord) => SwarmAdapter;
+  swarmTool?: RuntimeTool;
+  permission?: RuntimeDeps['permission'];
+  extraVetoes?: RuntimeDeps['extraVetoes'];
+  resultBudget?: RuntimeDeps['resultBudget'];
+  limits?: Partial<SchedulerLimits>;
+  random?: () => number;
+}
+
+export interface AgentSummary {
+  id: string;
+  parentId?: string;
+  role: string;
+  description?: string;
+  item?: string;
+  status: AgentStatus | 'idle';
+  reason?: string;
+  usage: Usage;
+  turns: number;
+  toolCalls: number;
+}
+
+export interface RunOutcome {
+  status: AgentStatus | 'idle';
+  result: string;
+  reason?: string;
+  usage: Usage;
+  agents: AgentSummary[];
+  sessionId?: string;
+}
+
+export interface SessionState {
+  version: 1;
+  id: string;
+  kind: 'run' | 'swarm';
+  createdAt: number;
+  updatedAt: number;
+  cwd: string;
+  model: string;
+  task?: string;
+  status: string;
+  agents: (AgentSummary & { profile: string; swarmId?: string; taskId?: string; startedAt?: number; endedAt?: number; depth: number })[];
+  tasks: ReturnType<TaskRegistry['all']>;
+  usage: Usage;
+  swarm?: unknown;
+}
+
+function limitsFrom(config: MurmurConfig, extra: Partial<SchedulerLimits> | undefined): Partial<SchedulerLimits> {
+  const limits: Partial<SchedulerLimits> = {};
+  const c = config.limits ?? {};
+  if (c.maxDepth !== undefined) limits.maxDepth = c.maxDepth;
+  if (c.maxAgents !== undefined) limits.maxAgents = c.maxAgents;
+  if (c.maxModelRequests !== undefined) limits.maxModelRequests = c.maxModelRequests;
+  if (c.agentTimeout !== undefined) limits.agentTimeoutMs = durationMs(c.agentTimeout, 0);
+  if (c.agentBudgetTokens !== undefined) limits.agentBudgetTokens = c.agentBudgetTokens;
+  if (c.runBudgetTokens !== undefined) limits.runBudgetTokens = c.runBudgetTokens;
+  if (config.maxTurns !== undefined) limits.maxTurns = config.maxTurns;
+  return { ...limits, ...extra };
+}
+
+export class Engine {
+  readonly bus: EventBus;
+  readonly scheduler: Scheduler;
+  readonly tasks: TaskRegistry;
+  readonly timers: TimerService;
+  readonly session: SessionStore | undefined;
+  readonly definitions: ReadonlyMap<string, AgentProfile>;
+  readonly cwd: string;
+  readonly config: MurmurConfig;
+  readonly createdAt: number;
+  task: string | undefined;
+  /** Extra state saved with the session (the swarm's). */
+  sessionExtra: (() => unknown) | undefined;
+  private readonly clock: Clock;
+  private status = 'running';
+  private readonly stopController = new AbortController();
+
+  constructor(readonly options: EngineOptions) {
+    this.cwd = realpathSync(resolve(options.cwd));
+    this.config = options.config ?? {};
+    this.clock = options.clock ?? systemClock;
+    this.bus = options.bus ?? new EventBus(() => this.clock.now());
+    this.createdAt = this.clock.now();
+    const env = options.env ?? process.env;
+    this.session = options.session === false ? undefined : (options.session ?? SessionStore.create(stateHome(this.cwd, env)));
+    if (options.definitions) this.definitions = options.definitions;
+    else {
+      const loaded = loadAgentDefinitions({ workspace: this.cwd, ...(env.HOME ? { userHome: env.HOME } : {}) });
+      for (const problem of loaded.problems) this.bus.emit({ type: 'log', level: 'warn', message: `agent definition skipped: ${describeProblem(problem)}` });
+      this.definitions = loaded.profiles;
+    }
+
+    this.tasks = new TaskRegistry({
+      dir: this.session ? resolve(this.session.dir, 'tasks') : resolve(this.cwd, '.murmur', 'tasks-unsaved'),
+      bus: this.bus,
+      clock: this.clock,
+      notify: (owner, message) => this.scheduler.deliver(owner, message),
+      onChange: () => this.saveState(),
+    });
+    this.timers = new TimerService((agentId, message) => this.scheduler.deliver(agentId, message), this.clock);
+
+    const features = { delegation: this.config.features?.delegation ?? true, webSearch: this.config.features?.webSearch ?? true };
+    const registry = buildLocalToolRegistry({ subagents: true, tasks: true, timers: true, ...options.registry, ...(options.swarmTool ? { swarm: options.swarmTool } : {}) });
+    const retry = {
+      maxAttempts: this.config.retry?.maxAttempts ?? defaultRetryPolicy.maxAttempts,
+      baseDelayMs: durationMs(this.config.retry?.baseDelay, defaultRetryPolicy.baseDelayMs),
+      maxDelayMs: durationMs(this.config.retry?.maxDelay, defaultRetryPolicy.maxDelayMs),
+    };
+    const runtime: RuntimeDeps = {
+      cwd: this.cwd,
+      bus: this.bus,
+      workspace: {
+        root: this.cwd,
+        extraRoots: (this.config.workspace?.extraRoots ?? []).map((p) => resolve(this.cwd, p)),
+        allowSensitive: this.config.workspace?.allowSensitive ?? [],
+      },
+      env: { secretPatterns: this.config.shell?.secretEnvPatterns ?? DEFAULT_SECRET_PATTERNS },
+      registry,
+      capabilities: options.provider.capabilities,
+      tasks: this.tasks,
+      timers: this.timers,
+      scheduler: () => this.scheduler,
+      definitions: this.definitions,
+      hostInterface: options.hostInterface ?? 'cli',
+      features,
+      maxTurns: this.config.maxTurns ?? 200,
+    };
+    if (this.session) runtime.session = this.session;
+    if (options.mcpTools) runtime.mcpTools = options.mcpTools;
+    if (options.interaction) runtime.interaction = options.interaction;
+    if (options.swarmFor) runtime.swarmFor = (record) => options.swarmFor!(this, record);
+    if (options.permission) runtime.permission = options.permission;
+    if (options.extraVetoes) runtime.extraVetoes = options.extraVetoes;
+    if (options.resultBudget) runtime.resultBudget = options.resultBudget;
+
+    const schedulerOptions: ConstructorParameters<typeof Scheduler>[0] = {
+      bus: this.bus,
+      provider: options.provider,
+      configure: makeConfigurer(runtime),
+      limits: limitsFrom(this.config, options.limits),
+      retry,
+      clock: this.clock,
+    };
+    if (options.providerFor) schedulerOptions.providerFor = options.providerFor;
+    if (this.session) schedulerOptions.session = this.session;
+    if (options.random) schedulerOptions.random = options.random;
+    this.scheduler = new Scheduler(schedulerOptions);
+    this.scheduler.onChange = () => this.saveState();
+  }
+
+  /** The profile of a role or defined agent name, or an error listing the known ones. */
+  profile(name: string): AgentProfile | string {
+    const profile = resolveProfile(name, this.definitions);
+    if (profile) return profile;
+    return `unknown agent or role "${name}"; known: main, explore, worker (coder), verifier${this.definitions.size > 0 ? `, ${[...this.definitions.keys()].join(', ')}` : ''}`;
+  }
+
+  /** Runs a task as the main agent (or as a defined agent) and waits for every piece of background work. */
+  async runTask(task: string, profile: AgentProfile = builtinProfile('main')): Promise<RunOutcome> {
+    this.task = task;
+    const spawned = this.scheduler.spawn({ profile, description: 'main' });
+    if (!spawned.ok) throw new Error(spawned.error);
+    const main = spawned.record;
+    this.saveState();
+    await this.scheduler.run(main, task, { timeoutMs: profile.timeoutMs ?? Number.POSITIVE_INFINITY });
+    await this.settle();
+    return this.finish(main);
+  }
+
+  /** Continues the main agent of a resumed session. */
+  async continueMain(): Promise<RunOutcome> {
+    const main = this.scheduler.get('main');
+    if (!main) throw new Error('this session has no main agent to continue');
+    if (main.agent.status !== 'completed') await this.scheduler.run(main, undefined, { timeoutMs: Number.POSITIVE_INFINITY });
+    await this.settle();
+    return this.finish(main);
+  }
+
+  private finish(main: AgentRecord): RunOutcome {
+    const status = main.agent.status;
+    this.status = status === 'running' ? 'interrupted' : status;
+    this.saveState();
+    const outcome: RunOutcome = { status, result: main.agent.state.lastText, usage: { ...this.scheduler.runUsage }, agents: this.summaries() };
+    if (main.agent.reason !== undefined) outcome.reason = main.agent.reason;
+    if (this.session) outcome.sessionId = this.session.id;
+    return outcome;
+  }
+
+  /** Waits until no agent runs, no background task is active and no timer is pending (or the run is aborted). */
+  async settle(): Promise<void> {
+    for (;;) {
+      const busy = this.scheduler.busyCount > 0 || this.tasks.activeCount() > 0 || this.timers.count() > 0;
+      if (!busy) return;
+      if (this.scheduler.stopping) {
+        this.tasks.stopAll('the run was aborted');
+        this.timers.cancel();
+        await this.scheduler.whenIdle();
+        return;
+      }
+      await new Promise<void>((wake) => {
+        const offs = [this.bus.on('agent.end', done), this.bus.on('task.end', done), this.bus.on('agent.start', done)];
+        const timer = setTimeout(done, 1000);
+        function done() {
+          clearTimeout(timer);
+          for (const off of offs) off();
+          wake();
+        }
+      });
+    }
+  }
+
+  /** Aborted when the whole run is (swarms driven from outside a tool call listen to it). */
+  get signal(): AbortSignal {
+    return this.stopController.signal;
+  }
+
+  /** Aborts every agent and background task; finished work is kept. */
+  abort(): void {
+    this.stopController.abort();
+    this.scheduler.abortAll();
+    this.tasks.stopAll('the run was aborted');
+    this.timers.cancel();
+  }
+
+  summaries(): AgentSummary[] {
+    return this.scheduler.all().map((r) => summaryOf(r));
+  }
+
+  stateSnapshot(): SessionState {
+    const state: SessionState = {
+      version: 1,
+      id: this.session?.id ?? '',
+      kind: this.options.sessionKind ?? 'run',
+      createdAt: this.createdAt,
+      updatedAt: this.clock.now(),
+      cwd: this.cwd,
+      model: this.options.provider.name,
+      status: this.status,
+      agents: this.scheduler.all().map((r) => {
+        const entry: SessionState['agents'][number] = { ...summaryOf(r), profile: r.profile.name, depth: r.depth };
+        if (r.swarmId !== undefined) entry.swarmId = r.swarmId;
+        if (r.taskId !== undefined) entry.taskId = r.taskId;
+        if (r.agent.startedAt !== undefined) entry.startedAt = r.agent.startedAt;
+        if (r.agent.endedAt !== undefined) entry.endedAt = r.agent.endedAt;
+        return entry;
+      }),
+      tasks: this.tasks.all(),
+      usage: { ...this.scheduler.runUsage },
+    };
+    if (this.task !== undefined) state.task = this.task;
+    if (this.sessionExtra) state.swarm = this.sessionExtra();
+    return state;
+  }
+
+  saveState(): void {
+    this.session?.saveState(() => this.stateSnapshot());
+  }
+
+  /**
+   * Rebuilds the agent tree of a saved session: finished agents stay finished, running ones become
+   * `interrupted` with their transcripts repaired so they can continue.
+   */
+  restore(state: SessionState): { interrupted: AgentRecord[] } {
+    if (!this.session) throw new Error('restore needs a session on disk');
+    this.task = state.task;
+    const interrupted: AgentRecord[] = [];
+    const byDepth = [...state.agents].sort((a, b) => a.depth - b.depth);
+    for (const saved of byDepth) {
+      const profile = resolveProfile(saved.profile, this.definitions) ?? (saved.profile === 'main' ? builtinProfile('main') : undefined);
+      if (!profile) {
+        this.bus.emit({ type: 'log', level: 'warn', message: `resume: agent ${saved.id} used "${saved.profile}", which is no longer defined; it is skipped` });
+        continue;
+      }
+      const messages = repairTranscript(this.session.loadTranscript(saved.id));
+      const spec: Parameters<Scheduler['spawn']>[0] = { profile, id: saved.id, messages };
+      if (saved.parentId !== undefined) spec.parentId = saved.parentId;
+      else if (saved.depth > 0) spec.detached = true;
+      if (saved.description !== undefined) spec.description = saved.description;
+      if (saved.swarmId !== undefined) spec.swarmId = saved.swarmId;
+      if (saved.item !== undefined) spec.item = saved.item;
+      const spawned = this.scheduler.spawn(spec);
+      if (!spawned.ok) continue;
+      const agent = spawned.record.agent;
+      if (saved.status === 'running' || saved.status === 'interrupted' || saved.status === 'idle') {
+        agent.status = 'interrupted';
+        interrupted.push(spawned.record);
+      } else {
+        agent.status = saved.status;
+        if (saved.reason !== undefined) agent.reason = saved.reason;
+      }
+    }
+    this.scheduler.seedIds(state.agents.map((a) => a.id));
+    this.tasks.seed(state.tasks);
+    return { interrupted };
+  }
+
+  async close(): Promise<void> {
+    this.timers.stop();
+    this.saveState();
+    await this.session?.flush();
+  }
+}
+
+export function summaryOf(record: AgentRecord): AgentSummary {
+  const { agent } = record;
+  const summary: AgentSummary = {
+    id: record.id,
+    role: record.profile.name,
+    status: agent.status,
+    usage: { ...agent.state.usage },
+    turns: agent.state.turns,
+    toolCalls: agent.state.toolCalls,
+  };
+  if (record.parentId !== undefined) summary.parentId = record.parentId;
+  if (record.description !== undefined) summary.description = record.description;
+  if (record.item !== undefined) summary.item = record.item;
+  if (agent.reason !== undefined) summary.reason = agent.reason;
+  return summary;
+}
+
+export type { AgentRunResult };

@@ -1,0 +1,351 @@
+// The Messages API through `@anthropic-ai/sdk`, streamed: tool_use / tool_result blocks, base64 images,
+// prompt-cache markers. Another endpoint through `baseURL`. The SDK is imported on first use, never at load time.
+import type Anthropic from '@anthropic-ai/sdk';
+import type { MediaContent, TextContent } from '../../tools/contract.js';
+import type { AssistantMessage, Message, StopReason, ToolCall, Usage } from '../types.js';
+import { costOf } from './prices.js';
+import {
+  errorKindForStatus,
+  modelError,
+  parseRetryAfter,
+  type ModelCapabilities,
+  type ModelErrorKind,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelResult,
+} from './provider.js';
+
+type Sdk = typeof import('@anthropic-ai/sdk');
+type MessageParam = Anthropic.Messages.MessageParam;
+type BlockParam = Anthropic.Messages.ContentBlockParam;
+type StreamEvent = Anthropic.Messages.RawMessageStreamEvent;
+type CreateParams = Anthropic.Messages.MessageCreateParamsStreaming;
+type ImageMime = Anthropic.Messages.Base64ImageSource['media_type'];
+
+export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+
+export interface AnthropicProviderOptions {
+  /** The model id, e.g. `claude-sonnet-4-5`. */
+  model: string;
+  apiKey: string;
+  /** Another Messages-API endpoint; the official API when absent. */
+  baseURL?: string;
+  /** As given on the command line; `anthropic:<model>` when absent. */
+  name?: string;
+  /** The environment variable the key came from, named in auth errors. */
+  keyEnvVar?: string;
+  /** Overrides the capabilities guessed from the model name. */
+  capabilities?: Partial<ModelCapabilities>;
+  /** Output tokens when the request sets none; a per-model default otherwise. */
+  defaultMaxTokens?: number;
+  /** Mark the system prompt and the conversation so far as cacheable (on by default). */
+  promptCaching?: boolean;
+  timeoutMs?: number;
+}
+
+export function anthropicCapabilities(model: string, override: Partial<ModelCapabilities> = {}): ModelCapabilities {
+  const name = model.toLowerCase();
+  // Every Claude 3 and later model takes images; older or foreign names must opt in.
+  return { images: name.startsWith('claude-'), video: false, contextWindow: 200_000, ...override };
+}
+
+/** A default max_tokens that every model of the family accepts. */
+export function defaultMaxTokensFor(model: string): number {
+  const name = model.toLowerCase();
+  if (/^claude-3-(opus|sonnet|haiku)/.test(name)) return 4096;
+  if (/^claude-3-5/.test(name)) return 8192;
+  if (/^claude-/.test(name)) return 16_384;
+  return 8192;
+}
+
+const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+function mediaBlock(block: MediaContent): BlockParam {
+  if (block.type === 'image' && IMAGE_TYPES.has(block.mimeType)) {
+    return { type: 'image', source: { type: 'base64', media_type: block.mimeType as ImageMime, data: block.data } };
+  }
+  return { type: 'text', text: `[a ${block.mimeType} ${block.type} was left out: this model does not take it]` };
+}
+
+function contentBlocks(content: readonly (TextContent | MediaContent)[]): BlockParam[] {
+  const out: BlockParam[] = [];
+  // The API rejects empty text blocks.
+  for (const block of content) {
+    if (block.type === 'text') {
+      if (block.text) out.push({ type: 'text', text: block.text });
+    } else out.push(mediaBlock(block));
+  }
+  return out;
+}
+
+function toolInput(raw: string): Record<string, unknown> {
+  // The loop already told the model when its arguments were not JSON; the API needs an object regardless.
+  try {
+    const value: unknown = JSON.parse(raw);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The conversation in Messages-API shape: tool results and user text that follow each other share one user message. */
+export function toAnthropicMessages(messages: readonly Message[]): MessageParam[] {
+  const out: { role: 'user' | 'assistant'; content: BlockParam[] }[] = [];
+  const push = (role: 'user' | 'assistant', blocks: BlockParam[]) => {
+    const last = out[out.length - 1];
+    if (last && last.role === role) last.content.push(...blocks);
+    else out.push({ role, content: blocks });
+  };
+  for (const message of messages) {
+    if (message.role === 'user') {
+      const blocks = typeof message.content === 'string' ? contentBlocks([{ type: 'text', text: message.content }]) : contentBlocks(message.content);
+      push('user', blocks.length > 0 ? blocks : [{ type: 'text', text: '(empty message)' }]);
+    } else if (message.role === 'assistant') {
+      const blocks: BlockParam[] = message.text ? [{ type: 'text', text: message.text }] : [];
+      for (const call of message.toolCalls) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call.arguments) });
+      push('assistant', blocks.length > 0 ? blocks : [{ type: 'text', text: '(no answer)' }]);
+    } else {
+      const result: Anthropic.Messages.ToolResultBlockParam = { type: 'tool_result', tool_use_id: message.toolCallId };
+      const blocks = contentBlocks(message.content) as Exclude<Anthropic.Messages.ToolResultBlockParam['content'], string | undefined>;
+      if (blocks.length > 0) result.content = blocks;
+      if (message.isError) result.is_error = true;
+      push('user', [result]);
+    }
+  }
+  return out;
+}
+
+/** Builds one assistant message out of stream events. */
+class EventAssembler {
+  text = '';
+  stopReason: string | null = null;
+  stopped = false;
+  usage: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  private readonly toolUses = new Map<number, { id: string; name: string; json: string; startInput: unknown }>();
+
+  add(event: StreamEvent, onTextDelta: ((text: string) => void) | undefined): void {
+    switch (event.type) {
+      case 'message_start':
+        this.takeUsage(event.message.usage);
+        break;
+      case 'content_block_start':
+        if (event.content_block.type === 'tool_use') {
+          const block = event.content_block;
+          this.toolUses.set(event.index, { id: block.id, name: block.name, json: '', startInput: block.input });
+        } else if (event.content_block.type === 'text' && event.content_block.text) {
+          this.text += event.content_block.text;
+          onTextDelta?.(event.content_block.text);
+        }
+        break;
+      case 'content_block_delta':
+        if (event.delta.type === 'text_delta') {
+          this.text += event.delta.text;
+          onTextDelta?.(event.delta.text);
+        } else if (event.delta.type === 'input_json_delta') {
+          const use = this.toolUses.get(event.index);
+          if (use) use.json += event.delta.partial_json;
+        }
+        break;
+      case 'message_delta':
+        this.stopReason = event.delta.stop_reason ?? this.stopReason;
+        this.takeUsage(event.usage);
+        break;
+      case 'message_stop':
+        this.stopped = true;
+        break;
+    }
+  }
+
+  // message_delta's counts are cumulative, so a later non-null value replaces an earlier one.
+  private takeUsage(usage: Partial<Record<'input_tokens' | 'output_tokens' | 'cache_read_input_tokens' | 'cache_creation_input_tokens', number | null>>): void {
+    if (usage.input_tokens != null) this.usage.input = usage.input_tokens;
+    if (usage.output_tokens != null) this.usage.output = usage.output_tokens;
+    if (usage.cache_read_input_tokens != null) this.usage.cacheRead = usage.cache_read_input_tokens;
+    if (usage.cache_creation_input_tokens != null) this.usage.cacheWrite = usage.cache_creation_input_tokens;
+  }
+
+  toolCalls(): ToolCall[] {
+    return [...this.toolUses.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, use]) => {
+        // Some compatible servers send the whole input in content_block_start and no deltas.
+        const started = use.startInput && typeof use.startInput === 'object' && Object.keys(use.startInput).length > 0;
+        return { id: use.id, name: use.name, arguments: use.json || (started ? JSON.stringify(use.startInput) : '{}') };
+      });
+  }
+}
+
+function stopReasonOf(stopReason: string | null, toolCalls: number): StopReason {
+  if (stopReason === 'max_tokens' || stopReason === 'model_context_window_exceeded') return 'length';
+  return toolCalls > 0 ? 'tool_calls' : 'end';
+}
+
+// Error types the API names in its body, for errors that arrive inside a stream (no HTTP status).
+const KIND_BY_TYPE: Record<string, ModelErrorKind> = {
+  overloaded_error: 'server',
+  api_error: 'server',
+  timeout_error: 'server',
+  rate_limit_error: 'rate_limit',
+  invalid_request_error: 'bad_request',
+  request_too_large: 'bad_request',
+  authentication_error: 'auth',
+  permission_error: 'auth',
+  not_found_error: 'not_found',
+};
+
+export class AnthropicProvider implements ModelProvider {
+  readonly name: string;
+  readonly capabilities: ModelCapabilities;
+  private client: Promise<{ sdk: Sdk; client: Anthropic }> | undefined;
+
+  constructor(private readonly options: AnthropicProviderOptions) {
+    this.name = options.name ?? `anthropic:${options.model}`;
+    this.capabilities = anthropicCapabilities(options.model, options.capabilities);
+  }
+
+  private connect(): Promise<{ sdk: Sdk; client: Anthropic }> {
+    this.client ??= import('@anthropic-ai/sdk').then((sdk) => {
+      // Key and base URL are passed explicitly so the SDK reads neither the environment nor profiles on disk.
+      const client = new sdk.Anthropic({
+        apiKey: this.options.apiKey,
+        baseURL: this.options.baseURL ?? ANTHROPIC_DEFAULT_BASE_URL,
+        // withRetries owns retrying, so every retry is seen and reported.
+        maxRetries: 0,
+        ...(this.options.timeoutMs !== undefined ? { timeout: this.options.timeoutMs } : {}),
+      });
+      return { sdk, client };
+    });
+    return this.client;
+  }
+
+  private params(request: ModelRequest): CreateParams {
+    const caching = this.options.promptCaching !== false;
+    const messages = toAnthropicMessages(request.messages);
+    if (caching) markLastBlockCacheable(messages);
+    const params: CreateParams = {
+      model: this.options.model,
+      max_tokens: request.maxOutputTokens ?? this.options.defaultMaxTokens ?? defaultMaxTokensFor(this.options.model),
+      messages,
+      stream: true,
+    };
+    if (request.system) {
+      params.system = caching ? [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }] : request.system;
+    }
+    if (request.tools.length > 0) {
+      params.tools = request.tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        input_schema: tool.parameters as Anthropic.Messages.Tool.InputSchema,
+      }));
+    }
+    return params;
+  }
+
+  async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResult> {
+    if (signal.aborted) return modelError('aborted', 'aborted');
+    let connected: { sdk: Sdk; client: Anthropic };
+    try {
+      connected = await this.connect();
+    } catch (error) {
+      this.client = undefined;
+      return modelError('unknown', `cannot load the @anthropic-ai/sdk package: ${(error as Error).message}`, { retryable: false });
+    }
+    const assembler = new EventAssembler();
+    try {
+      const stream = await connected.client.messages.create(this.params(request), { signal });
+      for await (const event of stream) assembler.add(event, request.onTextDelta);
+    } catch (error) {
+      return this.failure(error, connected.sdk, signal);
+    }
+    // The SDK ends the iteration quietly when the request is aborted.
+    if (signal.aborted) return modelError('aborted', 'aborted');
+    if (!assembler.stopped) {
+      return modelError('network', `${this.name}: the response stream ended before message_stop (connection cut)`);
+    }
+    const toolCalls = assembler.toolCalls();
+    const usage = assembler.usage;
+    const cost = costOf(this.options.model, usage);
+    const message: AssistantMessage = {
+      role: 'assistant',
+      text: assembler.text,
+      toolCalls,
+      stopReason: stopReasonOf(assembler.stopReason, toolCalls.length),
+      usage: cost === undefined ? usage : { ...usage, cost },
+      model: this.name,
+    };
+    return { ok: true, message };
+  }
+
+  private where(): string {
+    return this.options.baseURL ?? ANTHROPIC_DEFAULT_BASE_URL;
+  }
+
+  private failure(error: unknown, sdk: Sdk, signal: AbortSignal): ModelResult {
+    if (signal.aborted || error instanceof sdk.APIUserAbortError) return modelError('aborted', 'aborted');
+    if (error instanceof sdk.APIConnectionError) {
+      const detail = describe(error);
+      const hint = /ECONNREFUSED/.test(detail) ? ' (is the server running?)' : '';
+      return modelError('network', `${this.name}: cannot reach ${this.where()}: ${detail}${hint}`);
+    }
+    if (error instanceof sdk.APIError) {
+      const said = error.apiMessage || error.message;
+      if (error.status === undefined) {
+        // An `event: error` inside an accepted stream (overloaded_error is the usual one).
+        const kind = KIND_BY_TYPE[error.type ?? ''] ?? 'server';
+        return modelError(kind, `${this.name}: the server reported ${error.type ?? 'an error'} mid-stream: ${said}`);
+      }
+      return this.statusError(error.status, said, error.headers);
+    }
+    if (error instanceof SyntaxError) return modelError('server', `${this.name}: the server sent a malformed stream event: ${error.message}`);
+    if (isDroppedConnection(error)) return modelError('network', `${this.name}: the connection broke while streaming: ${describe(error)}`);
+    return modelError('unknown', `${this.name}: ${describe(error)}`, { retryable: false });
+  }
+
+  private statusError(status: number, said: string, headers: Headers | undefined): ModelResult {
+    const kind = errorKindForStatus(status);
+    const extra: { status: number; retryAfterMs?: number } = { status };
+    const retryAfterMs = parseRetryAfter(headers);
+    if (retryAfterMs !== undefined) extra.retryAfterMs = retryAfterMs;
+    const base = `${this.name}: HTTP ${status} from ${this.where()}: ${said}`;
+    if (kind === 'auth') {
+      const fix = this.options.keyEnvVar
+        ? `set ${this.options.keyEnvVar} to a valid key${this.options.baseURL ? ` (or check the base URL ${this.options.baseURL})` : ''}`
+        : `check the base URL ${this.where()} and the key it expects`;
+      return modelError('auth', `${base} — ${fix}`, extra);
+    }
+    if (kind === 'not_found') return modelError('not_found', `${base} — check the model name "${this.options.model}" and the base URL`, extra);
+    // 529 overloaded falls in the server range: retryable.
+    return modelError(kind, base, extra);
+  }
+}
+
+/** One cache breakpoint on the newest block: the next turn reads the whole conversation so far from the cache. */
+function markLastBlockCacheable(messages: MessageParam[]): void {
+  const last = messages[messages.length - 1];
+  if (!last || typeof last.content === 'string') return;
+  const block = last.content[last.content.length - 1] as { cache_control?: unknown; type: string } | undefined;
+  if (block && (block.type === 'text' || block.type === 'image' || block.type === 'tool_result' || block.type === 'tool_use')) {
+    block.cache_control = { type: 'ephemeral' };
+  }
+}
+
+/** undici's "terminated" (the body stopped mid-read) or a socket error code anywhere in the cause chain. */
+function isDroppedConnection(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+    if (current.name === 'TypeError' && current.message === 'terminated') return true;
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|EAI_AGAIN|UND_ERR)/.test(code)) return true;
+  }
+  return false;
+}
+
+/** The innermost cause's message: "connect ECONNREFUSED 127.0.0.1:11434" beats "Connection error.". */
+function describe(error: unknown): string {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5; depth++) {
+    const cause = current instanceof Error ? (current as { cause?: unknown }).cause : undefined;
+    if (!(cause instanceof Error)) break;
+    current = cause;
+  }
+  return current instanceof Error ? current.message : String(current);
+}

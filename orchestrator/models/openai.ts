@@ -1,0 +1,315 @@
+// Chat Completions through the official `openai` SDK, streamed. Works with any OpenAI-compatible endpoint
+// (vLLM, llama.cpp, LM Studio, OpenRouter, Ollama…) through `baseURL`.
+// The SDK is imported on first use, never at load time, so `murmur --help` stays fast.
+import type OpenAI from 'openai';
+import type { ToolContent } from '../../tools/contract.js';
+import type { AssistantMessage, Message, StopReason, ToolCall, Usage } from '../types.js';
+import { costOf } from './prices.js';
+import {
+  errorKindForStatus,
+  modelError,
+  parseRetryAfter,
+  type ModelCapabilities,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelResult,
+} from './provider.js';
+
+type Sdk = typeof import('openai');
+type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+type ContentPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
+type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
+type CreateParams = OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming;
+
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+export interface OpenAIProviderOptions {
+  /** The model id the server knows, e.g. `gpt-4.1`. */
+  model: string;
+  apiKey: string;
+  /** Any OpenAI-compatible endpoint; the official API when absent. */
+  baseURL?: string;
+  /** As given on the command line; `openai:<model>` when absent. */
+  name?: string;
+  /** The environment variable the key came from, named in auth errors. */
+  keyEnvVar?: string;
+  /** Overrides the capabilities guessed from the model name. */
+  capabilities?: Partial<ModelCapabilities>;
+  /** Milliseconds per request (the SDK's default is ten minutes). */
+  timeoutMs?: number;
+  /** Set usage.cost from the price table; off for local servers. */
+  priced?: boolean;
+}
+
+// Vision-capable families of the official API; other names (local models) must opt in through `capabilities`.
+const VISION = /^(gpt-4o|gpt-4\.1|gpt-4-turbo|gpt-5|o1(?!-mini)|o3(?!-mini)|o4)/;
+
+function contextWindowOf(model: string): number {
+  if (/^gpt-4\.1/.test(model)) return 1_047_576;
+  if (/^gpt-5/.test(model)) return 400_000;
+  if (/^(o1|o3|o4)/.test(model)) return 200_000;
+  if (/^(gpt-4o|gpt-4-turbo)/.test(model)) return 128_000;
+  if (/^gpt-3\.5/.test(model)) return 16_385;
+  return 128_000;
+}
+
+export function openAICapabilities(model: string, override: Partial<ModelCapabilities> = {}): ModelCapabilities {
+  const bare = model.slice(model.lastIndexOf('/') + 1).toLowerCase();
+  return { images: VISION.test(bare), video: false, contextWindow: contextWindowOf(bare), ...override };
+}
+
+function dataUrl(block: { data: string; mimeType: string }): string {
+  return `data:${block.mimeType};base64,${block.data}`;
+}
+
+function textOf(blocks: readonly ToolContent[]): string {
+  return blocks
+    .filter((b) => b.type === 'text')
+    .map((b) => (b as { text: string }).text)
+    .join('\n');
+}
+
+/** The conversation in Chat Completions shape. */
+export function toOpenAIMessages(system: string, messages: readonly Message[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  if (system) out.push({ role: 'system', content: system });
+  // Tool messages take text only, so images a tool returned follow the run of tool messages as one user message.
+  let toolImages: ContentPart[] = [];
+  const flushToolImages = () => {
+    if (toolImages.length === 0) return;
+    out.push({ role: 'user', content: toolImages });
+    toolImages = [];
+  };
+  for (const message of messages) {
+    if (message.role !== 'tool') flushToolImages();
+    if (message.role === 'user') {
+      if (typeof message.content === 'string') {
+        out.push({ role: 'user', content: message.content });
+        continue;
+      }
+      const parts: ContentPart[] = message.content.map((block) =>
+        block.type === 'text'
+          ? { type: 'text', text: block.text }
+          : block.type === 'image'
+            ? { type: 'image_url', image_url: { url: dataUrl(block) } }
+            : { type: 'text', text: `[a ${block.mimeType} video was left out: this model does not take video]` },
+      );
+      out.push({ role: 'user', content: parts });
+    } else if (message.role === 'assistant') {
+      const assistant: OpenAI.Chat.Completions.ChatCompletionAssistantMessageParam = { role: 'assistant', content: message.text };
+      if (message.toolCalls.length > 0) {
+        if (!message.text) assistant.content = null;
+        assistant.tool_calls = message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+      }
+      out.push(assistant);
+    } else {
+      const images = message.content.filter((b) => b.type === 'image');
+      let text = textOf(message.content);
+      if (images.length > 0) {
+        toolImages.push({ type: 'text', text: `Images returned by ${message.toolName} (call ${message.toolCallId}):` });
+        for (const image of images) toolImages.push({ type: 'image_url', image_url: { url: dataUrl(image as { data: string; mimeType: string }) } });
+        text = text ? `${text}\n(images follow in the next message)` : '(images follow in the next message)';
+      }
+      out.push({ role: 'tool', tool_call_id: message.toolCallId, content: text });
+    }
+  }
+  flushToolImages();
+  return out;
+}
+
+/** Builds one assistant message out of streamed chunks. */
+class ChunkAssembler {
+  text = '';
+  finishReason: string | null = null;
+  usage: Usage | undefined;
+  private readonly calls = new Map<number, { id: string; name: string; arguments: string }>();
+
+  add(chunk: Chunk, onTextDelta: ((text: string) => void) | undefined): void {
+    if (chunk.usage) {
+      const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
+      this.usage = {
+        input: Math.max(0, (chunk.usage.prompt_tokens ?? 0) - cached),
+        output: chunk.usage.completion_tokens ?? 0,
+        cacheRead: cached,
+        cacheWrite: 0,
+      };
+    }
+    const choice = chunk.choices?.[0];
+    if (!choice) return;
+    const delta = choice.delta;
+    if (delta?.content) {
+      this.text += delta.content;
+      onTextDelta?.(delta.content);
+    }
+    for (const part of delta?.tool_calls ?? []) {
+      // Calls are keyed by index: their deltas may interleave, and only the first carries the id and name.
+      let call = this.calls.get(part.index);
+      if (!call) {
+        call = { id: '', name: '', arguments: '' };
+        this.calls.set(part.index, call);
+      }
+      if (part.id) call.id = part.id;
+      const name = part.function?.name;
+      // Some compatible servers repeat the name in every delta; others would split it.
+      if (name && name !== call.name) call.name += name;
+      if (part.function?.arguments) call.arguments += part.function.arguments;
+    }
+    if (choice.finish_reason) this.finishReason = choice.finish_reason;
+  }
+
+  toolCalls(): ToolCall[] {
+    return [...this.calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, call]) => ({ id: call.id || `call_${index}`, name: call.name, arguments: call.arguments || '{}' }));
+  }
+}
+
+function stopReasonOf(finishReason: string | null, toolCalls: number): StopReason {
+  if (finishReason === 'length') return 'length';
+  return toolCalls > 0 ? 'tool_calls' : 'end';
+}
+
+export class OpenAIProvider implements ModelProvider {
+  readonly name: string;
+  readonly capabilities: ModelCapabilities;
+  private client: Promise<{ sdk: Sdk; client: OpenAI }> | undefined;
+
+  constructor(private readonly options: OpenAIProviderOptions) {
+    this.name = options.name ?? `openai:${options.model}`;
+    this.capabilities = openAICapabilities(options.model, options.capabilities);
+  }
+
+  private connect(): Promise<{ sdk: Sdk; client: OpenAI }> {
+    this.client ??= import('openai').then((sdk) => {
+      const client = new sdk.OpenAI({
+        apiKey: this.options.apiKey,
+        baseURL: this.options.baseURL ?? OPENAI_DEFAULT_BASE_URL,
+        // withRetries owns retrying, so every retry is seen and reported.
+        maxRetries: 0,
+        ...(this.options.timeoutMs !== undefined ? { timeout: this.options.timeoutMs } : {}),
+      });
+      return { sdk, client };
+    });
+    return this.client;
+  }
+
+  private params(request: ModelRequest): CreateParams {
+    const params: CreateParams = {
+      model: this.options.model,
+      messages: toOpenAIMessages(request.system, request.messages),
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    if (request.tools.length > 0) {
+      params.tools = request.tools.map((tool) => ({
+        type: 'function',
+        function: { name: tool.name, description: tool.description, parameters: tool.parameters as Record<string, unknown> },
+      }));
+    }
+    if (request.maxOutputTokens !== undefined) {
+      // The official API wants max_completion_tokens (its reasoning models reject max_tokens); many
+      // compatible servers only know max_tokens.
+      if (this.options.baseURL === undefined) params.max_completion_tokens = request.maxOutputTokens;
+      else params.max_tokens = request.maxOutputTokens;
+    }
+    return params;
+  }
+
+  async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResult> {
+    if (signal.aborted) return modelError('aborted', 'aborted');
+    let connected: { sdk: Sdk; client: OpenAI };
+    try {
+      connected = await this.connect();
+    } catch (error) {
+      this.client = undefined;
+      return modelError('unknown', `cannot load the openai package: ${(error as Error).message}`, { retryable: false });
+    }
+    const assembler = new ChunkAssembler();
+    try {
+      const stream = await connected.client.chat.completions.create(this.params(request), { signal });
+      for await (const chunk of stream) assembler.add(chunk, request.onTextDelta);
+    } catch (error) {
+      return this.failure(error, connected.sdk, signal);
+    }
+    // The SDK ends the iteration quietly when the request is aborted.
+    if (signal.aborted) return modelError('aborted', 'aborted');
+    if (assembler.finishReason === null) {
+      return modelError('network', `${this.name}: the response stream ended before the model finished (connection cut)`);
+    }
+    const toolCalls = assembler.toolCalls();
+    const message: AssistantMessage = {
+      role: 'assistant',
+      text: assembler.text,
+      toolCalls,
+      stopReason: stopReasonOf(assembler.finishReason, toolCalls.length),
+      model: this.name,
+    };
+    if (assembler.usage) {
+      const cost = this.options.priced === false ? undefined : costOf(this.options.model, assembler.usage);
+      message.usage = cost === undefined ? assembler.usage : { ...assembler.usage, cost };
+    }
+    return { ok: true, message };
+  }
+
+  private where(): string {
+    return this.options.baseURL ?? OPENAI_DEFAULT_BASE_URL;
+  }
+
+  private failure(error: unknown, sdk: Sdk, signal: AbortSignal): ModelResult {
+    if (signal.aborted || error instanceof sdk.APIUserAbortError) return modelError('aborted', 'aborted');
+    if (error instanceof sdk.APIConnectionError) {
+      const detail = describe(error);
+      const hint = /ECONNREFUSED/.test(detail) ? ' (is the server running?)' : '';
+      return modelError('network', `${this.name}: cannot reach ${this.where()}: ${detail}${hint}`);
+    }
+    if (error instanceof sdk.APIError) {
+      const body = error.error as { message?: unknown } | undefined;
+      const said = typeof body?.message === 'string' && body.message ? body.message : error.message;
+      if (error.status === undefined) {
+        // An error event inside an accepted stream: the server gave up part way.
+        return modelError('server', `${this.name}: the server reported an error mid-stream: ${said}`);
+      }
+      return this.statusError(error.status, said, error.headers);
+    }
+    if (error instanceof SyntaxError) return modelError('server', `${this.name}: the server sent a malformed stream event: ${error.message}`);
+    if (isDroppedConnection(error)) return modelError('network', `${this.name}: the connection broke while streaming: ${describe(error)}`);
+    return modelError('unknown', `${this.name}: ${describe(error)}`, { retryable: false });
+  }
+
+  private statusError(status: number, said: string, headers: Headers | undefined): ModelResult {
+    const kind = errorKindForStatus(status);
+    const extra: { status: number; retryAfterMs?: number } = { status };
+    const retryAfterMs = parseRetryAfter(headers);
+    if (retryAfterMs !== undefined) extra.retryAfterMs = retryAfterMs;
+    const base = `${this.name}: HTTP ${status} from ${this.where()}: ${said}`;
+    if (kind === 'auth') {
+      const fix = this.options.keyEnvVar
+        ? `set ${this.options.keyEnvVar} to a valid key${this.options.baseURL ? ` (or check the base URL ${this.options.baseURL})` : ''}`
+        : `check the base URL ${this.where()} and whether that server needs a key`;
+      return modelError('auth', `${base} — ${fix}`, extra);
+    }
+    if (kind === 'not_found') return modelError('not_found', `${base} — check the model name "${this.options.model}" and the base URL`, extra);
+    return modelError(kind, base, extra);
+  }
+}
+
+/** undici's "terminated" (the body stopped mid-read) or a socket error code anywhere in the cause chain. */
+function isDroppedConnection(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+    if (current.name === 'TypeError' && current.message === 'terminated') return true;
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|EAI_AGAIN|UND_ERR)/.test(code)) return true;
+  }
+  return false;
+}
+
+/** The innermost cause's message: "connect ECONNREFUSED 127.0.0.1:11434" beats "Connection error.". */
+function describe(error: unknown): string {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5; depth++) {
+    const cause = current instanceof Error ? (current as { cause?: unknown }).cause : undefined;
+    if (!(cause instanceof Error)) break;
+    current = cause;
+  }
+  return current instanceof Error ? current.message : String(current);
+}

@@ -1,0 +1,153 @@
+// Which model to use (flag, environment) and the provider behind a model spec such as `openai:gpt-4.1`.
+// Light to import: the providers load their SDKs on first use, and the scripted model (TypeBox) loads here
+// only when asked for.
+import { resolve as resolvePath } from 'node:path';
+import { AnthropicProvider } from './anthropic.js';
+import { OpenAIProvider } from './openai.js';
+import type { ModelCapabilities, ModelProvider } from './provider.js';
+
+/** A bad model choice: the message names the bad value and what would be accepted. */
+export class ModelConfigError extends Error {
+  override name = 'ModelConfigError';
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export const DEFAULT_OPENAI_MODEL = 'openai:gpt-4.1';
+export const DEFAULT_ANTHROPIC_MODEL = 'anthropic:claude-sonnet-4-6';
+export const OLLAMA_DEFAULT_BASE_URL = 'http://localhost:11434/v1';
+// Local servers ignore the key, but the SDK insists on one.
+const PLACEHOLDER_KEY = 'not-needed';
+
+const ACCEPTED_FORMS =
+  'openai:MODEL (e.g. openai:gpt-4.1), anthropic:MODEL (e.g. anthropic:claude-sonnet-4-6), ollama:MODEL (e.g. ollama:llama3.1), scripted:FILE (a JSON script, offline)';
+
+export type ModelSpecSource = '--model' | 'MURMUR_MODEL' | 'OPENAI_API_KEY' | 'ANTHROPIC_API_KEY';
+export type ModelChoice = { ok: true; spec: string; source: ModelSpecSource } | { ok: false; message: string };
+
+const value = (env: Env, name: string): string | undefined => {
+  const v = env[name]?.trim();
+  return v ? v : undefined;
+};
+
+/** `--model`, then MURMUR_MODEL, then a default model for whichever API key is set. */
+export function chooseModelSpec(input: { flag?: string | undefined; env: Env }): ModelChoice {
+  if (input.flag !== undefined) {
+    const flag = input.flag.trim();
+    if (!flag) return { ok: false, message: `--model needs a value; accepted forms: ${ACCEPTED_FORMS}` };
+    return { ok: true, spec: flag, source: '--model' };
+  }
+  const fromEnv = value(input.env, 'MURMUR_MODEL');
+  if (fromEnv) return { ok: true, spec: fromEnv, source: 'MURMUR_MODEL' };
+  if (value(input.env, 'OPENAI_API_KEY')) return { ok: true, spec: DEFAULT_OPENAI_MODEL, source: 'OPENAI_API_KEY' };
+  if (value(input.env, 'ANTHROPIC_API_KEY')) return { ok: true, spec: DEFAULT_ANTHROPIC_MODEL, source: 'ANTHROPIC_API_KEY' };
+  return {
+    ok: false,
+    message: [
+      'No model chosen. Pick one with --model or the MURMUR_MODEL environment variable:',
+      `  --model ${DEFAULT_OPENAI_MODEL}              (needs OPENAI_API_KEY; any compatible server with --base-url)`,
+      `  --model ${DEFAULT_ANTHROPIC_MODEL}  (needs ANTHROPIC_API_KEY)`,
+      '  --model ollama:llama3.1             (a local Ollama server, no key)',
+      '  --model scripted:FILE               (a scripted model from a JSON file: offline, no key)',
+      'or set OPENAI_API_KEY or ANTHROPIC_API_KEY to use that provider\'s default model.',
+    ].join('\n'),
+  };
+}
+
+export interface ParsedModelSpec {
+  provider: 'openai' | 'anthropic' | 'ollama' | 'scripted';
+  /** The model id, or the file for `scripted:`. */
+  model: string;
+}
+
+/** Splits `provider:model` at the first colon (model names such as `llama3.1:8b` keep theirs). */
+export function parseModelSpec(spec: string): ParsedModelSpec {
+  const colon = spec.indexOf(':');
+  const provider = colon < 0 ? '' : spec.slice(0, colon).trim().toLowerCase();
+  const model = colon < 0 ? '' : spec.slice(colon + 1).trim();
+  if (provider !== 'openai' && provider !== 'anthropic' && provider !== 'ollama' && provider !== 'scripted') {
+    throw new ModelConfigError(`unknown model "${spec}"; accepted forms: ${ACCEPTED_FORMS}`);
+  }
+  if (!model) {
+    const what = provider === 'scripted' ? 'a file' : 'a model name';
+    throw new ModelConfigError(`model "${spec}" lacks ${what} after "${provider}:"; accepted forms: ${ACCEPTED_FORMS}`);
+  }
+  return { provider, model };
+}
+
+function checkBaseUrl(url: string, source: string): string {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    throw new ModelConfigError(`${source} "${url}" is not an http(s) URL; expected something like http://localhost:8000/v1`);
+  }
+  return url.replace(/\/+$/, '');
+}
+
+function ollamaBaseUrl(env: Env): string {
+  // OLLAMA_HOST is Ollama's own setting: "host:port" or a full URL.
+  const host = value(env, 'OLLAMA_HOST');
+  if (!host) return OLLAMA_DEFAULT_BASE_URL;
+  const url = /^https?:\/\//.test(host) ? host : `http://${host}`;
+  return `${checkBaseUrl(url, 'OLLAMA_HOST')}/v1`;
+}
+
+export interface CreateProviderOptions {
+  /** `--base-url`: wins over the provider's environment variable. */
+  baseUrl?: string | undefined;
+  env: Env;
+  /** `scripted:FILE` resolves against it. */
+  cwd: string;
+  /** Overrides the capabilities guessed from the model name (HTTP providers). */
+  capabilities?: Partial<ModelCapabilities>;
+}
+
+/**
+ * The provider for a spec. Throws a ModelConfigError for a bad spec, base URL or missing key, and a
+ * ScriptError (its own message) for an unreadable or invalid script.
+ */
+export async function createProvider(spec: string, options: CreateProviderOptions): Promise<ModelProvider> {
+  const { provider, model } = parseModelSpec(spec);
+  const { env } = options;
+  const flagUrl = options.baseUrl?.trim() ? checkBaseUrl(options.baseUrl.trim(), '--base-url') : undefined;
+  const capabilities = options.capabilities ? { capabilities: options.capabilities } : {};
+  switch (provider) {
+    case 'scripted': {
+      const { ScriptedModel } = await import('./scripted.js');
+      return ScriptedModel.fromFile(resolvePath(options.cwd, model));
+    }
+    case 'ollama':
+      return new OpenAIProvider({
+        model,
+        name: spec,
+        apiKey: value(env, 'OLLAMA_API_KEY') ?? PLACEHOLDER_KEY,
+        baseURL: flagUrl ?? ollamaBaseUrl(env),
+        priced: false,
+        ...capabilities,
+      });
+    case 'openai': {
+      const envUrl = value(env, 'OPENAI_BASE_URL');
+      const baseURL = flagUrl ?? (envUrl ? checkBaseUrl(envUrl, 'OPENAI_BASE_URL') : undefined);
+      const key = value(env, 'OPENAI_API_KEY');
+      if (!key && !baseURL) {
+        throw new ModelConfigError(`${spec} needs an API key: set OPENAI_API_KEY (or point --base-url / OPENAI_BASE_URL at a server that needs none)`);
+      }
+      const settings = { model, name: spec, apiKey: key ?? PLACEHOLDER_KEY, keyEnvVar: 'OPENAI_API_KEY', ...capabilities };
+      return new OpenAIProvider(baseURL ? { ...settings, baseURL } : settings);
+    }
+    case 'anthropic': {
+      const envUrl = value(env, 'ANTHROPIC_BASE_URL');
+      const baseURL = flagUrl ?? (envUrl ? checkBaseUrl(envUrl, 'ANTHROPIC_BASE_URL') : undefined);
+      const key = value(env, 'ANTHROPIC_API_KEY');
+      if (!key && !baseURL) {
+        throw new ModelConfigError(`${spec} needs an API key: set ANTHROPIC_API_KEY (or point --base-url / ANTHROPIC_BASE_URL at a server that needs none)`);
+      }
+      const settings = { model, name: spec, apiKey: key ?? PLACEHOLDER_KEY, keyEnvVar: 'ANTHROPIC_API_KEY', ...capabilities };
+      return new AnthropicProvider(baseURL ? { ...settings, baseURL } : settings);
+    }
+  }
+}

@@ -1,0 +1,323 @@
+// The scheduler: the agent tree, its limits (depth, spawn cap, timeouts, budgets, model requests in flight),
+// live usage roll-up, abort that reaches every descendant, and waking idle agents when messages arrive.
+import type { AgentProfile } from '../roles/profile.js';
+import { Agent, type AgentLoopConfig, type AgentRunResult } from './agent.js';
+import { type Clock, systemClock } from './clock.js';
+import type { EventBus } from './events.js';
+import { Semaphore, gateProvider } from './model-gate.js';
+import type { ModelProvider, ModelRequest, ModelResult } from './models/provider.js';
+import { defaultRetryPolicy, withRetries, type RetryPolicy } from './models/retry.js';
+import type { SessionStore } from './session.js';
+import { addUsage, emptyUsage, totalTokens, type AgentStatus, type Message, type Usage, type UserMessage } from './types.js';
+
+export interface SchedulerLimits {
+  /** Levels of subagents allowed below main (main is depth 0). */
+  maxDepth: number;
+  /** Agents spawned in one run, main excluded. */
+  maxAgents: number;
+  /** Model requests in flight at once across every agent of the process. */
+  maxModelRequests: number;
+  agentTimeoutMs: number;
+  maxTurns: number;
+  agentBudgetTokens?: number;
+  runBudgetTokens?: number;
+}
+
+export const DEFAULT_LIMITS: SchedulerLimits = {
+  maxDepth: 2,
+  maxAgents: 200,
+  maxModelRequests: 16,
+  agentTimeoutMs: 30 * 60_000,
+  maxTurns: 200,
+};
+
+export interface AgentRecord {
+  id: string;
+  parentId?: string;
+  profile: AgentProfile;
+  depth: number;
+  description?: string;
+  swarmId?: string;
+  item?: string;
+  agent: Agent;
+  /** Own usage plus every descendant's, kept live. */
+  totalUsage: Usage;
+  /** Set when the agent runs as a background task. */
+  taskId?: string;
+  /** Its own workspace root (a git worktree of the swarm), instead of the run's. */
+  workspaceRoot?: string;
+}
+
+/** What the scheduler hands the engine so it can build an agent's loop config. */
+export interface SchedulerHooks {
+  callModel: (request: ModelRequest, signal: AbortSignal) => Promise<ModelResult>;
+  budgetSpent: () => boolean;
+  onUsage: (usage: Usage) => void;
+  onMessage: (message: Message) => void;
+}
+
+export type AgentConfigurer = (record: AgentRecord, hooks: SchedulerHooks) => AgentLoopConfig;
+
+export interface SpawnSpec {
+  profile: AgentProfile;
+  parentId?: string;
+  description?: string;
+  swarmId?: string;
+  item?: string;
+  /** A conversation to continue (resume from disk). */
+  messages?: Message[];
+  /** Keep this id (resume from disk). */
+  id?: string;
+  /** A subagent with no parent agent (the items of `murmur swarm`): depth 1, counted by the spawn cap. */
+  detached?: boolean;
+  workspaceRoot?: string;
+}
+
+export interface SchedulerOptions {
+  bus: EventBus;
+  provider: ModelProvider;
+  /** Providers for profiles that name another model. */
+  providerFor?: (spec: string) => Promise<ModelProvider>;
+  configure: AgentConfigurer;
+  limits?: Partial<SchedulerLimits>;
+  retry?: RetryPolicy;
+  session?: SessionStore;
+  clock?: Clock;
+  random?: () => number;
+}
+
+export type SpawnResult = { ok: true; record: AgentRecord } | { ok: false; error: string };
+
+const TERMINAL_BY_STOP = new Set<AgentStatus | 'idle'>(['aborted', 'timeout']);
+
+export class Scheduler {
+  readonly limits: SchedulerLimits;
+  readonly runUsage: Usage = emptyUsage();
+  private readonly records = new Map<string, AgentRecord>();
+  private readonly gate: Semaphore;
+  private readonly clock: Clock;
+  private readonly models = new Map<string, ModelProvider | Promise<ModelProvider>>();
+  private spawned = 0;
+  private counter = 0;
+  private running = 0;
+  private idleWaiters: (() => void)[] = [];
+  private stopped = false;
+  /** Called after agents start or end (session state). */
+  onChange: (() => void) | undefined;
+
+  constructor(private readonly options: SchedulerOptions) {
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.gate = new Semaphore(this.limits.maxModelRequests);
+    this.clock = options.clock ?? systemClock;
+  }
+
+  get(agentId: string): AgentRecord | undefined {
+    return this.records.get(agentId);
+  }
+
+  all(): AgentRecord[] {
+    return [...this.records.values()];
+  }
+
+  children(agentId: string): AgentRecord[] {
+    return this.all().filter((r) => r.parentId === agentId);
+  }
+
+  get spawnedCount(): number {
+    return this.spawned;
+  }
+
+  /** Model requests in flight and queued, across the process. */
+  get modelLoad(): { inFlight: number; queued: number } {
+    return { inFlight: this.gate.inUse, queued: this.gate.queued };
+  }
+
+  private pipeline(provider: ModelProvider): ModelProvider {
+    const { bus } = this.options;
+    return withRetries(
+      gateProvider(provider, this.gate),
+      this.options.retry ?? defaultRetryPolicy,
+      (notice) => {
+        const record = this.records.get(notice.agentId);
+        bus.emit({
+          type: 'model.retry',
+          agentId: notice.agentId,
+          attempt: notice.attempt,
+          delayMs: notice.delayMs,
+          reason: notice.error.message,
+          ...(notice.error.status !== undefined ? { status: notice.error.status } : {}),
+          ...(record?.swarmId !== undefined ? { swarmId: record.swarmId, item: record.item } : {}),
+        });
+      },
+      this.clock,
+      this.options.random,
+    );
+  }
+
+  private modelFor(profile: AgentProfile): ModelProvider | Promise<ModelProvider> {
+    const key = profile.model ?? '';
+    let entry = this.models.get(key);
+    if (!entry) {
+      if (!profile.model || !this.options.providerFor) entry = this.pipeline(this.options.provider);
+      else entry = this.options.providerFor(profile.model).then((p) => this.pipeline(p));
+      this.models.set(key, entry);
+    }
+    return entry;
+  }
+
+  private nextId(): string {
+    let id: string;
+    do id = `a-${++this.counter}`;
+    while (this.records.has(id));
+    return id;
+  }
+
+  /** Creates an agent without starting it. Over a limit: an error value, nothing spawned. */
+  spawn(spec: SpawnSpec): SpawnResult {
+    if (this.stopped) return { ok: false, error: 'the run is stopping; no new agents start' };
+    const parent = spec.parentId !== undefined ? this.records.get(spec.parentId) : undefined;
+    if (spec.parentId !== undefined && !parent) return { ok: false, error: `unknown parent agent "${spec.parentId}"` };
+    const depth = parent ? parent.depth + 1 : spec.detached ? 1 : 0;
+    if (depth > this.limits.maxDepth) {
+      const where = parent ? `${parent.id} is already ${parent.depth} level(s) below main` : 'this subagent would be 1 level below the run';
+      return { ok: false, error: `nesting limit reached: ${where}, and at most ${this.limits.maxDepth} level(s) of subagents are allowed; do the work yourself` };
+    }
+    const subagent = depth > 0;
+    if (subagent && spec.id === undefined && this.spawned >= this.limits.maxAgents) {
+      return { ok: false, error: `spawn cap reached: this run has already started ${this.spawned} subagents (limit ${this.limits.maxAgents})` };
+    }
+    const id = spec.id ?? (subagent ? this.nextId() : 'main');
+    if (this.records.has(id)) return { ok: false, error: `an agent with id "${id}" already exists` };
+    if (subagent && spec.id === undefined) this.spawned++;
+
+    const record = { id, profile: spec.profile, depth, totalUsage: emptyUsage() } as AgentRecord;
+    if (spec.parentId !== undefined) record.parentId = spec.parentId;
+    if (spec.description !== undefined) record.description = spec.description;
+    if (spec.swarmId !== undefined) record.swarmId = spec.swarmId;
+    if (spec.item !== undefined) record.item = spec.item;
+    if (spec.workspaceRoot !== undefined) record.workspaceRoot = spec.workspaceRoot;
+    const hooks = this.hooksFor(record);
+    const identity = { id, role: spec.profile.name } as ConstructorParameters<typeof Agent>[0];
+    for (const key of ['parentId', 'description', 'swarmId', 'item'] as const) if (record[key] !== undefined) identity[key] = record[key];
+    if (spec.profile.model) identity.model = spec.profile.model;
+    record.agent = new Agent(identity, this.options.configure(record, hooks), this.options.bus, spec.messages ?? [], this.clock);
+    addUsage(record.totalUsage, record.agent.state.usage);
+    record.agent.onIdleMessage = () => this.wake(record);
+    this.records.set(id, record);
+    this.onChange?.();
+    return { ok: true, record };
+  }
+
+  private hooksFor(record: AgentRecord): SchedulerHooks {
+    const session = this.options.session;
+    let model: ModelProvider | undefined;
+    return {
+      callModel: async (request, signal) => {
+        if (!model) {
+          try {
+            model = await this.modelFor(record.profile);
+          } catch (error) {
+            return { ok: false, error: { kind: 'bad_request', message: (error as Error).message, retryable: false } };
+          }
+        }
+        return model.complete(request, signal);
+      },
+      budgetSpent: () => {
+        const { agentBudgetTokens, runBudgetTokens } = this.limits;
+        if (agentBudgetTokens !== undefined && totalTokens(record.agent.state.usage) >= agentBudgetTokens) return true;
+        return runBudgetTokens !== undefined && totalTokens(this.runUsage) >= runBudgetTokens;
+      },
+      onUsage: (usage) => {
+        addUsage(this.runUsage, usage);
+        for (let r: AgentRecord | undefined = record; r; r = r.parentId !== undefined ? this.records.get(r.parentId) : undefined) addUsage(r.totalUsage, usage);
+      },
+      onMessage: session ? (message) => session.appendTranscript(record.id, message) : noop,
+    };
+  }
+
+  /**
+   * Runs an agent until it ends. A parent signal (the caller's tool call) aborts it; the agent's own timeout
+   * (profile, else the global default) ends only it, with status `timeout`.
+   */
+  async run(record: AgentRecord, prompt?: string | UserMessage, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<AgentRunResult> {
+    const timeoutMs = options.timeoutMs ?? record.profile.timeoutMs ?? this.limits.agentTimeoutMs;
+    this.running++;
+    try {
+      const runOptions: { timeoutMs: number; parentSignal?: AbortSignal } = { timeoutMs };
+      if (options.signal) runOptions.parentSignal = options.signal;
+      const pending = record.agent.run(prompt, runOptions);
+      this.onChange?.();
+      const result = await pending;
+      // A stopped agent stops its subtree too (background children included).
+      if (TERMINAL_BY_STOP.has(result.status)) this.abortChildren(record.id);
+      return result;
+    } finally {
+      this.running--;
+      this.options.session?.closeTranscript(record.id);
+      this.onChange?.();
+      if (this.running === 0) this.notifyIdle();
+    }
+  }
+
+  /** Starts a run for an idle agent that received a message (a background result, a timer). */
+  private wake(record: AgentRecord): void {
+    if (this.stopped || record.agent.busy || TERMINAL_BY_STOP.has(record.agent.status)) return;
+    void this.run(record).catch(() => undefined);
+  }
+
+  /** Delivers a synthetic message to an agent's inbox (it joins after the current batch, or wakes the agent). */
+  deliver(agentId: string, message: UserMessage): boolean {
+    const record = this.records.get(agentId);
+    if (!record) return false;
+    record.agent.enqueue(message);
+    return true;
+  }
+
+  abortChildren(agentId: string): void {
+    for (const child of this.children(agentId)) this.abort(child.id);
+  }
+
+  /** Aborts an agent and every descendant. */
+  abort(agentId: string, status: 'aborted' | 'timeout' = 'aborted'): void {
+    const record = this.records.get(agentId);
+    if (!record) return;
+    this.abortChildren(agentId);
+    record.agent.abort(status);
+  }
+
+  /** Aborts every agent; no new agent starts afterwards. */
+  abortAll(): void {
+    this.stopped = true;
+    for (const record of this.records.values()) record.agent.abort('aborted');
+  }
+
+  get stopping(): boolean {
+    return this.stopped;
+  }
+
+  get busyCount(): number {
+    return this.running;
+  }
+
+  /** Resolves when no agent is running. */
+  whenIdle(): Promise<void> {
+    if (this.running === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private notifyIdle(): void {
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Continues the numbering of a resumed session. */
+  seedIds(ids: readonly string[]): void {
+    for (const id of ids) {
+      const n = Number(id.replace(/^a-/, ''));
+      if (Number.isInteger(n)) this.counter = Math.max(this.counter, n);
+    }
+  }
+}
+
+function noop(): void {}

@@ -1,0 +1,153 @@
+// A session on disk: `.murmur/sessions/<id>/` with state.json (atomic), one transcript per agent (appended as
+// messages happen), task logs and spilled tool outputs. A killed process leaves a session that can be resumed.
+import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, type WriteStream } from 'node:fs';
+import { join, resolve } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import type { Message } from './types.js';
+
+export interface SessionLocation {
+  /** The state folder: `MURMUR_HOME`, else `<workspace>/.murmur`. */
+  home: string;
+  id: string;
+}
+
+export function stateHome(workspace: string, env: NodeJS.ProcessEnv = process.env): string {
+  return env.MURMUR_HOME ? resolve(workspace, env.MURMUR_HOME) : join(workspace, '.murmur');
+}
+
+export function newSessionId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${stamp}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+const STATE_WRITE_INTERVAL_MS = 200;
+
+export class SessionStore {
+  readonly dir: string;
+  readonly toolOutputsDir: string;
+  private readonly transcripts = new Map<string, WriteStream>();
+  private pendingState: (() => unknown) | undefined;
+  private stateTimer: NodeJS.Timeout | undefined;
+  private stateWrite: Promise<void> = Promise.resolve();
+
+  private constructor(
+    readonly home: string,
+    readonly id: string,
+  ) {
+    this.dir = join(home, 'sessions', id);
+    this.toolOutputsDir = join(this.dir, 'tool-outputs');
+  }
+
+  static create(home: string, id = newSessionId()): SessionStore {
+    const store = new SessionStore(home, id);
+    mkdirSync(store.toolOutputsDir, { recursive: true });
+    mkdirSync(join(store.dir, 'agents'), { recursive: true });
+    mkdirSync(join(store.dir, 'tasks'), { recursive: true });
+    return store;
+  }
+
+  /** Opens an existing session; throws a message naming the id and listing the known ones when it is missing. */
+  static open(home: string, id: string): SessionStore {
+    const store = new SessionStore(home, id);
+    if (!existsSync(join(store.dir, 'state.json'))) {
+      const known = listSessions(home);
+      const hint = known.length > 0 ? ` Known sessions: ${known.slice(-10).join(', ')}.` : ` No sessions exist under ${join(home, 'sessions')}.`;
+      throw new Error(`no session "${id}" (looked for ${join(store.dir, 'state.json')}).${hint}`);
+    }
+    mkdirSync(store.toolOutputsDir, { recursive: true });
+    return store;
+  }
+
+  agentDir(agentId: string): string {
+    return join(this.dir, 'agents', agentId);
+  }
+
+  transcriptPath(agentId: string): string {
+    return join(this.agentDir(agentId), 'transcript.jsonl');
+  }
+
+  taskDir(taskId: string): string {
+    return join(this.dir, 'tasks', taskId);
+  }
+
+  /** Appends one message to the agent's transcript (ordered, buffered by the stream). */
+  appendTranscript(agentId: string, message: Message): void {
+    let stream = this.transcripts.get(agentId);
+    if (!stream) {
+      mkdirSync(this.agentDir(agentId), { recursive: true });
+      stream = createWriteStream(this.transcriptPath(agentId), { flags: 'a' });
+      stream.on('error', (error) => process.emitWarning(`murmur: cannot write the transcript of ${agentId}: ${error.message}`));
+      this.transcripts.set(agentId, stream);
+    }
+    stream.write(`${JSON.stringify(message)}\n`);
+  }
+
+  /** Closes an agent's transcript stream (it reopens on the next append). */
+  closeTranscript(agentId: string): void {
+    const stream = this.transcripts.get(agentId);
+    if (!stream) return;
+    this.transcripts.delete(agentId);
+    stream.end();
+  }
+
+  loadTranscript(agentId: string): Message[] {
+    const path = this.transcriptPath(agentId);
+    if (!existsSync(path)) return [];
+    const messages: Message[] = [];
+    for (const line of readFileSync(path, 'utf8').split('\n')) {
+      if (!line.trim()) continue;
+      try {
+        messages.push(JSON.parse(line) as Message);
+      } catch {
+        // A line cut by a killed process: everything before it is intact.
+        break;
+      }
+    }
+    return messages;
+  }
+
+  /** Schedules an atomic write of the state; writes coalesce so a burst of changes costs one write. */
+  saveState(snapshot: () => unknown): void {
+    this.pendingState = snapshot;
+    if (this.stateTimer) return;
+    this.stateTimer = setTimeout(() => {
+      this.stateTimer = undefined;
+      void this.writeStateNow();
+    }, STATE_WRITE_INTERVAL_MS);
+  }
+
+  private writeStateNow(): Promise<void> {
+    const snapshot = this.pendingState;
+    this.pendingState = undefined;
+    if (!snapshot) return this.stateWrite;
+    const text = JSON.stringify(snapshot(), null, 1);
+    this.stateWrite = this.stateWrite
+      .then(() => writeFileAtomic(join(this.dir, 'state.json'), text))
+      .catch((error: Error) => process.emitWarning(`murmur: cannot save the session state: ${error.message}`));
+    return this.stateWrite;
+  }
+
+  loadState<T>(): T {
+    return JSON.parse(readFileSync(join(this.dir, 'state.json'), 'utf8')) as T;
+  }
+
+  /** Writes pending state and closes every transcript. */
+  async flush(): Promise<void> {
+    if (this.stateTimer) {
+      clearTimeout(this.stateTimer);
+      this.stateTimer = undefined;
+    }
+    await this.writeStateNow();
+    const closing = [...this.transcripts.values()].map((stream) => new Promise<void>((done) => stream.end(done)));
+    this.transcripts.clear();
+    await Promise.all(closing);
+  }
+}
+
+export function listSessions(home: string): string[] {
+  try {
+    return readdirSync(join(home, 'sessions')).sort();
+  } catch {
+    return [];
+  }
+}

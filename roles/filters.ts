@@ -1,0 +1,146 @@
+// The filter pipeline: which of a turn's candidate tools an agent may see, decided from frozen turn facts.
+// Order matters and is part of the contract (issue "Roles, agent definitions and the per-turn tool catalog").
+import type { RuntimeTool } from '../tools/contract.js';
+import { BUILTIN_ROLES, mcpServerName, mcpToolName } from './builtin.js';
+import { canonicalToolName, matchesNamePattern, normalizeName } from './names.js';
+import type { AgentProfile } from './profile.js';
+
+export type HostInterface = 'cli' | 'interactive' | 'mcp' | 'headless';
+
+/** Facts about one turn, frozen before the filters run. */
+export interface TurnFacts {
+  profile: AgentProfile;
+  /** Native media input of the model. */
+  model: { images: boolean; video: boolean };
+  /** Names excluded for this turn only. */
+  excluded: ReadonlySet<string>;
+  /** True for every agent started by another agent. */
+  isSubtask: boolean;
+  interface: HostInterface;
+  features: { delegation: boolean; webSearch: boolean };
+  desktopAvailable: boolean;
+}
+
+export interface FilterContext {
+  facts: TurnFacts;
+  warnings: string[];
+}
+
+export type ToolFilter = (tools: RuntimeTool[], context: FilterContext) => RuntimeTool[];
+
+const DELEGATION_TOOLS = new Set(['agent', 'agent_swarm']);
+const TASK_CONTROL_TOOLS = new Set(['task_list', 'task_output', 'task_stop']);
+const SUBTASK_DENIED = new Set(['todo_list', 'ask_user_question']);
+
+/** 1. Names excluded for this turn. */
+export const filterExcluded: ToolFilter = (tools, { facts }) => {
+  if (facts.excluded.size === 0) return tools;
+  const excluded = new Set([...facts.excluded].map(normalizeName));
+  return tools.filter((t) => !excluded.has(normalizeName(t.def.name)));
+};
+
+/** 2. Model capability: native media models skip the *_understand helpers; others cannot take read_media_file. */
+export const filterModelCapability: ToolFilter = (tools, { facts }) =>
+  tools.filter((t) => {
+    const name = t.def.name;
+    if (name === 'images_understand') return !facts.model.images;
+    if (name === 'videos_understand') return !facts.model.video;
+    if (name === 'read_media_file') return facts.model.images || facts.model.video;
+    return true;
+  });
+
+/** 3. Desktop tools only with a desktop runtime (none today). */
+export const filterDesktop: ToolFilter = (tools, { facts }) =>
+  facts.desktopAvailable ? tools : tools.filter((t) => !t.def.name.startsWith('desktop_'));
+
+function selectorMatches(list: readonly string[], tools: RuntimeTool[], field: string, warnings: string[]): Set<string> {
+  const names = new Set(tools.map((t) => normalizeName(t.def.name)));
+  const matched = new Set<string>();
+  for (const entry of list) {
+    const wanted = canonicalToolName(entry);
+    const hits = [...names].filter((n) => matchesNamePattern(n, wanted));
+    if (hits.length === 0) warnings.push(`${field} names "${entry.trim()}", which is not an available tool; it is ignored`);
+    for (const hit of hits) matched.add(hit);
+  }
+  return matched;
+}
+
+/** 4. The agent's selector: `disallowedTools` removes, a non-empty `tools` keeps only those listed. */
+export const filterSelector: ToolFilter = (tools, { facts, warnings }) => {
+  const { tools: keep, disallowedTools: drop } = facts.profile;
+  let out = tools;
+  if (drop && drop.length > 0) {
+    const denied = selectorMatches(drop, out, 'disallowedTools', warnings);
+    out = out.filter((t) => !denied.has(normalizeName(t.def.name)));
+  }
+  if (keep && keep.length > 0) {
+    const allowed = selectorMatches(keep, out, 'tools', warnings);
+    out = out.filter((t) => allowed.has(normalizeName(t.def.name)));
+  }
+  return out;
+};
+
+/** 5. MCP server allow list of the agent. */
+export const filterMcpServers: ToolFilter = (tools, { facts }) => {
+  const allow = facts.profile.mcpServers;
+  if (!allow) return tools;
+  const servers = new Set(allow.map(normalizeName));
+  return tools.filter((t) => {
+    const server = mcpServerName(t.def.name);
+    return server === undefined || servers.has(normalizeName(server));
+  });
+};
+
+function isDelegationTool(tool: RuntimeTool): boolean {
+  if (DELEGATION_TOOLS.has(tool.def.name)) return true;
+  const remote = mcpToolName(tool.def.name);
+  return remote !== undefined && tool.source !== 'builtin' && TASK_CONTROL_TOOLS.has(remote);
+}
+
+/** Whether the profile may delegate at all: the authoritative main profile, or a defined agent that opts in. */
+export function mayDelegate(facts: TurnFacts): boolean {
+  const { profile } = facts;
+  const authoritativeMain = profile.builtin && profile.role === 'main' && (facts.interface === 'cli' || facts.interface === 'interactive');
+  return authoritativeMain || (!profile.builtin && (profile.subagents?.length ?? 0) > 0);
+}
+
+/** 6. Delegation only for an authoritative main profile or a defined agent with a `subagents:` list. */
+export const filterDelegation: ToolFilter = (tools, { facts }) => (mayDelegate(facts) ? tools : tools.filter((t) => !isDelegationTool(t)));
+
+/** 7. Profile caps: subtasks never ask the user or keep a todo list; feature switches. */
+export const filterProfileCaps: ToolFilter = (tools, { facts }) =>
+  tools.filter((t) => {
+    const name = t.def.name;
+    if (facts.isSubtask && SUBTASK_DENIED.has(name)) return false;
+    // A subtask delegates only when its definition opted in (filter 6 already checked that).
+    if (facts.isSubtask && DELEGATION_TOOLS.has(name) && facts.profile.builtin) return false;
+    if (!facts.features.delegation && DELEGATION_TOOLS.has(name)) return false;
+    if (!facts.features.webSearch && (name === 'web_search' || mcpToolName(name) === 'web_search')) return false;
+    return true;
+  });
+
+/** 8. Role caps. Defined agents are capped by their selector and the filters above. */
+export const filterRoleCaps: ToolFilter = (tools, { facts }) => {
+  const role = facts.profile.role;
+  if (role === 'custom' || role === 'main') return tools;
+  const spec = BUILTIN_ROLES[role];
+  return tools.filter((t) => spec.allows(t));
+};
+
+export const FILTER_PIPELINE: readonly { name: string; filter: ToolFilter }[] = [
+  { name: 'excluded', filter: filterExcluded },
+  { name: 'model capability', filter: filterModelCapability },
+  { name: 'desktop', filter: filterDesktop },
+  { name: 'selector', filter: filterSelector },
+  { name: 'mcp servers', filter: filterMcpServers },
+  { name: 'delegation', filter: filterDelegation },
+  { name: 'profile caps', filter: filterProfileCaps },
+  { name: 'role caps', filter: filterRoleCaps },
+];
+
+export function applyFilters(tools: readonly RuntimeTool[], facts: TurnFacts): { tools: RuntimeTool[]; warnings: string[] } {
+  const context: FilterContext = { facts, warnings: [] };
+  let out = [...tools];
+  for (const step of FILTER_PIPELINE) out = step.filter(out, context);
+  return { tools: out, warnings: context.warnings };
+}

@@ -1,0 +1,26 @@
+// The agent_swarm tool's seam: a SwarmAdapter for one parent agent.
+import type { SwarmAdapter } from '../tools/adapters.js';
+import type { Engine } from '../orchestrator/engine.js';
+import type { AgentRecord } from '../orchestrator/scheduler.js';
+import { prepareSwarm } from './launch.js';
+import { renderReport } from './report.js';
+import { maxSwarmItems } from './settings.js';
+
+export function swarmAdapterFor(engine: Engine, parent: AgentRecord, options: { env: NodeJS.ProcessEnv; maxConcurrency?: number }): SwarmAdapter {
+  return {
+    async run(request, signal, onProgress) {
+      const limit = maxSwarmItems(options.env, engine.config);
+      if (limit.warning) engine.bus.emit({ type: 'log', level: 'warn', agentId: parent.id, message: limit.warning });
+      const prepared = await prepareSwarm(
+        engine,
+        parent,
+        { ...request, maxItems: limit.limit, ...(options.maxConcurrency !== undefined ? { maxConcurrency: options.maxConcurrency } : {}) },
+        options.env,
+      );
+      if (!prepared.ok) return prepared;
+      prepared.run.onProgress = onProgress;
+      const results = await prepared.run.run(signal);
+      return { ok: true, report: renderReport(results), isError: results.every((r) => r.outcome !== 'completed') };
+    },
+  };
+}

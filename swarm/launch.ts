@@ -1,0 +1,155 @@
+// Starting a swarm from a request (the agent_swarm tool or `murmur swarm`): checks everything that can be
+// checked before anything starts, then runs it and returns the results.
+import type { Engine } from '../orchestrator/engine.js';
+import type { AgentRecord } from '../orchestrator/scheduler.js';
+import { builtinProfile, type AgentProfile } from '../roles/profile.js';
+import { allowedSubagentTypes, DEFAULT_SUBAGENT_TYPE } from '../orchestrator/subagents.js';
+import { repoRoot } from './git.js';
+import type { ItemResult } from './report.js';
+import { SwarmRun, type SavedSwarm, type SwarmItemRecord } from './runner.js';
+import { maxConcurrency, swarmSettings } from './settings.js';
+import { validateSwarmItems } from './validate.js';
+import { WorktreeIsolation } from './worktree.js';
+
+export interface LaunchRequest {
+  promptTemplate?: string;
+  items: readonly string[];
+  subagentType?: string;
+  resumeAgentIds?: readonly string[];
+  resumePrompt?: string;
+  description?: string;
+  verify?: boolean;
+  maxRounds?: number;
+  isolation?: 'none' | 'worktree';
+  /** --max-concurrency */
+  maxConcurrency?: number;
+  /** The per-call item limit (agent_swarm); `murmur swarm` has none. */
+  maxItems: number;
+}
+
+export type Prepared = { ok: true; run: SwarmRun } | { ok: false; error: string };
+
+const swarmCounters = new WeakMap<Engine, number>();
+
+function nextSwarmId(engine: Engine): string {
+  const n = (swarmCounters.get(engine) ?? 0) + 1;
+  swarmCounters.set(engine, n);
+  return `s-${n}`;
+}
+
+function profileFor(engine: Engine, parent: AgentRecord | undefined, type: string): AgentProfile | string {
+  const allowed = parent ? allowedSubagentTypes(parent.profile, engine.definitions) : undefined;
+  if (allowed && !allowed.some((t) => t.toLowerCase() === type.toLowerCase())) {
+    return `unknown or disallowed subagent type "${type}"; allowed types: ${allowed.join(', ')}`;
+  }
+  const profile = engine.profile(type);
+  if (typeof profile === 'string') return profile;
+  if (profile.role === 'main') return 'the main role cannot run as a swarm item; use worker, explore, verifier or a defined agent';
+  return profile;
+}
+
+/** Validates a request against the engine and builds the run; nothing has started when this returns. */
+export async function prepareSwarm(engine: Engine, parent: AgentRecord | undefined, request: LaunchRequest, env: NodeJS.ProcessEnv): Promise<Prepared> {
+  const cap = maxConcurrency({ ...(request.maxConcurrency !== undefined ? { flag: request.maxConcurrency } : {}), env, config: engine.config });
+  if (cap.error) return { ok: false, error: cap.error };
+  const checked = validateSwarmItems(
+    { items: request.items, ...(request.promptTemplate !== undefined ? { promptTemplate: request.promptTemplate } : {}), ...(request.resumeAgentIds ? { resumeAgentIds: request.resumeAgentIds } : {}) },
+    request.maxItems,
+  );
+  if (!checked.ok) return checked;
+  const profile = profileFor(engine, parent, request.subagentType ?? DEFAULT_SUBAGENT_TYPE);
+  if (typeof profile === 'string') return { ok: false, error: profile };
+
+  const items: SwarmItemRecord[] = checked.items.map((item, i) => ({ item, prompt: checked.prompts[i]!, rounds: 0 }));
+  for (const id of request.resumeAgentIds ?? []) {
+    const record = engine.scheduler.get(id);
+    if (!record || record.parentId !== parent?.id) return { ok: false, error: `resume_agent_ids names "${id}", which is not one of your subagents` };
+    if (record.agent.busy) return { ok: false, error: `subagent "${id}" is still running; it cannot be resumed now` };
+    if (items.some((i) => i.agentId === id)) return { ok: false, error: `resume_agent_ids names "${id}" twice` };
+    const entry: SwarmItemRecord = { item: record.item ?? record.description ?? id, agentId: id, rounds: 0 };
+    entry.resumePrompt = request.resumePrompt ?? 'Continue the task where you stopped, and end with the whole handoff.';
+    items.push(entry);
+  }
+
+  const settings = swarmSettings(engine.config, cap.value);
+  const maxRounds = request.maxRounds ?? settings.maxRounds;
+  const newAgents = checked.items.length * (request.verify ? 1 + maxRounds : 1) + (request.verify ? (request.resumeAgentIds?.length ?? 0) * maxRounds : 0);
+  const left = engine.scheduler.limits.maxAgents - engine.scheduler.spawnedCount;
+  if (newAgents > left) {
+    return {
+      ok: false,
+      error: `this swarm may start up to ${newAgents} subagents but the run's spawn cap leaves ${left} (limit ${engine.scheduler.limits.maxAgents}; [limits] maxAgents in murmur.toml)`,
+    };
+  }
+
+  const swarmId = nextSwarmId(engine);
+  let isolation: WorktreeIsolation | undefined;
+  if (request.isolation === 'worktree') {
+    const opened = await WorktreeIsolation.open(engine.cwd, engine.session?.dir ?? engine.cwd, swarmId);
+    if (typeof opened === 'string') return { ok: false, error: opened };
+    isolation = opened;
+  }
+  return {
+    ok: true,
+    run: new SwarmRun(
+      {
+        swarmId,
+        description: request.description ?? request.promptTemplate?.split('\n', 1)[0]?.slice(0, 80) ?? 'swarm',
+        ...(request.promptTemplate !== undefined ? { template: request.promptTemplate } : {}),
+        items,
+        profile,
+        verifierProfile: builtinProfile('verifier'),
+        ...(parent ? { parentId: parent.id } : {}),
+        verify: request.verify === true,
+        maxRounds,
+        ...(isolation ? { isolation } : {}),
+        settings,
+      },
+      { scheduler: engine.scheduler, bus: engine.bus, cwd: engine.cwd, inRepo: (await repoRoot(engine.cwd)) !== undefined, onChange: () => engine.saveState() },
+    ),
+  };
+}
+
+/** Rebuilds the run of a saved `murmur swarm` session: finished items keep their results. */
+export async function restoreSwarm(engine: Engine, saved: SavedSwarm, maxConcurrencyFlag: number | undefined, env: NodeJS.ProcessEnv): Promise<Prepared> {
+  const cap = maxConcurrency({ ...(maxConcurrencyFlag !== undefined ? { flag: maxConcurrencyFlag } : {}), env, config: engine.config });
+  if (cap.error) return { ok: false, error: cap.error };
+  const profile = profileFor(engine, undefined, saved.role);
+  if (typeof profile === 'string') return { ok: false, error: profile };
+  let isolation: WorktreeIsolation | undefined;
+  if (saved.isolation === 'worktree') {
+    const opened = await WorktreeIsolation.open(engine.cwd, engine.session?.dir ?? engine.cwd, saved.swarmId);
+    if (typeof opened === 'string') return { ok: false, error: opened };
+    isolation = opened;
+  }
+  const items = saved.items.map((item) => {
+    // Completed items never run again; a conflict keeps its branch for the user. Everything else continues
+    // its agent from the transcript (or starts, if it never did).
+    if (item.result && (item.result.outcome === 'completed' || item.result.outcome === 'conflict')) return item;
+    const { result: _dropped, ...rest } = item;
+    return rest as SwarmItemRecord;
+  });
+  swarmCounters.set(engine, Math.max(swarmCounters.get(engine) ?? 0, Number(saved.swarmId.replace(/^s-/, '')) || 0));
+  return {
+    ok: true,
+    run: new SwarmRun(
+      {
+        swarmId: saved.swarmId,
+        description: saved.description,
+        ...(saved.template !== undefined ? { template: saved.template } : {}),
+        items,
+        profile,
+        verifierProfile: builtinProfile('verifier'),
+        verify: saved.verify,
+        maxRounds: saved.maxRounds,
+        ...(isolation ? { isolation } : {}),
+        settings: swarmSettings(engine.config, cap.value),
+      },
+      { scheduler: engine.scheduler, bus: engine.bus, cwd: engine.cwd, inRepo: (await repoRoot(engine.cwd)) !== undefined, onChange: () => engine.saveState() },
+    ),
+  };
+}
+
+export function allCompleted(results: readonly ItemResult[]): boolean {
+  return results.every((r) => r.outcome === 'completed' && r.verdict !== 'fail');
+}

@@ -1,0 +1,76 @@
+// The swarm's report: an XML-like envelope for the model (rows in input order, everything escaped so no
+// result text can break it) and the same as JSON for `murmur swarm --json`.
+
+export type ItemOutcome = 'completed' | 'failed' | 'aborted' | 'conflict';
+
+export interface ItemResult {
+  index: number;
+  item: string;
+  agentId?: string;
+  outcome: ItemOutcome;
+  verdict?: 'pass' | 'fail';
+  rounds: number;
+  text: string;
+  reason?: string;
+  /** The branch kept for a worktree conflict. */
+  branch?: string;
+  /** An aborted item that never started. */
+  notStarted?: boolean;
+}
+
+const OUTCOME_ORDER: readonly ItemOutcome[] = ['completed', 'failed', 'conflict', 'aborted'];
+
+export function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+export function escapeAttribute(text: string): string {
+  return escapeText(text).replace(/"/g, '&quot;').replace(/\r?\n/g, '&#10;');
+}
+
+export function countOutcomes(results: readonly ItemResult[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const outcome of OUTCOME_ORDER) {
+    const n = results.filter((r) => r.outcome === outcome).length;
+    if (n > 0) counts[outcome] = n;
+  }
+  return counts;
+}
+
+export function resumableIds(results: readonly ItemResult[]): string[] {
+  return results.filter((r) => r.outcome !== 'completed' && r.outcome !== 'conflict' && r.agentId !== undefined).map((r) => r.agentId!);
+}
+
+export function renderReport(results: readonly ItemResult[]): string {
+  const sorted = [...results].sort((a, b) => a.index - b.index);
+  const counts = countOutcomes(sorted);
+  const lines = ['<agent_swarm_result>', `<summary>${Object.entries(counts).map(([k, n]) => `${k}: ${n}`).join(', ')}</summary>`];
+  const resumable = resumableIds(sorted);
+  const notStarted = sorted.filter((r) => r.notStarted).length;
+  if (resumable.length > 0 || notStarted > 0) {
+    const parts: string[] = [];
+    if (resumable.length > 0) parts.push(`continue the unfinished subagents with their context: call agent_swarm with resume_agent_ids ${JSON.stringify(resumable)} (and an optional resume_prompt)`);
+    if (notStarted > 0) parts.push(`${notStarted} item(s) never started: include them again as items`);
+    lines.push(`<resume_hint>${escapeText(parts.join('; '))}</resume_hint>`);
+  }
+  for (const r of sorted) {
+    const attributes = [
+      ...(r.agentId !== undefined ? [`agent_id="${escapeAttribute(r.agentId)}"`] : []),
+      `item="${escapeAttribute(r.item)}"`,
+      `outcome="${r.outcome}"`,
+      ...(r.notStarted ? ['state="not_started"'] : []),
+      ...(r.verdict !== undefined ? [`verdict="${r.verdict}"`] : []),
+      `rounds="${r.rounds}"`,
+      ...(r.branch !== undefined ? [`branch="${escapeAttribute(r.branch)}"`] : []),
+      ...(r.reason !== undefined ? [`reason="${escapeAttribute(r.reason)}"`] : []),
+    ];
+    lines.push(`<subagent ${attributes.join(' ')}>${escapeText(r.text)}</subagent>`);
+  }
+  lines.push('</agent_swarm_result>');
+  return lines.join('\n');
+}
+
+export function reportJson(results: readonly ItemResult[]): { summary: Record<string, number>; resumeAgentIds: string[]; items: ItemResult[] } {
+  const sorted = [...results].sort((a, b) => a.index - b.index);
+  return { summary: countOutcomes(sorted), resumeAgentIds: resumableIds(sorted), items: sorted };
+}

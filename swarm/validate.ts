@@ -1,0 +1,46 @@
+// Checks an agent_swarm call before anything starts; every problem is a message naming the bad value.
+
+export const ITEM_PLACEHOLDER = '{{item}}';
+
+export interface SwarmInput {
+  promptTemplate?: string;
+  items: readonly string[];
+  resumeAgentIds?: readonly string[];
+}
+
+export type ValidatedItems = { ok: true; items: string[]; prompts: string[] } | { ok: false; error: string };
+
+export function renderPrompt(template: string, item: string): string {
+  return template.split(ITEM_PLACEHOLDER).join(item);
+}
+
+export function validateSwarmItems(input: SwarmInput, maxItems: number): ValidatedItems {
+  const resumeCount = input.resumeAgentIds?.length ?? 0;
+  const items = input.items.map((item) => item.trim());
+  const blank = items.findIndex((item) => item === '');
+  if (blank >= 0) return { ok: false, error: `items[${blank}] is empty; every item must be a non-empty string` };
+  if (items.length > 0 && input.promptTemplate === undefined) {
+    return { ok: false, error: `items were given without a prompt_template; add a prompt_template containing ${ITEM_PLACEHOLDER}` };
+  }
+  if (input.promptTemplate !== undefined && !input.promptTemplate.includes(ITEM_PLACEHOLDER)) {
+    return { ok: false, error: `prompt_template must contain the placeholder ${ITEM_PLACEHOLDER} (replaced by each item); got ${JSON.stringify(input.promptTemplate.slice(0, 120))}` };
+  }
+  if (resumeCount === 0 && items.length < 2) {
+    return { ok: false, error: `a swarm needs at least 2 items (got ${items.length}); for a single task use the agent tool` };
+  }
+  if (items.length + resumeCount < 1) return { ok: false, error: 'nothing to run: give items or resume_agent_ids' };
+  if (items.length + resumeCount > maxItems) {
+    return {
+      ok: false,
+      error: `too many subagents for one call: ${items.length + resumeCount} (the limit is ${maxItems}; set [subagent] maxSwarmItems in murmur.toml or MURMUR_SWARM_MAX_ITEMS to change it, 0 = no limit)`,
+    };
+  }
+  const prompts = items.map((item) => renderPrompt(input.promptTemplate ?? '', item));
+  const seen = new Map<string, number>();
+  for (let i = 0; i < prompts.length; i++) {
+    const first = seen.get(prompts[i]!);
+    if (first !== undefined) return { ok: false, error: `items[${first}] and items[${i}] give the same prompt (${JSON.stringify(items[i])}); each item must differ` };
+    seen.set(prompts[i]!, i);
+  }
+  return { ok: true, items, prompts };
+}

@@ -1,0 +1,216 @@
+// The real dashboard in a pseudo-terminal: the replay fixture runs in @lydell/node-pty, its output goes into
+// a headless xterm, and the assertions read the screen the way a person would.
+// The fixture runs from dist/: it is built here first when missing or older than its sources
+// (`npm test` builds everything first anyway).
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pty from '@lydell/node-pty';
+import headless from '@xterm/headless';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const fixture = join(root, 'dist/test/fixtures/replay-dashboard.js');
+
+function newestSource(): number {
+  const sources = [join(root, 'test/fixtures/replay-dashboard.ts'), join(root, 'orchestrator/events.ts')];
+  for (const name of readdirSync(join(root, 'dashboards'))) if (name.endsWith('.ts')) sources.push(join(root, 'dashboards', name));
+  return Math.max(...sources.map((file) => statSync(file).mtimeMs));
+}
+
+function buildIfStale(): void {
+  if (existsSync(fixture) && statSync(fixture).mtimeMs >= newestSource()) return;
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  try {
+    execFileSync(process.execPath, [tsc, '-p', root], { cwd: root, stdio: 'pipe' });
+  } catch {
+    // Other files may have type errors for a while; tsc still emits, and the check below says if it did not.
+  }
+  if (!existsSync(fixture)) throw new Error(`building did not produce ${fixture}; run npx tsc -p . and look at its errors`);
+}
+
+/** A program in a pseudo-terminal, with the screen a person would see. */
+class TerminalSession {
+  readonly term: InstanceType<typeof headless.Terminal>;
+  readonly proc: ReturnType<typeof pty.spawn>;
+  raw = '';
+  exit: Promise<{ exitCode: number; signal?: number }>;
+
+  constructor(args: string[], options: { cols: number; rows: number; term: string }) {
+    this.term = new headless.Terminal({ cols: options.cols, rows: options.rows, allowProposedApi: true });
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+    env.TERM = options.term;
+    delete env.NO_COLOR;
+    this.proc = pty.spawn(process.execPath, [fixture, ...args], { name: options.term, cols: options.cols, rows: options.rows, cwd: root, env });
+    this.proc.onData((data) => {
+      this.raw += data;
+      this.term.write(data);
+    });
+    this.exit = new Promise((done) => this.proc.onExit(done));
+  }
+
+  lines(): string[] {
+    const buffer = this.term.buffer.active;
+    const out: string[] = [];
+    for (let i = 0; i < this.term.rows; i++) out.push(buffer.getLine(buffer.viewportY + i)?.translateToString(true) ?? '');
+    return out;
+  }
+
+  text(): string {
+    return this.lines().join('\n');
+  }
+
+  /** Waits until the screen satisfies `check` (xterm parses asynchronously, so each look flushes it first). */
+  async waitFor(check: (screen: string) => boolean, what: string, timeoutMs = 10_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      await new Promise<void>((done) => this.term.write('', done));
+      const screen = this.text();
+      if (check(screen)) return screen;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen shows:\n${screen}`);
+      await new Promise((done) => setTimeout(done, 50));
+    }
+  }
+
+  waitForText(text: string, timeoutMs?: number): Promise<string> {
+    return this.waitFor((screen) => screen.includes(text), JSON.stringify(text), timeoutMs);
+  }
+
+  press(keys: string): void {
+    this.proc.write(keys);
+  }
+
+  /** The screen line that starts with `prefix`. */
+  row(prefix: string): string | undefined {
+    return this.lines().find((line) => line.startsWith(prefix));
+  }
+}
+
+const ESC = '\x1b';
+const ENTER = '\r';
+const sessions: TerminalSession[] = [];
+
+function open(args: string[], term = 'xterm-256color', cols = 120, rows = 40): TerminalSession {
+  const session = new TerminalSession(args, { cols, rows, term });
+  sessions.push(session);
+  return session;
+}
+
+afterEach(() => {
+  for (const session of sessions.splice(0)) {
+    try {
+      session.proc.kill();
+    } catch {
+      // already gone
+    }
+  }
+});
+
+beforeAll(() => buildIfStale(), 120_000);
+
+describe('the dashboard in a terminal', () => {
+  it('shows rows, states and counts; Enter opens a live transcript; Esc returns; q + y exits cleanly', async () => {
+    const s = open(['--ticks']);
+    let screen = await s.waitForText('RATE LIMITED');
+    expect(screen).toContain('Migrate the fixtures to ESM');
+    expect(screen).toContain('model scripted:replay');
+    for (const count of ['20 completed', '5 running', '1 rate-limited', '2 failed', '1 aborted', '11 queued', '23/40']) expect(screen).toContain(count);
+
+    // The table: running agents first, then the waiting, failed and aborted ones, then the completed.
+    const lines = s.lines();
+    const header = lines.findIndex((line) => /^ID\s+ROLE\s+ITEM\s+STATE/.test(line));
+    expect(header).toBeGreaterThan(0);
+    const ids = lines.slice(header + 1, header + 11).map((line) => line.split(/\s+/)[0]);
+    expect(ids).toEqual(['a-25', 'a-26', 'a-27', 'a-28', 'a-29', 'a-23', 'a-22', 'a-21', 'a-24', 'a-20']);
+    expect(s.row('a-25')).toMatch(/worker\s+src\/file-25\.js\s+running\s.*⚙ bash 24 passing/);
+    expect(s.row('a-23')).toMatch(/rate-limited\s.*HTTP 429/);
+    expect(s.row('a-21')).toMatch(/failed\s.*old_string not found/);
+    expect(s.row('a-24')).toMatch(/aborted/);
+    expect(s.row('a-20')).toMatch(/completed pass\s.*Converted src\/file-20\.js to ESM/);
+    expect(screen).toMatch(/rate limited; capacity now 1: HTTP 429/);
+
+    // j selects the second row; Enter shows that agent's transcript.
+    s.press('j');
+    await s.waitForText('2/29');
+    s.press(ENTER);
+    screen = await s.waitForText('(Esc: back)');
+    expect(s.lines().find((line) => line.includes('(Esc: back)'))).toMatch(/^a-26 worker · src\/file-26\.js · running/);
+    for (const text of ['▶ started (worker): Convert src/file-26.js to ESM', 'Reading src/file-26.js', '⚙ read {"path":"src/file-26.js"}', 'Working on src/file-26.js', 'Step 2 of 3 for src/file-26.js', '⋯ bash: 25 passing']) {
+      expect(screen).toContain(text);
+    }
+    expect(screen).not.toMatch(/^ID\s+ROLE/m);
+
+    // Esc returns to the table; k and Enter open the first agent, whose transcript keeps growing.
+    s.press(ESC);
+    await s.waitFor((text) => /^ID\s+ROLE/m.test(text), 'the table');
+    s.press('k');
+    await s.waitForText('1/29');
+    s.press(ENTER);
+    await s.waitFor((text) => /^a-25 worker · /m.test(text), 'the transcript of a-25');
+    const first = Number(/tick (\d+)/.exec(await s.waitForText('tick '))![1]);
+    await s.waitFor((text) => [...text.matchAll(/tick (\d+)/g)].some((m) => Number(m[1]) > first), 'a newer tick line');
+    s.press(ESC);
+    await s.waitFor((text) => /^ID\s+ROLE/m.test(text), 'the table again');
+
+    // Resizing: the layout follows the terminal.
+    s.proc.resize(90, 24);
+    s.term.resize(90, 24);
+    await s.waitFor((text) => /^ID\s+ROLE\s+ITEM\s+STATE\s+ELAPSED\s+TOKENS\s+ACTIVITY/m.test(text) && text.split('\n')[23]!.includes('q quit'), 'the narrow layout');
+
+    // q asks once; n keeps going; q then y aborts, and the program restores the terminal and exits.
+    s.press('q');
+    await s.waitForText('Abort the run?');
+    s.press('n');
+    await s.waitFor((text) => !text.includes('Abort the run?'), 'the question to close');
+    expect(s.raw).not.toContain('replay: aborted');
+    s.press('q');
+    await s.waitForText('Abort the run?');
+    s.press('y');
+    const exit = await s.exit;
+    await new Promise<void>((done) => s.term.write('', done));
+    expect(exit.exitCode).toBe(0);
+    expect(s.term.buffer.active.type).toBe('normal');
+    expect(s.text()).toContain('replay: aborted cleanly');
+    // The cursor was hidden while drawing and is shown again.
+    expect(s.raw.lastIndexOf('\x1b[?25h')).toBeGreaterThan(s.raw.lastIndexOf('\x1b[?25l'));
+  });
+
+  it('keeps to at most 10 redraws a second under a flood of events', async () => {
+    const s = open(['--flood']);
+    await s.waitForText('RATE LIMITED');
+    await new Promise((done) => setTimeout(done, 1500));
+    s.press('q');
+    await s.waitForText('Abort the run?');
+    s.press('y');
+    expect((await s.exit).exitCode).toBe(0);
+    const stats = /renders (\d+), peak (\d+)\/s, events (\d+)/.exec(s.raw);
+    expect(stats, s.raw.slice(-300)).not.toBeNull();
+    const [, renders, peak, events] = stats!.map(Number);
+    expect(events).toBeGreaterThan(renders! * 50);
+    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeLessThanOrEqual(10);
+  });
+
+  it('drives screen-256color through the xterm description, without terminfo errors on screen', async () => {
+    const s = open([], 'screen-256color', 100, 30);
+    const screen = await s.waitForText('RATE LIMITED');
+    expect(s.raw).not.toContain('Error on');
+    expect(screen).toContain('20 completed');
+    s.press('q');
+    await s.waitForText('Abort the run?');
+    s.press('y');
+    expect((await s.exit).exitCode).toBe(0);
+  });
+
+  it('falls back to plain lines when the terminal cannot be driven', async () => {
+    const s = open([], 'dumb', 120, 40);
+    expect((await s.exit).exitCode).toBe(0);
+    expect(s.raw).toContain('plain lines instead');
+    expect(s.raw).toMatch(/✗ a-21 \(worker\) src\/file-21\.js failed in 900ms/);
+    expect(s.raw).toContain('replay: 23/40 done · 5 running · 11 queued · 1 rate-limited · 2 failed · 1 aborted');
+    expect(s.raw).not.toContain('\x1b[?1049h');
+  });
+});

@@ -1,0 +1,142 @@
+// Seams for the interaction and web tools (ask_user_question, todo_list, skill, fetch_url, web_search).
+// The engine implements them; each is optional on ctx, and a tool whose seam is missing says so in an error result.
+
+// ---- ask_user_question ----
+
+export interface QuestionOption {
+  label: string;
+  description: string;
+}
+
+/** One question as the host shows it. `options` already ends with the "Other" choice (free text). */
+export interface UserQuestion {
+  question: string;
+  /** A short tag shown above the question (at most 12 characters). */
+  header?: string;
+  options: readonly QuestionOption[];
+  multiSelect: boolean;
+}
+
+export interface QuestionRequest {
+  /** Who asks: the host labels the prompt with these, since requests arrive from any depth. */
+  agentId: string;
+  role: string;
+  callId: string;
+  questions: readonly UserQuestion[];
+}
+
+export interface QuestionAnswer {
+  question: string;
+  /** Labels of the chosen options (one unless multiSelect); may include "Other". */
+  selected: readonly string[];
+  /** The free text typed with "Other". */
+  otherText?: string;
+}
+
+export type QuestionReply =
+  | { kind: 'answered'; answers: readonly QuestionAnswer[] }
+  /** The user closed the prompt without answering. */
+  | { kind: 'declined'; reason?: string };
+
+export type AskAvailability = { canAsk: true } | { canAsk: false; reason: string };
+
+/** The one place where the user answers (dashboard modal, terminal prompt). */
+export interface UserChannel {
+  /** Whether anyone can answer now; when not, why (no terminal, --json, MCP server mode…). */
+  availability(): AskAvailability;
+  /** Waits for the user. Only the asking agent waits; rejects or settles when `signal` aborts. */
+  ask(request: QuestionRequest, signal: AbortSignal): Promise<QuestionReply>;
+}
+
+// ---- todo_list ----
+
+export type TodoStatus = 'pending' | 'in_progress' | 'done';
+
+export interface TodoItem {
+  title: string;
+  status: TodoStatus;
+}
+
+/** Todo lists kept per agent (the dashboard shows them). */
+export interface TodoStore {
+  get(agentId: string): readonly TodoItem[];
+  /** Replaces the agent's list; an empty list clears it. */
+  set(agentId: string, todos: readonly TodoItem[]): void;
+}
+
+// ---- skill ----
+
+export type SkillScope = 'project' | 'user';
+
+export interface SkillInfo {
+  name: string;
+  description: string;
+  /** Absolute path of SKILL.md. */
+  path: string;
+  /** Absolute path of the skill's folder (scripts and references resolve against it). */
+  dir: string;
+  scope: SkillScope;
+  /** Inline skills are expanded into the calling agent's conversation; only they can be invoked by the skill tool. */
+  inline: boolean;
+  /** When true the model may not invoke the skill (only the user can). */
+  disableModelInvocation: boolean;
+  /** The Markdown after the front matter. */
+  body: string;
+}
+
+/** The skills found at start-up (see tools/interact/skills.ts for the loader). */
+export interface SkillCatalog {
+  list(): readonly SkillInfo[];
+  get(name: string): SkillInfo | undefined;
+}
+
+// ---- fetch_url and web_search ----
+
+export interface WebPolicy {
+  /** Lets fetch_url reach private, link-local, loopback and other non-public addresses. Default false. */
+  allowPrivateAddresses?: boolean;
+  /** Lets fetch_url reach loopback addresses only (127.0.0.0/8, ::1). Default false. */
+  allowLoopback?: boolean;
+  /** Largest body accepted, after decompression, in bytes. Default 5 MiB. */
+  maxBytes?: number;
+  /** Whole fetch, redirects included, in milliseconds. Default 30 s. */
+  timeoutMs?: number;
+  /** Default 5. */
+  maxRedirects?: number;
+  userAgent?: string;
+}
+
+export interface SearchResult {
+  title: string;
+  url: string;
+  snippet: string;
+}
+
+export interface SearchOptions {
+  signal: AbortSignal;
+  /** Most results wanted. */
+  limit: number;
+}
+
+/** A web search backend; web_search is offered only when one is configured. */
+export interface SearchAdapter {
+  /** Shown in results, e.g. "searxng". */
+  name: string;
+  /** Throws (or rejects) with a readable message when the backend fails. */
+  search(query: string, options: SearchOptions): Promise<readonly SearchResult[]>;
+}
+
+export interface InteractionAdapters {
+  /** Where questions go; missing = nobody can answer. */
+  user?: UserChannel;
+  todos?: TodoStore;
+  skills?: SkillCatalog;
+  /**
+   * Names of the skills whose instructions led to this call, outermost first. The engine passes a skill's
+   * chain (the `chain` in the skill tool's result details) down to the work that skill starts, so nesting
+   * can be capped. Missing = no skill active.
+   */
+  skillChain?: readonly string[];
+  web?: WebPolicy;
+  search?: SearchAdapter;
+}

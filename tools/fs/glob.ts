@@ -1,0 +1,96 @@
+// glob: files matching a pattern, newest first, respecting ignore files and never listing sensitive files.
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Type } from '@sinclair/typebox';
+import { defineRuntimeTool, errorResult, textResult, type ToolContext, type ToolResult } from '../contract.js';
+import { walkFiles } from './ignore-walk.js';
+import { booleanArguments, isRecord } from './tool-args.js';
+import { realRoot, resolveToolPath, workspacePolicy } from './workspace-paths.js';
+
+export const GLOB_MAX_RESULTS = 100;
+
+export const globParameters = Type.Object({
+  pattern: Type.String({ description: 'Glob pattern relative to path, e.g. "**/*.ts", "src/**/*.{ts,tsx}", "*.md".' }),
+  path: Type.Optional(Type.String({ description: 'Folder to search from (default: the workspace root).' })),
+  include_ignored: Type.Optional(Type.Boolean({ description: 'Also list files ignored by .gitignore, .ignore and .rgignore.' })),
+});
+
+function prepareGlobArguments(raw: unknown): unknown {
+  if (!isRecord(raw)) return raw;
+  const args = { ...raw };
+  booleanArguments(args, ['include_ignored']);
+  return args;
+}
+
+function patternProblem(pattern: string): string | undefined {
+  if (pattern.trim() === '') return 'pattern is empty; give a glob such as "**/*.ts"';
+  if (path.isAbsolute(pattern)) return `pattern ${JSON.stringify(pattern)} is absolute; give a pattern relative to path (and set path to the folder)`;
+  if (pattern.split('/').includes('..')) return `pattern ${JSON.stringify(pattern)} contains "..": patterns cannot leave path; set path to the folder instead`;
+  return undefined;
+}
+
+interface Dated {
+  file: string;
+  mtimeMs: number;
+}
+
+/** Newest first; equal times by path, so the order is stable. */
+async function newestFirst(root: string, files: readonly string[]): Promise<Dated[]> {
+  const dated = await Promise.all(
+    files.map(async (file) => {
+      try {
+        return { file, mtimeMs: (await stat(path.join(root, file))).mtimeMs };
+      } catch {
+        return { file, mtimeMs: 0 };
+      }
+    }),
+  );
+  return dated.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+}
+
+export async function executeGlob(ctx: ToolContext, input: { pattern: string; path?: string; include_ignored?: boolean }, signal?: AbortSignal): Promise<ToolResult> {
+  const problem = patternProblem(input.pattern);
+  if (problem) return errorResult(problem);
+  const resolved = await resolveToolPath(ctx, input.path ?? '.', 'read');
+  if (!resolved.ok) return errorResult(resolved.error);
+  const folder = resolved.value;
+  if (!folder.exists) return errorResult(`${folder.display} does not exist.`);
+  if (!(await stat(folder.real)).isDirectory()) return errorResult(`${folder.display} is a file; path must be a folder to search from.`);
+  const walkOptions = { base: folder.root, searchRoot: folder.real, patterns: [input.pattern], includeIgnored: input.include_ignored === true, ...(signal ? { signal } : {}) };
+  let found: string[];
+  try {
+    found = await walkFiles(walkOptions);
+  } catch (error) {
+    return errorResult(`glob failed: ${(error as Error).message}`);
+  }
+  const workspaceRoot = await realRoot(workspacePolicy(ctx).root);
+  const show = (file: string) => {
+    const abs = path.join(folder.real, file);
+    return folder.root === workspaceRoot ? path.relative(workspaceRoot, abs).split(path.sep).join('/') : abs;
+  };
+  if (found.length === 0) {
+    const ignored = input.include_ignored ? '' : ' Ignored files (.gitignore, .ignore, .rgignore) were skipped; include_ignored: true lists them too.';
+    return textResult(`No files match ${JSON.stringify(input.pattern)} in ${folder.display === '.' ? 'the workspace' : folder.display}.${ignored}`, { total: 0 });
+  }
+  const sorted = await newestFirst(folder.real, found);
+  const shown = sorted.slice(0, GLOB_MAX_RESULTS).map((entry) => show(entry.file));
+  let text = shown.join('\n');
+  if (sorted.length > GLOB_MAX_RESULTS) {
+    text += `\n\n[Showing the ${GLOB_MAX_RESULTS} newest of ${sorted.length} matching files. Narrow the pattern or path to see the others.]`;
+  }
+  return textResult(text, { total: sorted.length, shown: shown.length });
+}
+
+export const globTool = defineRuntimeTool({
+  def: {
+    name: 'glob',
+    description:
+      'Find files by name pattern (e.g. "**/*.ts", "src/**/*.{ts,tsx}"), newest first by modification time, at most ' +
+      `${GLOB_MAX_RESULTS} results. Respects .gitignore, .ignore and .rgignore (nested ones too) unless include_ignored; ` +
+      'sensitive files (.env, keys, credentials) are never listed.',
+    parameters: globParameters,
+    prepareArguments: prepareGlobArguments,
+    executionMode: 'parallel',
+  },
+  execute: (ctx, input, signal) => executeGlob(ctx, input, signal),
+});

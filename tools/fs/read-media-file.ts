@@ -1,0 +1,74 @@
+// read_media_file: an image or a video from the workspace, sent to the model as a media block.
+import { open } from 'node:fs/promises';
+import { Type } from '@sinclair/typebox';
+import { defineRuntimeTool, errorResult, type ToolContext, type ToolResult } from '../contract.js';
+import { mediaTypeOf, SNIFF_BYTES } from './file-kind.js';
+import { isSensitiveAllowed, isSensitivePath, sensitiveRefusal } from './sensitive.js';
+import { isRecord, renameArgument } from './tool-args.js';
+import { resolveToolPath, workspacePolicy } from './workspace-paths.js';
+
+export const MEDIA_MAX_BYTES = 100 * 1024 * 1024;
+
+export const readMediaFileParameters = Type.Object({
+  path: Type.String({ description: 'Image (png, jpg, gif, webp) or video (mp4, webm, mov) file in the workspace.' }),
+});
+
+function prepareMediaArguments(raw: unknown): unknown {
+  if (!isRecord(raw)) return raw;
+  const args = { ...raw };
+  renameArgument(args, 'file_path', 'path');
+  return args;
+}
+
+function sizeText(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+export async function executeReadMediaFile(ctx: ToolContext, input: { path: string }): Promise<ToolResult> {
+  const resolved = await resolveToolPath(ctx, input.path, 'read');
+  if (!resolved.ok) return errorResult(resolved.error);
+  const file = resolved.value;
+  if (!file.exists) return errorResult(`${file.display} does not exist. Use glob to find files by name.`);
+  if (isSensitivePath(file.relToRoot) && !isSensitiveAllowed(file.relToRoot, workspacePolicy(ctx).allowSensitive)) {
+    return errorResult(sensitiveRefusal(file.display));
+  }
+  const handle = await open(file.real, 'r');
+  try {
+    const stats = await handle.stat();
+    if (stats.isDirectory()) return errorResult(`${file.display} is a folder, not a file.`);
+    if (stats.size > MEDIA_MAX_BYTES) {
+      return errorResult(`${file.display} is ${sizeText(stats.size)}; read_media_file takes files up to ${MEDIA_MAX_BYTES / (1024 * 1024)} MB.`);
+    }
+    const head = Buffer.alloc(Math.min(SNIFF_BYTES, stats.size));
+    if (head.length > 0) await handle.read(head, 0, head.length, 0);
+    const media = mediaTypeOf(head);
+    if (!media) {
+      return errorResult(`${file.display} is not a supported image (png, jpg, gif, webp) or video (mp4, webm, mov); for text files use read.`);
+    }
+    const data = await handle.readFile();
+    return {
+      content: [
+        { type: 'text', text: `${media.kind === 'image' ? 'Image' : 'Video'} ${file.display} (${media.mimeType}, ${sizeText(stats.size)}):` },
+        { type: media.kind, data: data.toString('base64'), mimeType: media.mimeType },
+      ],
+      details: { path: file.display, mimeType: media.mimeType, bytes: stats.size },
+    };
+  } finally {
+    await handle.close();
+  }
+}
+
+export const readMediaFileTool = defineRuntimeTool({
+  def: {
+    name: 'read_media_file',
+    description:
+      'Look at an image (png, jpg, gif, webp) or a video (mp4, webm, mov) from the workspace, up to 100 MB: it is sent ' +
+      'to you as media. For text files use read.',
+    parameters: readMediaFileParameters,
+    prepareArguments: prepareMediaArguments,
+    executionMode: 'parallel',
+  },
+  execute: (ctx, input) => executeReadMediaFile(ctx, input),
+});

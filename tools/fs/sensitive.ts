@@ -1,0 +1,56 @@
+// Sensitive files (secrets): never listed or searched, not even with include_ignored; reading one needs an
+// explicit allow in configuration. Patterns use gitignore syntax: a pattern without a slash matches a file
+// name at any depth.
+import ignore, { type Ignore } from 'ignore';
+
+export const SENSITIVE_PATTERNS: readonly string[] = [
+  '.env',
+  '.env.*',
+  'id_rsa*',
+  'id_dsa*',
+  'id_ecdsa*',
+  'id_ed25519*',
+  '*.pem',
+  '*.key',
+  '*.p12',
+  '*.pfx',
+  '.npmrc',
+  '.netrc',
+  '.pypirc',
+  '.pgpass',
+  '.git-credentials',
+  '**/.aws/credentials',
+  '**/.docker/config.json',
+];
+
+/** The same rules as ripgrep `--glob` exclusions (ripgrep globs follow gitignore rules too). */
+export const SENSITIVE_RG_GLOBS: readonly string[] = SENSITIVE_PATTERNS.map((pattern) => `!${pattern}`);
+
+const sensitiveMatcher: Ignore = ignore().add(SENSITIVE_PATTERNS as string[]);
+
+/** `relPath`: relative to the root it lies in, forward slashes. */
+export function isSensitivePath(relPath: string): boolean {
+  if (relPath === '' || relPath === '.') return false;
+  return sensitiveMatcher.ignores(relPath.replace(/^\/+/, ''));
+}
+
+const allowMatchers = new Map<string, Ignore>();
+
+/** Whether configuration (`WorkspacePolicy.allowSensitive`, workspace-relative globs) allows reading this file. */
+export function isSensitiveAllowed(relPath: string, allowSensitive: readonly string[]): boolean {
+  if (allowSensitive.length === 0) return false;
+  const key = allowSensitive.join('\n');
+  let matcher = allowMatchers.get(key);
+  if (!matcher) {
+    matcher = ignore().add(allowSensitive as string[]);
+    allowMatchers.set(key, matcher);
+  }
+  return matcher.ignores(relPath.replace(/^\/+/, ''));
+}
+
+export function sensitiveRefusal(display: string): string {
+  return (
+    `${display} is a sensitive file (environment files, private keys and credential files may hold secrets). ` +
+    'Reading it needs an explicit allow in configuration (workspace allowSensitive).'
+  );
+}

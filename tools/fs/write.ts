@@ -1,0 +1,70 @@
+// write: creates or replaces a file atomically (keeping its mode), or appends to it.
+import { appendFile, mkdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Type } from '@sinclair/typebox';
+import writeFileAtomic from 'write-file-atomic';
+import { defineRuntimeTool, errorResult, textResult, type ToolContext, type ToolResult } from '../contract.js';
+import { withFileLock } from './file-locks.js';
+import { isRecord, renameArgument } from './tool-args.js';
+import { resolveToolPath } from './workspace-paths.js';
+
+export const writeParameters = Type.Object({
+  path: Type.String({ description: 'File to write: relative to the workspace root, or absolute inside it. Missing folders are created.' }),
+  content: Type.String({ description: 'The text to write.' }),
+  mode: Type.Optional(
+    Type.Union([Type.Literal('overwrite'), Type.Literal('append')], {
+      description: '"overwrite" (default) replaces the whole file; "append" adds content at the end (no newline is added).',
+    }),
+  ),
+});
+
+function prepareWriteArguments(raw: unknown): unknown {
+  if (!isRecord(raw)) return raw;
+  const args = { ...raw };
+  renameArgument(args, 'file_path', 'path');
+  return args;
+}
+
+export async function executeWrite(ctx: ToolContext, input: { path: string; content: string; mode?: 'overwrite' | 'append' }): Promise<ToolResult> {
+  const resolved = await resolveToolPath(ctx, input.path, 'write');
+  if (!resolved.ok) return errorResult(resolved.error);
+  const file = resolved.value;
+  const mode = input.mode ?? 'overwrite';
+  return withFileLock(file.real, async () => {
+    let before: { size: number } | undefined;
+    try {
+      const stats = await stat(file.real);
+      if (stats.isDirectory()) return errorResult(`${file.display} is a folder; give a file path.`);
+      before = { size: stats.size };
+    } catch {
+      before = undefined;
+    }
+    try {
+      await mkdir(path.dirname(file.real), { recursive: true });
+      if (mode === 'append') await appendFile(file.real, input.content, 'utf8');
+      else await writeFileAtomic(file.real, input.content, { encoding: 'utf8' });
+    } catch (error) {
+      return errorResult(`${file.display} could not be written: ${(error as Error).message}`);
+    }
+    const after = await stat(file.real);
+    ctx.reads?.recordRead(file.real, { mtimeMs: after.mtimeMs, size: after.size });
+    const bytes = Buffer.byteLength(input.content, 'utf8');
+    if (mode === 'append') return textResult(`Appended ${bytes} bytes to ${file.display} (now ${after.size} bytes).`);
+    const what = before ? `replaced its ${before.size} bytes` : 'new file';
+    return textResult(`Wrote ${bytes} bytes to ${file.display} (${what}).`);
+  });
+}
+
+export const writeTool = defineRuntimeTool({
+  def: {
+    name: 'write',
+    description:
+      'Write a text file in the workspace. mode "overwrite" (default) replaces the whole file atomically and keeps its ' +
+      'permissions; "append" adds to the end without adding a newline. Creates missing parent folders. ' +
+      'To change part of an existing file, prefer edit.',
+    parameters: writeParameters,
+    prepareArguments: prepareWriteArguments,
+    executionMode: 'sequential',
+  },
+  execute: (ctx, input) => executeWrite(ctx, input),
+});

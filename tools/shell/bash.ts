@@ -1,0 +1,157 @@
+// bash: runs a shell command in the workspace. Output streams as it comes; stdin is closed; a timeout or an
+// abort stops the whole process group; secrets are kept out of the environment; long-running commands can
+// go to the background task registry.
+import { stat } from 'node:fs/promises';
+import { Type } from '@sinclair/typebox';
+import type { TaskOutcome } from '../adapters.js';
+import { defineRuntimeTool, errorResult, textResult, type ToolContext, type ToolResult, type ToolUpdate } from '../contract.js';
+import { booleanArguments, isRecord, numberArguments } from '../fs/tool-args.js';
+import { resolveToolPath } from '../fs/workspace-paths.js';
+import { HeadTailBuffer } from './output-buffer.js';
+import { runInProcessGroup, type GroupRunResult } from './process-group.js';
+import { DEFAULT_SECRET_PATTERNS, scrubSecrets } from './secret-env.js';
+
+export const BASH_DEFAULT_TIMEOUT_MS = 60_000;
+export const BASH_MAX_TIMEOUT_MS = 5 * 60_000;
+export const BASH_BACKGROUND_DEFAULT_TIMEOUT_MS = 10 * 60_000;
+/** Output kept in memory per command (head and tail); the result budget handles what reaches the model. */
+export const BASH_MAX_OUTPUT_CHARS = 8 * 1024 * 1024;
+
+export const bashParameters = Type.Object({
+  command: Type.String({ description: 'The command, run by bash -c. stdin is closed: interactive programs get end-of-input at once.' }),
+  cwd: Type.Optional(Type.String({ description: 'Folder to run in (default: the workspace root).' })),
+  timeout: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: `Milliseconds before the command is stopped: default ${BASH_DEFAULT_TIMEOUT_MS / 1000} s, at most ${BASH_MAX_TIMEOUT_MS / 60_000} min; in the background default ${BASH_BACKGROUND_DEFAULT_TIMEOUT_MS / 60_000} min.`,
+    }),
+  ),
+  run_in_background: Type.Optional(
+    Type.Boolean({ description: 'Start the command as a background task and return its task id at once (servers, long builds). Needs description.' }),
+  ),
+  description: Type.Optional(Type.String({ description: 'A few words saying what the command does (required with run_in_background).' })),
+  disable_timeout: Type.Optional(Type.Boolean({ description: 'Background only: let the task run without a timeout.' })),
+});
+
+type BashInput = {
+  command: string;
+  cwd?: string;
+  timeout?: number;
+  run_in_background?: boolean;
+  description?: string;
+  disable_timeout?: boolean;
+};
+
+function prepareBashArguments(raw: unknown): unknown {
+  if (!isRecord(raw)) return raw;
+  const args = { ...raw };
+  numberArguments(args, ['timeout']);
+  booleanArguments(args, ['run_in_background', 'disable_timeout']);
+  return args;
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+function statusLine(run: GroupRunResult, timeoutMs: number | undefined): { text: string; isError: boolean } {
+  if (run.spawnError) return { text: `The command could not be started: ${run.spawnError}`, isError: true };
+  if (run.timedOut) return { text: `Timed out after ${seconds(timeoutMs ?? 0)}: the command and every process it started were stopped.`, isError: true };
+  if (run.aborted) return { text: 'Aborted: the command and every process it started were stopped.', isError: true };
+  if (run.exitCode === undefined) return { text: `Ended by signal ${run.signal ?? 'unknown'}.`, isError: true };
+  return { text: `Exit code ${run.exitCode}.`, isError: run.exitCode !== 0 };
+}
+
+async function workingFolder(ctx: ToolContext, cwd: string | undefined): Promise<{ ok: true; path: string } | { ok: false; error: string }> {
+  const resolved = await resolveToolPath(ctx, cwd ?? '.', 'write');
+  if (!resolved.ok) return { ok: false, error: `cwd: ${resolved.error}` };
+  const folder = resolved.value;
+  if (!folder.exists) return { ok: false, error: `cwd ${folder.display} does not exist` };
+  if (!(await stat(folder.real)).isDirectory()) return { ok: false, error: `cwd ${folder.display} is a file, not a folder` };
+  return { ok: true, path: folder.real };
+}
+
+function startInBackground(ctx: ToolContext, input: BashInput, cwd: string, env: Record<string, string>): ToolResult {
+  if (!ctx.tasks) {
+    return errorResult('Background commands are not available here (no background task registry); run the command in the foreground instead.');
+  }
+  const description = input.description?.trim();
+  if (!description) return errorResult('run_in_background needs a description: a few words saying what the command does.');
+  const timeoutMs = input.disable_timeout ? undefined : (input.timeout ?? BASH_BACKGROUND_DEFAULT_TIMEOUT_MS);
+  const spec = {
+    kind: 'bash' as const,
+    description,
+    meta: { command: input.command, cwd },
+    async run(io: { signal: AbortSignal; write(chunk: string): void }): Promise<TaskOutcome> {
+      const run = await runInProcessGroup({
+        command: input.command,
+        cwd,
+        env,
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        signal: io.signal,
+        onOutput: (text) => io.write(text),
+      });
+      const status = statusLine(run, timeoutMs);
+      if (run.timedOut) return { status: 'timeout', result: status.text };
+      if (run.aborted) return { status: 'aborted', result: status.text };
+      return { status: status.isError ? 'failed' : 'completed', result: status.text };
+    },
+  };
+  const info = ctx.tasks.start(timeoutMs !== undefined ? { ...spec, timeoutMs } : spec);
+  const limit = timeoutMs === undefined ? 'no timeout' : `timeout ${seconds(timeoutMs)}`;
+  return textResult(
+    `Started background task ${info.taskId} (${description}; ${limit}). Its output goes to ${info.outputPath}. ` +
+      'You will be told when it finishes; carry on with other work meanwhile.',
+    { taskId: info.taskId, outputPath: info.outputPath },
+  );
+}
+
+export async function executeBash(ctx: ToolContext, input: BashInput, signal: AbortSignal, onUpdate: (update: ToolUpdate) => void): Promise<ToolResult> {
+  if (input.command.trim() === '') return errorResult('command is empty; give a shell command to run.');
+  const background = input.run_in_background === true;
+  if (input.disable_timeout && !background) return errorResult('disable_timeout applies only to background commands (run_in_background: true).');
+  if (!background && input.timeout !== undefined && input.timeout > BASH_MAX_TIMEOUT_MS) {
+    return errorResult(
+      `timeout ${input.timeout} ms is above the foreground maximum of ${BASH_MAX_TIMEOUT_MS} ms (5 min); ` +
+        'give a smaller timeout, or run the command with run_in_background: true.',
+    );
+  }
+  const folder = await workingFolder(ctx, input.cwd);
+  if (!folder.ok) return errorResult(folder.error);
+  const env = scrubSecrets(process.env, ctx.env?.secretPatterns ?? DEFAULT_SECRET_PATTERNS);
+  if (background) return startInBackground(ctx, input, folder.path, env);
+  const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
+  const output = new HeadTailBuffer(BASH_MAX_OUTPUT_CHARS);
+  const run = await runInProcessGroup({
+    command: input.command,
+    cwd: folder.path,
+    env,
+    timeoutMs,
+    signal,
+    onOutput: (text) => {
+      output.append(text);
+      onUpdate({ text });
+    },
+  });
+  const status = statusLine(run, timeoutMs);
+  const text = output.toString().replace(/\n+$/, '');
+  const body = `${text === '' ? '(no output)' : text}\n\n${status.text}`;
+  const details = { exitCode: run.exitCode, timedOut: run.timedOut, aborted: run.aborted };
+  return status.isError ? errorResult(body, details) : textResult(body, details);
+}
+
+export const bashTool = defineRuntimeTool({
+  def: {
+    name: 'bash',
+    description:
+      'Run a shell command (bash -c) in the workspace and get its output (stdout and stderr together) and exit code. ' +
+      `Default timeout ${BASH_DEFAULT_TIMEOUT_MS / 1000} s, at most ${BASH_MAX_TIMEOUT_MS / 60_000} min; on timeout the command and everything it started are stopped. ` +
+      'stdin is closed, so interactive prompts get end-of-input. For servers or long jobs set run_in_background: true with a ' +
+      'description: you get a task id at once and are told when it ends. Secrets (*_API_KEY, *_TOKEN, *_SECRET) are not in the environment. ' +
+      'Prefer read, grep, glob and edit over cat, grep, find and sed.',
+    parameters: bashParameters,
+    prepareArguments: prepareBashArguments,
+    executionMode: 'sequential',
+  },
+  execute: (ctx, input, signal, onUpdate) => executeBash(ctx, input, signal, onUpdate),
+});

@@ -1,0 +1,133 @@
+// Runs a shell command as the leader of its own process group, so a timeout or an abort can stop the
+// command and everything it started: SIGTERM to the group, a grace period, then SIGKILL. No process may
+// outlive its command.
+import { existsSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import { execa } from 'execa';
+
+export const KILL_GRACE_MS = 5_000;
+
+const SHELL = existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
+
+export interface GroupRunOptions {
+  command: string;
+  cwd: string;
+  env: Record<string, string>;
+  /** Undefined = no timeout. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  graceMs?: number;
+  onOutput(text: string): void;
+}
+
+export interface GroupRunResult {
+  exitCode: number | undefined;
+  /** The signal that ended the shell, if any. */
+  signal: string | undefined;
+  timedOut: boolean;
+  aborted: boolean;
+  /** The command could not be started. */
+  spawnError?: string;
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** SIGTERM to the whole group, then SIGKILL to whatever is left after the grace period. */
+export async function terminateGroup(pgid: number, graceMs: number = KILL_GRACE_MS): Promise<void> {
+  if (!groupAlive(pgid)) return;
+  signalGroup(pgid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    await sleep(Math.min(50, Math.max(1, deadline - Date.now())));
+    if (!groupAlive(pgid)) return;
+  }
+  signalGroup(pgid, 'SIGKILL');
+}
+
+// Groups still running when this process exits are killed with it.
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+function track(pgid: number): void {
+  liveGroups.add(pgid);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const group of liveGroups) signalGroup(group, 'SIGKILL');
+    });
+  }
+}
+
+export async function runInProcessGroup(options: GroupRunOptions): Promise<GroupRunResult> {
+  const graceMs = options.graceMs ?? KILL_GRACE_MS;
+  if (options.signal?.aborted) return { exitCode: undefined, signal: undefined, timedOut: false, aborted: true };
+  const subprocess = execa(SHELL, ['-c', options.command], {
+    cwd: options.cwd,
+    env: options.env,
+    extendEnv: false,
+    // Closed stdin: an interactive command reads EOF at once instead of waiting forever.
+    stdin: 'ignore',
+    all: true,
+    buffer: false,
+    reject: false,
+    detached: true,
+    forceKillAfterDelay: false,
+  });
+  const pgid = subprocess.pid;
+  if (pgid === undefined) {
+    const result = await subprocess;
+    return { exitCode: undefined, signal: undefined, timedOut: false, aborted: false, spawnError: result.message ?? 'the shell could not be started' };
+  }
+  track(pgid);
+  const decoder = new StringDecoder('utf8');
+  subprocess.all?.on('data', (chunk: Buffer) => {
+    const text = decoder.write(chunk);
+    if (text) options.onOutput(text);
+  });
+  let timedOut = false;
+  let aborted = false;
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= terminateGroup(pgid, graceMs);
+  };
+  const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => {
+    timedOut = true;
+    stop();
+  }, options.timeoutMs);
+  const onAbort = () => {
+    aborted = true;
+    stop();
+  };
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  // When the shell itself exits, whatever it left running in its group is stopped too (and releases the pipe).
+  subprocess.once('exit', () => stop());
+  try {
+    const result = await subprocess;
+    await stopping;
+    const rest = decoder.end();
+    if (rest) options.onOutput(rest);
+    const outcome: GroupRunResult = { exitCode: result.exitCode, signal: result.signal, timedOut, aborted };
+    if (result.exitCode === undefined && result.signal === undefined && !timedOut && !aborted) outcome.spawnError = result.message;
+    return outcome;
+  } finally {
+    if (timer) clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+    liveGroups.delete(pgid);
+  }
+}
