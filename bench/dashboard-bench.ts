@@ -164,7 +164,8 @@ export async function benchDashboard(report: (line: string) => void): Promise<Da
     const plainMs = median(result.plain.map((r) => r.wallMs));
     const dashboardMs = median(result.dashboard.map((r) => r.wallMs));
     const stats = result.dashboard.map((r) => r.stats!);
-    const renders = stats.reduce((sum, s) => sum + s.renders, 0);
+    // Each run draws its first frame when the dashboard starts; the rate counts the frames after it.
+    const renders = stats.reduce((sum, s) => sum + s.renders - 1, 0);
     const drawingSeconds = stats.reduce((sum, s) => sum + s.drawingMs, 0) / 1000;
     const figures: DashboardBenchResult = {
       plainMs,
@@ -180,7 +181,7 @@ export async function benchDashboard(report: (line: string) => void): Promise<Da
     report(`  dashboard in a pty:   median ${dashboardMs.toFixed(0)} ms (runs: ${fmt(result.dashboard)})`);
     report(`  ratio ${figures.ratio.toFixed(3)} (target <= 1.05) ${figures.ratio <= 1.05 ? 'OK' : 'OVER TARGET'}`);
     report(
-      `  redraws: ${figures.redrawsPerSecond.toFixed(1)}/s on average, peak ${figures.peakRedrawsPerSecond} in one second (cap 10) ${figures.peakRedrawsPerSecond <= 10 ? 'OK' : 'OVER CAP'}; ${(stats.reduce((s, x) => s + x.drawMs, 0) / renders).toFixed(1)} ms per frame; ${stats.reduce((s, x) => s + x.events, 0)} events, ${(ptyBytes / 1024).toFixed(0)} KiB drawn`,
+      `  redraws: ${figures.redrawsPerSecond.toFixed(1)}/s on average, peak ${figures.peakRedrawsPerSecond} in one second (cap 10) ${figures.peakRedrawsPerSecond <= 10 ? 'OK' : 'OVER CAP'}; ${(stats.reduce((s, x) => s + x.drawMs, 0) / (renders + stats.length)).toFixed(1)} ms per frame; ${stats.reduce((s, x) => s + x.events, 0)} events, ${(ptyBytes / 1024).toFixed(0)} KiB drawn`,
     );
     return figures;
   } finally {

@@ -3,10 +3,11 @@
 import { boolFlag, stringFlag, type ParsedArgs } from './args.js';
 import { configFor, eventLogFor, onInterrupt, providerFactory, providerFor, workspaceFrom } from './setup.js';
 import { chooseScreenMode, startScreen, type Screen } from './screen.js';
-import { EventBus } from '../orchestrator/events.js';
+import { EventBus, type MurmurEvent } from '../orchestrator/events.js';
 import { Engine, type EngineOptions, type RunOutcome } from '../orchestrator/engine.js';
 import type { EventLog } from '../orchestrator/events-log.js';
 import { interactionAdapters } from '../orchestrator/host-adapters.js';
+import { createMcpSource } from '../orchestrator/mcp-source.js';
 import { SessionStore } from '../orchestrator/session.js';
 import { skillToolAvailable, webSearchAvailable } from '../tools/interaction-tools.js';
 import { createResultBudget } from '../tools/budget.js';
@@ -39,8 +40,12 @@ export async function buildHost(command: string, args: ParsedArgs, options: Host
   const config = await configFor(cwd);
   const provider = await providerFor(command, args, config, cwd, env);
   const bus = new EventBus();
+  // Warnings raised while setting up (bad agent files, skills, MCP entries) arrive before any screen listens.
+  const early: MurmurEvent[] = [];
+  const stopCollecting = bus.on('log', (event) => early.push(event));
   const eventLog: EventLog | undefined = eventLogFor(command, args, bus);
   const interaction = await interactionAdapters({ cwd, config, bus, env });
+  const mcp = await createMcpSource({ cwd, config, env, bus, provider });
   const engineOptions: EngineOptions = {
     cwd,
     provider,
@@ -63,11 +68,15 @@ export async function buildHost(command: string, args: ParsedArgs, options: Host
       }),
   };
   if (options.session) engineOptions.session = options.session;
+  if (mcp) engineOptions.mcp = mcp;
   options.extend?.(engineOptions);
   const engine: Engine = new Engine(engineOptions);
   bus.emit({ type: 'run.start', mode: options.sessionKind, task: options.title, model: provider.name });
 
   const mode = chooseScreenMode({ json: boolFlag(args, 'json'), noDashboard: args.flags.dashboard === false, env });
+  // Printed before the screen starts: they stay above the dashboard, which restores the screen when it ends.
+  stopCollecting();
+  for (const event of early) if (event.type === 'log') process.stderr.write(`murmur: ${event.level === 'info' ? '' : `${event.level}: `}${event.message}\n`);
   const screen = await startScreen({ mode, bus, title: options.title, model: provider.name, env, onAbort: () => engine.abort() });
   const offInterrupt = onInterrupt(() => engine.abort());
   let closed = false;
@@ -95,6 +104,7 @@ export async function buildHost(command: string, args: ParsedArgs, options: Host
       offInterrupt();
       screen.stop();
       await engine.close();
+      await mcp?.close();
       await eventLog?.close();
     },
   };

@@ -14,17 +14,64 @@ export function oneLine(text: string): string {
   return sanitize(text).replace(/\n+/g, ' ').trim();
 }
 
-/** Cuts `text` to `width` characters, marking the cut with an ellipsis. */
-export function truncate(text: string, width: number): string {
-  if (width <= 0) return '';
-  if (text.length <= width) return text;
-  return width === 1 ? '…' : `${text.slice(0, width - 1)}…`;
+const PLAIN = /^[\x20-\x7e]*$/;
+
+/** Terminal cells of one code point: 2 for East Asian wide and emoji ranges, 0 for combining marks. */
+function cellWidth(code: number): number {
+  if (code < 0x300) return 1;
+  if ((code >= 0x300 && code <= 0x36f) || (code >= 0x200b && code <= 0x200f) || (code >= 0xfe00 && code <= 0xfe0f)) return 0;
+  if (
+    (code >= 0x1100 && code <= 0x115f) ||
+    (code >= 0x2e80 && code <= 0xa4cf && code !== 0x303f) ||
+    (code >= 0xac00 && code <= 0xd7a3) ||
+    (code >= 0xf900 && code <= 0xfaff) ||
+    (code >= 0xfe30 && code <= 0xfe4f) ||
+    (code >= 0xff00 && code <= 0xff60) ||
+    (code >= 0xffe0 && code <= 0xffe6) ||
+    (code >= 0x1f300 && code <= 0x1f64f) ||
+    (code >= 0x1f900 && code <= 0x1f9ff) ||
+    (code >= 0x20000 && code <= 0x3fffd)
+  ) {
+    return 2;
+  }
+  return 1;
 }
 
-/** Exactly `width` characters: truncated or padded on the right (or the left with `alignRight`). */
+/** Terminal cells the text takes (wide CJK characters count two). */
+export function displayWidth(text: string): number {
+  if (PLAIN.test(text)) return text.length;
+  let width = 0;
+  for (const char of text) width += cellWidth(char.codePointAt(0)!);
+  return width;
+}
+
+/** The longest prefix of `text` that fits in `width` cells. */
+export function sliceWidth(text: string, width: number): string {
+  if (PLAIN.test(text)) return text.slice(0, Math.max(0, width));
+  let used = 0;
+  let end = 0;
+  for (const char of text) {
+    const w = cellWidth(char.codePointAt(0)!);
+    if (used + w > width) break;
+    used += w;
+    end += char.length;
+  }
+  return text.slice(0, end);
+}
+
+/** Cuts `text` to `width` cells, marking the cut with an ellipsis. */
+export function truncate(text: string, width: number): string {
+  if (width <= 0) return '';
+  if (text.length <= width && PLAIN.test(text)) return text;
+  if (displayWidth(text) <= width) return text;
+  return width === 1 ? '…' : `${sliceWidth(text, width - 1)}…`;
+}
+
+/** Exactly `width` cells: truncated, or padded on the right (on the left with `alignRight`). */
 export function fit(text: string, width: number, alignRight = false): string {
   const cut = truncate(text, width);
-  return alignRight ? cut.padStart(width) : cut.padEnd(width);
+  const padding = ' '.repeat(Math.max(0, width - displayWidth(cut)));
+  return alignRight ? padding + cut : cut + padding;
 }
 
 /** A clock-like duration: `0:07`, `12:45`, `1:02:03`. */

@@ -1,6 +1,6 @@
 // Pure text layout for the blessed dashboard: each function turns the snapshot into blessed-tagged lines
 // of a given width. No terminal here, so these are cheap to test and to call ten times a second.
-import { fit, formatClock, formatCost, formatTokens, oneLine, truncate } from './format.js';
+import { displayWidth, fit, formatClock, formatCost, formatTokens, oneLine, sliceWidth, truncate } from './format.js';
 import {
   activity,
   agentElapsedMs,
@@ -92,14 +92,20 @@ const BAR_GROUPS = [
   { key: 'queued', label: 'queued', color: 'gray', glyph: '░' },
 ] as const;
 
-/** Splits `width` cells among counts in proportion (largest remainder), so the segments fill the bar exactly. */
+/**
+ * Splits `width` cells among counts in proportion (largest remainder) so the segments fill the bar
+ * exactly; every non-zero count gets at least one cell, so a single failure among 1,000 still shows.
+ */
 export function splitCells(counts: readonly number[], width: number): number[] {
   const total = counts.reduce((a, b) => a + b, 0);
   if (total === 0 || width <= 0) return counts.map(() => 0);
-  const exact = counts.map((n) => (n * width) / total);
-  const cells = exact.map(Math.floor);
+  const present = counts.filter((n) => n > 0).length;
+  const floor = width >= present ? 1 : 0;
+  const rest = width - floor * present;
+  const exact = counts.map((n) => (n * rest) / total);
+  const cells = counts.map((n, i) => (n > 0 ? floor + Math.floor(exact[i]!) : 0));
   let left = width - cells.reduce((a, b) => a + b, 0);
-  const order = exact.map((x, i) => ({ i, r: x - Math.floor(x) })).sort((a, b) => b.r - a.r);
+  const order = exact.map((x, i) => ({ i, r: x - Math.floor(x) })).sort((a, b) => b.r - a.r || a.i - b.i);
   for (const { i } of order) {
     if (left <= 0) break;
     if (counts[i]! > 0) {
@@ -207,11 +213,16 @@ export function renderLog(entries: readonly LogEntry[], startedAt: number, heigh
   });
 }
 
-/** Breaks a line into pieces of at most `width` characters. */
+/** Breaks a line into pieces of at most `width` cells. */
 function wrap(line: string, width: number): string[] {
-  if (line.length <= width) return [line];
   const out: string[] = [];
-  for (let i = 0; i < line.length; i += width) out.push(line.slice(i, i + width));
+  let rest = line;
+  while (displayWidth(rest) > width) {
+    const piece = sliceWidth(rest, width) || rest.slice(0, 1);
+    out.push(piece);
+    rest = rest.slice(piece.length);
+  }
+  out.push(rest);
   return out;
 }
 

@@ -100,7 +100,12 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   for (const signal of SIGNALS) {
     for (const handler of process.listeners(signal)) if (!before.get(signal)!.has(handler)) process.removeListener(signal, handler as () => void);
   }
-  return new Dashboard(blessed, screen, options, clock, 1000 / fps).handle();
+  try {
+    return new Dashboard(blessed, screen, options, clock, 1000 / fps).handle();
+  } catch (error) {
+    screen.destroy();
+    throw new DashboardUnavailableError(`blessed cannot draw the dashboard on this terminal (TERM=${term}): ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -311,8 +316,7 @@ class Dashboard {
       this.table.height = tableHeight;
       const view = renderTable(this.rows, selected, this.top, tableHeight, width, now);
       this.top = view.top;
-      const position = this.rows.length > tableHeight - 1 ? ` {gray-fg}${selected + 1}/${this.rows.length}{/gray-fg}` : '';
-      this.table.setContent(view.lines.join('\n') + (position && view.lines.length < tableHeight ? `\n${position}` : ''));
+      this.table.setContent(view.lines.join('\n'));
       if (logHeight > 0) {
         this.logBox.show();
         this.logBox.top = 4 + tableHeight;

@@ -7,7 +7,8 @@
 // (`ViewModelLimits`) and for the log.
 import type { MurmurEvent, SwarmItemState } from '../orchestrator/events.js';
 import { addUsage, emptyUsage, type Usage } from '../orchestrator/types.js';
-import { formatDuration, oneLine, sanitize, truncate } from './format.js';
+import { formatDuration, oneLine, truncate } from './format.js';
+import { appendStreamed, flushPartial, lastNonEmptyLine, pushLine, recordMessage } from './transcript-lines.js';
 
 export type AgentViewState =
   | 'queued'
@@ -271,7 +272,7 @@ export function reduce(s: Snapshot, e: MurmurEvent): Snapshot {
       break;
     }
     case 'message':
-      onMessage(s, agentFor(s, e.agentId, e.ts), e.role, e.message);
+      recordMessage(s, agentFor(s, e.agentId, e.ts), e.role, e.message);
       break;
     case 'message.synthetic':
       pushLine(s, agentFor(s, e.agentId, e.ts), `⟵ ${e.kind}${e.taskId ? ` (task ${e.taskId})` : ''}`);
@@ -305,6 +306,17 @@ export function reduce(s: Snapshot, e: MurmurEvent): Snapshot {
     case 'swarm.item':
       onSwarmItem(s, e);
       break;
+    case 'swarm.capacity': {
+      // The controller says when a rate-limit hold starts and ends; its word wins over the inference above.
+      const swarm = s.swarms.get(e.swarmId);
+      if (!swarm) break;
+      swarm.capacity = e.capacity;
+      swarm.running = e.running;
+      if (e.limited && !swarm.hold) swarm.hold = { since: e.ts };
+      if (!e.limited && swarm.hold) delete swarm.hold;
+      if (!swarm.hold) swarm.peakCapacity = Math.max(swarm.peakCapacity ?? 0, e.capacity);
+      break;
+    }
     case 'swarm.end': {
       const swarm = s.swarms.get(e.swarmId);
       if (swarm) {
@@ -467,229 +479,10 @@ function holdIsOver(swarm: SwarmView): boolean {
   return before === undefined || swarm.capacity === undefined || swarm.capacity >= before;
 }
 
-function onMessage(s: Snapshot, agent: AgentView, role: 'user' | 'assistant' | 'tool', message: unknown): void {
-  const m = (message ?? {}) as { content?: unknown; text?: unknown; isError?: unknown; synthetic?: unknown };
-  if (role === 'user') {
-    if (m.synthetic) return; // message.synthetic already said so
-    pushBlock(s, agent, '› ', contentText(m.content), 6);
-  } else if (role === 'assistant') {
-    const text = typeof m.text === 'string' ? m.text : '';
-    if (agent.streamed) flushPartial(s, agent);
-    else if (text) {
-      pushBlock(s, agent, '', text, 40);
-      agent.lastLine = truncate(lastNonEmptyLine(text), s.limits.lineChars);
-    }
-    agent.streamed = false;
-  } else {
-    const mark = m.isError === true ? '✗' : '✓';
-    pushBlock(s, agent, `  ${mark} `, contentText(m.content), 3);
-  }
-}
-
-function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  let out = '';
-  for (const block of content) {
-    const b = block as { type?: unknown; text?: unknown };
-    if (b.type === 'text' && typeof b.text === 'string') out += (out ? '\n' : '') + b.text;
-    else if (b.type === 'image' || b.type === 'video') out += (out ? '\n' : '') + `[${String(b.type)}]`;
-  }
-  return out;
-}
-
-/** Adds up to `maxLines` lines of `text`, the first prefixed; says how many were left out. */
-function pushBlock(s: Snapshot, agent: AgentView, prefix: string, text: string, maxLines: number): void {
-  const lines = sanitize(text).split('\n').filter((line) => line.trim() !== '');
-  const shown = lines.slice(0, maxLines);
-  shown.forEach((line, i) => pushLine(s, agent, (i === 0 ? prefix : ' '.repeat(prefix.length)) + line));
-  if (lines.length > shown.length) pushLine(s, agent, `${' '.repeat(prefix.length)}… ${lines.length - shown.length} more lines`);
-}
-
-function pushLine(s: Snapshot, agent: AgentView, line: string): void {
-  agent.transcript.push(truncate(line, s.limits.lineChars));
-}
-
-function appendStreamed(s: Snapshot, agent: AgentView, text: string): void {
-  const clean = sanitize(text);
-  const parts = (agent.partial + clean).split('\n');
-  agent.partial = truncate(parts.pop() ?? '', s.limits.lineChars);
-  for (const line of parts) if (line.trim() !== '') pushLine(s, agent, line);
-  const latest = agent.partial.trim() !== '' ? agent.partial : lastNonEmptyLine(parts.join('\n'));
-  if (latest) agent.lastLine = truncate(latest.trim(), s.limits.lineChars);
-}
-
-function flushPartial(s: Snapshot, agent: AgentView): void {
-  if (agent.partial.trim() !== '') pushLine(s, agent, agent.partial);
-  agent.partial = '';
-}
-
-function lastNonEmptyLine(text: string): string {
-  const lines = sanitize(text).split('\n');
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i]!.trim();
-    if (line) return line;
-  }
-  return '';
-}
-
 function log(s: Snapshot, ts: number, level: LogLevel, text: string, agentId?: string): void {
   const entry: LogEntry = { ts, level, text: truncate(text, s.limits.lineChars) };
   if (agentId !== undefined) entry.agentId = agentId;
   s.log.push(entry);
 }
 
-// ---- selectors ----
-
-const STATE_RANK: Record<AgentViewState, number> = {
-  running: 0,
-  verifying: 1,
-  rate_limited: 2,
-  queued: 3,
-  failed: 4,
-  timeout: 4,
-  budget: 4,
-  conflict: 4,
-  aborted: 5,
-  completed: 6,
-};
-
-export function isActive(agent: AgentView): boolean {
-  return STATE_RANK[agent.state] <= STATE_RANK.queued;
-}
-
-/**
- * Rows for the table: running agents first (longest running on top), then those waiting (verifying,
- * rate-limited, queued), then failures, aborted and completed ones, most recently ended first.
- */
-export function sortedAgents(s: Snapshot): AgentView[] {
-  return [...s.agents.values()].sort((a, b) => {
-    const rank = STATE_RANK[a.state] - STATE_RANK[b.state];
-    if (rank !== 0) return rank;
-    if (isActive(a)) return a.startedAt - b.startedAt || a.order - b.order;
-    return (b.endedAt ?? 0) - (a.endedAt ?? 0) || a.order - b.order;
-  });
-}
-
-export function agentCounts(s: Snapshot): Record<AgentViewState, number> {
-  const counts = Object.fromEntries(Object.keys(STATE_RANK).map((k) => [k, 0])) as Record<AgentViewState, number>;
-  for (const agent of s.agents.values()) counts[agent.state]++;
-  return counts;
-}
-
-/** The progress bar's groups. */
-export interface Progress {
-  completed: number;
-  running: number;
-  queued: number;
-  rateLimited: number;
-  failed: number;
-  aborted: number;
-  total: number;
-}
-
-/** Progress by swarm item when there is a swarm (items not started yet count as queued), else by agent. */
-export function progress(s: Snapshot): Progress {
-  const p: Progress = { completed: 0, running: 0, queued: 0, rateLimited: 0, failed: 0, aborted: 0, total: 0 };
-  if (s.swarms.size > 0) {
-    for (const swarm of s.swarms.values()) {
-      const c = swarm.counts;
-      p.completed += c.completed;
-      p.running += c.launched + c.verifying;
-      p.queued += c.queued;
-      p.rateLimited += c.rate_limited;
-      p.failed += c.failed + c.conflict;
-      p.aborted += c.aborted;
-      p.total += swarm.items.length;
-    }
-    return p;
-  }
-  const c = agentCounts(s);
-  p.completed = c.completed;
-  p.running = c.running + c.verifying;
-  p.queued = c.queued;
-  p.rateLimited = c.rate_limited;
-  p.failed = c.failed + c.timeout + c.budget + c.conflict;
-  p.aborted = c.aborted;
-  p.total = s.agents.size;
-  return p;
-}
-
-export function isRateLimited(s: Snapshot): boolean {
-  for (const swarm of s.swarms.values()) if (swarm.hold) return true;
-  return false;
-}
-
-export interface Concurrency {
-  running: number;
-  /** The swarm controller's current capacity, when a swarm runs. */
-  capacity?: number;
-  /** The configured cap (max concurrency), when known. */
-  max?: number;
-}
-
-/** Running now and the cap: from the active swarms' controllers, or counted from agents. */
-export function concurrency(s: Snapshot): Concurrency {
-  let running = 0;
-  let capacity: number | undefined;
-  let max: number | undefined;
-  let swarmsActive = false;
-  for (const swarm of s.swarms.values()) {
-    if (swarm.endedAt !== undefined) continue;
-    swarmsActive = true;
-    running += swarm.running ?? swarm.counts.launched + swarm.counts.verifying;
-    if (swarm.capacity !== undefined) capacity = (capacity ?? 0) + swarm.capacity;
-    if (swarm.maxConcurrency !== undefined) max = (max ?? 0) + swarm.maxConcurrency;
-  }
-  if (!swarmsActive) for (const agent of s.agents.values()) if (agent.state === 'running') running++;
-  const out: Concurrency = { running };
-  if (capacity !== undefined) out.capacity = capacity;
-  if (max !== undefined) out.max = max;
-  return out;
-}
-
-export function elapsedMs(s: Snapshot, now: number): number {
-  return Math.max(0, (s.endedAt ?? now) - s.startedAt);
-}
-
-export function agentElapsedMs(agent: AgentView, now: number): number {
-  return Math.max(0, (agent.endedAt ?? now) - agent.startedAt);
-}
-
-export interface Rates {
-  /** Input plus output tokens per second of elapsed time. */
-  tokensPerSecond: number;
-  /** Agents ended per minute. */
-  agentsPerMinute: number;
-}
-
-export function rates(s: Snapshot, now: number): Rates {
-  const seconds = elapsedMs(s, now) / 1000;
-  let ended = 0;
-  for (const agent of s.agents.values()) if (agent.endedAt !== undefined) ended++;
-  if (seconds <= 0) return { tokensPerSecond: 0, agentsPerMinute: 0 };
-  return { tokensPerSecond: (s.usage.input + s.usage.output) / seconds, agentsPerMinute: (ended * 60) / seconds };
-}
-
-/** What the agent does now: its running tool (with its latest output line), a retry, or its latest text. */
-export function activity(agent: AgentView, now: number): string {
-  if (agent.retry && agent.state === 'running') {
-    const left = agent.retry.at + agent.retry.delayMs - now;
-    return `↻ retry ${agent.retry.attempt}${agent.retry.status !== undefined ? ` (${agent.retry.status})` : ''}${left > 0 ? ` in ${formatDuration(left)}` : ''}`;
-  }
-  const tool = agent.tools[agent.tools.length - 1];
-  if (tool && agent.state === 'running') {
-    const more = agent.tools.length > 1 ? ` +${agent.tools.length - 1}` : '';
-    return `⚙ ${tool.tool}${more} ${tool.output ?? tool.args}`;
-  }
-  if (agent.reason !== undefined && agent.state !== 'running' && agent.state !== 'completed') return agent.reason;
-  return agent.lastLine;
-}
-
-/** The newest transcript lines, with streamed text still in progress and live tool output at the end. */
-export function transcriptTail(agent: AgentView, n: number): string[] {
-  const lines = agent.transcript.tail(n);
-  if (agent.partial.trim() !== '') lines.push(agent.partial);
-  for (const tool of agent.tools) if (tool.output) lines.push(`  ⋯ ${tool.tool}: ${tool.output}`);
-  return lines.length > n ? lines.slice(lines.length - n) : lines;
-}
+export * from './view-selectors.js';

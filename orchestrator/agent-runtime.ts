@@ -24,8 +24,12 @@ export interface RuntimeDeps {
   workspace: WorkspacePolicy;
   env: EnvPolicy;
   registry: ReadonlyMap<string, RuntimeTool>;
-  /** MCP tools, listed per turn. */
-  mcpTools?: () => Promise<readonly RuntimeTool[]>;
+  /** MCP tools an agent may draw from (its server allow list applied), listed per turn. */
+  mcpTools?: (record: AgentRecord) => Promise<readonly RuntimeTool[]>;
+  /** The MCP server and tool behind a tool from the MCP source. */
+  mcpOrigin?: TurnFacts['mcpOrigin'];
+  /** Deferred disclosure of the filtered catalog: what to offer and what to say about the rest. */
+  disclose?: (tools: RuntimeTool[]) => { tools: RuntimeTool[]; instruction?: string };
   capabilities: ModelCapabilities;
   session?: SessionStore;
   tasks: TaskRegistry;
@@ -54,8 +58,8 @@ export function createReadLedger(): FileReadLedger {
   return { recordRead: (path, stamp) => stamps.set(path, stamp), lastRead: (path) => stamps.get(path) };
 }
 
-export function turnFactsFor(record: AgentRecord, deps: Pick<RuntimeDeps, 'capabilities' | 'hostInterface' | 'features'>): TurnFacts {
-  return {
+export function turnFactsFor(record: AgentRecord, deps: Pick<RuntimeDeps, 'capabilities' | 'hostInterface' | 'features' | 'mcpOrigin'>): TurnFacts {
+  const facts: TurnFacts = {
     profile: record.profile,
     model: { images: deps.capabilities.images, video: deps.capabilities.video },
     excluded: new Set(),
@@ -64,6 +68,8 @@ export function turnFactsFor(record: AgentRecord, deps: Pick<RuntimeDeps, 'capab
     features: deps.features,
     desktopAvailable: false,
   };
+  if (deps.mcpOrigin) facts.mcpOrigin = deps.mcpOrigin;
+  return facts;
 }
 
 export function makeConfigurer(deps: RuntimeDeps): AgentConfigurer {
@@ -71,7 +77,8 @@ export function makeConfigurer(deps: RuntimeDeps): AgentConfigurer {
     const scheduler = deps.scheduler();
     const facts = turnFactsFor(record, deps);
     const sources: CatalogSources = { local: deps.registry };
-    if (deps.mcpTools) sources.mcp = deps.mcpTools;
+    const mcpTools = deps.mcpTools;
+    if (mcpTools) sources.mcp = () => mcpTools(record);
     const sourceOptions = {
       toolsEnabled: true,
       delegation: { hostAllows: deps.features.delegation, ceilingAllows: record.depth < scheduler.limits.maxDepth },
@@ -84,7 +91,10 @@ export function makeConfigurer(deps: RuntimeDeps): AgentConfigurer {
         warned.add(warning);
         deps.bus.emit({ type: 'log', level: 'warn', agentId: record.id, message: `${record.profile.name}${record.profile.path ? ` (${record.profile.path})` : ''}: ${warning}` });
       }
-      return toLoopTools(filtered.tools);
+      if (!deps.disclose) return toLoopTools(filtered.tools);
+      const plan = deps.disclose(filtered.tools);
+      const loopTools = toLoopTools(plan.tools);
+      return plan.instruction ? { ...loopTools, instruction: plan.instruction } : loopTools;
     };
     // Without MCP the sources never change, so the filters run once and every turn reuses the result.
     let fixed: LoopTools | undefined;

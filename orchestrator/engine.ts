@@ -40,7 +40,8 @@ export interface EngineOptions {
   /** Interaction adapters (user channel, todos, skills, web policy, search). */
   interaction?: RuntimeDeps['interaction'];
   registry?: RegistryDeps;
-  mcpTools?: RuntimeDeps['mcpTools'];
+  /** MCP servers as a tool source (see mcp-source.ts). */
+  mcp?: Pick<RuntimeDeps, 'mcpTools' | 'mcpOrigin' | 'disclose'>;
   swarmFor?: (engine: Engine, record: AgentRecord) => SwarmAdapter;
   swarmTool?: RuntimeTool;
   permission?: RuntimeDeps['permission'];
@@ -169,7 +170,7 @@ export class Engine {
       maxTurns: this.config.maxTurns ?? 200,
     };
     if (this.session) runtime.session = this.session;
-    if (options.mcpTools) runtime.mcpTools = options.mcpTools;
+    if (options.mcp) Object.assign(runtime, options.mcp);
     if (options.interaction) runtime.interaction = options.interaction;
     if (options.swarmFor) runtime.swarmFor = (record) => options.swarmFor!(this, record);
     if (options.permission) runtime.permission = options.permission;
@@ -242,6 +243,8 @@ export class Engine {
       }
       await new Promise<void>((wake) => {
         const offs = [this.bus.on('agent.end', done), this.bus.on('task.end', done), this.bus.on('agent.start', done)];
+        // agent.end comes just before the scheduler counts the agent as stopped: wait for that too.
+        if (this.scheduler.busyCount > 0) void this.scheduler.whenIdle().then(done);
         const timer = setTimeout(done, 1000);
         function done() {
           clearTimeout(timer);

@@ -21,6 +21,8 @@ export class StopRequest extends Error {
 export interface TurnTools {
   tools: ReadonlyMap<string, RuntimeTool>;
   schemas: readonly ToolSchema[];
+  /** Said before the conversation this turn (how to reach deferred tools). */
+  instruction?: string;
 }
 
 export interface LoopState {
@@ -122,7 +124,8 @@ export async function runLoop(state: LoopState, config: LoopConfig, signal: Abor
     if (bus.wants('turn.start')) bus.emit({ type: 'turn.start', agentId, turn });
     const offered = config.toolsForTurn(turn);
     const turnTools = offered instanceof Promise ? await offered : offered;
-    const request: ModelRequest = { system: config.system, messages: state.messages, tools: turnTools.schemas, agent: { id: agentId, role: config.role } };
+    const system = turnTools.instruction ? `${config.system}\n\n${turnTools.instruction}` : config.system;
+    const request: ModelRequest = { system, messages: state.messages, tools: turnTools.schemas, agent: { id: agentId, role: config.role } };
     if (onTextDelta) request.onTextDelta = onTextDelta;
     if (config.maxOutputTokens !== undefined) request.maxOutputTokens = config.maxOutputTokens;
     const result = await config.callModel(request, signal);

@@ -2,6 +2,7 @@
 // live usage roll-up, abort that reaches every descendant, and waking idle agents when messages arrive.
 import type { AgentProfile } from '../roles/profile.js';
 import { Agent, type AgentLoopConfig, type AgentRunResult } from './agent.js';
+import { StopRequest } from './loop.js';
 import { type Clock, systemClock } from './clock.js';
 import type { EventBus } from './events.js';
 import { Semaphore, gateProvider } from './model-gate.js';
@@ -242,9 +243,10 @@ export class Scheduler {
   async run(record: AgentRecord, prompt?: string | UserMessage, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<AgentRunResult> {
     const timeoutMs = options.timeoutMs ?? record.profile.timeoutMs ?? this.limits.agentTimeoutMs;
     this.running++;
+    const outside = options.signal ? stopFromOutside(options.signal, record) : undefined;
     try {
       const runOptions: { timeoutMs: number; parentSignal?: AbortSignal } = { timeoutMs };
-      if (options.signal) runOptions.parentSignal = options.signal;
+      if (outside) runOptions.parentSignal = outside.signal;
       const pending = record.agent.run(prompt, runOptions);
       this.onChange?.();
       const result = await pending;
@@ -252,6 +254,7 @@ export class Scheduler {
       if (TERMINAL_BY_STOP.has(result.status)) this.abortChildren(record.id);
       return result;
     } finally {
+      outside?.dispose();
       this.running--;
       this.options.session?.closeTranscript(record.id);
       this.onChange?.();
@@ -321,3 +324,23 @@ export class Scheduler {
 }
 
 function noop(): void {}
+
+/**
+ * The caller's signal as this agent sees it: whatever stopped the caller (its own timeout, an abort, task_stop)
+ * ends this agent as `aborted`, with a reason naming the cause, never as a timeout of its own.
+ */
+function stopFromOutside(signal: AbortSignal, record: AgentRecord): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const forward = () => {
+    const cause = signal.reason;
+    const who = record.parentId !== undefined ? `its parent ${record.parentId}` : 'its caller';
+    let message: string;
+    if (cause instanceof StopRequest) message = `${who} ${cause.status === 'timeout' ? 'timed out' : 'was aborted'}`;
+    else if (cause instanceof Error && cause.name !== 'AbortError') message = cause.message;
+    else message = `${who} was aborted`;
+    controller.abort(new StopRequest('aborted', message));
+  };
+  if (signal.aborted) forward();
+  else signal.addEventListener('abort', forward, { once: true });
+  return { signal: controller.signal, dispose: () => signal.removeEventListener('abort', forward) };
+}

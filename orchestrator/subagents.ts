@@ -71,8 +71,10 @@ export function subagentAdapter(parent: AgentRecord, deps: SubagentDeps): Subage
       }
       const type = (request.subagentType ?? DEFAULT_SUBAGENT_TYPE).trim();
       const types = allowed();
-      const permitted = types.some((t) => t.toLowerCase() === type.toLowerCase());
-      const profile = permitted ? resolveProfile(type, definitions) : undefined;
+      // Compare what the names resolve to, so `coder` (the default) is allowed wherever `worker` is.
+      const wanted = resolveProfile(type, definitions);
+      const permitted = wanted !== undefined && types.some((t) => resolveProfile(t, definitions)?.name === wanted.name);
+      const profile = permitted ? wanted : undefined;
       if (!profile) return { ok: false, error: `Unknown or disallowed subagent type "${type}". Allowed types: ${types.join(', ')}.` };
       const spawned = scheduler.spawn({ profile, parentId: parent.id, description: request.description });
       if (!spawned.ok) return { ok: false, error: `No subagent started: ${spawned.error}.` };

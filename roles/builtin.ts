@@ -7,8 +7,8 @@ export interface RoleSpec {
   name: BuiltinRoleName;
   description: string;
   prompt: string;
-  /** Whether the role may hold this tool at all. */
-  allows(tool: RuntimeTool): boolean;
+  /** Whether the role may hold this tool at all; `mcp` is the MCP server and tool behind it, if any. */
+  allows(tool: RuntimeTool, mcp?: { server: string; tool: string }): boolean;
 }
 
 const MCP_PREFIX = 'mcp__';
@@ -28,16 +28,13 @@ export function mcpServerName(name: string): string | undefined {
   return split < 0 ? undefined : rest.slice(0, split);
 }
 
-function isBuiltinWebSearch(tool: RuntimeTool): boolean {
-  return tool.source !== 'configured' && mcpToolName(tool.def.name) === 'web_search';
-}
-
-function capOf(local: readonly string[], mcp: 'none' | 'builtin-web-search' | 'configured'): (tool: RuntimeTool) => boolean {
+function capOf(local: readonly string[], mcpRule: 'none' | 'builtin-web-search' | 'configured'): RoleSpec['allows'] {
   const allowed = new Set(local);
-  return (tool) => {
-    if (mcpToolName(tool.def.name) !== undefined) {
-      if (mcp === 'configured') return true;
-      return mcp === 'builtin-web-search' && isBuiltinWebSearch(tool);
+  return (tool, mcp) => {
+    if (mcp) {
+      if (mcpRule === 'configured') return true;
+      // Among MCP tools only a web_search from a server murmur ships.
+      return mcpRule === 'builtin-web-search' && tool.source !== 'configured' && mcp.tool === 'web_search';
     }
     return allowed.has(tool.def.name);
   };

@@ -19,6 +19,22 @@ export interface TurnFacts {
   interface: HostInterface;
   features: { delegation: boolean; webSearch: boolean };
   desktopAvailable: boolean;
+  /** The MCP server and tool behind a tool (from the MCP source), so names never have to be parsed back. */
+  mcpOrigin?: (tool: RuntimeTool) => McpOrigin | undefined;
+}
+
+export interface McpOrigin {
+  server: string;
+  tool: string;
+}
+
+/** The MCP origin of a tool: from the facts when known, else read from its `mcp__server__tool` name. */
+export function originOf(tool: RuntimeTool, facts: Pick<TurnFacts, 'mcpOrigin'>): McpOrigin | undefined {
+  const known = facts.mcpOrigin?.(tool);
+  if (known) return known;
+  const server = mcpServerName(tool.def.name);
+  const name = mcpToolName(tool.def.name);
+  return server !== undefined && name !== undefined ? { server, tool: name } : undefined;
 }
 
 export interface FilterContext {
@@ -86,14 +102,14 @@ export const filterMcpServers: ToolFilter = (tools, { facts }) => {
   if (!allow) return tools;
   const servers = new Set(allow.map(normalizeName));
   return tools.filter((t) => {
-    const server = mcpServerName(t.def.name);
-    return server === undefined || servers.has(normalizeName(server));
+    const origin = originOf(t, facts);
+    return origin === undefined || servers.has(normalizeName(origin.server));
   });
 };
 
-function isDelegationTool(tool: RuntimeTool): boolean {
+function isDelegationTool(tool: RuntimeTool, facts: TurnFacts): boolean {
   if (DELEGATION_TOOLS.has(tool.def.name)) return true;
-  const remote = mcpToolName(tool.def.name);
+  const remote = originOf(tool, facts)?.tool;
   return remote !== undefined && tool.source !== 'builtin' && TASK_CONTROL_TOOLS.has(remote);
 }
 
@@ -105,7 +121,7 @@ export function mayDelegate(facts: TurnFacts): boolean {
 }
 
 /** 6. Delegation only for an authoritative main profile or a defined agent with a `subagents:` list. */
-export const filterDelegation: ToolFilter = (tools, { facts }) => (mayDelegate(facts) ? tools : tools.filter((t) => !isDelegationTool(t)));
+export const filterDelegation: ToolFilter = (tools, { facts }) => (mayDelegate(facts) ? tools : tools.filter((t) => !isDelegationTool(t, facts)));
 
 /** 7. Profile caps: subtasks never ask the user or keep a todo list; feature switches. */
 export const filterProfileCaps: ToolFilter = (tools, { facts }) =>
@@ -115,7 +131,7 @@ export const filterProfileCaps: ToolFilter = (tools, { facts }) =>
     // A subtask delegates only when its definition opted in (filter 6 already checked that).
     if (facts.isSubtask && DELEGATION_TOOLS.has(name) && facts.profile.builtin) return false;
     if (!facts.features.delegation && DELEGATION_TOOLS.has(name)) return false;
-    if (!facts.features.webSearch && (name === 'web_search' || mcpToolName(name) === 'web_search')) return false;
+    if (!facts.features.webSearch && (name === 'web_search' || originOf(t, facts)?.tool === 'web_search')) return false;
     return true;
   });
 
@@ -124,7 +140,7 @@ export const filterRoleCaps: ToolFilter = (tools, { facts }) => {
   const role = facts.profile.role;
   if (role === 'custom' || role === 'main') return tools;
   const spec = BUILTIN_ROLES[role];
-  return tools.filter((t) => spec.allows(t));
+  return tools.filter((t) => spec.allows(t, originOf(t, facts)));
 };
 
 export const FILTER_PIPELINE: readonly { name: string; filter: ToolFilter }[] = [

@@ -108,11 +108,14 @@ export class SwarmController {
   finished(index: number, now: number): ControllerAction[] {
     if (this.phase[index] === 'running') this.running--;
     this.backoff.delete(index);
-    if (this.phase[index] !== 'finished') {
-      this.phase[index] = 'finished';
-      this.finishedCount++;
-    }
+    this.markFinished(index);
     return this.fill(now, []);
+  }
+
+  private markFinished(index: number): void {
+    if (this.phase[index] === 'finished') return;
+    this.phase[index] = 'finished';
+    this.finishedCount++;
   }
 
   /** An item's model request still failed with a 429 after the provider's retries. */
@@ -122,12 +125,17 @@ export class SwarmController {
     if (this.phase[index] === 'running') this.running--;
     const attempt = (this.attempts.get(index) ?? 0) + 1;
     this.attempts.set(index, attempt);
+    if (this.stopped) {
+      // After an abort nothing is queued again: a backoff would never end and the swarm would never finish.
+      this.markFinished(index);
+      actions.push({ type: 'give_up', index, reason: 'rate limited while the swarm was stopping' });
+      return actions;
+    }
     const previousCapacity = this.capacity;
     this.capacity = Math.max(1, runningBefore - 1);
     this.recovery = { target: Math.max(this.recovery?.target ?? 0, previousCapacity), lastChange: now };
     if (attempt > this.options.maxRateLimitRetries) {
-      this.phase[index] = 'finished';
-      this.finishedCount++;
+      this.markFinished(index);
       actions.push({ type: 'give_up', index, reason: `rate limited ${attempt} times (the swarm retries an item at most ${this.options.maxRateLimitRetries} times)` });
     } else {
       const retryAt = now + this.options.backoffMs(attempt, retryAfterMs);
@@ -198,11 +206,13 @@ export class SwarmController {
 
   private fill(now: number, actions: ControllerAction[]): ControllerAction[] {
     if (this.stopped) return actions;
-    for (const [index, at] of this.backoff) {
-      if (at > now) continue;
+    const due: number[] = [];
+    for (const [index, at] of this.backoff) if (at <= now) due.push(index);
+    // Back at the front of the queue, in the order they were limited (map order): pushed front last-first.
+    for (let i = due.length - 1; i >= 0; i--) {
+      const index = due[i]!;
       this.backoff.delete(index);
       this.phase[index] = 'queued';
-      // Back at the front of the queue.
       if (this.head > 0) this.queue[--this.head] = index;
       else this.queue.unshift(index);
     }

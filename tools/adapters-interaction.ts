@@ -126,6 +126,55 @@ export interface SearchAdapter {
   search(query: string, options: SearchOptions): Promise<readonly SearchResult[]>;
 }
 
+// ---- plan mode (enter_plan_mode, exit_plan_mode) ----
+
+/** One agent's plan mode. While active, write and edit may only touch `planPath` and task_stop is refused. */
+export interface PlanModeState {
+  active: boolean;
+  /** Absolute path of the agent's plan file (set once it entered plan mode). */
+  planPath?: string;
+}
+
+/** An alternative the agent offers beside its plan (exit_plan_mode `options`). */
+export interface PlanOption {
+  label: string;
+  description: string;
+}
+
+export interface PlanReviewRequest {
+  /** Who asks: requests arrive from any depth. */
+  agentId: string;
+  role: string;
+  callId: string;
+  planPath: string;
+  /** The plan file's text. */
+  plan: string;
+  options: readonly PlanOption[];
+}
+
+/**
+ * The user's answer to a plan. `reject` keeps the agent in plan mode; `reject_and_exit` leaves plan mode and the
+ * plan is dropped; `revise` keeps plan mode with feedback; `approve` and `option` leave plan mode to carry it out.
+ */
+export type PlanDecision =
+  | { kind: 'approve' }
+  | { kind: 'option'; label: string }
+  | { kind: 'reject'; reason?: string }
+  | { kind: 'reject_and_exit'; reason?: string }
+  | { kind: 'revise'; feedback: string };
+
+/** Per-agent plan-mode state and the plan approval (the engine's permission setup implements it). */
+export interface PlanModeAdapter {
+  state(agentId: string): PlanModeState;
+  enter(agentId: string, planPath: string): void;
+  exit(agentId: string): void;
+  /**
+   * Presents the plan to the user and waits (only this agent waits). Never skipped, whatever the permission
+   * mode; without anyone to answer it resolves at once by configuration (rejected unless plans are approved).
+   */
+  review(request: PlanReviewRequest, signal: AbortSignal): Promise<PlanDecision>;
+}
+
 export interface InteractionAdapters {
   /** Where questions go; missing = nobody can answer. */
   user?: UserChannel;
@@ -139,4 +188,6 @@ export interface InteractionAdapters {
   skillChain?: readonly string[];
   web?: WebPolicy;
   search?: SearchAdapter;
+  /** Plan mode; missing = enter_plan_mode and exit_plan_mode say plan mode is not available. */
+  planMode?: PlanModeAdapter;
 }

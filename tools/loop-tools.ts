@@ -4,6 +4,8 @@ import type { RuntimeTool, ToolSchema } from './contract.js';
 export interface LoopTools {
   tools: ReadonlyMap<string, RuntimeTool>;
   schemas: readonly ToolSchema[];
+  /** Said before the conversation this turn (how to reach deferred tools). */
+  instruction?: string;
 }
 
 export interface LoopToolOptions {

@@ -11,4 +11,4 @@ import { bashTool } from './shell/bash.js';
 export { bashTool, editTool, globTool, grepTool, readMediaFileTool, readTool, writeTool };
 
 /** read, write, edit, grep, glob, read_media_file, bash. read_media_file is for models that take images or video. */
-export const workspaceTools: readonly RuntimeTool[] = [readTool, writeTool, editTool, grepTool, globTool, readMediaFileTool, bashTool] as RuntimeTool[];
+export const workspaceTools: readonly RuntimeTool[] = [readTool, writeTool, editTool, grepTool, globTool, readMediaFileTool, bashTool];

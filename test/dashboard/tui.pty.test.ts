@@ -178,6 +178,50 @@ describe('the dashboard in a terminal', () => {
     expect(s.raw.lastIndexOf('\x1b[?25h')).toBeGreaterThan(s.raw.lastIndexOf('\x1b[?25l'));
   });
 
+  it('stays readable with 1,000 agents: running first, scrolling to the end and back', async () => {
+    const s = open(['--agents', '1000'], 'xterm-256color', 120, 30);
+    await s.waitForText('RATE LIMITED');
+    expect(s.text()).toContain('500 completed');
+    expect(s.text()).toContain('491 queued');
+    expect(s.row('a-505')).toMatch(/running/);
+    s.press('G');
+    await s.waitForText('509/509');
+    expect(s.lines().filter((line) => /^a-\d+ /.test(line)).at(-1)).toMatch(/^a-01 worker\s+src\/file-01\.js\s+completed/);
+    s.press('g');
+    await s.waitForText('1/509');
+    s.press('\x1b[6~'); // PageDown
+    await s.waitFor((text) => !text.includes('1/509') && /\b\d+\/509\b/.test(text), 'a page down');
+    s.press('q');
+    await s.waitForText('Abort the run?');
+    s.press('y');
+    expect((await s.exit).exitCode).toBe(0);
+  });
+
+  it('asks a modal question and hands back the key pressed', async () => {
+    const s = open(['--ask'], 'xterm-256color', 100, 30);
+    const screen = await s.waitForText('Allow bash for a-25?');
+    expect(screen).toContain('npm test -- --watch=false');
+    expect(screen).toMatch(/a allow once\s+d deny\s+Esc cancel/);
+    s.press('x'); // not a choice: the question stays
+    s.press('d');
+    await s.waitFor((text) => !text.includes('Allow bash'), 'the question to close');
+    s.press('q');
+    await s.waitForText('Abort the run?');
+    s.press('y');
+    expect((await s.exit).exitCode).toBe(0);
+    expect(s.raw).toContain('asked=d');
+  });
+
+  it('restores the terminal when the process is terminated by a signal, and still dies of it', async () => {
+    const s = open([]);
+    await s.waitForText('RATE LIMITED');
+    s.proc.kill('SIGTERM');
+    const exit = await s.exit;
+    await new Promise<void>((done) => s.term.write('', done));
+    expect(exit.signal).toBe(15);
+    expect(s.term.buffer.active.type).toBe('normal');
+  });
+
   it('keeps to at most 10 redraws a second under a flood of events', async () => {
     const s = open(['--flood']);
     await s.waitForText('RATE LIMITED');

@@ -178,6 +178,10 @@ describe('the view model', () => {
     expect(agent.transcript.size).toBe(50);
     expect(agent.transcript.tail(1)[0]).toMatch(/^line 4999 y+…$/);
     expect(agent.transcript.tail().every((line) => line.length <= 80)).toBe(true);
+    // A line that never ends keeps its newest text for the table.
+    for (let i = 0; i < 100; i++) reduce(s, { type: 'message.delta', agentId: 'x', text: `word${i} `, ts: i });
+    expect(agent.lastLine).toMatch(/^….*word99$/);
+    expect(agent.lastLine.length).toBeLessThanOrEqual(80);
     expect(s.log.size).toBe(10);
     expect(s.log.tail()[0]!.text).toBe('warning 90');
     expect(() => initialSnapshot({ now: 0, limits: { transcriptLines: 0 } })).toThrow(/transcriptLines must be a positive integer, got 0/);

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bashTool } from '../../tools/workspace-tools.js';
+import { HeadTailBuffer } from '../../tools/shell/output-buffer.js';
 import { runInProcessGroup } from '../../tools/shell/process-group.js';
 import { scrubSecrets } from '../../tools/shell/secret-env.js';
 import { call, contextFor, removeDir, tempDir, TestTasks, text } from './helpers.js';
@@ -47,12 +48,16 @@ describe('bash', () => {
 
   it('on timeout kills the whole process group, grandchildren included', async () => {
     const marker = `${900000 + Math.floor(Math.random() * 99999)}`;
-    const result = await call(bashTool, contextFor(root), {
-      command: `(sleep ${marker} &) ; bash -c 'sleep ${marker}1' & sleep ${marker}2`,
-      timeout: 500,
-    });
+    let seenWhileRunning = 0;
+    const result = await call(
+      bashTool,
+      contextFor(root),
+      { command: `(sleep ${marker} &) ; bash -c 'sleep ${marker}1' & sleep 0.2; echo spawned; sleep ${marker}2`, timeout: 1_000 },
+      { onUpdate: (chunk) => { if (chunk.includes('spawned')) seenWhileRunning = processesWith(`sleep ${marker}`).length; } },
+    );
+    expect(seenWhileRunning).toBeGreaterThanOrEqual(3);
     expect(result.isError).toBe(true);
-    expect(text(result)).toContain('Timed out after 500 ms');
+    expect(text(result)).toContain('Timed out after 1 s');
     expect(await waitFor(() => processesWith(`sleep ${marker}`).length === 0)).toBe(true);
   });
 
@@ -141,5 +146,15 @@ describe('bash', () => {
     const result = await call(bashTool, contextFor(root), { command: 'sleep 1', run_in_background: true, description: 'x' });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain('Background commands are not available here');
+  });
+
+  it('keeps the head and tail of a huge output in memory', () => {
+    const buffer = new HeadTailBuffer(10);
+    for (const chunk of ['abc', 'defgh', 'ijklmnop', 'qrstuvwxyz']) buffer.append(chunk);
+    expect(buffer.toString()).toBe('abcde\n[… 16 characters of output cut here; redirect the output to a file to keep all of it …]\nvwxyz');
+    const small = new HeadTailBuffer(10);
+    small.append('abc');
+    small.append('defg');
+    expect(small.toString()).toBe('abcdefg');
   });
 });

@@ -1,4 +1,5 @@
 // glob: files matching a pattern, newest first, respecting ignore files and never listing sensitive files.
+import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
@@ -34,17 +35,23 @@ interface Dated {
   mtimeMs: number;
 }
 
-/** Newest first; equal times by path, so the order is stable. */
+const STAT_BATCH = 1000;
+
+/**
+ * Newest first; equal times by path, so the order is stable. Synchronous stats in batches: several times
+ * faster than thousands of promise-based ones, and the event loop still gets a turn between batches.
+ */
 async function newestFirst(root: string, files: readonly string[]): Promise<Dated[]> {
-  const dated = await Promise.all(
-    files.map(async (file) => {
-      try {
-        return { file, mtimeMs: (await stat(path.join(root, file))).mtimeMs };
-      } catch {
-        return { file, mtimeMs: 0 };
-      }
-    }),
-  );
+  const dated: Dated[] = new Array(files.length);
+  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
+  for (let start = 0; start < files.length; start += STAT_BATCH) {
+    if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const end = Math.min(files.length, start + STAT_BATCH);
+    for (let i = start; i < end; i++) {
+      const file = files[i]!;
+      dated[i] = { file, mtimeMs: statSync(prefix + file, { throwIfNoEntry: false })?.mtimeMs ?? 0 };
+    }
+  }
   return dated.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 }
 

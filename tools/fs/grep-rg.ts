@@ -1,8 +1,8 @@
 // The ripgrep backend of grep: builds the command line, runs rg in the query's base folder and parses its
 // NUL-separated output into per-file hits.
 import { spawn } from 'node:child_process';
-import type { GrepFileHits, GrepLine, GrepOutcome, GrepQuery } from './grep-query.js';
 import path from 'node:path';
+import type { GrepFileHits, GrepLine, GrepOutcome, GrepQuery } from './grep-query.js';
 import { hiddenPathCheck } from './ignore-walk.js';
 import { SENSITIVE_PATTERNS } from './sensitive.js';
 

@@ -47,23 +47,23 @@ async function readRules(dir: string, names: readonly string[]): Promise<Ignore 
   return rules;
 }
 
-function couldBeSensitive(name: string): boolean {
-  const lower = name.toLowerCase();
-  return (
-    lower.startsWith('.') ||
-    lower.startsWith('id_') ||
-    lower === 'credentials' ||
-    lower === 'config.json' ||
-    lower.endsWith('.pem') ||
-    lower.endsWith('.key') ||
-    lower.endsWith('.p12') ||
-    lower.endsWith('.pfx')
-  );
+// Cheap pre-check so the full sensitive-file rules only run on names that could match them.
+const MAYBE_SENSITIVE = /^\.|^id_|^credentials$|^config\.json$|\.(?:pem|key|p12|pfx)$/i;
+
+function hasIgnoreFile(entries: readonly Dirent[]): boolean {
+  for (const entry of entries) {
+    const name = entry.name;
+    if (name === '.gitignore' || name === '.ignore' || name === '.rgignore') return true;
+  }
+  return false;
 }
+
+const NO_RULES: Chain = [];
 
 /** One listing session: caches each folder's ignore chain as the crawl descends. */
 export class IgnoreWalker {
-  private readonly chains = new Map<string, Promise<Chain>>();
+  /** A chain, or the promise of one while its ignore files are being read. */
+  private readonly chains = new Map<string, Chain | Promise<Chain>>();
   /** Folders listed explicitly although ignored: rules from above them do not apply (as in ripgrep). */
   private readonly detached = new Set<string>();
 
@@ -72,20 +72,41 @@ export class IgnoreWalker {
     private readonly includeIgnored: boolean,
   ) {}
 
-  private chainFor(dir: string, names?: readonly string[]): Promise<Chain> {
-    let chain = this.chains.get(dir);
-    if (!chain) {
-      chain = this.buildChain(dir, names);
-      this.chains.set(dir, chain);
+  /**
+   * The chain of `dir`; synchronous when the parent's chain is known and `dir` has no ignore file of its own
+   * (the common case, which keeps the crawl as fast as a plain one).
+   */
+  private chainFor(dir: string, entries?: readonly Dirent[]): Chain | Promise<Chain> {
+    const known = this.chains.get(dir);
+    if (known) return known;
+    const parent = path.dirname(dir);
+    const inherited: Chain | Promise<Chain> =
+      dir === this.base || this.detached.has(dir) || parent === dir || !this.insideBase(parent) ? NO_RULES : this.chainFor(parent);
+    if (entries && !hasIgnoreFile(entries) && !(inherited instanceof Promise)) {
+      this.chains.set(dir, inherited);
+      return inherited;
     }
-    return chain;
+    const names = entries ? entries.map((entry) => entry.name) : IGNORE_FILE_NAMES;
+    const built = (async () => {
+      const above = await inherited;
+      const own = await readRules(dir, names);
+      const chain = own ? [...above, { dir, rules: own }] : above;
+      this.chains.set(dir, chain);
+      return chain;
+    })();
+    this.chains.set(dir, built);
+    return built;
   }
 
-  private async buildChain(dir: string, names?: readonly string[]): Promise<Chain> {
-    const parent = path.dirname(dir);
-    const inherited = dir === this.base || this.detached.has(dir) || parent === dir || !isInside(this.base, parent) ? [] : await this.chainFor(parent);
-    const own = await readRules(dir, names ?? IGNORE_FILE_NAMES);
-    return own ? [...inherited, { dir, rules: own }] : inherited;
+  private insideBase(dir: string): boolean {
+    return dir === this.base || (dir.startsWith(this.base) && dir[this.base.length] === path.sep) || isInside(this.base, dir);
+  }
+
+  /** `dir` relative to the base with forward slashes and a trailing slash ('' for the base). */
+  private relPrefix(dir: string): string {
+    if (dir === this.base) return '';
+    const rel = dir.startsWith(this.base + path.sep) ? dir.slice(this.base.length + 1) : path.relative(this.base, dir);
+    return `${path.sep === '/' ? rel : rel.split(path.sep).join('/')}/`;
   }
 
   /** Whether the entry `name` (a folder when isDir) in `dir` is ignored by the chain of `dir`. */
@@ -119,44 +140,47 @@ export class IgnoreWalker {
     if (await this.isIgnored(dir, true)) this.detached.add(dir);
   }
 
-  /** Keeps the entries of `dir` a listing may show or enter. */
-  async filterEntries(dir: string, entries: Dirent[]): Promise<Dirent[]> {
-    const relDir = path.relative(this.base, dir).split(path.sep).join('/');
-    const relPrefix = relDir === '' ? '' : `${relDir}/`;
-    let chain: Chain = [];
-    let prefixes: string[] = [];
-    if (!this.includeIgnored) {
-      chain = await this.chainFor(
-        dir,
-        entries.map((entry) => entry.name),
-      );
-      prefixes = this.prefixesFor(chain, dir);
-    }
+  /** Keeps the entries of `dir` a listing may show or enter, given the chain of `dir`. */
+  private keep(dir: string, entries: readonly Dirent[], chain: Chain): Dirent[] {
+    const relPrefix = this.relPrefix(dir);
+    const prefixes = chain.length > 0 ? this.prefixesFor(chain, dir) : [];
     const kept: Dirent[] = [];
     for (const entry of entries) {
       // Symlinks are not followed (as ripgrep): they could lead out of the workspace.
       if (entry.isSymbolicLink()) continue;
+      const name = entry.name;
+      // .git internals are never listed (a .git file of a worktree neither, as with ripgrep's !.git glob).
+      if (name === '.git') continue;
       const isDir = entry.isDirectory();
-      if (isDir && entry.name === '.git') continue;
-      if (!isDir && couldBeSensitive(entry.name) && isSensitivePath(relPrefix + entry.name)) continue;
-      if (chain.length > 0 && this.ignoredBy(chain, prefixes, entry.name, isDir)) continue;
+      if (!isDir && MAYBE_SENSITIVE.test(name) && isSensitivePath(relPrefix + name)) continue;
+      if (chain.length > 0 && this.ignoredBy(chain, prefixes, name, isDir)) continue;
       kept.push(entry);
     }
     return kept;
   }
 
+  /** Filters the entries of `dir` (for callers outside the crawl). */
+  async filterEntries(dir: string, entries: Dirent[]): Promise<Dirent[]> {
+    return this.keep(dir, entries, this.includeIgnored ? NO_RULES : await this.chainFor(dir, entries));
+  }
+
   /** An fs adapter for tinyglobby whose readdir leaves out what the rules hide. */
   fsAdapter(): FileSystemAdapter {
-    const readdir = ((dirPath: string, options: unknown, callback: (error: NodeJS.ErrnoException | null, entries: Dirent[]) => void) => {
+    const readdir = ((dirPath: string, _options: unknown, callback: (error: NodeJS.ErrnoException | null, entries: Dirent[]) => void) => {
       fs.readdir(dirPath, { withFileTypes: true }, (error, entries) => {
         if (error) {
           callback(error, []);
           return;
         }
-        this.filterEntries(path.resolve(dirPath), entries).then(
-          (kept) => callback(null, kept),
-          (failure: NodeJS.ErrnoException) => callback(failure, []),
-        );
+        // fdir hands absolute folder paths ending in a slash.
+        const dir = path.isAbsolute(dirPath) && dirPath.length > 1 && dirPath.endsWith('/') ? dirPath.slice(0, -1) : path.resolve(dirPath);
+        const chain = this.includeIgnored ? NO_RULES : this.chainFor(dir, entries);
+        if (chain instanceof Promise) {
+          chain.then(
+            (resolved) => callback(null, this.keep(dir, entries, resolved)),
+            (failure: NodeJS.ErrnoException) => callback(failure, []),
+          );
+        } else callback(null, this.keep(dir, entries, chain));
       });
     }) as unknown as FileSystemAdapter['readdir'];
     return { readdir };

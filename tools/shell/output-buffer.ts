@@ -5,35 +5,34 @@ export class HeadTailBuffer {
   private head = '';
   private tail = '';
   private dropped = 0;
+  private readonly headLimit: number;
+  private readonly tailLimit: number;
 
-  constructor(private readonly maxChars: number) {}
+  constructor(maxChars: number) {
+    this.headLimit = Math.floor(maxChars / 2);
+    this.tailLimit = maxChars - this.headLimit;
+  }
 
   append(text: string): void {
-    const half = Math.floor(this.maxChars / 2);
-    if (this.head.length < half) {
-      const room = half - this.head.length;
-      this.head += text.slice(0, room);
-      text = text.slice(room);
+    const headRoom = this.headLimit - this.head.length;
+    if (headRoom > 0) {
+      this.head += text.slice(0, headRoom);
+      text = text.slice(headRoom);
     }
     if (text.length === 0) return;
     this.tail += text;
-    if (this.tail.length > half * 2) {
-      // Trim in batches so appending stays linear.
-      const excess = this.tail.length - half;
+    // Trim only once the tail is twice its limit, so appending stays linear.
+    if (this.tail.length > 2 * this.tailLimit) {
+      const excess = this.tail.length - this.tailLimit;
       this.dropped += excess;
       this.tail = this.tail.slice(excess);
     }
   }
 
-  get droppedChars(): number {
-    return this.dropped + Math.max(0, this.tail.length - Math.ceil(this.maxChars / 2));
-  }
-
   toString(): string {
-    const half = Math.ceil(this.maxChars / 2);
-    const extra = Math.max(0, this.tail.length - half);
-    const tail = extra > 0 ? this.tail.slice(extra) : this.tail;
-    const dropped = this.dropped + extra;
+    const excess = Math.max(0, this.tail.length - this.tailLimit);
+    const dropped = this.dropped + excess;
+    const tail = this.tail.slice(excess);
     if (dropped === 0) return this.head + tail;
     return `${this.head}\n[… ${dropped} characters of output cut here; redirect the output to a file to keep all of it …]\n${tail}`;
   }

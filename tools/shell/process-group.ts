@@ -1,7 +1,7 @@
 // Runs a shell command as the leader of its own process group, so a timeout or an abort can stop the
 // command and everything it started: SIGTERM to the group, a grace period, then SIGKILL. No process may
 // outlive its command.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { execa } from 'execa';
 
@@ -30,13 +30,36 @@ export interface GroupRunResult {
   spawnError?: string;
 }
 
+/** Whether a process of the group still runs. Zombies do not count: a slow reaper may leave them for seconds. */
 function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+  return process.platform === 'linux' ? hasLiveMember(pgid) : true;
+}
+
+function hasLiveMember(pgid: number): boolean {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc');
+  } catch {
+    return true;
+  }
+  for (const pid of pids) {
+    if (pid.charCodeAt(0) < 48 || pid.charCodeAt(0) > 57) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    } catch {
+      continue;
+    }
+    // Fields after the command name (which may hold spaces): state ppid pgrp ...
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
+  }
+  return false;
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {

@@ -1,7 +1,7 @@
 // Secrets stay out of child processes: environment variables whose names match the secret patterns are
 // removed before a command runs.
 
-export const DEFAULT_SECRET_PATTERNS: readonly string[] = ['*_API_KEY', '*_TOKEN', '*_SECRET'];
+export const DEFAULT_SECRET_PATTERNS: readonly string[] = ['*_API_KEY', '*_TOKEN', '*_SECRET', '*_PASSWORD', 'AWS_SECRET_ACCESS_KEY'];
 
 /** `*` matches any run of characters, `?` one; case-insensitive, whole name. */
 export function secretNameMatcher(patterns: readonly string[]): (name: string) => boolean {

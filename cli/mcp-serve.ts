@@ -1,0 +1,378 @@
+// `murmur mcp serve`: murmur as a stdio MCP server with two tools, run_agent and run_swarm. Each request gets
+// its own Engine and session; progress comes from the engine's event bus; a cancelled request aborts its run.
+// stdout belongs to the protocol: everything else (logs, warnings) goes to stderr.
+import { readFileSync } from 'node:fs';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { parseArgs, UsageError, type ParsedArgs } from './args.js';
+import { COMMON_FLAGS, configFor, providerFactory, providerFor, workspaceFrom } from './setup.js';
+import { Engine, type EngineOptions, type RunOutcome } from '../orchestrator/engine.js';
+import { EventBus } from '../orchestrator/events.js';
+import { interactionAdapters } from '../orchestrator/host-adapters.js';
+import type { MurmurConfig } from '../orchestrator/config.js';
+import type { ModelProvider } from '../orchestrator/models/provider.js';
+import { createResultBudget } from '../tools/budget.js';
+import { skillToolAvailable, webSearchAvailable } from '../tools/interaction-tools.js';
+import { agentSwarmTool } from '../tools/agents/agent-swarm.js';
+import { swarmAdapterFor } from '../swarm/adapter.js';
+import { allCompleted, prepareSwarm } from '../swarm/launch.js';
+import { renderReport, reportJson } from '../swarm/report.js';
+import { maxSwarmItems } from '../swarm/settings.js';
+
+const MCP_FLAGS = {
+  model: COMMON_FLAGS.model!,
+  'base-url': COMMON_FLAGS['base-url']!,
+  cwd: COMMON_FLAGS.cwd!,
+  // Accepted for the permission system; nobody can answer an approval question over MCP.
+  'permission-mode': COMMON_FLAGS['permission-mode']!,
+} as const;
+
+const USAGE = `Usage: murmur mcp serve [--model M] [--base-url URL] [--cwd DIR] [--permission-mode manual|auto|yolo]
+Serves run_agent and run_swarm over MCP on stdin/stdout (logs go to stderr).
+`;
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What every request shares: fixed when the server starts. */
+interface ServeContext {
+  cwd: string;
+  config: MurmurConfig;
+  provider: ModelProvider;
+  args: ParsedArgs;
+  env: NodeJS.ProcessEnv;
+}
+
+export async function mcpCommand(argv: readonly string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === '--help' || sub === '-h' || (sub === 'serve' && (rest.includes('--help') || rest.includes('-h')))) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (sub !== 'serve') {
+    throw new UsageError(`murmur mcp: ${sub === undefined ? 'missing the subcommand' : `unknown subcommand ${JSON.stringify(sub)}`}; the only one is "serve". ${USAGE.trimEnd()}`);
+  }
+  const args = parseArgs('mcp serve', rest, MCP_FLAGS);
+  if (args.positionals.length > 0) throw new UsageError(`murmur mcp serve: unexpected argument ${JSON.stringify(args.positionals[0])}. ${USAGE.trimEnd()}`);
+  const env = process.env;
+  // Every bad flag, workspace or model is a UsageError here, before anything is served.
+  const cwd = workspaceFrom('mcp serve', args);
+  const config = await configFor(cwd);
+  const provider = await providerFor('mcp serve', args, config, cwd, env);
+  return serve({ cwd, config, provider, args, env });
+}
+
+function log(line: string): void {
+  process.stderr.write(`murmur mcp: ${line}\n`);
+}
+
+function version(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+async function serve(ctx: ServeContext): Promise<number> {
+  const [{ McpServer }, { StdioServerTransport }, { z }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/mcp.js'),
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('zod'),
+  ]);
+  const server = new McpServer({ name: 'murmur', version: version() }, { capabilities: { tools: {} } });
+  const active = new Set<Promise<unknown>>();
+  let requests = 0;
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    active.add(work);
+    void work.finally(() => active.delete(work)).catch(() => {});
+    return work;
+  };
+  registerTools(server, z, ctx, (run) => track(run(++requests)));
+
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    server.server.onclose = () => resolve();
+  });
+  // The client is gone when stdin ends (or stdout breaks): closing the server aborts every request's signal.
+  const shutdown = () => void server.close().catch(() => {});
+  process.stdin.once('end', shutdown);
+  process.stdin.once('close', shutdown);
+  process.stdout.on('error', shutdown);
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+  await server.connect(transport);
+  log(`serving run_agent and run_swarm on stdio (model ${ctx.provider.name}, workspace ${ctx.cwd})`);
+  await closed;
+  if (active.size > 0) log(`shutting down: aborting ${active.size} run(s) (finished work is kept)`);
+  await Promise.allSettled([...active]);
+  process.off('SIGINT', shutdown);
+  process.off('SIGTERM', shutdown);
+  // Provider connection pools may hold the loop open; nothing is left to do, so leave soon in any case.
+  setTimeout(() => process.exit(process.exitCode ?? 0), 2000).unref();
+  return 0;
+}
+
+type Zod = typeof import('zod').z;
+/** Numbers a request and keeps it in the set of runs in flight until it ends. */
+type Tracker = (run: (requestNumber: number) => Promise<CallToolResult>) => Promise<CallToolResult>;
+
+function registerTools(server: McpServer, z: Zod, ctx: ServeContext, track: Tracker): void {
+  const usage = z.looseObject({ input: z.number(), output: z.number() });
+  const agent = z.looseObject({ id: z.string(), role: z.string(), status: z.string() });
+  server.registerTool(
+    'run_agent',
+    {
+      title: 'Run a murmur agent',
+      description:
+        'Runs a task with a murmur agent in the workspace (reading, searching, editing files and running commands as its role allows) and returns its final answer. role: main (default), explore, worker (coder), verifier, or an agent defined in .murmur/agents/.',
+      inputSchema: {
+        task: z.string().min(1).describe('What the agent should do.'),
+        role: z.string().min(1).optional().describe('main (default), explore, worker, verifier, or a defined agent name.'),
+      },
+      outputSchema: {
+        status: z.string(),
+        result: z.string(),
+        reason: z.string().optional(),
+        usage,
+        agents: z.array(agent),
+        sessionId: z.string().optional(),
+      },
+    },
+    (input, extra) => track((n) => runAgent(ctx, n, input, extra)),
+  );
+  const item = z.looseObject({ index: z.number(), item: z.string(), outcome: z.string(), rounds: z.number(), text: z.string() });
+  server.registerTool(
+    'run_swarm',
+    {
+      title: 'Run a murmur swarm',
+      description:
+        'Runs one murmur subagent per item, the prompt being the template with {{item}} replaced by the item, with a ramped concurrency that adapts to rate limits; returns the report (one row per item, in input order). verify: a verifier checks each completed item and failures go back to the worker. isolation "worktree": each worker in its own git worktree, merged back when it completes.',
+      inputSchema: {
+        template: z.string().min(1).describe('The prompt for each item; every {{item}} is replaced by the item.'),
+        items: z.array(z.string()).min(1).describe('The items, e.g. file paths.'),
+        role: z.string().min(1).optional().describe('explore, worker (coder, default), verifier, or a defined agent name.'),
+        verify: z.boolean().optional().describe('A verifier checks every completed item.'),
+        max_rounds: z.number().int().min(1).optional().describe('Verify rounds per item (default 2).'),
+        isolation: z.enum(['none', 'worktree']).optional().describe('worktree: each worker in its own git worktree.'),
+        max_concurrency: z.number().int().min(1).optional().describe('At most this many subagents at once.'),
+        description: z.string().optional().describe('A short title for the swarm.'),
+      },
+      outputSchema: {
+        status: z.enum(['completed', 'failed', 'aborted']),
+        summary: z.record(z.string(), z.number()),
+        resumeAgentIds: z.array(z.string()),
+        items: z.array(item),
+        sessionId: z.string().optional(),
+      },
+    },
+    (input, extra) => track((n) => runSwarm(ctx, n, input, extra)),
+  );
+}
+
+function errorResult(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/** One request's engine: its own bus and session, no screen, no user channel (nobody can answer over MCP). */
+async function openEngine(ctx: ServeContext, kind: 'run' | 'swarm', title: string, extend?: (o: EngineOptions) => void): Promise<Engine> {
+  const { cwd, config, env } = ctx;
+  const bus = new EventBus();
+  const interaction = await interactionAdapters({ cwd, config, bus, env });
+  const options: EngineOptions = {
+    cwd,
+    provider: ctx.provider,
+    providerFor: providerFactory(ctx.args, config, cwd, env),
+    config,
+    env,
+    bus,
+    hostInterface: 'mcp',
+    sessionKind: kind,
+    interaction,
+    registry: { askUser: false, fetch: true, skills: skillToolAvailable(interaction), webSearch: webSearchAvailable(interaction) },
+    swarmTool: agentSwarmTool,
+    swarmFor: (e, record) => swarmAdapterFor(e, record, { env }),
+    resultBudget: (_record, hasRead) =>
+      createResultBudget({
+        agentHasRead: hasRead,
+        ...(engine.session ? { toolOutputsDir: engine.session.toolOutputsDir } : {}),
+        ...(config.budget?.maxResultChars !== undefined ? { maxResultChars: config.budget.maxResultChars } : {}),
+        ...(config.budget?.spillChars !== undefined ? { spillChars: config.budget.spillChars } : {}),
+      }),
+  };
+  extend?.(options);
+  const engine: Engine = new Engine(options);
+  bus.on('log', (event) => {
+    if (event.level !== 'info') log(`${event.level}: ${event.agentId ? `${event.agentId}: ` : ''}${event.message}`);
+  });
+  bus.emit({ type: 'run.start', mode: kind, task: title, model: ctx.provider.name });
+  return engine;
+}
+
+/**
+ * Runs `work` on a fresh engine: the request's cancellation aborts the engine (finished work is kept), progress
+ * follows the bus, and the engine is always closed so the session on disk is complete.
+ */
+async function withEngine(
+  ctx: ServeContext,
+  label: string,
+  kind: 'run' | 'swarm',
+  title: string,
+  extra: Extra,
+  progressTotal: number | undefined,
+  work: (engine: Engine) => Promise<CallToolResult>,
+  extend?: (o: EngineOptions) => void,
+): Promise<CallToolResult> {
+  const engine = await openEngine(ctx, kind, title, extend);
+  const started = Date.now();
+  log(`${label} started${engine.session ? ` (session ${engine.session.id})` : ''}`);
+  const onCancel = () => {
+    log(`${label} cancelled by the client: aborting (finished work is kept)`);
+    engine.abort();
+  };
+  if (extra.signal.aborted) onCancel();
+  else extra.signal.addEventListener('abort', onCancel, { once: true });
+  const stopProgress = followProgress(engine.bus, progressSender(extra), progressTotal);
+  let status = 'failed';
+  try {
+    const result = await work(engine);
+    status = engine.signal.aborted ? 'aborted' : result.isError ? 'with an error' : 'completed';
+    return result;
+  } finally {
+    stopProgress();
+    extra.signal.removeEventListener('abort', onCancel);
+    engine.bus.emit({ type: 'run.end', status, usage: { ...engine.scheduler.runUsage } });
+    await engine.close();
+    log(`${label} ended ${status} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+}
+
+async function runAgent(ctx: ServeContext, n: number, input: { task: string; role?: string | undefined }, extra: Extra): Promise<CallToolResult> {
+  return withEngine(ctx, `run_agent #${n}`, 'run', input.task, extra, undefined, async (engine) => {
+    const profile = input.role === undefined ? undefined : engine.profile(input.role);
+    if (typeof profile === 'string') return errorResult(`run_agent: role ${JSON.stringify(input.role)}: ${profile}.`);
+    const outcome = await engine.runTask(input.task, profile);
+    return agentResult(outcome);
+  });
+}
+
+function agentResult(outcome: RunOutcome): CallToolResult {
+  const json: Record<string, unknown> = { status: outcome.status, result: outcome.result, usage: outcome.usage, agents: outcome.agents };
+  if (outcome.reason !== undefined) json.reason = outcome.reason;
+  if (outcome.sessionId !== undefined) json.sessionId = outcome.sessionId;
+  const completed = outcome.status === 'completed';
+  const answer = completed ? outcome.result || '(the agent ended without a final message)' : `The agent ended ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}.${outcome.result ? `\n\nIts last message:\n${outcome.result}` : ''}`;
+  return {
+    content: [
+      { type: 'text', text: answer },
+      { type: 'text', text: JSON.stringify(json) },
+    ],
+    structuredContent: json,
+    ...(completed ? {} : { isError: true }),
+  };
+}
+
+interface SwarmInput {
+  template: string;
+  items: string[];
+  role?: string | undefined;
+  verify?: boolean | undefined;
+  max_rounds?: number | undefined;
+  isolation?: 'none' | 'worktree' | undefined;
+  max_concurrency?: number | undefined;
+  description?: string | undefined;
+}
+
+async function runSwarm(ctx: ServeContext, n: number, input: SwarmInput, extra: Extra): Promise<CallToolResult> {
+  // The caller is usually another agent, so the per-call item limit of agent_swarm applies (0 = none).
+  const limit = maxSwarmItems(ctx.env, ctx.config);
+  if (limit.warning) log(`warn: ${limit.warning}`);
+  const description = input.description ?? `${input.template.split('\n', 1)[0]!.slice(0, 60)} × ${input.items.length}`;
+  const noAgentCap = (o: EngineOptions) => (o.limits = { ...o.limits, maxAgents: Number.POSITIVE_INFINITY });
+  return withEngine(ctx, `run_swarm #${n}`, 'swarm', description, extra, input.items.length, async (engine) => {
+    const prepared = await prepareSwarm(
+      engine,
+      undefined,
+      {
+        promptTemplate: input.template,
+        items: input.items,
+        description,
+        verify: input.verify === true,
+        maxItems: limit.limit,
+        ...(input.role !== undefined ? { subagentType: input.role } : {}),
+        ...(input.isolation !== undefined ? { isolation: input.isolation } : {}),
+        ...(input.max_concurrency !== undefined ? { maxConcurrency: input.max_concurrency } : {}),
+        ...(input.max_rounds !== undefined ? { maxRounds: input.max_rounds } : {}),
+      },
+      ctx.env,
+    );
+    if (!prepared.ok) return errorResult(`run_swarm: ${prepared.error}.`);
+    const run = prepared.run;
+    engine.sessionExtra = () => run.state();
+    engine.saveState();
+    const results = await run.run(engine.signal);
+    await engine.settle();
+    const status = allCompleted(results) ? 'completed' : engine.signal.aborted ? 'aborted' : 'failed';
+    const json = { ...reportJson(results), status, ...(engine.session ? { sessionId: engine.session.id } : {}) };
+    return {
+      content: [
+        { type: 'text', text: renderReport(results) },
+        { type: 'text', text: JSON.stringify(json) },
+      ],
+      structuredContent: json as unknown as Record<string, unknown>,
+      // As for agent_swarm: the report is the result; it is an error only when no item completed.
+      ...(results.every((r) => r.outcome !== 'completed') ? { isError: true } : {}),
+    };
+  }, noAgentCap);
+}
+
+type ProgressSend = (progress: number, message: string, total?: number) => void;
+
+/** Sends notifications/progress for this request when the client asked for them (a progressToken). */
+function progressSender(extra: Extra): ProgressSend | undefined {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return undefined;
+  let last = Number.NEGATIVE_INFINITY;
+  return (progress, message, total) => {
+    // The protocol wants every notification's progress to be larger than the one before.
+    if (progress <= last) return;
+    last = progress;
+    const params = { progressToken: token, progress, message, ...(total !== undefined ? { total } : {}) };
+    extra.sendNotification({ method: 'notifications/progress', params }).catch(() => {});
+  };
+}
+
+/**
+ * Progress from the bus. Without a total (run_agent) every step counts one. With a total (run_swarm's items)
+ * progress is the number of items done, and steps in between move it by ever smaller fractions, so it keeps
+ * growing without ever passing the next item.
+ */
+function followProgress(bus: EventBus, send: ProgressSend | undefined, total: number | undefined): () => void {
+  if (!send) return () => {};
+  let steps = 0;
+  let done = 0;
+  let since = 0;
+  const step = (message: string) => {
+    if (total !== undefined && done >= total) return;
+    steps++;
+    since++;
+    send(total === undefined ? steps : done + since / (since + 1), message, total);
+  };
+  const offs = [
+    bus.on('agent.start', (e) => step(`agent ${e.agentId} (${e.role}) started${e.item !== undefined ? ` on ${e.item}` : e.description && e.description !== e.agentId ? `: ${e.description}` : ''}`)),
+    bus.on('agent.end', (e) => step(`agent ${e.agentId} (${e.role}) ended ${e.status}${e.reason ? `: ${e.reason.slice(0, 200)}` : ''}`)),
+    bus.on('tool.start', (e) => step(`agent ${e.agentId}: ${e.tool}`)),
+    bus.on('swarm.item', (e) => {
+      if (e.state === 'completed' || e.state === 'failed' || e.state === 'aborted' || e.state === 'conflict') {
+        if (total === undefined) return step(`item ${e.item} ${e.state}`);
+        done++;
+        since = 0;
+        steps++;
+        send(done, `${done}/${total} items done (last: ${e.item} ${e.state})`, total);
+      } else if (e.state === 'rate_limited' || e.state === 'verifying') step(`item ${e.item} ${e.state.replace('_', ' ')}`);
+    }),
+  ];
+  return () => {
+    for (const off of offs) off();
+  };
+}

@@ -1,0 +1,98 @@
+// The permission policy: for one call, allow, ask or deny — from the rules first (deny wins), then from the
+// mode. Pure: the call is described beforehand (subject.ts) and nothing here waits or prints.
+import { allowedBy, firstHit } from './match.js';
+import type { PermissionRule } from './rules.js';
+import type { CallSubject } from './subject.js';
+
+export type PermissionMode = 'manual' | 'auto' | 'yolo';
+export const PERMISSION_MODES: readonly PermissionMode[] = ['manual', 'auto', 'yolo'];
+
+/** Tools that only read or look things up: never asked for. */
+export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set([
+  'read',
+  'grep',
+  'glob',
+  'read_media_file',
+  'todo_list',
+  'fetch_url',
+  'web_search',
+  'task_list',
+  'task_output',
+  'tool_search',
+]);
+
+/**
+ * Tools that change nothing by themselves: asking the user a question, plan mode (its approval is asked by
+ * exit_plan_mode itself), starting a subagent (whose own calls are checked), a timer, loading a skill's text.
+ */
+export const SELF_CHECKED_TOOLS: ReadonlySet<string> = new Set(['ask_user_question', 'enter_plan_mode', 'exit_plan_mode', 'agent', 'set_timer', 'skill']);
+
+const FILE_EDIT_TOOLS: ReadonlySet<string> = new Set(['write', 'edit']);
+
+export interface PolicyRules {
+  allow: readonly PermissionRule[];
+  ask: readonly PermissionRule[];
+  deny: readonly PermissionRule[];
+  /** Rules the user added with "allow always" during this session. */
+  session: readonly PermissionRule[];
+}
+
+export interface PolicyInput {
+  mode: PermissionMode;
+  swarmMode: boolean;
+  rules: PolicyRules;
+  /** For auto mode: whether the call's path lies in the workspace (symlinks followed). */
+  insideWorkspace?: boolean;
+}
+
+export type Decision =
+  | { kind: 'allow'; why: string; rules?: readonly PermissionRule[] }
+  | { kind: 'ask'; why: string; rule?: PermissionRule }
+  | { kind: 'deny'; why: string; rule: PermissionRule };
+
+function ruleNames(rules: readonly PermissionRule[]): string {
+  return rules.map((r) => `"${r.text}" (${r.source})`).join(', ');
+}
+
+/** Why a call of this kind needs the user, in the mode's words. */
+function askReason(subject: CallSubject, input: PolicyInput): string {
+  const { tool } = subject;
+  if (tool === 'agent_swarm') return 'agent_swarm starts many agents at once and swarm mode is off';
+  if (tool === 'bash') return 'bash runs commands';
+  if (FILE_EDIT_TOOLS.has(tool)) {
+    return input.mode === 'auto' ? `${tool} touches a file outside the workspace` : `${tool} changes files`;
+  }
+  if (tool === 'task_stop') return 'task_stop stops a running task';
+  if (subject.mcp) return `${tool} is an MCP tool its server does not mark read-only`;
+  return `${tool} is not known to be read-only`;
+}
+
+export function decide(subject: CallSubject, input: PolicyInput): Decision {
+  const { rules, mode } = input;
+  const denied = firstHit(rules.deny, subject);
+  if (denied) return { kind: 'deny', why: `the rule "${denied.text}" in ${denied.source} denies it`, rule: denied };
+
+  const session = allowedBy(rules.session, subject);
+  if (session) return { kind: 'allow', why: `allowed for this session by ${ruleNames(session)}`, rules: session };
+
+  // yolo asks for nothing (plan approval is not a permission call: exit_plan_mode asks for it itself).
+  if (mode !== 'yolo') {
+    const ask = firstHit(rules.ask, subject);
+    if (ask) return { kind: 'ask', why: `the rule "${ask.text}" in ${ask.source} asks for it`, rule: ask };
+  }
+
+  const allowed = allowedBy(rules.allow, subject);
+  if (allowed) return { kind: 'allow', why: `allowed by ${ruleNames(allowed)}`, rules: allowed };
+
+  if (mode === 'yolo') return { kind: 'allow', why: 'yolo mode allows every call' };
+  if (subject.tool === 'agent_swarm') {
+    return input.swarmMode ? { kind: 'allow', why: 'swarm mode allows agent_swarm' } : { kind: 'ask', why: askReason(subject, input) };
+  }
+  if (READ_ONLY_TOOLS.has(subject.tool) && !subject.mcp) return { kind: 'allow', why: `${subject.tool} only reads` };
+  if (subject.mcp && subject.readOnly) return { kind: 'allow', why: `${subject.tool} is marked read-only by its server` };
+  if (SELF_CHECKED_TOOLS.has(subject.tool) && subject.via === undefined) return { kind: 'allow', why: `${subject.tool} changes nothing by itself` };
+  if (mode === 'auto' && FILE_EDIT_TOOLS.has(subject.tool) && subject.path !== undefined && input.insideWorkspace === true) {
+    return { kind: 'allow', why: 'auto mode allows edits inside the workspace' };
+  }
+  return { kind: 'ask', why: askReason(subject, input) };
+}

@@ -1,0 +1,233 @@
+// The permission system in one piece: rules and mode, plan-mode vetoes, the approval broker, the user channel
+// of ask_user_question and the plan-mode adapter. The command line builds it once and hands its parts to the
+// engine (EngineOptions.permission / extraVetoes, interaction.user / interaction.planMode, registry.extra).
+import type { PlanDecision, PlanModeAdapter, PlanModeState, UserChannel } from '../../tools/adapters-interaction.js';
+import { errorResult, type RuntimeTool, type ToolResult } from '../../tools/contract.js';
+import { planModeTools } from '../../tools/interact/plan-mode.js';
+import type { RuntimeDeps } from '../agent-runtime.js';
+import { ConfigError, type MurmurConfig } from '../config.js';
+import type { EventBus } from '../events.js';
+import type { ApprovalAnswer, ApprovalRequest, Asker, Requester, AgentLabel } from './asker.js';
+import { describeRequester } from './asker.js';
+import { ApprovalBroker, isUnanswered } from './broker.js';
+import { callDetail, callSummary } from './call-text.js';
+import { isInsideWorkspace } from './inside.js';
+import { allowedBy } from './match.js';
+import { exitPlanAloneVeto, isPlanFileWrite, PlanModeStore, planModeVeto } from './plan-mode.js';
+import { decide, type Decision, type PermissionMode } from './policy.js';
+import { describeRuleProblem, parseRule, parseRuleLists, isRuleProblem, type PermissionRule } from './rules.js';
+import { describeSubject, type CallSubject } from './subject.js';
+import { suggestRules, tomlAllowLine } from './suggest.js';
+
+/** What the setup needs to know of an agent to label its requests (the scheduler's AgentRecord fits). */
+export interface AgentLookupRecord {
+  id: string;
+  parentId?: string;
+  profile: { name: string };
+}
+
+export interface PermissionSetupOptions {
+  /** The whole configuration: `[permissions]`, `permissionMode` and `swarm.swarmMode` are read from it. */
+  config?: MurmurConfig;
+  /** `--permission-mode`; default: config.permissionMode, else manual. */
+  mode?: PermissionMode;
+  /** `--swarm-mode`; default: config.swarm.swarmMode, else false. */
+  swarmMode?: boolean;
+  workspaceRoot: string;
+  /** The one place where the user answers; missing = nobody can (no terminal, --json, MCP server mode). */
+  asker?: Asker;
+  /** Why nobody can answer, for the messages to the model (used when `asker` is missing). */
+  headlessReason?: string;
+  /** Finds an agent by id, to label a request with its parent chain (e.g. `(id) => engine.scheduler.get(id)`). */
+  agents?: (agentId: string) => AgentLookupRecord | undefined;
+  /** Approvals and denials are logged here (`log` events). */
+  bus?: EventBus;
+}
+
+export interface PermissionSetup {
+  mode: PermissionMode;
+  swarmMode: boolean;
+  /** EngineOptions.permission: vetoes, then rules and mode, then the user. */
+  permission: NonNullable<RuntimeDeps['permission']>;
+  /** EngineOptions.extraVetoes: exit_plan_mode alone in its message. */
+  extraVetoes: NonNullable<RuntimeDeps['extraVetoes']>;
+  /** interaction.user, for ask_user_question. */
+  userChannel: UserChannel;
+  /** interaction.planMode, for enter_plan_mode and exit_plan_mode. */
+  planMode: PlanModeAdapter;
+  planModeFor(agentId: string): PlanModeState;
+  /** registry.extra: enter_plan_mode and exit_plan_mode. */
+  tools: readonly RuntimeTool[];
+  broker: ApprovalBroker;
+  /** The rules added by "allow always" answers, as written. */
+  sessionRules(): readonly string[];
+}
+
+export class PermissionRuleError extends ConfigError {}
+
+export const DEFAULT_HEADLESS_REASON = 'no terminal is attached to this run';
+
+const MAX_CHAIN = 64;
+
+export function createPermissionSetup(options: PermissionSetupOptions): PermissionSetup {
+  const config = options.config ?? {};
+  const mode: PermissionMode = options.mode ?? config.permissionMode ?? 'manual';
+  const swarmMode = options.swarmMode ?? config.swarm?.swarmMode ?? false;
+  const settings = config.permissions ?? {};
+  const parsed = parseRuleLists(settings);
+  if (parsed.problems.length > 0) throw new PermissionRuleError(parsed.problems.map(describeRuleProblem).join('\n'));
+  const session: PermissionRule[] = [];
+  const plans = new PlanModeStore();
+  const broker = new ApprovalBroker(options.asker);
+  const headlessReason = options.headlessReason ?? DEFAULT_HEADLESS_REASON;
+  const headlessAllows = settings.headless === 'allow';
+  const approvePlans = settings.approvePlans === true;
+
+  const log = (agentId: string, level: 'info' | 'warn', message: string) => options.bus?.emit({ type: 'log', level, agentId, message });
+
+  const requesterOf = (agentId: string, role: string): Requester => {
+    const chain: AgentLabel[] = [];
+    let parentId = options.agents?.(agentId)?.parentId;
+    while (parentId !== undefined && chain.length < MAX_CHAIN) {
+      const parent = options.agents?.(parentId);
+      chain.push({ agentId: parentId, role: parent?.profile.name ?? '?' });
+      parentId = parent?.parentId;
+    }
+    return { agentId, role, chain };
+  };
+
+  const decideFor = async (subject: CallSubject, root: string, plan: PlanModeState): Promise<Decision> => {
+    const insideWorkspace = subject.path ? await isInsideWorkspace(root, subject.path.absolute) : undefined;
+    const input = { mode, swarmMode, rules: { ...parsed, session }, ...(insideWorkspace !== undefined ? { insideWorkspace } : {}) };
+    const decision = decide(subject, input);
+    // The plan file is the agent's own scratch file in the session folder: writing it needs no approval.
+    if (decision.kind === 'ask' && isPlanFileWrite(subject, plan)) return { kind: 'allow', why: 'the plan file may always be written in plan mode' };
+    return decision;
+  };
+
+  const permission: PermissionSetup['permission'] = async (record, call, tool, args, signal): Promise<ToolResult | undefined> => {
+    const root = record.workspaceRoot ?? options.workspaceRoot;
+    const subject = describeSubject(call.name, tool, args, root);
+    const plan = plans.state(record.id);
+    const veto = planModeVeto(subject, plan);
+    if (veto) return errorResult(veto, { permission: 'veto' });
+    const decision = await decideFor(subject, root, plan);
+    if (decision.kind === 'allow') return undefined;
+    const summary = callSummary(subject);
+    if (decision.kind === 'deny') {
+      log(record.id, 'warn', `denied ${summary}: ${decision.why}`);
+      return errorResult(
+        `Not run: ${decision.why}. Deny rules cannot be overridden by allow rules or answers; do not retry this call — ` +
+          'do the work another way, or say in your reply what you need and why.',
+        { permission: 'deny', rule: decision.rule.text },
+      );
+    }
+    const alwaysRules = suggestRules(subject);
+    if (!broker.asker) {
+      if (headlessAllows) {
+        log(record.id, 'info', `allowed without asking (permissions.headless = "allow"): ${summary}`);
+        return undefined;
+      }
+      log(record.id, 'warn', `denied ${summary}: it needs approval and ${headlessReason}`);
+      return errorResult(headlessDenial(subject, decision.why, headlessReason, alwaysRules, mode), { permission: 'headless-deny', wouldAllow: alwaysRules });
+    }
+    const requester = requesterOf(record.id, record.profile.name);
+    const request: ApprovalRequest = { requester, callId: call.id, tool: subject.tool, summary, detail: callDetail(subject), reason: decision.why, alwaysRules };
+    log(record.id, 'info', `waiting for approval: ${summary} (${describeRequester(requester)})`);
+    // An "allow always" given meanwhile for an identical call settles this one without asking again.
+    const settled = (): ApprovalAnswer | undefined => (allowedBy(session, subject) ? { kind: 'allow_once' } : undefined);
+    const answer = await broker.approve(request, signal, settled);
+    if (isUnanswered(answer)) {
+      log(record.id, 'warn', `not run: ${summary}: ${answer.reason}`);
+      return errorResult(`Not run: ${summary} needed approval, but ${answer.reason}. Do not retry it as is.`, { permission: 'unanswered' });
+    }
+    if (answer.kind === 'allow_once') {
+      log(record.id, 'info', `allowed: ${summary}`);
+      return undefined;
+    }
+    if (answer.kind === 'allow_always') {
+      for (const text of alwaysRules) {
+        const rule = parseRule(text, 'allow', 'session');
+        if (!isRuleProblem(rule) && !session.some((r) => r.text === rule.text)) session.push(rule);
+      }
+      log(record.id, 'info', `allowed for this session: ${alwaysRules.join(', ')}`);
+      return undefined;
+    }
+    log(record.id, 'warn', `the user denied ${summary}`);
+    const feedback = answer.feedback?.trim() ? ` The user said: ${JSON.stringify(answer.feedback.trim())}` : '';
+    return errorResult(
+      `Not run: the user denied this call (${summary}).${feedback} Do not retry it as is; adjust your approach or ask the user what they want.`,
+      { permission: 'user-deny' },
+    );
+  };
+
+  const userChannel: UserChannel = {
+    availability: () => (broker.asker ? { canAsk: true } : { canAsk: false, reason: headlessReason }),
+    async ask(request, signal) {
+      const reply = await broker.question(request, requesterOf(request.agentId, request.role), signal);
+      if (!isUnanswered(reply)) return reply;
+      if (signal.aborted) throw new Error(reply.reason);
+      return { kind: 'declined', reason: reply.reason };
+    },
+  };
+
+  const planMode: PlanModeAdapter = {
+    state: (agentId) => plans.state(agentId),
+    enter(agentId, planPath) {
+      plans.enter(agentId, planPath);
+      log(agentId, 'info', `entered plan mode (plan file ${planPath})`);
+    },
+    exit(agentId) {
+      plans.exit(agentId);
+      log(agentId, 'info', 'left plan mode');
+    },
+    async review(request, signal): Promise<PlanDecision> {
+      if (!broker.asker) {
+        if (approvePlans) {
+          log(request.agentId, 'info', 'plan approved by configuration (permissions.approvePlans = true)');
+          return { kind: 'approve' };
+        }
+        log(request.agentId, 'warn', `plan rejected: ${headlessReason}`);
+        return {
+          kind: 'reject',
+          reason: `nobody can approve a plan here (${headlessReason}); configuration approves plans only with permissions.approvePlans = true`,
+        };
+      }
+      const requester = requesterOf(request.agentId, request.role);
+      log(request.agentId, 'info', `waiting for plan approval (${describeRequester(requester)})`);
+      const decision = await broker.plan({ ...request, requester }, signal);
+      if (isUnanswered(decision)) return { kind: 'reject', reason: decision.reason };
+      log(request.agentId, 'info', `plan answer: ${decision.kind}`);
+      return decision;
+    },
+  };
+
+  return {
+    mode,
+    swarmMode,
+    permission,
+    extraVetoes: () => exitPlanAloneVeto,
+    userChannel,
+    planMode,
+    planModeFor: (agentId) => plans.state(agentId),
+    tools: planModeTools,
+    broker,
+    sessionRules: () => session.map((r) => r.text),
+  };
+}
+
+/** The message to the model when nobody can approve: why, and the rule that would allow the call. */
+export function headlessDenial(subject: CallSubject, why: string, headlessReason: string, wouldAllow: readonly string[], mode: PermissionMode): string {
+  const summary = callSummary(subject);
+  const ways = [`add ${tomlAllowLine(wouldAllow)} to murmur.toml`];
+  if (subject.tool === 'agent_swarm') ways.push('run with --swarm-mode (or swarm.swarmMode = true)');
+  else if (mode === 'manual' && (subject.tool === 'write' || subject.tool === 'edit') && subject.path?.relative !== undefined) {
+    ways.push('run with --permission-mode auto (edits inside the workspace)');
+  }
+  ways.push('set permissions.headless = "allow" to allow such calls when nobody can answer');
+  return (
+    `Not run: ${summary} needs approval (${why}), but nobody can approve it here (${headlessReason}), so it is denied by policy. ` +
+    `The rule that would allow it: ${wouldAllow.map((r) => JSON.stringify(r)).join(', ')} — to allow it, ${ways.join('; or ')}. ` +
+    'Do not retry it as is: carry on without it, or say in your reply what you need.'
+  );
+}

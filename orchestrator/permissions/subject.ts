@@ -1,0 +1,67 @@
+// What a tool call is, as the permission rules see it: the tool (looked through mcp_invoke to the tool it
+// calls), whether it is an MCP tool and whether it is marked read-only, and its main argument — the command
+// for bash, the path (workspace-relative, normalised) for the file tools.
+import path from 'node:path';
+import type { RuntimeTool } from '../../tools/contract.js';
+import { isMcpTool, MCP_PREFIX } from '../../tools/mcp/names.js';
+import { ARGUMENT_KINDS } from './rules.js';
+
+export const MCP_INVOKE = 'mcp_invoke';
+
+export interface CallPath {
+  /** As the model wrote it. */
+  input: string;
+  /** Absolute, lexically normalised (symlinks not followed). */
+  absolute: string;
+  /** Relative to the workspace root with forward slashes; undefined when the path lies outside it. */
+  relative?: string;
+}
+
+export interface CallSubject {
+  /** The tool the call runs, lower-case (for mcp_invoke: the tool it invokes). */
+  tool: string;
+  /** Set when the call goes through another tool (mcp_invoke). */
+  via?: string;
+  mcp: boolean;
+  /** An MCP tool whose server marks it read-only (readOnlyHint, which also makes it parallel). */
+  readOnly: boolean;
+  command?: string;
+  path?: CallPath;
+  /** The arguments of the tool that runs (for the approval prompt). */
+  args: unknown;
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function toPosix(p: string): string {
+  return path.sep === '/' ? p : p.split(path.sep).join('/');
+}
+
+/** A path argument against the workspace root: absolute form, and the relative one when inside. */
+export function callPath(input: string, workspaceRoot: string): CallPath {
+  const absolute = path.resolve(workspaceRoot, input);
+  const rel = path.relative(workspaceRoot, absolute);
+  const inside = rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  const out: CallPath = { input, absolute };
+  if (inside) out.relative = toPosix(rel) || '.';
+  return out;
+}
+
+export function describeSubject(name: string, tool: RuntimeTool | undefined, args: unknown, workspaceRoot: string): CallSubject {
+  const lower = name.toLowerCase();
+  if (lower === MCP_INVOKE) {
+    const invoke = record(args);
+    const target = typeof invoke?.name === 'string' ? invoke.name.trim().toLowerCase() : '';
+    // The invoked tool's read-only mark is not visible here, so it is treated as a tool that changes things.
+    return { tool: target || MCP_INVOKE, via: MCP_INVOKE, mcp: target.startsWith(MCP_PREFIX), readOnly: false, args: invoke?.arguments ?? {} };
+  }
+  const mcp = (tool !== undefined && isMcpTool(tool)) || lower.startsWith(MCP_PREFIX);
+  const subject: CallSubject = { tool: lower, mcp, readOnly: mcp && tool?.def.executionMode === 'parallel', args };
+  const fields = record(args);
+  const kind = ARGUMENT_KINDS[lower];
+  if (kind === 'command' && typeof fields?.command === 'string') subject.command = fields.command;
+  if (kind === 'path' && typeof fields?.path === 'string') subject.path = callPath(fields.path, workspaceRoot);
+  return subject;
+}

@@ -1,0 +1,75 @@
+import { Type } from '@sinclair/typebox';
+import { describe, expect, it } from 'vitest';
+import { bindTool, checkArguments, defineRuntimeTool, toRuntimeTool, validatorFor, type ToolContext, type ToolResult } from '../../tools/contract.js';
+import { FALLBACK_TOOL_NAMES, toLoopTools } from '../../tools/loop-tools.js';
+
+const params = Type.Object({ path: Type.String(), count: Type.Optional(Type.Integer({ minimum: 1 })) });
+const tool = (name: string, source: 'builtin' | 'configured' = 'builtin') =>
+  defineRuntimeTool({ def: { name, description: name, parameters: params }, execute: () => ({ content: [{ type: 'text', text: name }] }), source });
+
+describe('the tool contract', () => {
+  it('defaults a tool to the builtin source and no execution mode (sequential)', () => {
+    const t = tool('x');
+    expect(t.source).toBe('builtin');
+    expect(t.def.executionMode).toBeUndefined();
+  });
+
+  it('compiles one validator per schema and reuses it', () => {
+    expect(validatorFor(params)).toBe(validatorFor(params));
+  });
+
+  it('names the path and the rule of a bad argument', () => {
+    const problem = checkArguments(tool('x').def, { path: 3, count: 0 });
+    expect(problem).toContain('Invalid arguments for tool "x"');
+    expect(problem).toContain('/path');
+    expect(problem).toContain('/count');
+    expect(checkArguments(tool('x').def, { path: 'a' })).toBeUndefined();
+  });
+
+  it('uses a tool\'s own validate hook instead of TypeBox (JSON-schema tools)', () => {
+    const t = defineRuntimeTool({
+      def: { name: 'j', description: '', parameters: Type.Unsafe({ type: 'object' }), validate: (v) => ((v as { a?: number }).a === 1 ? undefined : '/a: must be 1') },
+      execute: () => ({ content: [] }),
+    });
+    expect(checkArguments(t.def, { a: 1 })).toBeUndefined();
+    expect(checkArguments(t.def, { a: 2 })).toBe('Invalid arguments for tool "j": /a: must be 1');
+  });
+
+  it('makes a runtime tool from a decorated class', async () => {
+    @bindTool({ name: 'greet', description: 'says hello', parameters: Type.Object({ who: Type.String() }), executionMode: 'parallel' })
+    class Greeter {
+      execute(_ctx: ToolContext, input: { who: string }): ToolResult {
+        return { content: [{ type: 'text', text: `hello ${input.who}` }] };
+      }
+    }
+    const runtime = toRuntimeTool(new Greeter());
+    expect(runtime.def.name).toBe('greet');
+    expect(runtime.def.executionMode).toBe('parallel');
+    const result = await runtime.impl({ agentId: 'a', role: 'main', cwd: '/', callId: 'c' }, { who: 'x' }, new AbortController().signal, () => undefined);
+    expect(result.content[0]).toEqual({ type: 'text', text: 'hello x' });
+  });
+
+  it('refuses a class without the decorator', () => {
+    class Plain {
+      execute(): ToolResult {
+        return { content: [] };
+      }
+    }
+    expect(() => toRuntimeTool(new Plain())).toThrow(/no @bindTool/);
+  });
+});
+
+describe('turning tools into the loop\'s tools', () => {
+  it('rejects two tools with one name, naming both sources', () => {
+    expect(() => toLoopTools([tool('read'), tool('read', 'configured')])).toThrow('two tools are named "read": one from source builtin, one from source configured');
+  });
+
+  it('fills in missing read, write, edit and bash from the fallback, only when asked', () => {
+    const fallback = new Map(FALLBACK_TOOL_NAMES.map((n) => [n, tool(n)]));
+    const mine = tool('read', 'configured');
+    const filled = toLoopTools([mine], { fallback });
+    expect([...filled.tools.keys()].sort()).toEqual(['bash', 'edit', 'read', 'write']);
+    expect(filled.tools.get('read')).toBe(mine);
+    expect([...toLoopTools([mine]).tools.keys()]).toEqual(['read']);
+  });
+});

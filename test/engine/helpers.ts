@@ -1,0 +1,149 @@
+// Shared fixtures for the engine suites: a real temp workspace, an Engine driven by the scripted model, an
+// event recorder, and a fake clock whose time only moves when a test says so.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Clock } from '../../orchestrator/clock.js';
+import { Engine, type EngineOptions } from '../../orchestrator/engine.js';
+import { EventBus, type EventOf, type EventType, type MurmurEvent } from '../../orchestrator/events.js';
+import { ScriptedModel, type Script } from '../../orchestrator/models/scripted.js';
+import type { Message, ToolResultMessage, UserMessage } from '../../orchestrator/types.js';
+import { userText } from '../../orchestrator/types.js';
+
+export type { Script };
+
+export async function tempDir(prefix = 'murmur-engine-'): Promise<string> {
+  return realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
+}
+
+export async function removeDir(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+}
+
+export function writeTree(root: string, files: Record<string, string>): void {
+  for (const [file, content] of Object.entries(files)) {
+    const abs = path.join(root, file);
+    mkdirSync(path.dirname(abs), { recursive: true });
+    writeFileSync(abs, content);
+  }
+}
+
+/** Every event of a bus, in order, with helpers to pick some. */
+export class EventRecorder {
+  readonly events: MurmurEvent[] = [];
+
+  constructor(bus: EventBus) {
+    bus.on('*', (event) => this.events.push(event));
+  }
+
+  of<T extends EventType>(type: T, agentId?: string): EventOf<T>[] {
+    return this.events.filter((e): e is EventOf<T> => e.type === type && (agentId === undefined || (e as { agentId?: string }).agentId === agentId));
+  }
+
+  /** Index of the first event that fits. */
+  indexOf(fits: (event: MurmurEvent) => boolean): number {
+    return this.events.findIndex(fits);
+  }
+}
+
+export interface TestEngine {
+  engine: Engine;
+  recorder: EventRecorder;
+  model: ScriptedModel;
+}
+
+/**
+ * An engine on a temp workspace with the scripted model. HOME points into the workspace so no user agent
+ * definitions leak in; no session on disk unless the test asks for one.
+ */
+export function scriptedEngine(cwd: string, script: Script, options: Partial<EngineOptions> = {}): TestEngine {
+  const model = new ScriptedModel(script);
+  const bus = options.bus ?? new EventBus(options.clock ? () => options.clock!.now() : Date.now);
+  const recorder = new EventRecorder(bus);
+  const engine = new Engine({ session: false, env: { HOME: path.join(cwd, '.home') }, ...options, cwd, provider: model, bus } as EngineOptions);
+  return { engine, recorder, model };
+}
+
+export function textOf(message: Message): string {
+  if (message.role === 'user') return userText(message);
+  if (message.role === 'assistant') return message.text;
+  return message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+}
+
+export function toolResults(messages: readonly Message[]): ToolResultMessage[] {
+  return messages.filter((m): m is ToolResultMessage => m.role === 'tool');
+}
+
+export function syntheticMessages(messages: readonly Message[], kind?: string): UserMessage[] {
+  return messages.filter((m): m is UserMessage => m.role === 'user' && m.synthetic !== undefined && (kind === undefined || m.synthetic.kind === kind));
+}
+
+/** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs = 10_000, everyMs = 10): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+export function readJson<T>(file: string): T {
+  return JSON.parse(readFileSync(file, 'utf8')) as T;
+}
+
+export function readJsonLines<T>(file: string): T[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as T);
+}
+
+/**
+ * A clock whose time moves only through `advance`. Like a process that was asleep, the whole step is taken at
+ * once and then every callback that has come due runs (so checks that were missed collapse into one).
+ */
+export class FakeClock implements Clock {
+  private time: number;
+  private nextHandle = 1;
+  private readonly pending = new Map<number, { at: number; fn: () => void }>();
+
+  constructor(start = Date.UTC(2025, 0, 1)) {
+    this.time = start;
+  }
+
+  now(): number {
+    return this.time;
+  }
+
+  setTimeout(fn: () => void, ms: number): unknown {
+    const handle = this.nextHandle++;
+    this.pending.set(handle, { at: this.time + Math.max(0, ms), fn });
+    return handle;
+  }
+
+  clearTimeout(handle: unknown): void {
+    this.pending.delete(handle as number);
+  }
+
+  /** Callbacks waiting, soonest first (for assertions). */
+  get scheduled(): number[] {
+    return [...this.pending.values()].map((p) => p.at - this.time).sort((a, b) => a - b);
+  }
+
+  /** Moves time forward by `ms`, then runs every callback now due (including ones they schedule that are due). */
+  advance(ms: number): void {
+    this.time += ms;
+    for (;;) {
+      const due = [...this.pending.entries()].filter(([, p]) => p.at <= this.time).sort((a, b) => a[1].at - b[1].at);
+      if (due.length === 0) return;
+      for (const [handle, p] of due) {
+        if (!this.pending.delete(handle)) continue;
+        p.fn();
+      }
+    }
+  }
+}

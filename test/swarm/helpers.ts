@@ -1,0 +1,120 @@
+// Shared fixtures for the swarm suites: a real temp workspace, a real Engine on the scripted model with the
+// agent_swarm tool wired as the command line wires it, event capture, and small git helpers.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Engine, type EngineOptions } from '../../orchestrator/engine.js';
+import type { MurmurConfig } from '../../orchestrator/config.js';
+import type { MurmurEvent } from '../../orchestrator/events.js';
+import { ScriptedModel, type Script } from '../../orchestrator/models/scripted.js';
+import type { AgentRecord } from '../../orchestrator/scheduler.js';
+import type { Message, ToolResultMessage } from '../../orchestrator/types.js';
+import { builtinProfile } from '../../roles/profile.js';
+import { swarmAdapterFor } from '../../swarm/adapter.js';
+import type { SwarmRequest } from '../../tools/adapters.js';
+import { agentSwarmTool } from '../../tools/agents/agent-swarm.js';
+
+export async function tempDir(prefix = 'murmur-swarm-'): Promise<string> {
+  return realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
+}
+
+export async function removeDir(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+}
+
+export function writeTree(root: string, files: Record<string, string>): void {
+  for (const [file, content] of Object.entries(files)) {
+    const abs = path.join(root, file);
+    mkdirSync(path.dirname(abs), { recursive: true });
+    writeFileSync(abs, content);
+  }
+}
+
+/** Fast defaults: a provider that does not retry on its own, so a 429 reaches the swarm at once. */
+export const FAST_CONFIG: MurmurConfig = { retry: { maxAttempts: 1 } };
+
+export interface TestEngine {
+  engine: Engine;
+  events: MurmurEvent[];
+  env: NodeJS.ProcessEnv;
+  /** A main agent that is never run: the parent of adapter-driven swarms. */
+  parent(): AgentRecord;
+  /** Runs a swarm the way the agent_swarm tool does, for `parent()`. */
+  swarm(request: SwarmRequest, signal?: AbortSignal): ReturnType<ReturnType<typeof swarmAdapterFor>['run']>;
+  close(): Promise<void>;
+}
+
+export function makeEngine(
+  cwd: string,
+  script: Script,
+  options: { config?: MurmurConfig; env?: NodeJS.ProcessEnv; extra?: Partial<EngineOptions> } = {},
+): TestEngine {
+  const env = options.env ?? {};
+  const engine = new Engine({
+    cwd,
+    provider: new ScriptedModel(script),
+    config: { ...FAST_CONFIG, ...options.config },
+    env,
+    definitions: new Map(),
+    swarmTool: agentSwarmTool,
+    swarmFor: (e, record) => swarmAdapterFor(e, record, { env }),
+    ...options.extra,
+  });
+  const events: MurmurEvent[] = [];
+  engine.bus.on('*', (event) => events.push(event));
+  let main: AgentRecord | undefined;
+  const parent = () => {
+    if (!main) {
+      const spawned = engine.scheduler.spawn({ profile: builtinProfile('main'), description: 'main' });
+      if (!spawned.ok) throw new Error(spawned.error);
+      main = spawned.record;
+    }
+    return main;
+  };
+  return {
+    engine,
+    events,
+    env,
+    parent,
+    swarm: (request, signal = new AbortController().signal) => swarmAdapterFor(engine, parent(), { env }).run(request, signal, () => undefined),
+    close: () => engine.close(),
+  };
+}
+
+export function eventsOf<T extends MurmurEvent['type']>(events: readonly MurmurEvent[], type: T): Extract<MurmurEvent, { type: T }>[] {
+  return events.filter((e): e is Extract<MurmurEvent, { type: T }> => e.type === type);
+}
+
+/** The tool results in a conversation, in order. */
+export function toolResults(messages: readonly Message[]): ToolResultMessage[] {
+  return messages.filter((m): m is ToolResultMessage => m.role === 'tool');
+}
+
+export function resultText(message: ToolResultMessage): string {
+  return message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+}
+
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
+}
+
+/** A git repository with one commit holding `files`. */
+export function gitRepo(cwd: string, files: Record<string, string>): void {
+  writeTree(cwd, files);
+  git(cwd, 'init', '-q', '-b', 'main');
+  git(cwd, 'add', '-A');
+  git(cwd, '-c', 'user.name=test', '-c', 'user.email=test@localhost', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'initial');
+}
+
+/** Polls until `check` returns a value (not undefined) or the time is up. */
+export async function waitFor<T>(check: () => T | undefined, timeoutMs = 10_000, what = 'a condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
