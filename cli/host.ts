@@ -1,19 +1,15 @@
 // The command line is the one place where the parts meet: the engine, the model, the tools' host adapters,
 // the swarm, the screen and the event log.
 import { boolFlag, stringFlag, type ParsedArgs } from './args.js';
-import { configFor, eventLogFor, onInterrupt, providerFactory, providerFor, workspaceFrom } from './setup.js';
+import { configFor, eventLogFor, onInterrupt, providerFor, workspaceFrom } from './setup.js';
 import { chooseScreenMode, startScreen, type Screen } from './screen.js';
 import { EventBus, type MurmurEvent } from '../orchestrator/events.js';
 import { Engine, type EngineOptions, type RunOutcome } from '../orchestrator/engine.js';
 import type { EventLog } from '../orchestrator/events-log.js';
-import { interactionAdapters } from '../orchestrator/host-adapters.js';
 import { createMcpSource } from '../orchestrator/mcp-source.js';
 import { SessionStore } from '../orchestrator/session.js';
-import { skillToolAvailable, webSearchAvailable } from '../tools/interaction-tools.js';
-import { createResultBudget } from '../tools/budget.js';
 import type { MurmurConfig } from '../orchestrator/config.js';
-import { agentSwarmTool } from '../tools/agents/agent-swarm.js';
-import { swarmAdapterFor } from '../swarm/adapter.js';
+import { sharedEngineOptions } from './engine-options.js';
 
 export interface Host {
   engine: Engine;
@@ -44,31 +40,12 @@ export async function buildHost(command: string, args: ParsedArgs, options: Host
   const early: MurmurEvent[] = [];
   const stopCollecting = bus.on('log', (event) => early.push(event));
   const eventLog: EventLog | undefined = eventLogFor(command, args, bus);
-  const interaction = await interactionAdapters({ cwd, config, bus, env });
   const mcp = await createMcpSource({ cwd, config, env, bus, provider });
-  const engineOptions: EngineOptions = {
-    cwd,
-    provider,
-    providerFor: providerFactory(args, config, cwd, env),
-    config,
-    env,
-    bus,
-    hostInterface: 'cli',
-    sessionKind: options.sessionKind,
-    interaction,
-    registry: { askUser: true, fetch: true, skills: skillToolAvailable(interaction), webSearch: webSearchAvailable(interaction) },
-    swarmTool: agentSwarmTool,
-    swarmFor: (engine, record) => swarmAdapterFor(engine, record, { env }),
-    resultBudget: (record, hasRead) =>
-      createResultBudget({
-        agentHasRead: hasRead,
-        ...(engine.session ? { toolOutputsDir: engine.session.toolOutputsDir } : {}),
-        ...(config.budget?.maxResultChars !== undefined ? { maxResultChars: config.budget.maxResultChars } : {}),
-        ...(config.budget?.spillChars !== undefined ? { spillChars: config.budget.spillChars } : {}),
-      }),
-  };
+  const engineOptions = await sharedEngineOptions(
+    { cwd, config, env, bus, provider, args, hostInterface: 'cli', sessionKind: options.sessionKind, ...(mcp ? { mcp } : {}) },
+    () => engine,
+  );
   if (options.session) engineOptions.session = options.session;
-  if (mcp) engineOptions.mcp = mcp;
   options.extend?.(engineOptions);
   const engine: Engine = new Engine(engineOptions);
   bus.emit({ type: 'run.start', mode: options.sessionKind, task: options.title, model: provider.name });

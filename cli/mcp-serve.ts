@@ -6,16 +6,13 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { parseArgs, UsageError, type ParsedArgs } from './args.js';
-import { COMMON_FLAGS, configFor, providerFactory, providerFor, workspaceFrom } from './setup.js';
+import { COMMON_FLAGS, configFor, providerFor, workspaceFrom } from './setup.js';
 import { Engine, type EngineOptions, type RunOutcome } from '../orchestrator/engine.js';
 import { EventBus } from '../orchestrator/events.js';
-import { interactionAdapters } from '../orchestrator/host-adapters.js';
 import type { MurmurConfig } from '../orchestrator/config.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
-import { createResultBudget } from '../tools/budget.js';
-import { skillToolAvailable, webSearchAvailable } from '../tools/interaction-tools.js';
-import { agentSwarmTool } from '../tools/agents/agent-swarm.js';
-import { swarmAdapterFor } from '../swarm/adapter.js';
+import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
+import { sharedEngineOptions } from './engine-options.js';
 import { allCompleted, prepareSwarm } from '../swarm/launch.js';
 import { renderReport, reportJson } from '../swarm/report.js';
 import { maxSwarmItems } from '../swarm/settings.js';
@@ -41,6 +38,8 @@ interface ServeContext {
   provider: ModelProvider;
   args: ParsedArgs;
   env: NodeJS.ProcessEnv;
+  /** The user's MCP servers, shared by every request. */
+  mcp?: McpSource;
 }
 
 export async function mcpCommand(argv: readonly string[]): Promise<number> {
@@ -59,7 +58,10 @@ export async function mcpCommand(argv: readonly string[]): Promise<number> {
   const cwd = workspaceFrom('mcp serve', args);
   const config = await configFor(cwd);
   const provider = await providerFor('mcp serve', args, config, cwd, env);
-  return serve({ cwd, config, provider, args, env });
+  const setupBus = new EventBus();
+  setupBus.on('log', (event) => log(`${event.level}: ${event.message}`));
+  const mcp = await createMcpSource({ cwd, config, env, bus: setupBus, provider });
+  return serve({ cwd, config, provider, args, env, ...(mcp ? { mcp } : {}) });
 }
 
 function log(line: string): void {
@@ -106,6 +108,7 @@ async function serve(ctx: ServeContext): Promise<number> {
   await closed;
   if (active.size > 0) log(`shutting down: aborting ${active.size} run(s) (finished work is kept)`);
   await Promise.allSettled([...active]);
+  await ctx.mcp?.close();
   process.off('SIGINT', shutdown);
   process.off('SIGTERM', shutdown);
   // Provider connection pools may hold the loop open; nothing is left to do, so leave soon in any case.
@@ -178,28 +181,10 @@ function errorResult(message: string): CallToolResult {
 async function openEngine(ctx: ServeContext, kind: 'run' | 'swarm', title: string, extend?: (o: EngineOptions) => void): Promise<Engine> {
   const { cwd, config, env } = ctx;
   const bus = new EventBus();
-  const interaction = await interactionAdapters({ cwd, config, bus, env });
-  const options: EngineOptions = {
-    cwd,
-    provider: ctx.provider,
-    providerFor: providerFactory(ctx.args, config, cwd, env),
-    config,
-    env,
-    bus,
-    hostInterface: 'mcp',
-    sessionKind: kind,
-    interaction,
-    registry: { askUser: false, fetch: true, skills: skillToolAvailable(interaction), webSearch: webSearchAvailable(interaction) },
-    swarmTool: agentSwarmTool,
-    swarmFor: (e, record) => swarmAdapterFor(e, record, { env }),
-    resultBudget: (_record, hasRead) =>
-      createResultBudget({
-        agentHasRead: hasRead,
-        ...(engine.session ? { toolOutputsDir: engine.session.toolOutputsDir } : {}),
-        ...(config.budget?.maxResultChars !== undefined ? { maxResultChars: config.budget.maxResultChars } : {}),
-        ...(config.budget?.spillChars !== undefined ? { spillChars: config.budget.spillChars } : {}),
-      }),
-  };
+  const options = await sharedEngineOptions(
+    { cwd, config, env, bus, provider: ctx.provider, args: ctx.args, hostInterface: 'mcp', sessionKind: kind, ...(ctx.mcp ? { mcp: ctx.mcp } : {}) },
+    () => engine,
+  );
   extend?.(options);
   const engine: Engine = new Engine(options);
   bus.on('log', (event) => {

@@ -1,6 +1,6 @@
 // `murmur resume ID`: reopen a session left by a crash or an abort. Finished agents stay finished; the
 // interrupted ones continue from their transcripts (a swarm finishes only the items that had not completed).
-import { parseArgs, UsageError } from './args.js';
+import { parseArgs, stringFlag, UsageError } from './args.js';
 import { COMMON_FLAGS, workspaceFrom } from './setup.js';
 import { buildHost } from './host.js';
 import { printOutcome } from './run.js';
@@ -20,6 +20,8 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
     throw new UsageError(`murmur resume: ${(error as Error).message}`);
   }
   const state = session.loadState<SessionState>();
+  // Continue with the model the session ran with, unless --model picks another.
+  if (stringFlag(args, 'model') === undefined && state.model) args.flags.model = state.model;
   if (state.kind === 'swarm') return (await import('./swarm.js')).resumeSwarm(args, session, state);
 
   const host = await buildHost('resume', args, { title: state.task ?? `session ${id}`, sessionKind: 'run', session });

@@ -317,7 +317,10 @@ export class Engine {
         this.bus.emit({ type: 'log', level: 'warn', message: `resume: agent ${saved.id} used "${saved.profile}", which is no longer defined; it is skipped` });
         continue;
       }
-      const messages = repairTranscript(this.session.loadTranscript(saved.id));
+      const loaded = this.session.readTranscript(saved.id);
+      const messages = repairTranscript(loaded.messages);
+      // Keep the file equal to the conversation the agent continues from (cut line dropped, results filled in).
+      if (loaded.damaged || messages.length !== loaded.messages.length) this.session.replaceTranscript(saved.id, messages);
       const spec: Parameters<Scheduler['spawn']>[0] = { profile, id: saved.id, messages };
       if (saved.parentId !== undefined) spec.parentId = saved.parentId;
       else if (saved.depth > 0) spec.detached = true;

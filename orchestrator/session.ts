@@ -91,19 +91,35 @@ export class SessionStore {
   }
 
   loadTranscript(agentId: string): Message[] {
+    return this.readTranscript(agentId).messages;
+  }
+
+  /** The messages of a transcript, and whether its end was damaged (a line cut by a killed process). */
+  readTranscript(agentId: string): { messages: Message[]; damaged: boolean } {
     const path = this.transcriptPath(agentId);
-    if (!existsSync(path)) return [];
+    if (!existsSync(path)) return { messages: [], damaged: false };
+    const text = readFileSync(path, 'utf8');
     const messages: Message[] = [];
-    for (const line of readFileSync(path, 'utf8').split('\n')) {
+    for (const line of text.split('\n')) {
       if (!line.trim()) continue;
       try {
         messages.push(JSON.parse(line) as Message);
       } catch {
         // A line cut by a killed process: everything before it is intact.
-        break;
+        return { messages, damaged: true };
       }
     }
-    return messages;
+    return { messages, damaged: text.length > 0 && !text.endsWith('\n') };
+  }
+
+  /**
+   * Replaces a transcript at once (atomically): after a repair, so later appends follow whole lines and the
+   * file holds the conversation the agent continues from.
+   */
+  replaceTranscript(agentId: string, messages: readonly Message[]): void {
+    this.closeTranscript(agentId);
+    mkdirSync(this.agentDir(agentId), { recursive: true });
+    writeFileAtomic.sync(this.transcriptPath(agentId), messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
   }
 
   /** Schedules an atomic write of the state; writes coalesce so a burst of changes costs one write. */

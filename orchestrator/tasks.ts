@@ -8,11 +8,13 @@ import type { EventBus } from './events.js';
 import type { UserMessage } from './types.js';
 
 export const NOTIFICATION_RESULT_CHARS = 3000;
+export const INTERRUPTED_TASK_RESULT = 'Interrupted: the process stopped while this task was running; it was not finished.';
 
 interface TaskEntry {
   info: TaskInfo;
   controller: AbortController;
-  log: WriteStream;
+  /** Absent for a task taken over from a resumed session. */
+  log?: WriteStream;
   done: Promise<void>;
   stopped: boolean;
   waiters: Set<() => void>;
@@ -61,11 +63,21 @@ export class TaskRegistry {
     this.clock = options.clock ?? systemClock;
   }
 
-  /** Continues numbering after the ids of a resumed session. */
+  /**
+   * Takes over the tasks of a resumed session: they stay listed (and their logs readable), numbering continues
+   * after them, and one still running when the process stopped is marked aborted (nothing runs it any more).
+   */
   seed(existing: readonly TaskInfo[]): void {
-    for (const info of existing) {
-      const n = Number(info.taskId.replace(/^t-/, ''));
+    for (const saved of existing) {
+      const n = Number(saved.taskId.replace(/^t-/, ''));
       if (Number.isInteger(n)) this.counter = Math.max(this.counter, n);
+      if (this.tasks.has(saved.taskId)) continue;
+      const info: TaskInfo = { ...saved };
+      if (info.status === 'running') {
+        info.status = 'aborted';
+        info.result = INTERRUPTED_TASK_RESULT;
+      }
+      this.tasks.set(info.taskId, { info, controller: new AbortController(), done: Promise.resolve(), stopped: false, waiters: new Set() });
     }
   }
 

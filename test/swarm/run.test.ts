@@ -29,9 +29,9 @@ describe('the report', () => {
           { text: 'all done' },
         ],
       },
-      { match: { role: 'worker', prompt: '^Do bad$' }, turns: [{ failFirst: { status: 400, times: 1, message: 'bad "quote" <x>\nline2' } }, { text: 'never' }] },
+      { match: { role: 'worker', prompt: '^Do bad$' }, turns: [{ failFirst: { status: 400, times: 1, message: 'bad "quote" <x>\nline2' }, text: 'fixed' }] },
       // The first item finishes last, so input order differs from completion order.
-      { match: { role: 'worker', prompt: '^Do a' }, turns: [{ latencyMs: 60, text: `done $0${HOSTILE}` }] },
+      { match: { role: 'worker', prompt: '^Do (a.*)$' }, turns: [{ latencyMs: 60, text: `done $1${HOSTILE}` }] },
       { match: { role: 'worker', prompt: '^Do (.*)$' }, turns: [{ text: `done $1${HOSTILE}` }] },
     ],
   };
@@ -49,7 +49,7 @@ describe('the report', () => {
         '<agent_swarm_result>',
         '<summary>completed: 2, failed: 1</summary>',
         '<resume_hint>continue the unfinished subagents with their context: call agent_swarm with resume_agent_ids ["a-2"] (and an optional resume_prompt)</resume_hint>',
-        `<subagent agent_id="a-1" item="a&quot;b&lt;c&gt;&amp;d" outcome="completed" rounds="0">done Do a"b&lt;c&gt;&amp;d${escapedBody}</subagent>`,
+        `<subagent agent_id="a-1" item="a&quot;b&lt;c&gt;&amp;d" outcome="completed" rounds="0">done a"b&lt;c&gt;&amp;d${escapedBody}</subagent>`,
         '<subagent agent_id="a-2" item="bad" outcome="failed" rounds="0" reason="bad &quot;quote&quot; &lt;x&gt;&#10;line2"></subagent>',
         `<subagent agent_id="a-3" item="z" outcome="completed" rounds="0">done z${escapedBody}</subagent>`,
         '</agent_swarm_result>',
@@ -57,7 +57,7 @@ describe('the report', () => {
     );
     // The failed subagent was resumed with its context: the same agent, the resume prompt appended.
     expect(resultText(second!)).toBe(
-      ['<agent_swarm_result>', '<summary>completed: 1</summary>', '<subagent agent_id="a-2" item="bad" outcome="completed" rounds="0">never</subagent>', '</agent_swarm_result>'].join('\n'),
+      ['<agent_swarm_result>', '<summary>completed: 1</summary>', '<subagent agent_id="a-2" item="bad" outcome="completed" rounds="0">fixed</subagent>', '</agent_swarm_result>'].join('\n'),
     );
     const resumed = t.engine.scheduler.get('a-2')!.agent.state.messages;
     expect(resumed.filter((m) => m.role === 'user').map((m) => (m as { content: unknown }).content)).toEqual(['Do bad', 'Try again']);
@@ -75,11 +75,13 @@ describe('the report', () => {
     expect(eventsOf(t.events, 'swarm.end')[0]).toMatchObject({ swarmId: 's-1', counts: { completed: 2, failed: 1 } });
     expect(eventsOf(t.events, 'swarm.end')[1]).toMatchObject({ swarmId: 's-2', counts: { completed: 1 } });
     // The subagents belong to the swarm and to the main agent.
-    const starts = eventsOf(t.events, 'agent.start').filter((e) => e.swarmId === 's-1');
-    expect(starts.map((e) => [e.agentId, e.item, e.parentId])).toEqual([
-      ['a-1', 'a"b<c>&d', 'main'],
-      ['a-2', 'bad', 'main'],
-      ['a-3', 'z', 'main'],
+    const starts = eventsOf(t.events, 'agent.start').filter((e) => e.swarmId !== undefined);
+    expect(starts.map((e) => [e.agentId, e.item, e.parentId, e.resumed])).toEqual([
+      ['a-1', 'a"b<c>&d', 'main', false],
+      ['a-2', 'bad', 'main', false],
+      ['a-3', 'z', 'main', false],
+      // The second call resumed a-2 (it keeps the swarm it was born in).
+      ['a-2', 'bad', 'main', true],
     ]);
   });
 
@@ -123,7 +125,6 @@ describe('rate limits', () => {
     // Capacity went down to what was running minus one, and the swarm says so.
     expect(limited[0]!.capacity).toBe(limited[0]!.running);
     expect(eventsOf(t.events, 'model.retry').some((e) => e.status === 429 && e.swarmId === 's-1')).toBe(true);
-    expect(eventsOf(t.events, 'swarm.capacity').length).toBeGreaterThan(0);
   });
 
   it('an item rate-limited more often than the swarm retries fails with the reason; the others complete', async () => {
@@ -184,13 +185,16 @@ describe('abort', () => {
     await waitFor(() => eventsOf(t!.events, 'agent.start').find((e) => e.item === 'slow'), 5000, 'the slow item to start');
     stop.abort();
     const answer = await running;
-    expect(answer.ok && answer.report).toBe(
+    const report = answer.ok ? answer.report : '';
+    // The started item's reason comes from the agent ("… aborted"); the rest of the report is exact.
+    expect(report).toMatch(/<subagent agent_id="a-2" item="slow" outcome="aborted" rounds="0" reason="[^"]*aborted"><\/subagent>/);
+    expect(report.replace(/(item="slow" outcome="aborted" rounds="0" reason=")[^"]*"/, '$1…"')).toBe(
       [
         '<agent_swarm_result>',
         '<summary>completed: 1, aborted: 3</summary>',
         '<resume_hint>continue the unfinished subagents with their context: call agent_swarm with resume_agent_ids ["a-2"] (and an optional resume_prompt); 2 item(s) never started: include them again as items</resume_hint>',
         '<subagent agent_id="a-1" item="fast" outcome="completed" rounds="0">did fast</subagent>',
-        '<subagent agent_id="a-2" item="slow" outcome="aborted" rounds="0" reason="parent aborted"></subagent>',
+        '<subagent agent_id="a-2" item="slow" outcome="aborted" rounds="0" reason="…"></subagent>',
         '<subagent item="n1" outcome="aborted" state="not_started" rounds="0" reason="aborted before it started"></subagent>',
         '<subagent item="n2" outcome="aborted" state="not_started" rounds="0" reason="aborted before it started"></subagent>',
         '</agent_swarm_result>',
