@@ -127,6 +127,8 @@ type Lines = (query: string) => Promise<string | undefined>;
  */
 async function dialogue<T>(streams: TerminalStreams, signal: AbortSignal, talk: (ask: Lines) => Promise<T>): Promise<T> {
   const rl = createInterface({ input: streams.input, output: streams.output, terminal: streams.input.isTTY === true });
+  // In raw mode Ctrl-C reaches readline, not the process: pass it on, so the run's interrupt handler still aborts.
+  rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
   let closed = false;
   const ended = new Promise<undefined>((resolve) =>
     rl.once('close', () => {

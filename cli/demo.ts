@@ -36,6 +36,9 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     '--verify',
     '--role',
     'worker',
+    // Edits inside the copied project are the point of the demo; nothing outside it is touched.
+    '--permission-mode',
+    'auto',
     '--description',
     'demo: convert a CommonJS project to ESM',
     ...(args.flags.dashboard === false ? ['--no-dashboard'] : []),

@@ -9,7 +9,11 @@ import type { ModelProvider } from '../orchestrator/models/provider.js';
 import { interactionAdapters } from '../orchestrator/host-adapters.js';
 import type { McpSource } from '../orchestrator/mcp-source.js';
 import type { HostInterface } from '../roles/filters.js';
-import type { UserChannel } from '../tools/adapters-interaction.js';
+import { realpathSync } from 'node:fs';
+import { UsageError } from './args.js';
+import type { Asker } from '../orchestrator/permissions/asker.js';
+import type { PermissionMode } from '../orchestrator/permissions/policy.js';
+import { createPermissionSetup, PermissionRuleError, type PermissionSetup } from '../orchestrator/permissions/setup.js';
 import { createResultBudget } from '../tools/budget.js';
 import { skillToolAvailable, webSearchAvailable } from '../tools/interaction-tools.js';
 import { agentSwarmTool } from '../tools/agents/agent-swarm.js';
@@ -25,14 +29,36 @@ export interface SharedOptionsInput {
   hostInterface: HostInterface;
   sessionKind: 'run' | 'swarm';
   mcp?: McpSource;
-  /** Where ask_user_question goes; absent = nobody can answer (the tool is then not offered). */
-  user?: UserChannel;
+  /** `--permission-mode`; absent = configuration, else manual. */
+  permissionMode?: PermissionMode;
+  /** `--swarm-mode`; absent = configuration. */
+  swarmMode?: boolean;
+  /** The one place where the user answers; absent = nobody can (requests are then settled by policy at once). */
+  asker?: Asker;
+  headlessReason?: string;
 }
 
 /** Engine options for a host; `engine()` must return the engine built from them (the budget needs its session). */
 export async function sharedEngineOptions(input: SharedOptionsInput, engine: () => Engine): Promise<EngineOptions> {
   const { cwd, config, env, bus, provider } = input;
-  const interaction = await interactionAdapters({ cwd, config, bus, env, ...(input.user ? { user: input.user } : {}) });
+  let permissions: PermissionSetup;
+  try {
+    permissions = createPermissionSetup({
+      config,
+      workspaceRoot: realpathSync(cwd),
+      ...(input.permissionMode !== undefined ? { mode: input.permissionMode } : {}),
+      ...(input.swarmMode !== undefined ? { swarmMode: input.swarmMode } : {}),
+      ...(input.asker ? { asker: input.asker } : {}),
+      ...(input.headlessReason !== undefined ? { headlessReason: input.headlessReason } : {}),
+      agents: (id) => engine().scheduler.get(id),
+      bus,
+    });
+  } catch (error) {
+    if (error instanceof PermissionRuleError) throw new UsageError(`murmur: ${error.message}`);
+    throw error;
+  }
+  const interaction = await interactionAdapters({ cwd, config, bus, env, ...(input.asker ? { user: permissions.userChannel } : {}) });
+  interaction.planMode = permissions.planMode;
   const options: EngineOptions = {
     cwd,
     provider,
@@ -43,7 +69,10 @@ export async function sharedEngineOptions(input: SharedOptionsInput, engine: () 
     hostInterface: input.hostInterface,
     sessionKind: input.sessionKind,
     interaction,
-    registry: { askUser: input.user !== undefined, fetch: true, skills: skillToolAvailable(interaction), webSearch: webSearchAvailable(interaction) },
+    // ask_user_question only where someone can answer; plan mode everywhere (headless plans are rejected by policy).
+    registry: { askUser: input.asker !== undefined, fetch: true, skills: skillToolAvailable(interaction), webSearch: webSearchAvailable(interaction), extra: permissions.tools },
+    permission: permissions.permission,
+    extraVetoes: permissions.extraVetoes,
     swarmTool: agentSwarmTool,
     swarmFor: (e, record) => swarmAdapterFor(e, record, { env }),
     resultBudget: (_record, hasRead) => {

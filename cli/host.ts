@@ -3,6 +3,8 @@
 import { boolFlag, stringFlag, type ParsedArgs } from './args.js';
 import { configFor, eventLogFor, onInterrupt, providerFor, workspaceFrom } from './setup.js';
 import { chooseScreenMode, startScreen, type Screen } from './screen.js';
+import { hostAsker } from './approvals.js';
+import type { PermissionMode } from '../orchestrator/permissions/policy.js';
 import { EventBus, type MurmurEvent } from '../orchestrator/events.js';
 import { Engine, type EngineOptions, type RunOutcome } from '../orchestrator/engine.js';
 import type { EventLog } from '../orchestrator/events-log.js';
@@ -41,8 +43,27 @@ export async function buildHost(command: string, args: ParsedArgs, options: Host
   const stopCollecting = bus.on('log', (event) => early.push(event));
   const eventLog: EventLog | undefined = eventLogFor(command, args, bus);
   const mcp = await createMcpSource({ cwd, config, env, bus, provider });
+  const mode = chooseScreenMode({ json: boolFlag(args, 'json'), noDashboard: args.flags.dashboard === false, env });
+  let screen: Screen | undefined;
+  const { asker, headlessReason } = hostAsker({ mode, screen: () => screen });
+  const permissionMode = stringFlag(args, 'permission-mode') as PermissionMode | undefined;
   const engineOptions = await sharedEngineOptions(
-    { cwd, config, env, bus, provider, args, hostInterface: 'cli', sessionKind: options.sessionKind, ...(mcp ? { mcp } : {}) },
+    {
+      cwd,
+      config,
+      env,
+      bus,
+      provider,
+      args,
+      hostInterface: 'cli',
+      sessionKind: options.sessionKind,
+      ...(mcp ? { mcp } : {}),
+      ...(permissionMode ? { permissionMode } : {}),
+      // Only a given flag counts: its absence must not override `swarmMode = true` in the configuration.
+      ...(args.flags['swarm-mode'] === true ? { swarmMode: true } : {}),
+      ...(asker ? { asker } : {}),
+      ...(headlessReason !== undefined ? { headlessReason } : {}),
+    },
     () => engine,
   );
   if (options.session) engineOptions.session = options.session;
@@ -50,22 +71,22 @@ export async function buildHost(command: string, args: ParsedArgs, options: Host
   const engine: Engine = new Engine(engineOptions);
   bus.emit({ type: 'run.start', mode: options.sessionKind, task: options.title, model: provider.name });
 
-  const mode = chooseScreenMode({ json: boolFlag(args, 'json'), noDashboard: args.flags.dashboard === false, env });
   // Printed before the screen starts: they stay above the dashboard, which restores the screen when it ends.
   stopCollecting();
   for (const event of early) if (event.type === 'log') process.stderr.write(`murmur: ${event.level === 'info' ? '' : `${event.level}: `}${event.message}\n`);
-  const screen = await startScreen({ mode, bus, title: options.title, model: provider.name, env, onAbort: () => engine.abort() });
+  screen = await startScreen({ mode, bus, title: options.title, model: provider.name, env, onAbort: () => engine.abort() });
+  const started = screen;
   const offInterrupt = onInterrupt(() => engine.abort());
   let closed = false;
 
   return {
     engine,
-    screen,
+    screen: started,
     config,
     args,
     async finishRun(outcome, stdoutText) {
       bus.emit({ type: 'run.end', status: outcome.status, usage: outcome.usage });
-      screen.stop();
+      started.stop();
       process.stdout.write(stdoutText);
       const json = boolFlag(args, 'json');
       if (outcome.status !== 'completed' && !json) {
@@ -79,7 +100,7 @@ export async function buildHost(command: string, args: ParsedArgs, options: Host
       if (closed) return;
       closed = true;
       offInterrupt();
-      screen.stop();
+      started.stop();
       await engine.close();
       await mcp?.close();
       await eventLog?.close();

@@ -5,7 +5,9 @@ import { readFileSync } from 'node:fs';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { parseArgs, UsageError, type ParsedArgs } from './args.js';
+import { parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
+import { hostAsker } from './approvals.js';
+import type { PermissionMode } from '../orchestrator/permissions/policy.js';
 import { COMMON_FLAGS, configFor, providerFor, workspaceFrom } from './setup.js';
 import { Engine, type EngineOptions, type RunOutcome } from '../orchestrator/engine.js';
 import { EventBus } from '../orchestrator/events.js';
@@ -181,8 +183,22 @@ function errorResult(message: string): CallToolResult {
 async function openEngine(ctx: ServeContext, kind: 'run' | 'swarm', title: string, extend?: (o: EngineOptions) => void): Promise<Engine> {
   const { cwd, config, env } = ctx;
   const bus = new EventBus();
+  const permissionMode = stringFlag(ctx.args, 'permission-mode') as PermissionMode | undefined;
   const options = await sharedEngineOptions(
-    { cwd, config, env, bus, provider: ctx.provider, args: ctx.args, hostInterface: 'mcp', sessionKind: kind, ...(ctx.mcp ? { mcp: ctx.mcp } : {}) },
+    {
+      cwd,
+      config,
+      env,
+      bus,
+      provider: ctx.provider,
+      args: ctx.args,
+      hostInterface: 'mcp',
+      sessionKind: kind,
+      ...(ctx.mcp ? { mcp: ctx.mcp } : {}),
+      ...(permissionMode ? { permissionMode } : {}),
+      // Nobody can answer over MCP: approvals are settled by policy at once.
+      headlessReason: hostAsker({ mode: 'quiet', screen: () => undefined, mcpServer: true }).headlessReason ?? 'murmur runs as an MCP server',
+    },
     () => engine,
   );
   extend?.(options);

@@ -35,11 +35,11 @@ export async function startScreen(options: {
   const { mode, bus, title, model, env } = options;
   if (mode === 'quiet') return { mode, stop: () => undefined };
   if (mode === 'lines') return startLines(bus, title, model, env);
-  let handle: DashboardHandle;
   try {
     const { startDashboard } = await import('../dashboards/tui.js');
     let fallback: Screen | undefined;
-    handle = await startDashboard({
+    const screen: Screen = { mode, stop: () => undefined };
+    const handle: DashboardHandle = await startDashboard({
       bus,
       title,
       model,
@@ -47,17 +47,17 @@ export async function startScreen(options: {
       onAbort: options.onAbort,
       onFailure: (error) => {
         process.stderr.write(`murmur: the dashboard stopped (${error.message}); continuing with plain lines\n`);
-        void startLines(bus, title, model, env).then((screen) => (fallback = screen));
+        // Questions go to the terminal prompt from now on.
+        delete screen.ask;
+        void startLines(bus, title, model, env).then((lines) => (fallback = lines));
       },
     });
-    return {
-      mode,
-      ask: (prompt, signal) => handle.ask(prompt, signal),
-      stop: () => {
-        handle.stop();
-        fallback?.stop();
-      },
+    screen.ask = (prompt, signal) => handle.ask(prompt, signal);
+    screen.stop = () => {
+      handle.stop();
+      fallback?.stop();
     };
+    return screen;
   } catch (error) {
     process.stderr.write(`murmur: cannot draw the dashboard here (${(error as Error).message}); using plain lines\n`);
     return startLines(bus, title, model, env);

@@ -82,6 +82,7 @@ export function makeConfigurer(deps: RuntimeDeps): AgentConfigurer {
     const sourceOptions = {
       toolsEnabled: true,
       delegation: { hostAllows: deps.features.delegation, ceilingAllows: record.depth < scheduler.limits.maxDepth },
+      subtask: record.depth > 0,
     };
     const warned = new Set<string>();
     const finish = (candidates: RuntimeTool[]): LoopTools => {
@@ -140,7 +141,9 @@ export function makeConfigurer(deps: RuntimeDeps): AgentConfigurer {
       // Whether the agent can read a spilled file back is a fact of its catalog, known from its first turn.
       const hasRead = applyFilters([...deps.registry.values()], facts).tools.some((t) => t.def.name === 'read');
       const gate = deps.resultBudget(record, hasRead);
-      batchHooks.afterCall = (call, tool, result: ToolResult) => gate(call, tool, result);
+      // Call ids are unique within one conversation only (the scripted model's repeat across agents), and the
+      // budget names spilled files after them: prefix the agent id so agents never overwrite each other's.
+      batchHooks.afterCall = (call, tool, result: ToolResult) => gate({ ...call, id: `${record.id}-${call.id}` }, tool, result);
     }
 
     const config: AgentLoopConfig = {

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import type { RuntimeTool } from '../tools/contract.js';
 import type { SwarmAdapter } from '../tools/adapters.js';
 import { buildLocalToolRegistry, type RegistryDeps } from '../tools/registry.js';
-import { loadAgentDefinitions, describeProblem } from '../roles/definitions.js';
+import { loadAgentDefinitions, describeProblem, profileOrProblem, type DefinitionProblem } from '../roles/definitions.js';
 import { builtinProfile, resolveProfile, type AgentProfile } from '../roles/profile.js';
 import type { HostInterface } from '../roles/filters.js';
 import type { AgentRunResult } from './agent.js';
@@ -20,7 +20,7 @@ import { SessionStore, stateHome } from './session.js';
 import { TaskRegistry } from './tasks.js';
 import { TimerService } from './timers.js';
 import type { AgentStatus, Usage } from './types.js';
-import { repairTranscript } from './transcript-repair.js';
+import { finishedSubagentResults, repairTranscript } from './transcript-repair.js';
 
 export const DEFAULT_SECRET_PATTERNS = ['*_API_KEY', '*_TOKEN', '*_SECRET', '*_PASSWORD', 'AWS_SECRET_ACCESS_KEY'];
 
@@ -109,6 +109,8 @@ export class Engine {
   readonly timers: TimerService;
   readonly session: SessionStore | undefined;
   readonly definitions: ReadonlyMap<string, AgentProfile>;
+  /** What was wrong with the agent definition files (also emitted as log events when the engine starts). */
+  readonly definitionProblems: readonly DefinitionProblem[] = [];
   readonly cwd: string;
   readonly config: MurmurConfig;
   readonly createdAt: number;
@@ -130,8 +132,11 @@ export class Engine {
     if (options.definitions) this.definitions = options.definitions;
     else {
       const loaded = loadAgentDefinitions({ workspace: this.cwd, ...(env.HOME ? { userHome: env.HOME } : {}) });
-      for (const problem of loaded.problems) this.bus.emit({ type: 'log', level: 'warn', message: `agent definition skipped: ${describeProblem(problem)}` });
+      for (const problem of loaded.problems) {
+        this.bus.emit({ type: 'log', level: 'warn', message: `agent definition ${problem.warning ? 'loaded with a warning' : 'skipped'}: ${describeProblem(problem)}` });
+      }
       this.definitions = loaded.profiles;
+      this.definitionProblems = loaded.problems;
     }
 
     this.tasks = new TaskRegistry({
@@ -194,9 +199,7 @@ export class Engine {
 
   /** The profile of a role or defined agent name, or an error listing the known ones. */
   profile(name: string): AgentProfile | string {
-    const profile = resolveProfile(name, this.definitions);
-    if (profile) return profile;
-    return `unknown agent or role "${name}"; known: main, explore, worker (coder), verifier${this.definitions.size > 0 ? `, ${[...this.definitions.keys()].join(', ')}` : ''}`;
+    return profileOrProblem(name, { profiles: this.definitions, problems: this.definitionProblems });
   }
 
   /** Runs a task as the main agent (or as a defined agent) and waits for every piece of background work. */
@@ -311,16 +314,18 @@ export class Engine {
     this.task = state.task;
     const interrupted: AgentRecord[] = [];
     const byDepth = [...state.agents].sort((a, b) => a.depth - b.depth);
+    const loaded = new Map(state.agents.map((a) => [a.id, this.session!.readTranscript(a.id)]));
+    const transcripts = new Map([...loaded].map(([id, t]) => [id, t.messages]));
     for (const saved of byDepth) {
       const profile = resolveProfile(saved.profile, this.definitions) ?? (saved.profile === 'main' ? builtinProfile('main') : undefined);
       if (!profile) {
         this.bus.emit({ type: 'log', level: 'warn', message: `resume: agent ${saved.id} used "${saved.profile}", which is no longer defined; it is skipped` });
         continue;
       }
-      const loaded = this.session.readTranscript(saved.id);
-      const messages = repairTranscript(loaded.messages);
+      const transcript = loaded.get(saved.id)!;
+      const messages = repairTranscript(transcript.messages, finishedSubagentResults(saved.id, state.agents, transcripts));
       // Keep the file equal to the conversation the agent continues from (cut line dropped, results filled in).
-      if (loaded.damaged || messages.length !== loaded.messages.length) this.session.replaceTranscript(saved.id, messages);
+      if (transcript.damaged || messages.length !== transcript.messages.length) this.session.replaceTranscript(saved.id, messages);
       const spec: Parameters<Scheduler['spawn']>[0] = { profile, id: saved.id, messages };
       if (saved.parentId !== undefined) spec.parentId = saved.parentId;
       else if (saved.depth > 0) spec.detached = true;

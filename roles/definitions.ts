@@ -2,15 +2,17 @@
 // `.murmur/agents/*.md` in the workspace and `~/.murmur/agents/*.md` for the user (the project wins a clash).
 import { readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { builtinRole } from './builtin.js';
-import type { AgentProfile } from './profile.js';
+import { resolveProfile, type AgentProfile } from './profile.js';
 
 export interface DefinitionProblem {
   path: string;
   field?: string;
   message: string;
+  /** The file still loaded; this is only a warning about one field. */
+  warning?: boolean;
 }
 
 export interface LoadedDefinitions {
@@ -98,7 +100,7 @@ function profileFrom(path: string, fallbackName: string, data: Record<string, un
     const model = data.model.trim();
     if (model.includes(':')) profile.model = model;
     else if (model !== '' && model !== 'inherit') {
-      warnings.push({ path, field: 'model', message: `model "${model}" is not a murmur model spec (provider:model); the run's model is used` });
+      warnings.push({ path, field: 'model', message: `model "${model}" is not a murmur model spec (provider:model); the run's model is used`, warning: true });
     }
   }
   return profile;
@@ -165,4 +167,18 @@ export function loadAgentDefinitions(options: { workspace: string; userHome?: st
 
 export function describeProblem(problem: DefinitionProblem): string {
   return `${problem.path}${problem.field ? ` (field "${problem.field}")` : ''}: ${problem.message}`;
+}
+
+/**
+ * The profile of a role or defined agent name, or a message listing the known names (and, when a file of that
+ * name failed to load, what was wrong with it).
+ */
+export function profileOrProblem(name: string, loaded: { profiles: ReadonlyMap<string, AgentProfile>; problems: readonly DefinitionProblem[] }): AgentProfile | string {
+  const profile = resolveProfile(name, loaded.profiles);
+  if (profile) return profile;
+  const defined = [...loaded.profiles.keys()];
+  const known = `known: main, explore, worker (coder), verifier${defined.length > 0 ? `, ${defined.join(', ')}` : ''}`;
+  const key = name.trim().toLowerCase();
+  const broken = loaded.problems.find((p) => !p.warning && basename(p.path).replace(/\.md$/i, '').toLowerCase() === key);
+  return `unknown agent or role "${name}"; ${known}${broken ? `. ${describeProblem(broken)}` : ''}`;
 }

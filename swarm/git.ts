@@ -11,7 +11,14 @@ export interface GitResult {
 const queues = new Map<string, Promise<unknown>>();
 
 export async function git(cwd: string, args: readonly string[], input?: string): Promise<GitResult> {
-  const result = await execa('git', args, { cwd, reject: false, ...(input !== undefined ? { input } : { stdin: 'ignore' }), env: { GIT_TERMINAL_PROMPT: '0' } });
+  // stripFinalNewline off: a patch without its last newline is "corrupt" to git apply.
+  const result = await execa('git', args, {
+    cwd,
+    reject: false,
+    stripFinalNewline: false,
+    ...(input !== undefined ? { input } : { stdin: 'ignore' }),
+    env: { GIT_TERMINAL_PROMPT: '0' },
+  });
   return { ok: result.exitCode === 0, stdout: String(result.stdout ?? ''), stderr: String(result.stderr ?? '') };
 }
 

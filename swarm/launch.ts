@@ -4,6 +4,7 @@ import type { Engine } from '../orchestrator/engine.js';
 import type { AgentRecord } from '../orchestrator/scheduler.js';
 import { builtinProfile, type AgentProfile } from '../roles/profile.js';
 import { allowedSubagentTypes, DEFAULT_SUBAGENT_TYPE } from '../orchestrator/subagents.js';
+import { stateHome } from '../orchestrator/session.js';
 import { repoRoot } from './git.js';
 import type { ItemResult } from './report.js';
 import { SwarmRun, type SavedSwarm, type SwarmItemRecord } from './runner.js';
@@ -30,6 +31,16 @@ export interface LaunchRequest {
 export type Prepared = { ok: true; run: SwarmRun } | { ok: false; error: string };
 
 const swarmCounters = new WeakMap<Engine, number>();
+
+/** murmur's state folder for this engine (`.murmur`, or MURMUR_HOME). */
+function stateFolder(engine: Engine): string {
+  return engine.session?.home ?? stateHome(engine.cwd, engine.options.env ?? process.env);
+}
+
+/** Where worktrees live: in the session, else (no session on disk) in the state folder. */
+function worktreeHome(engine: Engine): string {
+  return engine.session?.dir ?? stateFolder(engine);
+}
 
 function nextSwarmId(engine: Engine): string {
   const n = (swarmCounters.get(engine) ?? 0) + 1;
@@ -85,7 +96,7 @@ export async function prepareSwarm(engine: Engine, parent: AgentRecord | undefin
   const swarmId = nextSwarmId(engine);
   let isolation: WorktreeIsolation | undefined;
   if (request.isolation === 'worktree') {
-    const opened = await WorktreeIsolation.open(engine.cwd, engine.session?.dir ?? engine.cwd, swarmId);
+    const opened = await WorktreeIsolation.open(engine.cwd, worktreeHome(engine), swarmId, stateFolder(engine));
     if (typeof opened === 'string') return { ok: false, error: opened };
     isolation = opened;
   }
@@ -118,7 +129,7 @@ export async function restoreSwarm(engine: Engine, saved: SavedSwarm, maxConcurr
   if (typeof profile === 'string') return { ok: false, error: profile };
   let isolation: WorktreeIsolation | undefined;
   if (saved.isolation === 'worktree') {
-    const opened = await WorktreeIsolation.open(engine.cwd, engine.session?.dir ?? engine.cwd, saved.swarmId);
+    const opened = await WorktreeIsolation.open(engine.cwd, worktreeHome(engine), saved.swarmId, stateFolder(engine));
     if (typeof opened === 'string') return { ok: false, error: opened };
     isolation = opened;
   }

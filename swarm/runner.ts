@@ -4,6 +4,7 @@
 import type { EventBus, SwarmItemState } from '../orchestrator/events.js';
 import { type Clock, systemClock } from '../orchestrator/clock.js';
 import type { AgentRecord, Scheduler } from '../orchestrator/scheduler.js';
+import type { Message } from '../orchestrator/types.js';
 import type { AgentProfile } from '../roles/profile.js';
 import { describeChanges } from './changes.js';
 import { SwarmController, type ControllerAction } from './controller.js';
@@ -65,6 +66,12 @@ export interface SwarmDeps {
 }
 
 type Attempt = { kind: 'done'; result: ItemResult } | { kind: 'rate_limited'; retryAfterMs?: number };
+
+/** Whether a conversation ends with the agent's final answer (an assistant message without tool calls). */
+export function endsWithHandoff(messages: readonly Message[]): boolean {
+  const last = messages[messages.length - 1];
+  return last !== undefined && last.role === 'assistant' && last.toolCalls.length === 0;
+}
 
 export class SwarmRun {
   /** Progress lines for the calling tool (streamed as tool updates). */
@@ -157,14 +164,20 @@ export class SwarmRun {
           switch (action.type) {
             case 'launch':
               inFlight++;
-              void this.attempt(index, signal).then((outcome) => {
-                inFlight--;
-                if (outcome.kind === 'rate_limited') apply(controller.rateLimited(action.index, clock.now(), outcome.retryAfterMs));
-                else {
-                  this.finish(index, outcome.result);
-                  apply(controller.finished(action.index, clock.now()));
-                }
-              });
+              void this.attempt(index, signal)
+                .catch((error: unknown): Attempt => ({ kind: 'done', result: this.crashed(index, error) }))
+                .then((outcome) => {
+                  inFlight--;
+                  if (outcome.kind === 'rate_limited' && signal.aborted) {
+                    // Stopping: a limited item is not queued again, it ends like every other started item.
+                    this.finish(index, this.itemResult(index, this.recordOf(index), 'aborted', 'the swarm was aborted while the item waited out a rate limit'));
+                    apply(controller.finished(action.index, clock.now()));
+                  } else if (outcome.kind === 'rate_limited') apply(controller.rateLimited(action.index, clock.now(), outcome.retryAfterMs));
+                  else {
+                    this.finish(index, outcome.result);
+                    apply(controller.finished(action.index, clock.now()));
+                  }
+                });
               break;
             case 'rate_limited':
               this.emitItem(index, 'rate_limited', {
@@ -232,6 +245,16 @@ export class SwarmRun {
     return spawned.ok ? spawned.record : spawned.error;
   }
 
+  private recordOf(index: number): AgentRecord | undefined {
+    const id = this.spec.items[index]!.agentId;
+    return id !== undefined ? this.deps.scheduler.get(id) : undefined;
+  }
+
+  /** A bug in an attempt (not a model or tool failure) fails its item instead of hanging the swarm. */
+  private crashed(index: number, error: unknown): ItemResult {
+    return this.itemResult(index, this.recordOf(index), 'failed', `internal error: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
   private itemResult(index: number, record: AgentRecord | undefined, outcome: ItemResult['outcome'], reason?: string): ItemResult {
     const s = this.spec.items[index]!;
     const result: ItemResult = { index, item: s.item, outcome, rounds: s.rounds, text: record?.agent.state.lastText ?? '' };
@@ -267,6 +290,9 @@ export class SwarmRun {
     this.emitItem(index, 'launched');
     this.deps.onChange?.();
 
+    // A worker that was killed after its final answer but before the state said so has completed: it must
+    // not run again (another model call after a handoff would redo or undo its work).
+    if (prompt === undefined && record.agent.status === 'interrupted' && endsWithHandoff(record.agent.state.messages)) record.agent.status = 'completed';
     // A worker that already completed (resumed mid-verification) goes straight to its checks.
     if (record.agent.status !== 'completed' || prompt !== undefined) {
       const run = await scheduler.run(record, prompt, { signal, timeoutMs });

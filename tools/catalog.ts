@@ -22,6 +22,8 @@ export interface SourceOptions {
   toolsEnabled: boolean;
   /** agent and agent_swarm (one entry point) need both the host's permission and a ceiling that allows delegation. */
   delegation: { hostAllows: boolean; ceilingAllows: boolean };
+  /** An agent started by another agent: goal/thread tools never reach it. */
+  subtask?: boolean;
 }
 
 const DELEGATION_ENTRY = new Set(['agent', 'agent_swarm']);
@@ -44,7 +46,7 @@ function withExtensions(base: RuntimeTool[], extensions: readonly CatalogExtensi
 export function collectCandidates(sources: CatalogSources, options: SourceOptions): RuntimeTool[] | Promise<RuntimeTool[]> {
   if (!options.toolsEnabled) return [];
   const base = localTools(sources.local, options);
-  const perThread = sources.perThread ?? [];
+  const perThread = options.subtask ? [] : (sources.perThread ?? []);
   const mcp = sources.mcp?.();
   if (mcp instanceof Promise) return mcp.then((listed) => withExtensions([...base, ...listed, ...perThread], sources.extensions));
   return withExtensions([...base, ...(mcp ?? []), ...perThread], sources.extensions);

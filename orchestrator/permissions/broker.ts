@@ -11,6 +11,11 @@ export interface Unanswered {
   reason: string;
 }
 
+export interface ApprovalHooks {
+  settled?: () => ApprovalAnswer | undefined;
+  answered?: (answer: ApprovalAnswer) => void;
+}
+
 export class ApprovalBroker {
   private readonly queue = new PQueue({ concurrency: 1 });
 
@@ -23,10 +28,15 @@ export class ApprovalBroker {
 
   /**
    * Asks for a permission. `settled` runs when the request reaches the front: an answer it returns (a session
-   * rule added meanwhile covers the call) is used without asking again.
+   * rule added meanwhile covers the call) is used without asking again. `answered` runs before the next request
+   * is shown, so a rule it adds already settles the requests queued behind.
    */
-  approve(request: ApprovalRequest, signal: AbortSignal, settled?: () => ApprovalAnswer | undefined): Promise<ApprovalAnswer | Unanswered> {
-    return this.run(signal, (asker, s) => settled?.() ?? asker.approve(request, s));
+  approve(request: ApprovalRequest, signal: AbortSignal, hooks: ApprovalHooks = {}): Promise<ApprovalAnswer | Unanswered> {
+    return this.run(signal, async (asker, s) => {
+      const answer = hooks.settled?.() ?? (await asker.approve(request, s));
+      if (answer !== undefined && !s.aborted) hooks.answered?.(answer);
+      return answer;
+    });
   }
 
   question(request: QuestionRequest, requester: Requester, signal: AbortSignal): Promise<QuestionReply | Unanswered> {

@@ -136,7 +136,14 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
     log(record.id, 'info', `waiting for approval: ${summary} (${describeRequester(requester)})`);
     // An "allow always" given meanwhile for an identical call settles this one without asking again.
     const settled = (): ApprovalAnswer | undefined => (allowedBy(session, subject) ? { kind: 'allow_once' } : undefined);
-    const answer = await broker.approve(request, signal, settled);
+    const answered = (answer: ApprovalAnswer) => {
+      if (answer.kind !== 'allow_always') return;
+      for (const text of alwaysRules) {
+        const rule = parseRule(text, 'allow', 'session');
+        if (!isRuleProblem(rule) && !session.some((r) => r.text === rule.text)) session.push(rule);
+      }
+    };
+    const answer = await broker.approve(request, signal, { settled, answered });
     if (isUnanswered(answer)) {
       log(record.id, 'warn', `not run: ${summary}: ${answer.reason}`);
       return errorResult(`Not run: ${summary} needed approval, but ${answer.reason}. Do not retry it as is.`, { permission: 'unanswered' });
@@ -146,10 +153,6 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
       return undefined;
     }
     if (answer.kind === 'allow_always') {
-      for (const text of alwaysRules) {
-        const rule = parseRule(text, 'allow', 'session');
-        if (!isRuleProblem(rule) && !session.some((r) => r.text === rule.text)) session.push(rule);
-      }
       log(record.id, 'info', `allowed for this session: ${alwaysRules.join(', ')}`);
       return undefined;
     }

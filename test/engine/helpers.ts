@@ -1,9 +1,11 @@
 // Shared fixtures for the engine suites: a real temp workspace, an Engine driven by the scripted model, an
 // event recorder, and a fake clock whose time only moves when a test says so.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Clock } from '../../orchestrator/clock.js';
 import { Engine, type EngineOptions } from '../../orchestrator/engine.js';
 import { EventBus, type EventOf, type EventType, type MurmurEvent } from '../../orchestrator/events.js';
@@ -146,4 +148,56 @@ export class FakeClock implements Clock {
       }
     }
   }
+}
+
+/** The built command line; CLI suites need `npx tsc -p .` first. */
+export const CLI_PATH = path.join(repoRoot(), 'dist', 'cli', 'main.js');
+
+function repoRoot(): string {
+  // test/engine/ from the sources, dist/test/engine/ when compiled.
+  let dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+  if (path.basename(dir) === 'dist') dir = path.dirname(dir);
+  return dir;
+}
+
+/** Fails with what to do when the CLI has not been built. */
+export function requireBuiltCli(): void {
+  if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: build the CLI first with "npx tsc -p ."`);
+}
+
+/** The environment for a CLI child: no model keys or defaults from the machine, HOME inside the workspace. */
+export function cliEnv(workspace: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/_API_KEY$|_BASE_URL$|^MURMUR_|^OLLAMA_/.test(key)) continue;
+    env[key] = value;
+  }
+  return { ...env, HOME: path.join(workspace, '.home'), NO_COLOR: '1', ...extra };
+}
+
+export function spawnCli(args: readonly string[], options: { cwd: string; env?: Record<string, string> }): ChildProcess {
+  return spawn(process.execPath, [CLI_PATH, ...args], { cwd: options.cwd, env: cliEnv(options.cwd, options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Collects a child's output until it exits. */
+export function finished(child: ChildProcess): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+export function runCli(args: readonly string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+  return finished(spawnCli(args, options));
 }

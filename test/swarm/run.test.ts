@@ -209,4 +209,22 @@ describe('abort', () => {
     );
     expect(t.engine.scheduler.spawnedCount).toBe(2);
   });
+
+  it('an abort that lands as an item is rate limited ends that item aborted instead of hanging the swarm', async () => {
+    t = makeEngine(dir, {
+      agents: [
+        { match: { prompt: 'Do limited' }, turns: [{ failFirst: { status: 429, times: 5, retryAfterMs: 10_000 } }] },
+        { match: { prompt: 'Do (\\S+)' }, turns: [{ text: 'did $1' }] },
+      ],
+    });
+    const stop = new AbortController();
+    // The abort arrives while the limited agent's run is ending (agent.end is emitted synchronously).
+    t.engine.bus.on('agent.end', (e) => {
+      if (e.item === 'limited') stop.abort();
+    });
+    const answer = await t.swarm({ promptTemplate: 'Do {{item}}', items: ['ok', 'limited'] }, stop.signal);
+    expect(answer.ok && answer.report).toContain('<summary>completed: 1, aborted: 1</summary>');
+    expect(answer.ok && answer.report).toContain('item="limited" outcome="aborted" rounds="0" reason="the swarm was aborted while the item waited out a rate limit"');
+    expect(eventsOf(t.events, 'swarm.item').some((e) => e.state === 'rate_limited')).toBe(false);
+  });
 });

@@ -104,6 +104,36 @@ describe('isolation: worktree', () => {
     expect(resultText(readResult!)).toContain('v1');
   });
 
+  it('from a workspace inside the repository, workers start in the same folder of their worktrees', async () => {
+    gitRepo(dir, { 'pkg/x.txt': 'x0\n', 'pkg/y.txt': 'y0\n', 'x.txt': 'top\n' });
+    const sub = path.join(dir, 'pkg');
+    t = makeEngine(sub, {
+      agents: [
+        {
+          match: { prompt: 'Bump (\\S+)' },
+          turns: [
+            {
+              toolCalls: [
+                { name: 'edit', arguments: { path: '$1', old_string: '0', new_string: '1' } },
+                { name: 'write', arguments: { path: 'new-$1', content: 'new\n' } },
+              ],
+            },
+            { text: 'ok' },
+          ],
+        },
+      ],
+    });
+    const answer = await t.swarm({ promptTemplate: 'Bump {{item}}', items: ['x.txt', 'y.txt'], isolation: 'worktree' });
+    expect(answer.ok && answer.report).toContain('<summary>completed: 2</summary>');
+    expect(read('pkg/x.txt')).toBe('x1\n');
+    expect(read('pkg/y.txt')).toBe('y1\n');
+    expect(read('x.txt')).toBe('top\n');
+    // New files are merged too, and only murmur's own folder (pkg/.murmur) is kept out of git status.
+    expect(read('pkg/new-x.txt')).toBe('new\n');
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(' M pkg/x.txt\n M pkg/y.txt\n?? pkg/new-x.txt\n?? pkg/new-y.txt\n');
+    expect(readFileSync(path.join(dir, '.git', 'info', 'exclude'), 'utf8')).toContain('\n/pkg/.murmur/\n');
+  });
+
   it('outside a git repository: a clear error before anything starts', async () => {
     t = makeEngine(dir, { agents: [] });
     const answer = await t.swarm({ promptTemplate: 'Do {{item}}', items: ['a', 'b'], isolation: 'worktree' });

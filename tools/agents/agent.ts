@@ -1,5 +1,6 @@
 // The agent tool: starts (or resumes) one subagent, in the foreground or in the background.
 import { Type } from '@sinclair/typebox';
+import type { SubagentOutcome } from '../adapters.js';
 import { defineRuntimeTool, errorResult, textResult } from '../contract.js';
 
 const parameters = Type.Object({
@@ -47,10 +48,16 @@ export const agentTool = defineRuntimeTool({
         outcome,
       );
     }
-    const header = `[subagent ${outcome.agentId} (${outcome.subagentType}) ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}]`;
-    const body = outcome.text || '(the subagent ended without a final message)';
-    const result = textResult(`${header}\n${body}`, outcome);
-    if (outcome.status !== 'completed') result.isError = true;
+    const handoff = subagentHandoff(outcome);
+    const result = textResult(handoff.text, outcome);
+    if (handoff.isError) result.isError = true;
     return result;
   },
 });
+
+/** What the parent sees of a foreground subagent that ended: a header line, then its last message. */
+export function subagentHandoff(outcome: Pick<SubagentOutcome, 'agentId' | 'subagentType' | 'status' | 'text' | 'reason'>): { text: string; isError: boolean } {
+  const header = `[subagent ${outcome.agentId} (${outcome.subagentType}) ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}]`;
+  const body = outcome.text || '(the subagent ended without a final message)';
+  return { text: `${header}\n${body}`, isError: outcome.status !== 'completed' };
+}

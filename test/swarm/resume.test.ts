@@ -1,0 +1,96 @@
+// Restoring a saved swarm in one process (what `murmur resume` does for a swarm session): finished items keep
+// their results and their agents never run again, even when the process died between an agent's final answer
+// and the next save of the state.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SessionState } from '../../orchestrator/engine.js';
+import type { Script } from '../../orchestrator/models/scripted.js';
+import { SessionStore, stateHome } from '../../orchestrator/session.js';
+import { prepareSwarm, restoreSwarm } from '../../swarm/launch.js';
+import type { SavedSwarm } from '../../swarm/runner.js';
+import { renderReport } from '../../swarm/report.js';
+import { eventsOf, makeEngine, removeDir, tempDir, type TestEngine } from './helpers.js';
+
+const SCRIPT: Script = {
+  agents: [
+    { match: { prompt: 'Do broken' }, turns: [{ failFirst: { status: 400, times: 1, message: 'broke once' }, text: 'fixed on resume' }] },
+    { match: { prompt: 'Do (\\S+)' }, turns: [{ text: 'did $1' }] },
+  ],
+};
+/** The model after the restart: whatever broke is fixed now. */
+const AFTER_RESTART: Script = { agents: [{ match: { prompt: 'Do broken' }, turns: [{ text: 'fixed on resume' }] }, ...SCRIPT.agents.slice(1)] };
+
+let dir: string;
+const open: TestEngine[] = [];
+beforeEach(async () => {
+  dir = await tempDir();
+});
+afterEach(async () => {
+  for (const t of open.splice(0)) await t.close();
+  await removeDir(dir);
+});
+
+/** Runs `murmur swarm`'s core in process and returns the saved session state. */
+async function firstRun(items: string[]): Promise<SessionState> {
+  const t = makeEngine(dir, SCRIPT);
+  open.push(t);
+  const prepared = await prepareSwarm(t.engine, undefined, { promptTemplate: 'Do {{item}}', items, maxItems: Number.POSITIVE_INFINITY }, {});
+  if (!prepared.ok) throw new Error(prepared.error);
+  t.engine.sessionExtra = () => prepared.run.state();
+  await prepared.run.run(t.engine.signal);
+  const state = t.engine.stateSnapshot();
+  await t.close();
+  open.pop();
+  return state;
+}
+
+async function resume(state: SessionState): Promise<{ t: TestEngine; report: string }> {
+  const session = SessionStore.open(stateHome(dir, {}), state.id);
+  const t = makeEngine(dir, AFTER_RESTART, { extra: { session, sessionKind: 'swarm' } });
+  open.push(t);
+  t.engine.restore(state);
+  const restored = await restoreSwarm(t.engine, state.swarm as SavedSwarm, undefined, {});
+  if (!restored.ok) throw new Error(restored.error);
+  return { t, report: renderReport(await restored.run.run(t.engine.signal)) };
+}
+
+describe('restoring a saved swarm', () => {
+  it('keeps completed items and re-runs failed ones with their own agents', async () => {
+    const state = await firstRun(['a', 'broken', 'c']);
+    const { t, report } = await resume(state);
+    expect(report).toBe(
+      [
+        '<agent_swarm_result>',
+        '<summary>completed: 3</summary>',
+        '<subagent agent_id="a-1" item="a" outcome="completed" rounds="0">did a</subagent>',
+        '<subagent agent_id="a-2" item="broken" outcome="completed" rounds="0">fixed on resume</subagent>',
+        '<subagent agent_id="a-3" item="c" outcome="completed" rounds="0">did c</subagent>',
+        '</agent_swarm_result>',
+      ].join('\n'),
+    );
+    expect(eventsOf(t.events, 'agent.start').map((e) => e.agentId)).toEqual(['a-2']);
+    const items = eventsOf(t.events, 'swarm.item');
+    expect(items.filter((e) => e.reason === 'finished before the resume').map((e) => e.item)).toEqual(['a', 'c']);
+  });
+
+  it('an agent killed after its final answer but before the state was saved does not run again', async () => {
+    const state = await firstRun(['a', 'b']);
+    // The state as a SIGKILL inside the save interval leaves it: b's answer is in its transcript, but the
+    // saved state still has b running and no result.
+    const saved = state.swarm as SavedSwarm;
+    delete saved.items[1]!.result;
+    state.agents.find((a) => a.id === saved.items[1]!.agentId)!.status = 'running';
+    const { t, report } = await resume(state);
+    expect(report).toContain('<subagent agent_id="a-2" item="b" outcome="completed" rounds="0">did b</subagent>');
+    expect(eventsOf(t.events, 'agent.start')).toEqual([]);
+    expect(t.engine.scheduler.get('a-2')!.agent.status).toBe('completed');
+  });
+
+  it('items that never started start on resume with new agents', async () => {
+    const state = await firstRun(['a', 'b']);
+    const saved = state.swarm as SavedSwarm;
+    saved.items.push({ item: 'late', prompt: 'Do late', rounds: 0, result: { index: 2, item: 'late', outcome: 'aborted', rounds: 0, text: '', notStarted: true } });
+    const { t, report } = await resume(state);
+    expect(report).toContain('<subagent agent_id="a-3" item="late" outcome="completed" rounds="0">did late</subagent>');
+    expect(eventsOf(t.events, 'agent.start').map((e) => [e.agentId, e.resumed])).toEqual([['a-3', false]]);
+  });
+});
