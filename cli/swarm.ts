@@ -47,7 +47,7 @@ async function itemsFrom(args: ParsedArgs, cwd: string): Promise<string[]> {
 
 function print(args: ParsedArgs, results: readonly ItemResult[], sessionId: string | undefined): string {
   if (boolFlag(args, 'json')) return `${JSON.stringify({ ...reportJson(results), status: allCompleted(results) ? 'completed' : 'failed', ...(sessionId ? { sessionId } : {}) })}\n`;
-  return `${renderReport(results)}\n`;
+  return `${renderReport(results, sessionId ? { resumeCommand: `murmur resume ${sessionId}` } : {})}\n`;
 }
 
 async function runPrepared(host: Host, args: ParsedArgs, prepared: Prepared): Promise<number> {

@@ -56,6 +56,7 @@ export class Agent {
     for (const m of messages) {
       if (m.role !== 'assistant') continue;
       this.state.turns++;
+      this.state.toolCalls += m.toolCalls.length;
       if (m.usage) addUsage(this.state.usage, m.usage);
       if (m.text) this.state.lastText = m.text;
     }
@@ -118,6 +119,8 @@ export class Agent {
         : undefined;
 
     const started = clock.now();
+    // Resumed: it ran before in this process, or it continues a conversation from disk.
+    const resumed = this.startedAt !== undefined || this.state.messages.length > 0;
     this.startedAt = started;
     this.endedAt = undefined;
     this.status = 'running';
@@ -129,7 +132,7 @@ export class Agent {
       const first = this.inbox[0];
       const text = first ? (typeof first.content === 'string' ? first.content : first.content.map((b) => (b.type === 'text' ? b.text : '')).join('')) : '';
       const { id, ...rest } = identity;
-      bus.emit({ type: 'agent.start', agentId: id, ...rest, prompt: firstLine(text), resumed: turnsBefore > 0 });
+      bus.emit({ type: 'agent.start', agentId: id, ...rest, prompt: firstLine(text), resumed });
     }
 
     let outcome: LoopOutcome;

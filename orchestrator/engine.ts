@@ -3,6 +3,7 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RuntimeTool } from '../tools/contract.js';
+import { DEFAULT_SECRET_PATTERNS } from '../tools/shell/secret-env.js';
 import type { SwarmAdapter } from '../tools/adapters.js';
 import { buildLocalToolRegistry, type RegistryDeps } from '../tools/registry.js';
 import { loadAgentDefinitions, describeProblem, profileOrProblem, type DefinitionProblem } from '../roles/definitions.js';
@@ -22,7 +23,6 @@ import { TimerService } from './timers.js';
 import type { AgentStatus, Usage } from './types.js';
 import { finishedSubagentResults, repairTranscript } from './transcript-repair.js';
 
-export const DEFAULT_SECRET_PATTERNS = ['*_API_KEY', '*_TOKEN', '*_SECRET', '*_PASSWORD', 'AWS_SECRET_ACCESS_KEY'];
 
 export interface EngineOptions {
   cwd: string;
@@ -119,6 +119,7 @@ export class Engine {
   sessionExtra: (() => unknown) | undefined;
   private readonly clock: Clock;
   private status = 'running';
+  private abortedWhileBusy = false;
   private readonly stopController = new AbortController();
 
   constructor(readonly options: EngineOptions) {
@@ -224,11 +225,17 @@ export class Engine {
   }
 
   private finish(main: AgentRecord): RunOutcome {
-    const status = main.agent.status;
+    let status = main.agent.status;
+    let reason = main.agent.reason;
+    // main had answered, but the run was aborted while work it started was still going: not completed.
+    if (status === 'completed' && this.abortedWhileBusy) {
+      status = 'aborted';
+      reason = 'the run was aborted before the background work finished';
+    }
     this.status = status === 'running' ? 'interrupted' : status;
     this.saveState();
     const outcome: RunOutcome = { status, result: main.agent.state.lastText, usage: { ...this.scheduler.runUsage }, agents: this.summaries() };
-    if (main.agent.reason !== undefined) outcome.reason = main.agent.reason;
+    if (reason !== undefined) outcome.reason = reason;
     if (this.session) outcome.sessionId = this.session.id;
     return outcome;
   }
@@ -265,6 +272,7 @@ export class Engine {
 
   /** Aborts every agent and background task; finished work is kept. */
   abort(): void {
+    if (!this.stopController.signal.aborted) this.abortedWhileBusy = this.scheduler.busyCount > 0 || this.tasks.activeCount() > 0 || this.timers.count() > 0;
     this.stopController.abort();
     this.scheduler.abortAll();
     this.tasks.stopAll('the run was aborted');

@@ -120,7 +120,8 @@ export async function runLoop(state: LoopState, config: LoopConfig, signal: Abor
     if (signal.aborted) return stopOutcome(signal);
     if (turnInRun >= config.maxTurns) return { status: 'failed', reason: `reached maxTurns (${config.maxTurns}) before finishing` };
 
-    const turn = ++state.turns;
+    // A turn counts once the model answered: a failed call is not a turn the conversation holds.
+    const turn = state.turns + 1;
     if (bus.wants('turn.start')) bus.emit({ type: 'turn.start', agentId, turn });
     const offered = config.toolsForTurn(turn);
     const turnTools = offered instanceof Promise ? await offered : offered;
@@ -136,6 +137,7 @@ export async function runLoop(state: LoopState, config: LoopConfig, signal: Abor
       return { status: 'failed', reason: result.error.message, modelError: result.error };
     }
     const message: AssistantMessage = result.message;
+    state.turns = turn;
     if (message.usage) {
       addUsage(state.usage, message.usage);
       config.onUsage?.(message.usage);

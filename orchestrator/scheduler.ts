@@ -47,6 +47,8 @@ export interface AgentRecord {
   taskId?: string;
   /** Its own workspace root (a git worktree of the swarm), instead of the run's. */
   workspaceRoot?: string;
+  /** Set while a caller drives its runs (a subagent waiting for its own background work): messages do not wake it. */
+  held?: boolean;
 }
 
 /** What the scheduler hands the engine so it can build an agent's loop config. */
@@ -187,6 +189,10 @@ export class Scheduler {
     if (subagent && spec.id === undefined && this.spawned >= this.limits.maxAgents) {
       return { ok: false, error: `spawn cap reached: this run has already started ${this.spawned} subagents (limit ${this.limits.maxAgents})` };
     }
+    const { runBudgetTokens } = this.limits;
+    if (subagent && spec.id === undefined && runBudgetTokens !== undefined && totalTokens(this.runUsage) >= runBudgetTokens) {
+      return { ok: false, error: `the run's token budget is spent (${totalTokens(this.runUsage)} of ${runBudgetTokens} tokens)` };
+    }
     const id = spec.id ?? (subagent ? this.nextId() : 'main');
     if (this.records.has(id)) return { ok: false, error: `an agent with id "${id}" already exists` };
     if (subagent && spec.id === undefined) this.spawned++;
@@ -264,8 +270,10 @@ export class Scheduler {
 
   /** Starts a run for an idle agent that received a message (a background result, a timer). */
   private wake(record: AgentRecord): void {
-    if (this.stopped || record.agent.busy || TERMINAL_BY_STOP.has(record.agent.status)) return;
-    void this.run(record).catch(() => undefined);
+    if (this.stopped || record.held || record.agent.busy || TERMINAL_BY_STOP.has(record.agent.status)) return;
+    // The root agent has no timeout unless its profile sets one (as when the run started it).
+    const options = record.depth === 0 ? { timeoutMs: record.profile.timeoutMs ?? Number.POSITIVE_INFINITY } : {};
+    void this.run(record, undefined, options).catch(() => undefined);
   }
 
   /** Delivers a synthetic message to an agent's inbox (it joins after the current batch, or wakes the agent). */

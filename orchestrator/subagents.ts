@@ -38,18 +38,51 @@ function outcomeOf(record: AgentRecord, result: AgentRunResult): SubagentOutcome
   return outcome;
 }
 
+/**
+ * Runs a subagent until its answer is final: background work it started reports back first (each report is
+ * another turn), so its parent never gets an answer while that work still runs, and no report wakes it later
+ * with nobody listening.
+ */
+export async function runUntilSettled(
+  scheduler: Scheduler,
+  tasks: TaskRegistry,
+  child: AgentRecord,
+  prompt: string | undefined,
+  signal: AbortSignal,
+  timeoutMs?: number,
+): Promise<AgentRunResult> {
+  child.held = true;
+  const options = timeoutMs !== undefined ? { signal, timeoutMs } : { signal };
+  try {
+    let result = await scheduler.run(child, prompt, options);
+    while (result.status === 'completed' && !signal.aborted) {
+      if (child.agent.pendingMessages === 0) {
+        if (tasks.activeCount(child.id) === 0) break;
+        await tasks.nextEnd(child.id, signal);
+        if (signal.aborted) break;
+      }
+      result = await scheduler.run(child, undefined, options);
+    }
+    // Ended otherwise (stopped, timed out, failed…): what it left running would report to nobody.
+    tasks.stopAll(`its subagent ${child.id} ended (${signal.aborted ? 'stopped' : result.status}) before this task`, child.id);
+    return result;
+  } finally {
+    child.held = false;
+  }
+}
+
 export function subagentAdapter(parent: AgentRecord, deps: SubagentDeps): SubagentAdapter {
   const { scheduler, tasks, definitions } = deps;
   const allowed = () => allowedSubagentTypes(parent.profile, definitions);
 
   const start = async (child: AgentRecord, request: SubagentRequest, signal: AbortSignal): Promise<SubagentOutcome> => {
-    if (!request.background) return outcomeOf(child, await scheduler.run(child, request.prompt, { signal }));
+    if (!request.background) return outcomeOf(child, await runUntilSettled(scheduler, tasks, child, request.prompt, signal));
     const info = tasks.start(parent.id, {
       kind: 'agent',
       description: request.description,
       meta: { agentId: child.id },
       run: async (io) => {
-        const result = await scheduler.run(child, request.prompt, { signal: io.signal });
+        const result = await runUntilSettled(scheduler, tasks, child, request.prompt, io.signal);
         io.write(`${result.text}\n`);
         const outcome: TaskOutcome = { status: taskStatus(result), result: result.text || (result.reason ?? '') };
         return outcome;
@@ -66,7 +99,7 @@ export function subagentAdapter(parent: AgentRecord, deps: SubagentDeps): Subage
         const child = scheduler.get(request.resume);
         if (!child) return { ok: false, error: `No subagent "${request.resume}" to resume. Your subagents: ${scheduler.children(parent.id).map((c) => c.id).join(', ') || 'none'}.` };
         if (child.parentId !== parent.id) return { ok: false, error: `Subagent "${request.resume}" belongs to another parent (${child.parentId ?? 'none'}); you can only resume your own subagents.` };
-        if (child.agent.busy) return { ok: false, error: `Subagent "${request.resume}" is still running; wait for it (task_output) or stop it first.` };
+        if (child.agent.busy || child.held) return { ok: false, error: `Subagent "${request.resume}" is still running; wait for it (task_output) or stop it first.` };
         return { ok: true, outcome: await start(child, request, signal) };
       }
       const type = (request.subagentType ?? DEFAULT_SUBAGENT_TYPE).trim();

@@ -171,6 +171,21 @@ export class TaskRegistry {
     return { ...entry.info };
   }
 
+  /** Resolves when one of the owner's running tasks ends (at once when none runs), or the signal aborts. */
+  nextEnd(owner: string, signal?: AbortSignal): Promise<void> {
+    const running = [...this.tasks.values()].filter((e) => e.info.status === 'running' && e.info.ownerAgentId === owner);
+    if (running.length === 0 || signal?.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const finish = () => {
+        for (const entry of running) entry.waiters.delete(finish);
+        signal?.removeEventListener('abort', finish);
+        resolve();
+      };
+      for (const entry of running) entry.waiters.add(finish);
+      signal?.addEventListener('abort', finish, { once: true });
+    });
+  }
+
   /** Resolves when every task has ended. */
   async settled(): Promise<void> {
     for (;;) {
@@ -211,9 +226,9 @@ export class TaskRegistry {
     return { ...entry.info };
   }
 
-  /** Stops every running task (the run is ending). */
-  stopAll(reason: string): void {
-    for (const id of this.tasks.keys()) this.stop(id, reason);
+  /** Stops every running task (the run is ending), or every one of an owner. */
+  stopAll(reason: string, owner?: string): void {
+    for (const [id, entry] of this.tasks) if (owner === undefined || entry.info.ownerAgentId === owner) this.stop(id, reason);
   }
 
   /** The registry as one agent sees it. */

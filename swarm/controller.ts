@@ -17,6 +17,11 @@ export interface ControllerOptions {
   maxRateLimitRetries: number;
   /** Backoff before a rate-limited item is queued again; `retryAfterMs` wins when the provider gave one. */
   backoffMs: (attempt: number, retryAfterMs: number | undefined) => number;
+  /**
+   * false keeps ramping through rate limits (items are still requeued, never lost): the baseline the rate-limit
+   * benchmark compares adaptation against. Default true.
+   */
+  adaptive?: boolean;
 }
 
 export const DEFAULT_CONTROLLER_OPTIONS: ControllerOptions = {
@@ -131,9 +136,11 @@ export class SwarmController {
       actions.push({ type: 'give_up', index, reason: 'rate limited while the swarm was stopping' });
       return actions;
     }
-    const previousCapacity = this.capacity;
-    this.capacity = Math.max(1, runningBefore - 1);
-    this.recovery = { target: Math.max(this.recovery?.target ?? 0, previousCapacity), lastChange: now };
+    if (this.options.adaptive !== false) {
+      const previousCapacity = this.capacity;
+      this.capacity = Math.max(1, runningBefore - 1);
+      this.recovery = { target: Math.max(this.recovery?.target ?? 0, previousCapacity), lastChange: now };
+    }
     if (attempt > this.options.maxRateLimitRetries) {
       this.markFinished(index);
       actions.push({ type: 'give_up', index, reason: `rate limited ${attempt} times (the swarm retries an item at most ${this.options.maxRateLimitRetries} times)` });
@@ -184,6 +191,13 @@ export class SwarmController {
 
   private grow(now: number, actions: ControllerAction[]): void {
     const before = this.capacity;
+    if (this.recovery && this.options.quietWindowMs <= 0) {
+      // No quiet window: recover at once.
+      this.capacity = Math.max(this.capacity, this.bounded(this.recovery.target));
+      this.rampBase = this.capacity;
+      this.rampStart = now;
+      this.recovery = undefined;
+    }
     if (this.recovery) {
       while (now - this.recovery.lastChange >= this.options.quietWindowMs) {
         this.recovery.lastChange += this.options.quietWindowMs;
@@ -198,7 +212,8 @@ export class SwarmController {
       }
     }
     if (!this.recovery) {
-      const steps = Math.floor((now - this.rampStart) / this.options.rampIntervalMs);
+      const interval = this.options.rampIntervalMs;
+      const steps = interval > 0 ? Math.floor((now - this.rampStart) / interval) : Number.POSITIVE_INFINITY;
       this.capacity = Math.max(this.capacity, this.bounded(this.rampBase + Math.max(0, steps)));
     }
     if (this.capacity !== before) actions.push({ type: 'capacity', capacity: this.capacity, running: this.running, limited: this.recovery !== undefined });

@@ -116,14 +116,16 @@ export async function prepareSwarm(engine: Engine, parent: AgentRecord | undefin
         ...(isolation ? { isolation } : {}),
         settings,
       },
-      { scheduler: engine.scheduler, bus: engine.bus, cwd: engine.cwd, inRepo: (await repoRoot(engine.cwd)) !== undefined, onChange: () => engine.saveState() },
+      { scheduler: engine.scheduler, tasks: engine.tasks, bus: engine.bus, cwd: engine.cwd, inRepo: (await repoRoot(engine.cwd)) !== undefined, onChange: () => engine.saveState() },
     ),
   };
 }
 
 /** Rebuilds the run of a saved `murmur swarm` session: finished items keep their results. */
 export async function restoreSwarm(engine: Engine, saved: SavedSwarm, maxConcurrencyFlag: number | undefined, env: NodeJS.ProcessEnv): Promise<Prepared> {
-  const cap = maxConcurrency({ ...(maxConcurrencyFlag !== undefined ? { flag: maxConcurrencyFlag } : {}), env, config: engine.config });
+  // The cap the swarm ran with stands in for its flag, unless one is given now (flag or environment).
+  const flag = maxConcurrencyFlag ?? (env.MURMUR_SWARM_MAX_CONCURRENCY?.trim() ? undefined : saved.maxConcurrency);
+  const cap = maxConcurrency({ ...(flag !== undefined ? { flag } : {}), env, config: engine.config });
   if (cap.error) return { ok: false, error: cap.error };
   const profile = profileFor(engine, undefined, saved.role);
   if (typeof profile === 'string') return { ok: false, error: profile };
@@ -156,7 +158,7 @@ export async function restoreSwarm(engine: Engine, saved: SavedSwarm, maxConcurr
         ...(isolation ? { isolation } : {}),
         settings: swarmSettings(engine.config, cap.value),
       },
-      { scheduler: engine.scheduler, bus: engine.bus, cwd: engine.cwd, inRepo: (await repoRoot(engine.cwd)) !== undefined, onChange: () => engine.saveState() },
+      { scheduler: engine.scheduler, tasks: engine.tasks, bus: engine.bus, cwd: engine.cwd, inRepo: (await repoRoot(engine.cwd)) !== undefined, onChange: () => engine.saveState() },
     ),
   };
 }

@@ -25,7 +25,7 @@ export function escapeText(text: string): string {
 }
 
 export function escapeAttribute(text: string): string {
-  return escapeText(text).replace(/"/g, '&quot;').replace(/\r?\n/g, '&#10;');
+  return escapeText(text).replace(/"/g, '&quot;').replace(/\r\n|\r|\n/g, '&#10;');
 }
 
 export function countOutcomes(results: readonly ItemResult[]): Record<string, number> {
@@ -41,13 +41,19 @@ export function resumableIds(results: readonly ItemResult[]): string[] {
   return results.filter((r) => r.outcome !== 'completed' && r.outcome !== 'conflict' && r.agentId !== undefined).map((r) => r.agentId!);
 }
 
-export function renderReport(results: readonly ItemResult[]): string {
+/**
+ * `resumeCommand` replaces the hint for a model (resume_agent_ids) by a command for a person, for reports printed
+ * by `murmur swarm`.
+ */
+export function renderReport(results: readonly ItemResult[], options: { resumeCommand?: string } = {}): string {
   const sorted = [...results].sort((a, b) => a.index - b.index);
   const counts = countOutcomes(sorted);
   const lines = ['<agent_swarm_result>', `<summary>${Object.entries(counts).map(([k, n]) => `${k}: ${n}`).join(', ')}</summary>`];
   const resumable = resumableIds(sorted);
   const notStarted = sorted.filter((r) => r.notStarted).length;
-  if (resumable.length > 0 || notStarted > 0) {
+  if ((resumable.length > 0 || notStarted > 0) && options.resumeCommand !== undefined) {
+    lines.push(`<resume_hint>${escapeText(`run ${options.resumeCommand} to finish the items that did not complete (completed items never run again)`)}</resume_hint>`);
+  } else if (resumable.length > 0 || notStarted > 0) {
     const parts: string[] = [];
     if (resumable.length > 0) parts.push(`continue the unfinished subagents with their context: call agent_swarm with resume_agent_ids ${JSON.stringify(resumable)} (and an optional resume_prompt)`);
     if (notStarted > 0) parts.push(`${notStarted} item(s) never started: include them again as items`);

@@ -4,6 +4,8 @@
 import type { EventBus, SwarmItemState } from '../orchestrator/events.js';
 import { type Clock, systemClock } from '../orchestrator/clock.js';
 import type { AgentRecord, Scheduler } from '../orchestrator/scheduler.js';
+import { runUntilSettled } from '../orchestrator/subagents.js';
+import type { TaskRegistry } from '../orchestrator/tasks.js';
 import type { Message } from '../orchestrator/types.js';
 import type { AgentProfile } from '../roles/profile.js';
 import { describeChanges } from './changes.js';
@@ -35,6 +37,8 @@ export interface SavedSwarm {
   verify: boolean;
   maxRounds: number;
   isolation: 'none' | 'worktree';
+  /** The cap the swarm ran with, so a resume keeps it. */
+  maxConcurrency?: number;
   items: SwarmItemRecord[];
 }
 
@@ -55,6 +59,8 @@ export interface SwarmRunSpec {
 
 export interface SwarmDeps {
   scheduler: Scheduler;
+  /** Background work of the items' agents: an item's answer waits for it (see runUntilSettled). */
+  tasks: TaskRegistry;
   bus: EventBus;
   cwd: string;
   /** Whether cwd is in a git repository (diffs for verifiers). */
@@ -100,6 +106,7 @@ export class SwarmRun {
       items: this.spec.items,
     };
     if (this.spec.template !== undefined) saved.template = this.spec.template;
+    if (this.spec.settings.controller.maxConcurrency !== undefined) saved.maxConcurrency = this.spec.settings.controller.maxConcurrency;
     return saved;
   }
 
@@ -295,7 +302,7 @@ export class SwarmRun {
     if (prompt === undefined && record.agent.status === 'interrupted' && endsWithHandoff(record.agent.state.messages)) record.agent.status = 'completed';
     // A worker that already completed (resumed mid-verification) goes straight to its checks.
     if (record.agent.status !== 'completed' || prompt !== undefined) {
-      const run = await scheduler.run(record, prompt, { signal, timeoutMs });
+      const run = await runUntilSettled(scheduler, this.deps.tasks, record, prompt, signal, timeoutMs);
       if (run.status === 'failed' && run.outcome.modelError?.kind === 'rate_limit') {
         const limited: Attempt = { kind: 'rate_limited' };
         if (run.outcome.modelError.retryAfterMs !== undefined) limited.retryAfterMs = run.outcome.modelError.retryAfterMs;
@@ -325,23 +332,25 @@ export class SwarmRun {
     const inRepo = this.deps.inRepo || this.spec.isolation !== undefined;
     while (s.verdict !== 'pass') {
       if (s.rounds >= this.spec.maxRounds) return this.itemResult(index, worker, 'failed', `failed verification after ${s.rounds} round(s)`);
-      s.rounds++;
-      this.emitItem(index, 'verifying', { rounds: s.rounds });
+      // A round counts once its verdict is in: a round cut short by a crash runs again on resume.
+      const round = s.rounds + 1;
+      this.emitItem(index, 'verifying', { rounds: round });
       const changes = await describeChanges(worker.agent.state.messages, root, inRepo);
       const verifier = this.spawn(index, this.spec.verifierProfile, `verify ${s.item}`, root);
       if (typeof verifier === 'string') return this.itemResult(index, worker, 'failed', `no verifier started: ${verifier}`);
-      const prompt = verifierPrompt({ item: s.item, task: s.prompt ?? s.item, handoff: worker.agent.state.lastText, changes, round: s.rounds });
-      const check = await scheduler.run(verifier, prompt, { signal, timeoutMs });
+      const prompt = verifierPrompt({ item: s.item, task: s.prompt ?? s.item, handoff: worker.agent.state.lastText, changes, round });
+      const check = await runUntilSettled(scheduler, this.deps.tasks, verifier, prompt, signal, timeoutMs);
       if (check.status !== 'completed') {
         return this.itemResult(index, worker, check.status === 'aborted' ? 'aborted' : 'failed', `the verifier ended ${check.status}${check.reason ? `: ${check.reason}` : ''}`);
       }
       const verdict = parseVerdict(check.text);
+      s.rounds = round;
       s.verdict = verdict.verdict;
       this.emitItem(index, 'verifying', { verdict: verdict.verdict, rounds: s.rounds, agentId: verifier.id });
       this.deps.onChange?.();
       if (verdict.verdict === 'pass') return undefined;
       if (s.rounds >= this.spec.maxRounds) return this.itemResult(index, worker, 'failed', `failed verification after ${s.rounds} round(s): ${verdict.reasons.slice(0, 300)}`);
-      const rework = await scheduler.run(worker, reworkPrompt(verdict.reasons, s.rounds), { signal, timeoutMs });
+      const rework = await runUntilSettled(scheduler, this.deps.tasks, worker, reworkPrompt(verdict.reasons, s.rounds), signal, timeoutMs);
       if (rework.status !== 'completed') return this.itemResult(index, worker, rework.status === 'aborted' ? 'aborted' : 'failed', rework.reason ?? rework.status);
     }
     return undefined;

@@ -29,8 +29,8 @@ describe('background subagents', () => {
             { text: 'got it' },
           ],
         },
-        { match: { prompt: 'Slow job' }, turns: [{ latencyMs: 100, text: 'slow result' }] },
-        { match: { prompt: 'Long job' }, turns: [{ latencyMs: 600, text: 'long result' }] },
+        { match: { prompt: 'Slow job' }, turns: [{ latencyMs: 250, text: 'slow result' }] },
+        { match: { prompt: 'Long job' }, turns: [{ latencyMs: 800, text: 'long result' }] },
       ],
     };
     const { engine, recorder } = scriptedEngine(cwd, script);
@@ -187,5 +187,72 @@ describe('task tools', () => {
     const notes = syntheticMessages(main.agent.state.messages);
     expect(notes.map((n) => n.synthetic?.taskId)).toEqual(['t-1']);
     expect(engine.tasks.get('t-2')!.status).toBe('stopped');
+  });
+});
+
+describe("a subagent's own background work", () => {
+  const bg = (command: string) => ({ name: 'bash', arguments: { command, description: 'build', run_in_background: true } });
+
+  it('reports back to the subagent before its answer reaches the parent', async () => {
+    const script: Script = {
+      agents: [
+        { match: { role: 'main' }, turns: [{ toolCalls: [{ name: 'agent', arguments: { prompt: 'Build it', description: 'build it' } }] }, { text: 'main done' }] },
+        { match: { role: 'worker' }, turns: [{ toolCalls: [bg('sleep 0.3; echo built')] }, { text: 'waiting for the build' }, { text: 'the build finished' }] },
+      ],
+    };
+    const { engine, recorder } = scriptedEngine(cwd, script);
+    const outcome = await engine.runTask('start');
+    expect(outcome.status).toBe('completed');
+    const handoff = toolResults(engine.scheduler.get('main')!.agent.state.messages)[0]!;
+    expect(textOf(handoff)).toBe('[subagent a-1 (worker) completed]\nthe build finished');
+    const worker = engine.scheduler.get('a-1')!.agent.state.messages;
+    expect(syntheticMessages(worker).map((m) => m.synthetic?.taskId)).toEqual(['t-1']);
+    // Woken once by its own task, and never again after its parent had the answer.
+    expect(recorder.of('agent.start', 'a-1')).toHaveLength(2);
+    expect(recorder.of('agent.start', 'main')).toHaveLength(1);
+  });
+
+  it('keeps the subagent "running" for its parent while it waits for that work', async () => {
+    const script: Script = {
+      agents: [
+        {
+          match: { role: 'main' },
+          turns: [
+            { toolCalls: [{ name: 'agent', arguments: { prompt: 'Build it', description: 'build it', run_in_background: true } }] },
+            { toolCalls: [{ name: 'bash', arguments: { command: 'sleep 0.2' } }] },
+            { toolCalls: [{ name: 'agent', arguments: { prompt: 'Hurry up', description: 'hurry up', resume: 'a-1' } }] },
+            { text: 'waiting' },
+            { text: 'main done' },
+          ],
+        },
+        { match: { role: 'worker' }, turns: [{ toolCalls: [bg('sleep 0.8')] }, { text: 'waiting for the build' }, { text: 'the build finished' }] },
+      ],
+    };
+    const { engine } = scriptedEngine(cwd, script);
+    const outcome = await engine.runTask('start');
+    expect(outcome).toMatchObject({ status: 'completed', result: 'main done' });
+    const main = engine.scheduler.get('main')!.agent.state.messages;
+    const refusal = toolResults(main)[2]!;
+    expect(refusal.isError).toBe(true);
+    expect(textOf(refusal)).toBe('Subagent "a-1" is still running; wait for it (task_output) or stop it first.');
+    // Idle between turns when the resume came, yet it was still working for its parent.
+    expect(engine.scheduler.get('a-1')!.agent.state.turns).toBe(3);
+    expect(textOf(syntheticMessages(main)[0]!)).toContain('<result>the build finished</result>');
+  });
+
+  it('is stopped when the subagent ends without waiting for it (here: its timeout)', async () => {
+    const script: Script = {
+      agents: [
+        { match: { role: 'main' }, turns: [{ toolCalls: [{ name: 'agent', arguments: { prompt: 'Build it', description: 'build it' } }] }, { text: 'main done' }] },
+        { match: { role: 'worker' }, turns: [{ toolCalls: [bg('sleep 30')] }, { latencyMs: 5000, text: 'never' }] },
+      ],
+    };
+    const { engine, recorder } = scriptedEngine(cwd, script, { limits: { agentTimeoutMs: 300 } });
+    const outcome = await engine.runTask('start');
+    expect(outcome.status).toBe('completed');
+    expect(engine.scheduler.get('a-1')!.agent.status).toBe('timeout');
+    expect(engine.tasks.get('t-1')).toMatchObject({ status: 'stopped', result: 'its subagent a-1 ended (timeout) before this task' });
+    expect(recorder.of('message.synthetic')).toEqual([]);
+    expect(recorder.of('agent.start', 'a-1')).toHaveLength(1);
   });
 });

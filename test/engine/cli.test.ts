@@ -11,7 +11,7 @@ import { finished, readJsonLines, removeDir, requireBuiltCli, runCli, spawnCli, 
 let cwd: string;
 beforeAll(() => requireBuiltCli());
 beforeEach(async () => {
-  cwd = await tempDir('murmur-cli-');
+  cwd = await tempDir('murmur-engine-cli-');
 });
 afterEach(async () => {
   await removeDir(cwd);
@@ -53,6 +53,43 @@ describe('murmur run', () => {
       .map((e) => e.agentId);
     expect(ends).toEqual(['main', 'a-1', 'main']);
   });
+
+  it('stops the background work and exits when interrupted', async () => {
+    writeScript('script.json', {
+      agents: [
+        {
+          match: { role: 'main' },
+          turns: [{ toolCalls: [{ name: 'agent', arguments: { prompt: 'Endless job', description: 'endless job', run_in_background: true } }] }, { text: 'waiting' }],
+        },
+        { match: { prompt: 'Endless job' }, turns: [{ latencyMs: 60_000, text: 'never' }] },
+      ],
+    });
+    const child = spawnCli(['run', '--model', 'scripted:script.json', '--json', 'go'], { cwd });
+    const exited = finished(child);
+    const sessions = path.join(cwd, '.murmur', 'sessions');
+    const id = await waitFor('main to wait for its background subagent', () => {
+      try {
+        const [first] = readdirSync(sessions);
+        const state = JSON.parse(readFileSync(path.join(sessions, first!, 'state.json'), 'utf8')) as SessionState;
+        const main = state.agents.find((a) => a.id === 'main');
+        const a1 = state.agents.find((a) => a.id === 'a-1');
+        return main?.status === 'completed' && a1?.status === 'running' ? first : undefined;
+      } catch {
+        return undefined;
+      }
+    });
+    child.kill('SIGINT');
+    const result = await exited;
+    expect(result.code).toBe(130);
+    const json = JSON.parse(result.stdout) as { status: string; reason: string; agents: { id: string; status: string }[] };
+    expect(json).toMatchObject({ status: 'aborted', reason: 'the run was aborted before the background work finished' });
+    expect(json.agents.map((a) => [a.id, a.status])).toEqual([
+      ['main', 'completed'],
+      ['a-1', 'aborted'],
+    ]);
+    const state = JSON.parse(readFileSync(path.join(sessions, id!, 'state.json'), 'utf8')) as SessionState;
+    expect(state.tasks.map((t) => [t.taskId, t.status])).toEqual([['t-1', 'stopped']]);
+  });
 });
 
 describe('murmur resume', () => {
@@ -83,14 +120,14 @@ describe('murmur resume', () => {
     const child = spawnCli(['run', '--model', 'scripted:script.json', '--json', 'go'], { cwd });
     const exited = finished(child);
     const sessions = path.join(cwd, '.murmur', 'sessions');
-    const [id, state] = await waitFor('state.json to show a-1 finished and a-2 running its second turn', () => {
+    const [id, state] = await waitFor('state.json to show a-1 finished and a-2 running after its first tool call', () => {
       try {
         const [first] = readdirSync(sessions);
         if (!first) return undefined;
         const state = JSON.parse(readFileSync(path.join(sessions, first, 'state.json'), 'utf8')) as SessionState;
         const a1 = state.agents.find((a) => a.id === 'a-1');
         const a2 = state.agents.find((a) => a.id === 'a-2');
-        return a1?.status === 'completed' && a2?.status === 'running' && a2.turns === 2 ? ([first, state] as const) : undefined;
+        return a1?.status === 'completed' && a2?.status === 'running' && a2.toolCalls === 1 ? ([first, state] as const) : undefined;
       } catch {
         return undefined;
       }

@@ -44,7 +44,7 @@ describe('a session on disk', () => {
           match: { role: 'worker' },
           turns: [
             { toolCalls: [{ name: 'write', arguments: { path: 'notes.txt', content: 'notes' } }] },
-            { latencyMs: 300, toolCalls: [{ name: 'bash', arguments: { command: 'seq 1 200' } }] },
+            { latencyMs: 500, toolCalls: [{ name: 'bash', arguments: { command: 'seq 1 200' } }] },
             { text: 'notes written' },
           ],
         },

@@ -178,6 +178,16 @@ describe('limits', () => {
     expect(recorder.of('agent.start').filter((e) => e.agentId !== 'main')).toHaveLength(2);
   });
 
+  it('starts no new subagent once the run budget is spent', async () => {
+    const script: Script = { agents: [{ match: { role: 'main' }, turns: [{ usage: { input: 150, output: 0 }, text: 'spent it all' }] }] };
+    const { engine } = scriptedEngine(cwd, script, { limits: { runBudgetTokens: 100 } });
+    const outcome = await engine.runTask('start');
+    expect(outcome).toMatchObject({ status: 'budget', result: 'spent it all' });
+    const spawned = engine.scheduler.spawn({ profile: lead(), parentId: 'main' });
+    expect(spawned).toEqual({ ok: false, error: "the run's token budget is spent (150 of 100 tokens)" });
+    expect(engine.scheduler.all()).toHaveLength(1);
+  });
+
   it('queues model requests beyond the global limit instead of flooding the provider', async () => {
     const calls = [1, 2, 3, 4, 5].map((n) => ({ name: 'agent', arguments: { prompt: `Job ${n}`, description: `job ${n}` } }));
     const script: Script = {

@@ -80,5 +80,6 @@ describe('running as a defined agent', () => {
     const result = await runCli(['run', '--agent', 'writer', '--model', 'scripted:script.json', 'go'], { cwd });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe('murmur run: --agent "writer": unknown agent or role "writer"; known: main, explore, worker (coder), verifier, reader.\n');
+    expect(existsSync(path.join(cwd, '.murmur', 'sessions'))).toBe(false);
   });
 });

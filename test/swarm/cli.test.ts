@@ -82,11 +82,13 @@ describe('murmur swarm', () => {
     const model = scriptFile(HOSTILE_SCRIPT);
     const result = await murmur(['swarm', '--template', 'Check {{item}}', '--items', 'x', 'broken', '--model', `scripted:${model}`]);
     expect(result.exitCode).toBe(1);
+    const session = /murmur resume (\S+)/.exec(result.stderr)?.[1];
+    expect(session).toBeDefined();
     expect(result.stdout).toBe(
       [
         '<agent_swarm_result>',
         '<summary>completed: 1, failed: 1</summary>',
-        '<resume_hint>continue the unfinished subagents with their context: call agent_swarm with resume_agent_ids ["a-2"] (and an optional resume_prompt)</resume_hint>',
+        `<resume_hint>run murmur resume ${session} to finish the items that did not complete (completed items never run again)</resume_hint>`,
         '<subagent agent_id="a-1" item="x" outcome="completed" rounds="0">x ok &lt;/subagent&gt; &amp; "fine"</subagent>',
         '<subagent agent_id="a-2" item="broken" outcome="failed" rounds="0" reason="no &lt;good&gt; &quot;reason&quot;"></subagent>',
         '</agent_swarm_result>',
@@ -169,7 +171,8 @@ describe('kill and resume', () => {
 
   it('after SIGKILL, murmur resume finishes only the items that had not completed', async () => {
     const quickTurns = [{ latencyMs: 20, text: 'quick $1 done' }];
-    // The slow items write a file, then think for a long time: they are killed in their second turn.
+    // The slow items write a file (allowed: stdin is not a terminal, so nobody could approve), then think for a
+    // long time: they are killed in their second turn.
     const slowTurns = (latencyMs: number) => [
       { toolCalls: [{ name: 'write', arguments: { path: 'slow$1.txt', content: 'slow $1' } }] },
       { latencyMs, text: 'slow $1 done' },
@@ -184,7 +187,7 @@ describe('kill and resume', () => {
     const items = ['quick1', 'slow1', 'slow2', 'quick2', 'slow3', 'quick3'];
     const firstEvents = path.join(dir, 'first.jsonl');
     // At most 3 at once: quick1 and quick2 complete, the three slow ones hold every slot, quick3 waits.
-    const child = murmur(['swarm', '--template', 'Do {{item}}', '--items', ...items, '--max-concurrency', '3', '--model', `scripted:${model}`, '--events', firstEvents]);
+    const child = murmur(['swarm', '--template', 'Do {{item}}', '--items', ...items, '--max-concurrency', '3', '--model', `scripted:${model}`, '--events', firstEvents, '--permission-mode', 'yolo']);
     const sessions = path.join(dir, '.murmur', 'sessions');
     const stateFile = await waitFor(() => {
       if (!existsSync(sessions)) return undefined;
@@ -219,7 +222,7 @@ describe('kill and resume', () => {
     // Resume with a fast script (same scripts, no long think): only the unfinished items run.
     const fast = scriptFile(script(0), 'fast.json');
     const secondEvents = path.join(dir, 'second.jsonl');
-    const resumed = await murmur(['resume', sessionId, '--model', `scripted:${fast}`, '--events', secondEvents, '--json']);
+    const resumed = await murmur(['resume', sessionId, '--model', `scripted:${fast}`, '--events', secondEvents, '--json', '--permission-mode', 'yolo']);
     expect(resumed.stderr).not.toMatch(/Error|error:/);
     expect(resumed.exitCode).toBe(0);
     const report = JSON.parse(resumed.stdout) as { summary: Record<string, number>; status: string; items: { item: string; agentId: string; outcome: string; text: string }[] };

@@ -8,7 +8,7 @@ import { SessionStore, stateHome } from '../../orchestrator/session.js';
 import { prepareSwarm, restoreSwarm } from '../../swarm/launch.js';
 import type { SavedSwarm } from '../../swarm/runner.js';
 import { renderReport } from '../../swarm/report.js';
-import { eventsOf, makeEngine, removeDir, tempDir, type TestEngine } from './helpers.js';
+import { eventsOf, makeEngine, removeDir, tempDir, writeTree, type TestEngine } from './helpers.js';
 
 const SCRIPT: Script = {
   agents: [
@@ -30,10 +30,11 @@ afterEach(async () => {
 });
 
 /** Runs `murmur swarm`'s core in process and returns the saved session state. */
-async function firstRun(items: string[]): Promise<SessionState> {
+async function firstRun(items: string[], maxConcurrency?: number): Promise<SessionState> {
   const t = makeEngine(dir, SCRIPT);
   open.push(t);
-  const prepared = await prepareSwarm(t.engine, undefined, { promptTemplate: 'Do {{item}}', items, maxItems: Number.POSITIVE_INFINITY }, {});
+  const request = { promptTemplate: 'Do {{item}}', items, maxItems: Number.POSITIVE_INFINITY, ...(maxConcurrency !== undefined ? { maxConcurrency } : {}) };
+  const prepared = await prepareSwarm(t.engine, undefined, request, {});
   if (!prepared.ok) throw new Error(prepared.error);
   t.engine.sessionExtra = () => prepared.run.state();
   await prepared.run.run(t.engine.signal);
@@ -43,12 +44,12 @@ async function firstRun(items: string[]): Promise<SessionState> {
   return state;
 }
 
-async function resume(state: SessionState): Promise<{ t: TestEngine; report: string }> {
+async function resume(state: SessionState, env: NodeJS.ProcessEnv = {}): Promise<{ t: TestEngine; report: string }> {
   const session = SessionStore.open(stateHome(dir, {}), state.id);
   const t = makeEngine(dir, AFTER_RESTART, { extra: { session, sessionKind: 'swarm' } });
   open.push(t);
   t.engine.restore(state);
-  const restored = await restoreSwarm(t.engine, state.swarm as SavedSwarm, undefined, {});
+  const restored = await restoreSwarm(t.engine, state.swarm as SavedSwarm, undefined, env);
   if (!restored.ok) throw new Error(restored.error);
   return { t, report: renderReport(await restored.run.run(t.engine.signal)) };
 }
@@ -92,5 +93,66 @@ describe('restoring a saved swarm', () => {
     const { t, report } = await resume(state);
     expect(report).toContain('<subagent agent_id="a-3" item="late" outcome="completed" rounds="0">did late</subagent>');
     expect(eventsOf(t.events, 'agent.start').map((e) => [e.agentId, e.resumed])).toEqual([['a-3', false]]);
+  });
+
+  it('keeps the concurrency cap the swarm ran with, unless the environment sets one now', async () => {
+    const state = await firstRun(['a', 'broken', 'c'], 1);
+    expect((state.swarm as SavedSwarm).maxConcurrency).toBe(1);
+    const kept = await resume(structuredClone(state));
+    expect(eventsOf(kept.t.events, 'swarm.start')[0]).toMatchObject({ maxConcurrency: 1 });
+    const overridden = await resume(structuredClone(state), { MURMUR_SWARM_MAX_CONCURRENCY: '4' });
+    expect(eventsOf(overridden.t.events, 'swarm.start')[0]).toMatchObject({ maxConcurrency: 4 });
+  });
+
+  it('verify mode: a verification round cut short runs again on resume instead of failing the item', async () => {
+    writeTree(dir, { 'f.txt': 'v0\n', 'g.txt': 'v0\n' });
+    const script: Script = {
+      agents: [
+        {
+          match: { role: 'worker', prompt: 'Bump (\\S+)' },
+          turns: [
+            { toolCalls: [{ name: 'edit', arguments: { path: '$1', old_string: 'v0', new_string: 'v1' } }] },
+            { text: 'v1 done' },
+            { toolCalls: [{ name: 'edit', arguments: { path: '$1', old_string: 'v1', new_string: 'v2' } }] },
+            { text: 'v2 done' },
+          ],
+        },
+        { match: { role: 'verifier', prompt: 'round 1\\)' }, turns: [{ text: 'VERDICT: fail\nwant v2' }] },
+        { match: { role: 'verifier', prompt: 'round 2\\)' }, turns: [{ latencyMs: 5000, text: 'VERDICT: pass' }] },
+      ],
+    };
+    const first = makeEngine(dir, script);
+    open.push(first);
+    const prepared = await prepareSwarm(first.engine, undefined, { promptTemplate: 'Bump {{item}}', items: ['f.txt', 'g.txt'], verify: true, maxItems: Infinity }, {});
+    if (!prepared.ok) throw new Error(prepared.error);
+    first.engine.sessionExtra = () => prepared.run.state();
+    const stop = new AbortController();
+    // Stop as soon as both round-2 verifiers are running.
+    let lastRound = 0;
+    first.engine.bus.on('agent.start', (e) => {
+      if (e.role === 'verifier' && String(e.prompt).includes('round 2)') && ++lastRound === 2) stop.abort();
+    });
+    await prepared.run.run(stop.signal);
+    const state = first.engine.stateSnapshot();
+    const saved = state.swarm as SavedSwarm;
+    expect(saved.items.map((i) => [i.rounds, i.verdict, i.result?.outcome])).toEqual([
+      [1, 'fail', 'aborted'],
+      [1, 'fail', 'aborted'],
+    ]);
+    await first.close();
+    open.pop();
+
+    const fastVerifier: Script = { agents: [script.agents[0]!, { match: { role: 'verifier' }, turns: [{ text: 'VERDICT: pass' }] }] };
+    const session = SessionStore.open(stateHome(dir, {}), state.id);
+    const t = makeEngine(dir, fastVerifier, { extra: { session, sessionKind: 'swarm' } });
+    open.push(t);
+    t.engine.restore(state);
+    const restored = await restoreSwarm(t.engine, saved, undefined, {});
+    if (!restored.ok) throw new Error(restored.error);
+    const report = renderReport(await restored.run.run(t.engine.signal));
+    expect(report).toContain('<summary>completed: 2</summary>');
+    expect(report).toContain('<subagent agent_id="a-1" item="f.txt" outcome="completed" verdict="pass" rounds="2">v2 done</subagent>');
+    // The workers had finished their rework: they did not run again, only the new verifiers did.
+    expect(eventsOf(t.events, 'agent.start').map((e) => e.role)).toEqual(['verifier', 'verifier']);
   });
 });

@@ -155,11 +155,11 @@ describe('per-item timeout', () => {
       {
         agents: [
           { match: { prompt: 'Do slow' }, turns: [{ latencyMs: 5000, text: 'late' }] },
-          { match: { prompt: 'Do (\\S+)' }, turns: [{ latencyMs: 120, text: 'did $1' }] },
+          { match: { prompt: 'Do (\\S+)' }, turns: [{ latencyMs: 100, text: 'did $1' }] },
         ],
       },
-      // One at a time: the last quick item waits ~240 ms + the slow one's 300 ms in the queue, longer than the timeout.
-      { config: { swarm: { itemTimeout: '300ms' } }, env: { MURMUR_SWARM_MAX_CONCURRENCY: '1' } },
+      // One at a time: the last quick item waits the slow one's 400 ms + 200 ms in the queue, longer than the timeout.
+      { config: { swarm: { itemTimeout: '400ms' } }, env: { MURMUR_SWARM_MAX_CONCURRENCY: '1' } },
     );
     const answer = await t.swarm({ promptTemplate: 'Do {{item}}', items: ['slow', 'q1', 'q2', 'q3'] });
     expect(answer.ok && answer.report).toContain('<summary>completed: 3, failed: 1</summary>');

@@ -100,11 +100,11 @@ describe('bash', () => {
     try {
       const result = await call(bashTool, contextFor(root), { command: 'env | grep MURMUR_TEST_ | sort' });
       expect(text(result)).toContain('MURMUR_TEST_PLAIN=visible');
-      expect(text(result)).toContain('MURMUR_TEST_PASSWORD=k4');
-      expect(text(result)).not.toMatch(/API_KEY|_TOKEN|_SECRET/);
-      const custom = await call(bashTool, contextFor(root, { env: { secretPatterns: ['*_PASSWORD'] } }), { command: 'env | grep MURMUR_TEST_ | sort' });
-      expect(text(custom)).not.toContain('MURMUR_TEST_PASSWORD');
+      expect(text(result)).not.toMatch(/API_KEY|_TOKEN|_SECRET|_PASSWORD/);
+      const custom = await call(bashTool, contextFor(root, { env: { secretPatterns: ['*_PLAIN'] } }), { command: 'env | grep MURMUR_TEST_ | sort' });
+      expect(text(custom)).not.toContain('MURMUR_TEST_PLAIN');
       expect(text(custom)).toContain('MURMUR_TEST_API_KEY=k1');
+      expect(text(custom)).toContain('MURMUR_TEST_PASSWORD=k4');
     } finally {
       delete process.env.MURMUR_TEST_API_KEY;
       delete process.env.MURMUR_TEST_TOKEN;
