@@ -1,6 +1,7 @@
 // Starting a swarm from a request (the agent_swarm tool or `murmur swarm`): checks everything that can be
 // checked before anything starts, then runs it and returns the results.
 import type { Engine } from '../orchestrator/engine.js';
+import type { SwarmRequest } from '../tools/adapters.js';
 import type { AgentRecord } from '../orchestrator/scheduler.js';
 import { builtinProfile, type AgentProfile } from '../roles/profile.js';
 import { allowedSubagentTypes, DEFAULT_SUBAGENT_TYPE } from '../orchestrator/subagents.js';
@@ -12,16 +13,8 @@ import { maxConcurrency, swarmSettings } from './settings.js';
 import { validateSwarmItems } from './validate.js';
 import { WorktreeIsolation } from './worktree.js';
 
-export interface LaunchRequest {
-  promptTemplate?: string;
-  items: readonly string[];
-  subagentType?: string;
-  resumeAgentIds?: readonly string[];
-  resumePrompt?: string;
-  description?: string;
-  verify?: boolean;
-  maxRounds?: number;
-  isolation?: 'none' | 'worktree';
+/** An agent_swarm request plus what only the host knows. */
+export interface LaunchRequest extends SwarmRequest {
   /** --max-concurrency */
   maxConcurrency?: number;
   /** The per-call item limit (agent_swarm); `murmur swarm` has none. */

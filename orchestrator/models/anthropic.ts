@@ -5,15 +5,14 @@ import type { MediaContent, TextContent } from '../../tools/contract.js';
 import type { AssistantMessage, Message, StopReason, ToolCall, Usage } from '../types.js';
 import { costOf } from './prices.js';
 import {
-  errorKindForStatus,
   modelError,
-  parseRetryAfter,
   type ModelCapabilities,
   type ModelErrorKind,
   type ModelProvider,
   type ModelRequest,
   type ModelResult,
 } from './provider.js';
+import { otherFailure, statusFailure, transportFailure, type EndpointFacts } from './http-failure.js';
 
 type Sdk = typeof import('@anthropic-ai/sdk');
 type MessageParam = Anthropic.Messages.MessageParam;
@@ -276,17 +275,17 @@ export class AnthropicProvider implements ModelProvider {
     return { ok: true, message };
   }
 
-  private where(): string {
-    return this.options.baseURL ?? ANTHROPIC_DEFAULT_BASE_URL;
+  private facts(): EndpointFacts {
+    const facts: EndpointFacts = { name: this.name, model: this.options.model, where: this.options.baseURL ?? ANTHROPIC_DEFAULT_BASE_URL };
+    if (this.options.baseURL !== undefined) facts.baseURL = this.options.baseURL;
+    if (this.options.keyEnvVar !== undefined) facts.keyEnvVar = this.options.keyEnvVar;
+    return facts;
   }
 
   private failure(error: unknown, sdk: Sdk, signal: AbortSignal): ModelResult {
-    if (signal.aborted || error instanceof sdk.APIUserAbortError) return modelError('aborted', 'aborted');
-    if (error instanceof sdk.APIConnectionError) {
-      const detail = describe(error);
-      const hint = /ECONNREFUSED/.test(detail) ? ' (is the server running?)' : '';
-      return modelError('network', `${this.name}: cannot reach ${this.where()}: ${detail}${hint}`);
-    }
+    const facts = this.facts();
+    const transport = transportFailure(facts, error, sdk, signal);
+    if (transport) return transport;
     if (error instanceof sdk.APIError) {
       const said = error.apiMessage || error.message;
       if (error.status === undefined) {
@@ -294,28 +293,9 @@ export class AnthropicProvider implements ModelProvider {
         const kind = KIND_BY_TYPE[error.type ?? ''] ?? 'server';
         return modelError(kind, `${this.name}: the server reported ${error.type ?? 'an error'} mid-stream: ${said}`);
       }
-      return this.statusError(error.status, said, error.headers);
+      return statusFailure(facts, error.status, said, error.headers);
     }
-    if (error instanceof SyntaxError) return modelError('server', `${this.name}: the server sent a malformed stream event: ${error.message}`);
-    if (isDroppedConnection(error)) return modelError('network', `${this.name}: the connection broke while streaming: ${describe(error)}`);
-    return modelError('unknown', `${this.name}: ${describe(error)}`, { retryable: false });
-  }
-
-  private statusError(status: number, said: string, headers: Headers | undefined): ModelResult {
-    const kind = errorKindForStatus(status);
-    const extra: { status: number; retryAfterMs?: number } = { status };
-    const retryAfterMs = parseRetryAfter(headers);
-    if (retryAfterMs !== undefined) extra.retryAfterMs = retryAfterMs;
-    const base = `${this.name}: HTTP ${status} from ${this.where()}: ${said}`;
-    if (kind === 'auth') {
-      const fix = this.options.keyEnvVar
-        ? `set ${this.options.keyEnvVar} to a valid key${this.options.baseURL ? ` (or check the base URL ${this.options.baseURL})` : ''}`
-        : `check the base URL ${this.where()} and the key it expects`;
-      return modelError('auth', `${base} — ${fix}`, extra);
-    }
-    if (kind === 'not_found') return modelError('not_found', `${base} — check the model name "${this.options.model}" and the base URL`, extra);
-    // 529 overloaded falls in the server range: retryable.
-    return modelError(kind, base, extra);
+    return otherFailure(facts, error);
   }
 }
 
@@ -327,25 +307,4 @@ function markLastBlockCacheable(messages: MessageParam[]): void {
   if (block && (block.type === 'text' || block.type === 'image' || block.type === 'tool_result' || block.type === 'tool_use')) {
     block.cache_control = { type: 'ephemeral' };
   }
-}
-
-/** undici's "terminated" (the body stopped mid-read) or a socket error code anywhere in the cause chain. */
-function isDroppedConnection(error: unknown): boolean {
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
-    if (current.name === 'TypeError' && current.message === 'terminated') return true;
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|EAI_AGAIN|UND_ERR)/.test(code)) return true;
-  }
-  return false;
-}
-
-/** The innermost cause's message: "connect ECONNREFUSED 127.0.0.1:11434" beats "Connection error.". */
-function describe(error: unknown): string {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5; depth++) {
-    const cause = current instanceof Error ? (current as { cause?: unknown }).cause : undefined;
-    if (!(cause instanceof Error)) break;
-    current = cause;
-  }
-  return current instanceof Error ? current.message : String(current);
 }

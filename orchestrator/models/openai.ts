@@ -6,14 +6,13 @@ import type { ToolContent } from '../../tools/contract.js';
 import type { AssistantMessage, Message, StopReason, ToolCall, Usage } from '../types.js';
 import { costOf } from './prices.js';
 import {
-  errorKindForStatus,
   modelError,
-  parseRetryAfter,
   type ModelCapabilities,
   type ModelProvider,
   type ModelRequest,
   type ModelResult,
 } from './provider.js';
+import { otherFailure, statusFailure, transportFailure, type EndpointFacts } from './http-failure.js';
 
 type Sdk = typeof import('openai');
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -251,17 +250,17 @@ export class OpenAIProvider implements ModelProvider {
     return { ok: true, message };
   }
 
-  private where(): string {
-    return this.options.baseURL ?? OPENAI_DEFAULT_BASE_URL;
+  private facts(): EndpointFacts {
+    const facts: EndpointFacts = { name: this.name, model: this.options.model, where: this.options.baseURL ?? OPENAI_DEFAULT_BASE_URL };
+    if (this.options.baseURL !== undefined) facts.baseURL = this.options.baseURL;
+    if (this.options.keyEnvVar !== undefined) facts.keyEnvVar = this.options.keyEnvVar;
+    return facts;
   }
 
   private failure(error: unknown, sdk: Sdk, signal: AbortSignal): ModelResult {
-    if (signal.aborted || error instanceof sdk.APIUserAbortError) return modelError('aborted', 'aborted');
-    if (error instanceof sdk.APIConnectionError) {
-      const detail = describe(error);
-      const hint = /ECONNREFUSED/.test(detail) ? ' (is the server running?)' : '';
-      return modelError('network', `${this.name}: cannot reach ${this.where()}: ${detail}${hint}`);
-    }
+    const facts = this.facts();
+    const transport = transportFailure(facts, error, sdk, signal);
+    if (transport) return transport;
     if (error instanceof sdk.APIError) {
       const body = error.error as { message?: unknown } | undefined;
       const said = typeof body?.message === 'string' && body.message ? body.message : error.message;
@@ -269,47 +268,8 @@ export class OpenAIProvider implements ModelProvider {
         // An error event inside an accepted stream: the server gave up part way.
         return modelError('server', `${this.name}: the server reported an error mid-stream: ${said}`);
       }
-      return this.statusError(error.status, said, error.headers);
+      return statusFailure(facts, error.status, said, error.headers);
     }
-    if (error instanceof SyntaxError) return modelError('server', `${this.name}: the server sent a malformed stream event: ${error.message}`);
-    if (isDroppedConnection(error)) return modelError('network', `${this.name}: the connection broke while streaming: ${describe(error)}`);
-    return modelError('unknown', `${this.name}: ${describe(error)}`, { retryable: false });
+    return otherFailure(facts, error);
   }
-
-  private statusError(status: number, said: string, headers: Headers | undefined): ModelResult {
-    const kind = errorKindForStatus(status);
-    const extra: { status: number; retryAfterMs?: number } = { status };
-    const retryAfterMs = parseRetryAfter(headers);
-    if (retryAfterMs !== undefined) extra.retryAfterMs = retryAfterMs;
-    const base = `${this.name}: HTTP ${status} from ${this.where()}: ${said}`;
-    if (kind === 'auth') {
-      const fix = this.options.keyEnvVar
-        ? `set ${this.options.keyEnvVar} to a valid key${this.options.baseURL ? ` (or check the base URL ${this.options.baseURL})` : ''}`
-        : `check the base URL ${this.where()} and whether that server needs a key`;
-      return modelError('auth', `${base} — ${fix}`, extra);
-    }
-    if (kind === 'not_found') return modelError('not_found', `${base} — check the model name "${this.options.model}" and the base URL`, extra);
-    return modelError(kind, base, extra);
-  }
-}
-
-/** undici's "terminated" (the body stopped mid-read) or a socket error code anywhere in the cause chain. */
-function isDroppedConnection(error: unknown): boolean {
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
-    if (current.name === 'TypeError' && current.message === 'terminated') return true;
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|EAI_AGAIN|UND_ERR)/.test(code)) return true;
-  }
-  return false;
-}
-
-/** The innermost cause's message: "connect ECONNREFUSED 127.0.0.1:11434" beats "Connection error.". */
-function describe(error: unknown): string {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5; depth++) {
-    const cause = current instanceof Error ? (current as { cause?: unknown }).cause : undefined;
-    if (!(cause instanceof Error)) break;
-    current = cause;
-  }
-  return current instanceof Error ? current.message : String(current);
 }

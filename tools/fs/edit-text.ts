@@ -1,5 +1,6 @@
 // The text side of edit, free of I/O: find old_string (exactly once unless replace_all), keep CRLF line
 // endings, explain a miss, and describe the change as a small diff.
+import { lineOf, lineStarts } from './line-index.js';
 
 export type EditOutcome =
   | { ok: true; text: string; replacements: number; diff: string }
@@ -31,25 +32,6 @@ function dominantEol(text: string): '\r\n' | '\n' {
 
 function toCrlf(text: string): string {
   return text.replace(/\r?\n/g, '\r\n');
-}
-
-/** Offsets where each line starts. */
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) starts.push(at + 1);
-  return starts;
-}
-
-/** 0-based index of the line holding `offset`. */
-function lineOf(starts: readonly number[], offset: number): number {
-  let low = 0;
-  let high = starts.length - 1;
-  while (low < high) {
-    const mid = (low + high + 1) >> 1;
-    if (starts[mid]! <= offset) low = mid;
-    else high = mid - 1;
-  }
-  return low;
 }
 
 function lineText(text: string, starts: readonly number[], index: number): string {

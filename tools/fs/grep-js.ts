@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileHasType, FILE_TYPES, type GrepFileHits, type GrepLine, type GrepOutcome, type GrepQuery } from './grep-query.js';
 import { walkFiles } from './ignore-walk.js';
+import { lineOf, lineStarts } from './line-index.js';
 
 function compile(query: GrepQuery): RegExp | string {
   const flags = (query.ignoreCase ? 'i' : '') + (query.multiline ? 'gms' : '');
@@ -63,18 +64,8 @@ function matchingLines(query: GrepQuery, regex: RegExp, text: string, lines: rea
     return found;
   }
   // Multiline: every line a match touches counts as a matching line.
-  const starts = [0];
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) starts.push(at + 1);
-  const lineAt = (offset: number) => {
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const mid = (low + high + 1) >> 1;
-      if (starts[mid]! <= offset) low = mid;
-      else high = mid - 1;
-    }
-    return low;
-  };
+  const starts = lineStarts(text);
+  const lineAt = (offset: number) => lineOf(starts, offset);
   const hit = new Set<number>();
   regex.lastIndex = 0;
   for (let match = regex.exec(text); match; match = regex.exec(text)) {
