@@ -5,6 +5,7 @@ type Bench = (report: (line: string) => void) => Promise<void>;
 const BENCHES: Record<string, () => Promise<Bench>> = {
   tools: async () => (await import('./tools-bench.js')).benchWorkspaceTools,
   dashboard: async () => async (report) => void (await (await import('./dashboard-bench.js')).benchDashboard(report)),
+  swarm: async () => (await import('./swarm-bench.js')).benchSwarm,
   overhead: async () => (await import('./overhead.js')).benchOverhead,
 };
 

@@ -1,4 +1,5 @@
 // A thin stateful wrapper around the loop: the conversation, the inbox, the status, abort and timeout.
+import { setMaxListeners } from 'node:events';
 import { type Clock, systemClock } from './clock.js';
 import type { EventBus } from './events.js';
 import { runLoop, StopRequest, type LoopConfig, type LoopOutcome, type LoopState } from './loop.js';
@@ -106,6 +107,8 @@ export class Agent {
 
   private async execute(options: RunOptions): Promise<AgentRunResult> {
     const controller = new AbortController();
+    // Every parallel tool call and subagent listens on it: not a leak.
+    setMaxListeners(0, controller.signal);
     this.controller = controller;
     const { identity, bus, clock } = this;
     const onParentAbort = () => controller.abort(options.parentSignal?.reason instanceof StopRequest ? options.parentSignal.reason : new StopRequest('aborted', 'parent aborted'));

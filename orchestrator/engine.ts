@@ -1,5 +1,6 @@
 // The engine: the scheduler, background tasks, timers, the session on disk and the tool registry, wired
 // together once. The command line, the MCP server and tests drive it; dashboards only subscribe to its bus.
+import { setMaxListeners } from 'node:events';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RuntimeTool } from '../tools/contract.js';
@@ -120,7 +121,11 @@ export class Engine {
   private readonly clock: Clock;
   private status = 'running';
   private abortedWhileBusy = false;
-  private readonly stopController = new AbortController();
+  private readonly stopController = (() => {
+    const controller = new AbortController();
+    setMaxListeners(0, controller.signal);
+    return controller;
+  })();
 
   constructor(readonly options: EngineOptions) {
     this.cwd = realpathSync(resolve(options.cwd));

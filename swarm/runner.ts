@@ -1,6 +1,7 @@
 // The swarm runner: the I/O shell around the controller. It launches items as agents through the scheduler,
 // feeds their endings back (rate limits included), runs verify rounds and worktree merges, emits the events
 // and keeps a state that a killed process can resume from.
+import { setMaxListeners } from 'node:events';
 import type { EventBus, SwarmItemState } from '../orchestrator/events.js';
 import { type Clock, systemClock } from '../orchestrator/clock.js';
 import type { AgentRecord, Scheduler } from '../orchestrator/scheduler.js';
@@ -120,6 +121,8 @@ export class SwarmRun {
   }
 
   async run(signal: AbortSignal): Promise<ItemResult[]> {
+    // Every running item listens on the swarm's signal.
+    setMaxListeners(0, signal);
     const { bus } = this.deps;
     const { spec } = this;
     const pending = spec.items.map((s, i) => (s.result ? -1 : i)).filter((i) => i >= 0);

@@ -7,8 +7,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pty from '@lydell/node-pty';
-import headless from '@xterm/headless';
+import { TerminalSession } from './terminal-session.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -31,70 +30,12 @@ function buildIfStale(): void {
   if (!existsSync(fixture)) throw new Error(`building did not produce ${fixture}; run npx tsc -p . and look at its errors`);
 }
 
-/** A program in a pseudo-terminal, with the screen a person would see. */
-class TerminalSession {
-  readonly term: InstanceType<typeof headless.Terminal>;
-  readonly proc: ReturnType<typeof pty.spawn>;
-  raw = '';
-  exit: Promise<{ exitCode: number; signal?: number }>;
-
-  constructor(args: string[], options: { cols: number; rows: number; term: string }) {
-    this.term = new headless.Terminal({ cols: options.cols, rows: options.rows, allowProposedApi: true });
-    const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-    env.TERM = options.term;
-    delete env.NO_COLOR;
-    this.proc = pty.spawn(process.execPath, [fixture, ...args], { name: options.term, cols: options.cols, rows: options.rows, cwd: root, env });
-    this.proc.onData((data) => {
-      this.raw += data;
-      this.term.write(data);
-    });
-    this.exit = new Promise((done) => this.proc.onExit(done));
-  }
-
-  lines(): string[] {
-    const buffer = this.term.buffer.active;
-    const out: string[] = [];
-    for (let i = 0; i < this.term.rows; i++) out.push(buffer.getLine(buffer.viewportY + i)?.translateToString(true) ?? '');
-    return out;
-  }
-
-  text(): string {
-    return this.lines().join('\n');
-  }
-
-  /** Waits until the screen satisfies `check` (xterm parses asynchronously, so each look flushes it first). */
-  async waitFor(check: (screen: string) => boolean, what: string, timeoutMs = 10_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      await new Promise<void>((done) => this.term.write('', done));
-      const screen = this.text();
-      if (check(screen)) return screen;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen shows:\n${screen}`);
-      await new Promise((done) => setTimeout(done, 50));
-    }
-  }
-
-  waitForText(text: string, timeoutMs?: number): Promise<string> {
-    return this.waitFor((screen) => screen.includes(text), JSON.stringify(text), timeoutMs);
-  }
-
-  press(keys: string): void {
-    this.proc.write(keys);
-  }
-
-  /** The screen line that starts with `prefix`. */
-  row(prefix: string): string | undefined {
-    return this.lines().find((line) => line.startsWith(prefix));
-  }
-}
-
 const ESC = '\x1b';
 const ENTER = '\r';
 const sessions: TerminalSession[] = [];
 
 function open(args: string[], term = 'xterm-256color', cols = 120, rows = 40): TerminalSession {
-  const session = new TerminalSession(args, { cols, rows, term });
+  const session = new TerminalSession([fixture, ...args], { cols, rows, term, cwd: root });
   sessions.push(session);
   return session;
 }
