@@ -1,7 +1,7 @@
 // How agent text becomes transcript lines: bounded in number (the ring) and in length, stripped of terminal
 // escapes, with streamed text split into lines as it arrives. Used by the reducer in view-model.ts.
 import { sanitize, truncate } from './format.js';
-import type { AgentView, Snapshot } from './view-model.js';
+import type { AgentView, Snapshot } from './view-types.js';
 
 export function recordMessage(s: Snapshot, agent: AgentView, role: 'user' | 'assistant' | 'tool', message: unknown): void {
   const m = (message ?? {}) as { content?: unknown; text?: unknown; isError?: unknown; synthetic?: unknown };

@@ -1,7 +1,7 @@
 // Selectors over the dashboard snapshot: sorted rows, counts, progress, concurrency, rates and the text an
 // agent's row and transcript pane show. Pure functions of the snapshot and a time (`now`) from the caller's clock.
 import { formatDuration } from './format.js';
-import type { AgentView, AgentViewState, Snapshot } from './view-model.js';
+import type { AgentView, AgentViewState, Snapshot } from './view-types.js';
 
 const STATE_RANK: Record<AgentViewState, number> = {
   running: 0,
