@@ -1,5 +1,5 @@
-// Benchmark: does the dashboard slow the agents down? The same 1,000-agent scripted workload (real Agents on
-// the scripted model, a fixed number at once) runs with no subscriber and with the blessed dashboard drawing
+// Benchmark: does the dashboard slow the agents down? The same 1,000-item scripted swarm (the real engine and
+// swarm runner on the scripted model, 50 at once) runs with no subscriber and with the blessed dashboard drawing
 // into a pseudo-terminal, alternately, in one child process that lives in @lydell/node-pty (so blessed has
 // a real terminal to drive). Target: at most 5% slower, and at most 10 redraws a second.
 //
@@ -9,13 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { Type } from '@sinclair/typebox';
 import pty from '@lydell/node-pty';
-import { Agent } from '../orchestrator/agent.js';
+import { Engine } from '../orchestrator/engine.js';
 import { EventBus } from '../orchestrator/events.js';
 import { ScriptedModel, type Script } from '../orchestrator/models/scripted.js';
-import { defineRuntimeTool } from '../tools/contract.js';
-import { toLoopTools } from '../tools/loop-tools.js';
+import { prepareSwarm } from '../swarm/launch.js';
 import { startDashboard, type DashboardStats } from '../dashboards/tui.js';
 
 const AGENTS = 1000;
@@ -45,15 +43,15 @@ export interface DashboardBenchResult {
 const script: Script = {
   agents: [
     {
-      match: { prompt: 'Process item (\\d+)' },
+      match: { prompt: 'Process item-(\\d+)' },
       turns: [
-        { latencyMs: TURN_LATENCY_MS, text: 'Looking at item $1', toolCalls: [{ name: 'note', arguments: { text: 'read $1' } }], usage: { input: 800, output: 40 } },
+        { latencyMs: TURN_LATENCY_MS, text: 'Looking at item $1', toolCalls: [{ name: 'read', arguments: { path: 'notes.txt' } }], usage: { input: 800, output: 40 } },
         {
           latencyMs: TURN_LATENCY_MS,
-          text: 'Two notes for item $1',
+          text: 'Two looks for item $1',
           toolCalls: [
-            { name: 'note', arguments: { text: 'first $1' } },
-            { name: 'note', arguments: { text: 'second $1' } },
+            { name: 'read', arguments: { path: 'notes.txt', n_lines: 1 } },
+            { name: 'glob', arguments: { pattern: '*.txt' } },
           ],
           usage: { input: 900, output: 60 },
         },
@@ -63,41 +61,33 @@ const script: Script = {
   ],
 };
 
-const note = defineRuntimeTool({
-  def: { name: 'note', description: 'takes a note', parameters: Type.Object({ text: Type.String() }), executionMode: 'parallel' },
-  execute: (_ctx, input) => ({ content: [{ type: 'text', text: `noted: ${input.text}` }] }),
-});
-
-/** 1,000 agents, AT_ONCE at a time; swarm events only when someone listens, as the engine does. */
+/** A real swarm through the engine: 1,000 items, AT_ONCE at a time from the start. */
 async function workload(bus: EventBus, count: number): Promise<number> {
-  const model = new ScriptedModel(script, 'scripted:bench');
-  const tools = toLoopTools([note]);
-  const swarmId = 'bench';
-  const items = Array.from({ length: count }, (_, i) => `item-${i + 1}`);
-  const started = performance.now();
-  if (bus.wants('swarm.start')) bus.emit({ type: 'swarm.start', swarmId, description: 'dashboard bench', role: 'worker', items, maxConcurrency: AT_ONCE });
-  let next = 0;
-  let running = 0;
-  const lane = async () => {
-    while (next < count) {
-      const index = next++;
-      const id = `w-${index + 1}`;
-      running++;
-      if (bus.wants('swarm.item')) bus.emit({ type: 'swarm.item', swarmId, item: items[index]!, index, state: 'launched', agentId: id, capacity: AT_ONCE, running });
-      const agent = new Agent(
-        { id, role: 'worker', swarmId, item: items[index]! },
-        { system: '', maxTurns: 5, callModel: (r, s) => model.complete(r, s), toolsForTurn: () => tools, context: { agentId: id, role: 'worker', cwd: tmpdir() } },
-        bus,
-      );
-      const result = await agent.run(`Process item ${index + 1}`);
-      running--;
-      if (result.status !== 'completed') throw new Error(`bench agent ${id} ended ${result.status}: ${result.reason}`);
-      if (bus.wants('swarm.item')) bus.emit({ type: 'swarm.item', swarmId, item: items[index]!, index, state: 'completed', agentId: id, capacity: AT_ONCE, running });
-    }
-  };
-  await Promise.all(Array.from({ length: AT_ONCE }, lane));
-  if (bus.wants('swarm.end')) bus.emit({ type: 'swarm.end', swarmId, counts: { completed: count }, durationMs: performance.now() - started });
-  return performance.now() - started;
+  const cwd = mkdtempSync(join(tmpdir(), 'murmur-dash-bench-'));
+  writeFileSync(join(cwd, 'notes.txt'), 'one\ntwo\nthree\n');
+  const engine = new Engine({
+    cwd,
+    bus,
+    provider: new ScriptedModel(script, 'scripted:bench'),
+    session: false,
+    definitions: new Map(),
+    limits: { maxAgents: Number.POSITIVE_INFINITY, maxModelRequests: AT_ONCE },
+    config: { swarm: { initialBurst: AT_ONCE, maxConcurrency: AT_ONCE } },
+  });
+  try {
+    const items = Array.from({ length: count }, (_, i) => `item-${i + 1}`);
+    const prepared = await prepareSwarm(engine, undefined, { promptTemplate: 'Process {{item}}', items, subagentType: 'worker', description: 'dashboard bench', maxItems: Number.POSITIVE_INFINITY }, {});
+    if (!prepared.ok) throw new Error(prepared.error);
+    const started = performance.now();
+    const results = await prepared.run.run(engine.signal);
+    const wall = performance.now() - started;
+    const bad = results.find((r) => r.outcome !== 'completed');
+    if (bad) throw new Error(`bench item ${bad.item} ended ${bad.outcome}: ${bad.reason}`);
+    return wall;
+  } finally {
+    await engine.close();
+    rmSync(cwd, { recursive: true, force: true });
+  }
 }
 
 async function runPlain(): Promise<RunFigures> {
@@ -106,7 +96,7 @@ async function runPlain(): Promise<RunFigures> {
 
 async function runWithDashboard(): Promise<RunFigures> {
   const bus = new EventBus();
-  const handle = await startDashboard({ bus, title: 'dashboard bench: 1,000 scripted agents', model: 'scripted:bench', onAbort: () => undefined });
+  const handle = await startDashboard({ bus, title: 'dashboard bench: a 1,000-item scripted swarm', model: 'scripted:bench', onAbort: () => undefined });
   try {
     const wallMs = await workload(bus, AGENTS);
     const stats = handle.stats();
@@ -176,7 +166,7 @@ export async function benchDashboard(report: (line: string) => void): Promise<Da
       ptyBytes,
     };
     const fmt = (values: RunFigures[]) => values.map((r) => r.wallMs.toFixed(0)).join(', ');
-    report(`dashboard bench: ${AGENTS} scripted agents (3 turns of ${TURN_LATENCY_MS} ms, 3 tool calls each), ${AT_ONCE} at once, ${ROUNDS} rounds each`);
+    report(`dashboard bench: a ${AGENTS}-item scripted swarm (3 turns of ${TURN_LATENCY_MS} ms, 3 tool calls each), ${AT_ONCE} at once, ${ROUNDS} rounds each`);
     report(`  no subscriber:        median ${plainMs.toFixed(0)} ms (runs: ${fmt(result.plain)})`);
     report(`  dashboard in a pty:   median ${dashboardMs.toFixed(0)} ms (runs: ${fmt(result.dashboard)})`);
     report(`  ratio ${figures.ratio.toFixed(3)} (target <= 1.05) ${figures.ratio <= 1.05 ? 'OK' : 'OVER TARGET'}`);
