@@ -239,12 +239,16 @@ export function renderTranscript(agent: AgentView | undefined, now: number, heig
     `${formatTokens(agent.usage.input)} in / ${formatTokens(agent.usage.output)} out`,
   ];
   const title = `{bold}${esc(agent.id)}{/bold} ${esc(truncate(oneLine(facts.join(' · ')), width - agent.id.length - 22))} ${color('gray', '(Esc: back)')}`;
-  const bodyHeight = Math.max(1, height - 1);
+  // The todo list first (at most a third of the pane), then the transcript's tail.
+  const todos = (agent.todos ?? []).slice(0, Math.max(0, Math.floor((height - 1) / 3)));
+  const todoLines = todos.map((t) => `${t.status === 'done' ? '☑' : t.status === 'in_progress' ? '▶' : '☐'} ${t.title}`);
+  const bodyHeight = Math.max(1, height - 1 - todoLines.length);
   const wrapped: string[] = [];
   for (const line of transcriptTail(agent, bodyHeight)) wrapped.push(...wrap(line, Math.max(10, width)));
   const body = wrapped.slice(Math.max(0, wrapped.length - bodyHeight)).map(esc);
   const reason = agent.reason && agent.state !== 'running' ? [color('red', esc(truncate(`reason: ${agent.reason}`, width)))] : [];
-  return [title, ...body.slice(reason.length), ...reason];
+  const todoBlock = todoLines.map((line) => color('cyan', esc(truncate(line, width))));
+  return [title, ...todoBlock, ...body.slice(reason.length), ...reason];
 }
 
 export const FOOTER = '↑/↓ j/k select · PgUp/PgDn · g/G first/last · Enter transcript · Esc back · q quit';

@@ -190,6 +190,13 @@ export function reduce(s: Snapshot, e: MurmurEvent): Snapshot {
       if (e.type === 'task.end' && e.status !== undefined && e.status !== 'completed') log(s, e.ts, 'warn', `${agent.id} ${text.slice(2)}`, agent.id);
       break;
     }
+    case 'todo.update': {
+      const agent = agentFor(s, e.agentId, e.ts);
+      agent.todos = e.todos.map((t) => ({ title: truncate(oneLine(t.title), s.limits.lineChars), status: t.status }));
+      const done = e.todos.filter((t) => t.status === 'done').length;
+      pushLine(s, agent, `☐ todo list: ${done}/${e.todos.length} done`);
+      break;
+    }
     case 'log':
       log(s, e.ts, e.level, oneLine(e.message), e.agentId);
       break;

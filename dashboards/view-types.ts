@@ -99,6 +99,8 @@ export interface AgentView {
   usageAtStart: Usage;
   /** Internal: whether text of the current turn was streamed (then the final message repeats it). */
   streamed: boolean;
+  /** The agent's todo list (todo_list), newest version. */
+  todos?: { title: string; status: 'pending' | 'in_progress' | 'done' }[];
 }
 
 export interface SwarmView {

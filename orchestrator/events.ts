@@ -105,6 +105,12 @@ export interface TaskEvent extends Base {
   description: string;
   status?: string;
 }
+/** An agent's todo list changed (todo_list). */
+export interface TodoEvent extends Base {
+  type: 'todo.update';
+  agentId: string;
+  todos: { title: string; status: 'pending' | 'in_progress' | 'done' }[];
+}
 export interface LogEvent extends Base { type: 'log'; level: 'info' | 'warn' | 'error'; message: string; agentId?: string }
 
 export type MurmurEvent =
@@ -126,6 +132,7 @@ export type MurmurEvent =
   | SwarmCapacityEvent
   | SwarmEndEvent
   | TaskEvent
+  | TodoEvent
   | LogEvent;
 
 export type EventType = MurmurEvent['type'];

@@ -18,7 +18,7 @@ export async function interactionAdapters(options: {
   const skills = await loadSkills({ workspaceRoot: options.cwd, ...(options.env.HOME ? { homeDir: options.env.HOME } : {}) });
   for (const line of formatSkillProblems(skills.problems)) bus.emit({ type: 'log', level: 'warn', message: `skill skipped: ${line}` });
   const adapters: InteractionAdapters = {
-    todos: createMemoryTodoStore((agentId, todos) => bus.emit({ type: 'log', level: 'info', agentId, message: `todo list: ${todos.filter((t) => t.status === 'done').length}/${todos.length} done` })),
+    todos: createMemoryTodoStore((agentId, todos) => bus.emit({ type: 'todo.update', agentId, todos: todos.map((t) => ({ title: t.title, status: t.status })) })),
     skills: createSkillCatalog(skills.skills),
     web: {
       allowPrivateAddresses: config.web?.allowPrivateAddresses ?? false,
