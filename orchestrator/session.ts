@@ -1,6 +1,6 @@
 // A session on disk: `.murmur/sessions/<id>/` with state.json (atomic), one transcript per agent (appended as
 // messages happen), task logs and spilled tool outputs. A killed process leaves a session that can be resumed.
-import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync, type WriteStream } from 'node:fs';
 import { join, resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import type { Message } from './types.js';
@@ -40,6 +40,7 @@ export class SessionStore {
 
   static create(home: string, id = newSessionId()): SessionStore {
     const store = new SessionStore(home, id);
+    ignoreRunState(home);
     mkdirSync(store.toolOutputsDir, { recursive: true });
     mkdirSync(join(store.dir, 'agents'), { recursive: true });
     mkdirSync(join(store.dir, 'tasks'), { recursive: true });
@@ -157,6 +158,22 @@ export class SessionStore {
     const closing = [...this.transcripts.values()].map((stream) => new Promise<void>((done) => stream.end(done)));
     this.transcripts.clear();
     await Promise.all(closing);
+  }
+}
+
+/**
+ * Keeps sessions and worktrees out of version control and out of the agents' own grep and glob (both honour
+ * nested .gitignore files); agent definitions and skills next to them stay visible. A spilled tool output is
+ * still searched when named explicitly.
+ */
+function ignoreRunState(home: string): void {
+  const file = join(home, '.gitignore');
+  if (existsSync(file)) return;
+  try {
+    mkdirSync(home, { recursive: true });
+    writeFileSync(file, "# murmur's run state: not for version control, nor for the agents' searches\nsessions/\nworktrees/\n", { flag: 'wx' });
+  } catch {
+    // Another process wrote it first, or the folder is read-only: both are fine.
   }
 }
 

@@ -1,0 +1,32 @@
+// murmur's own run state stays out of the agents' searches and out of version control.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SessionStore } from '../../orchestrator/session.js';
+import { globTool, grepTool } from '../../tools/workspace-tools.js';
+import type { RuntimeTool } from '../../tools/contract.js';
+
+async function call(tool: RuntimeTool, cwd: string, args: object): Promise<string> {
+  const result = await tool.impl({ agentId: 'a-1', role: 'worker', cwd, callId: 'c-1' }, args as never, new AbortController().signal, () => undefined);
+  return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+}
+
+describe('the run state folder', () => {
+  it('is ignored by grep and glob, yet a spilled output named explicitly is still searched', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'murmur-state-'));
+    writeFileSync(join(cwd, 'notes.txt'), 'needle here\n');
+    const session = SessionStore.create(join(cwd, '.murmur'));
+    session.appendTranscript('a-1', { role: 'user', content: 'find the needle' });
+    writeFileSync(join(session.toolOutputsDir, 'c-9.txt'), 'a needle in a spilled output\n');
+    await session.flush();
+    expect(readFileSync(join(cwd, '.murmur', '.gitignore'), 'utf8')).toMatch(/^sessions\/$/m);
+
+    const found = await call(grepTool, cwd, { pattern: 'needle' });
+    expect(found).toContain('notes.txt');
+    expect(found).not.toContain('.murmur');
+    expect(await call(globTool, cwd, { pattern: '**/*.txt' })).not.toContain('c-9.txt');
+    const spilled = await call(grepTool, cwd, { pattern: 'needle', path: join('.murmur', 'sessions', session.id, 'tool-outputs', 'c-9.txt'), output_mode: 'content' });
+    expect(spilled).toContain('a needle in a spilled output');
+  });
+});
