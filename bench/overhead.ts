@@ -67,7 +67,7 @@ async function pool(runs: number, atOnce: number, one: (i: number) => Promise<Ru
 /** murmur's loop: the Agent wrapper around runLoop, events on (a bus) with no subscriber. */
 function murmurRunner(model: ScriptedModel) {
   const bus = new EventBus();
-  const tools = toLoopTools([echoTool, addTool]);
+  const tools = toLoopTools([echoTool, addTool], { fallback: false });
   return async (i: number): Promise<RunOutput> => {
     const id = `a-${i}`;
     const agent = new Agent(

@@ -92,9 +92,9 @@ export function makeConfigurer(deps: RuntimeDeps): AgentConfigurer {
         warned.add(warning);
         deps.bus.emit({ type: 'log', level: 'warn', agentId: record.id, message: `${record.profile.name}${record.profile.path ? ` (${record.profile.path})` : ''}: ${warning}` });
       }
-      if (!deps.disclose) return toLoopTools(filtered.tools);
+      if (!deps.disclose) return toLoopTools(filtered.tools, { fallback: false });
       const plan = deps.disclose(filtered.tools);
-      const loopTools = toLoopTools(plan.tools);
+      const loopTools = toLoopTools(plan.tools, { fallback: false });
       return plan.instruction ? { ...loopTools, instruction: plan.instruction } : loopTools;
     };
     // Without MCP the sources never change, so the filters run once and every turn reuses the result.

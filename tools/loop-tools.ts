@@ -1,5 +1,6 @@
 // Turns a list of RuntimeTools into what the loop consumes: a map by name plus the schemas the model sees.
 import type { RuntimeTool, ToolSchema } from './contract.js';
+import { workspaceTools } from './workspace-tools.js';
 
 export interface LoopTools {
   tools: ReadonlyMap<string, RuntimeTool>;
@@ -9,8 +10,18 @@ export interface LoopTools {
 }
 
 export interface LoopToolOptions {
-  /** Fills in missing read, write, edit and bash from the built-in set (off when a runtime assembles its own catalog). */
-  fallback?: ReadonlyMap<string, RuntimeTool>;
+  /**
+   * Fills in missing read, write, edit and bash: from the built-in set by default, or from the map given.
+   * `false` switches it off, as the agent runtime does when it assembles its own catalog.
+   */
+  fallback?: false | ReadonlyMap<string, RuntimeTool>;
+}
+
+let builtinFallback: ReadonlyMap<string, RuntimeTool> | undefined;
+
+function builtinFallbackTools(): ReadonlyMap<string, RuntimeTool> {
+  builtinFallback ??= new Map(workspaceTools.filter((t) => (FALLBACK_TOOL_NAMES as readonly string[]).includes(t.def.name)).map((t) => [t.def.name, t]));
+  return builtinFallback;
 }
 
 export const FALLBACK_TOOL_NAMES = ['read', 'write', 'edit', 'bash'] as const;
@@ -29,9 +40,10 @@ export function toLoopTools(list: readonly RuntimeTool[], options: LoopToolOptio
     }
     tools.set(tool.def.name, tool);
   }
-  if (options.fallback) {
+  if (options.fallback !== false) {
+    const fallback = options.fallback ?? builtinFallbackTools();
     for (const name of FALLBACK_TOOL_NAMES) {
-      const builtin = options.fallback.get(name);
+      const builtin = fallback.get(name);
       if (!tools.has(name) && builtin) tools.set(name, builtin);
     }
   }

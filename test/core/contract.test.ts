@@ -61,7 +61,7 @@ describe('the tool contract', () => {
 
 describe('turning tools into the loop\'s tools', () => {
   it('rejects two tools with one name, naming both sources', () => {
-    expect(() => toLoopTools([tool('read'), tool('read', 'configured')])).toThrow('two tools are named "read": one from source builtin, one from source configured');
+    expect(() => toLoopTools([tool('read'), tool('read', 'configured')], { fallback: false })).toThrow('two tools are named "read": one from source builtin, one from source configured');
   });
 
   it('fills in missing read, write, edit and bash from the fallback, only when asked', () => {
@@ -70,6 +70,11 @@ describe('turning tools into the loop\'s tools', () => {
     const filled = toLoopTools([mine], { fallback });
     expect([...filled.tools.keys()].sort()).toEqual(['bash', 'edit', 'read', 'write']);
     expect(filled.tools.get('read')).toBe(mine);
-    expect([...toLoopTools([mine]).tools.keys()]).toEqual(['read']);
+    expect([...toLoopTools([mine], { fallback: false }).tools.keys()]).toEqual(['read']);
+    // By default the built-in read, write, edit and bash fill the gaps.
+    const defaults = toLoopTools([mine]);
+    expect([...defaults.tools.keys()].sort()).toEqual(['bash', 'edit', 'read', 'write']);
+    expect(defaults.tools.get('read')).toBe(mine);
+    expect(defaults.tools.get('bash')?.source).toBe('builtin');
   });
 });

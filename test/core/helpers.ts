@@ -22,7 +22,7 @@ export function scriptedAgent(script: Script, tools: RuntimeTool[], extra: Parti
   const bus = new EventBus();
   const events: MurmurEvent[] = [];
   bus.on('*', (e) => events.push(e));
-  const loopTools = toLoopTools(tools);
+  const loopTools = toLoopTools(tools, { fallback: false });
   const agent = new Agent(
     { id: 'a1', role },
     {

@@ -50,7 +50,7 @@ async function recordAgentRun(): Promise<MurmurEvent[]> {
     if (notice.error.status !== undefined) retry.status = notice.error.status;
     bus.emit(retry);
   });
-  const tools = toLoopTools([readFile]);
+  const tools = toLoopTools([readFile], { fallback: false });
   const agent = new Agent(
     { id: 'w-1', role: 'worker', item: 'src/a.js' },
     { system: '', maxTurns: 5, callModel: (r, s) => callModel.complete(r, s), toolsForTurn: () => tools, context: { agentId: 'w-1', role: 'worker', cwd: '/tmp' } },

@@ -152,7 +152,7 @@ describe('ask_user_question asking', () => {
       ],
     });
     const context = { agentId: 'a1', role: 'main', cwd: process.cwd(), user: new ScriptedUser(undefined, 'no terminal') };
-    const tools = toLoopTools([askUserQuestionTool]);
+    const tools = toLoopTools([askUserQuestionTool], { fallback: false });
     const agent = new Agent({ id: 'a1', role: 'main' }, { system: '', maxTurns: 5, callModel: (r, s) => model.complete(r, s), toolsForTurn: () => tools, context }, new EventBus());
     const outcome = await agent.run('ask something');
     expect(outcome.status).toBe('completed');

@@ -42,7 +42,7 @@ describe('a scripted agent using MCP tools', () => {
     );
   }
 
-  const mcpTurn = async () => toLoopTools((await listMcpRuntimeTools(hub)).tools);
+  const mcpTurn = async () => toLoopTools((await listMcpRuntimeTools(hub)).tools, { fallback: false });
 
   function toolResults(agent: Agent): ToolResultMessage[] {
     return agent.state.messages.filter((m): m is ToolResultMessage => m.role === 'tool');
@@ -103,7 +103,7 @@ describe('a scripted agent using MCP tools', () => {
       const plan = planMcpDisclosure({ tools: listed.tools, model: 'scripted:test', contextWindow: 8_000, settings: { models: ['scripted:*'] } });
       expect(plan.decision).toBe('deferred');
       instruction = plan.instruction!;
-      return toLoopTools(plan.tools);
+      return toLoopTools(plan.tools, { fallback: false });
     };
     const first = await toolsForTurn();
     expect(first.schemas.map((s) => s.name)).toEqual(['tool_search', 'mcp_invoke']);

@@ -237,7 +237,7 @@ describe('AnthropicProvider', () => {
       anthropicText('done: hi', { usage: { input_tokens: 60, output_tokens: 3 } }),
     );
     const model = provider({ promptCaching: false });
-    const loopTools = toLoopTools([echoTool]);
+    const loopTools = toLoopTools([echoTool], { fallback: false });
     const agent = new Agent(
       { id: 'a1', role: 'main' },
       { system: 'You are a test.', maxTurns: 5, callModel: (r, s) => model.complete(r, s), toolsForTurn: () => loopTools, context: { agentId: 'a1', role: 'main', cwd: process.cwd() } },

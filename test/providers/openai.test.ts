@@ -241,7 +241,7 @@ describe('OpenAIProvider', () => {
       openaiText('done: hi', { usage: { prompt_tokens: 60, completion_tokens: 3 } }),
     );
     const model = provider();
-    const loopTools = toLoopTools([echoTool]);
+    const loopTools = toLoopTools([echoTool], { fallback: false });
     const agent = new Agent(
       { id: 'a1', role: 'main' },
       { system: 'You are a test.', maxTurns: 5, callModel: (r, s) => model.complete(r, s), toolsForTurn: () => loopTools, context: { agentId: 'a1', role: 'main', cwd: process.cwd() } },
