@@ -47,7 +47,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   if (!json) {
     say(`\nThe converted project is at ${project} (try: git diff --no-index ${join(EXAMPLES, 'demo-project')} ${project}).`);
     say('To run the same on a real model:');
-    say(`  murmur swarm --model openai:gpt-4.1 --verify --cwd ${project} --glob 'src/*.js' \\`);
+    say(`  murmur swarm --model openai:gpt-4.1 --verify --permission-mode auto --cwd ${project} --glob 'src/*.js' \\`);
     say(`    --template '${TEMPLATE}'`);
   }
   return code;
