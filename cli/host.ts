@@ -67,6 +67,12 @@ export async function buildHost(command: string, args: ParsedArgs, options: Host
     () => engine,
   );
   if (options.session) engineOptions.session = options.session;
+  const baseUrl = stringFlag(args, 'base-url');
+  engineOptions.settings = {
+    ...(permissionMode ? { permissionMode } : {}),
+    ...(args.flags['swarm-mode'] === true ? { swarmMode: true } : {}),
+    ...(baseUrl !== undefined ? { baseUrl } : {}),
+  };
   options.extend?.(engineOptions);
   const engine: Engine = new Engine(engineOptions);
   bus.emit({ type: 'run.start', mode: options.sessionKind, task: options.title, model: provider.name });
@@ -91,7 +97,8 @@ export async function buildHost(command: string, args: ParsedArgs, options: Host
       const json = boolFlag(args, 'json');
       if (outcome.status !== 'completed' && !json) {
         process.stderr.write(`murmur: ${command} ended ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}\n`);
-        if (outcome.sessionId) process.stderr.write(`murmur: to continue, run: murmur resume ${outcome.sessionId}${stringFlag(args, 'cwd') ? ` --cwd ${stringFlag(args, 'cwd')}` : ''}\n`);
+        const cwdFlag = stringFlag(args, 'cwd');
+        if (outcome.sessionId) process.stderr.write(`murmur: to continue, run: murmur resume ${outcome.sessionId}${cwdFlag ? ` --cwd ${JSON.stringify(cwdFlag)}` : ''}\n`);
       }
       if (outcome.status === 'completed') return 0;
       return outcome.status === 'aborted' ? 130 : 1;

@@ -20,8 +20,12 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
     throw new UsageError(`murmur resume: ${(error as Error).message}`);
   }
   const state = session.loadState<SessionState>();
-  // Continue with the model the session ran with, unless --model picks another.
+  // Continue with the model, endpoint and rules the session ran with, unless given again.
   if (stringFlag(args, 'model') === undefined && state.model) args.flags.model = state.model;
+  const settings = state.settings ?? {};
+  if (stringFlag(args, 'base-url') === undefined && settings.baseUrl !== undefined) args.flags['base-url'] = settings.baseUrl;
+  if (stringFlag(args, 'permission-mode') === undefined && settings.permissionMode !== undefined) args.flags['permission-mode'] = settings.permissionMode;
+  if (args.flags['swarm-mode'] === undefined && settings.swarmMode === true) args.flags['swarm-mode'] = true;
   if (state.kind === 'swarm') return (await import('./swarm.js')).resumeSwarm(args, session, state);
 
   const host = await buildHost('resume', args, { title: state.task ?? `session ${id}`, sessionKind: 'run', session });

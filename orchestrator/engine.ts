@@ -50,6 +50,8 @@ export interface EngineOptions {
   resultBudget?: RuntimeDeps['resultBudget'];
   limits?: Partial<SchedulerLimits>;
   random?: () => number;
+  /** Saved with the session for `murmur resume`. */
+  settings?: RunSettings;
 }
 
 export interface AgentSummary {
@@ -84,10 +86,19 @@ export interface SessionState {
   model: string;
   task?: string;
   status: string;
-  agents: (AgentSummary & { profile: string; swarmId?: string; taskId?: string; startedAt?: number; endedAt?: number; depth: number })[];
+  agents: (AgentSummary & { profile: string; swarmId?: string; taskId?: string; startedAt?: number; endedAt?: number; depth: number; workspaceRoot?: string })[];
   tasks: ReturnType<TaskRegistry['all']>;
   usage: Usage;
   swarm?: unknown;
+  /** How the run was started, so `murmur resume` continues under the same rules and endpoint. */
+  settings?: RunSettings;
+}
+
+/** The command-line choices a resumed run keeps unless they are given again. */
+export interface RunSettings {
+  permissionMode?: string;
+  swarmMode?: boolean;
+  baseUrl?: string;
 }
 
 function limitsFrom(config: MurmurConfig, extra: Partial<SchedulerLimits> | undefined): Partial<SchedulerLimits> {
@@ -153,6 +164,10 @@ export class Engine {
       onChange: () => this.saveState(),
     });
     this.timers = new TimerService((agentId, message) => this.scheduler.deliver(agentId, message), this.clock);
+    // A stopped agent's timers would keep the run alive and then fire for nobody.
+    this.bus.on('agent.end', (event) => {
+      if (event.status === 'aborted' || event.status === 'timeout') this.timers.cancel(event.agentId);
+    });
 
     const features = { delegation: this.config.features?.delegation ?? true, webSearch: this.config.features?.webSearch ?? true };
     const registry = buildLocalToolRegistry({ subagents: true, tasks: true, timers: true, ...options.registry, ...(options.swarmTool ? { swarm: options.swarmTool } : {}) });
@@ -304,6 +319,7 @@ export class Engine {
         if (r.taskId !== undefined) entry.taskId = r.taskId;
         if (r.agent.startedAt !== undefined) entry.startedAt = r.agent.startedAt;
         if (r.agent.endedAt !== undefined) entry.endedAt = r.agent.endedAt;
+        if (r.workspaceRoot !== undefined) entry.workspaceRoot = r.workspaceRoot;
         return entry;
       }),
       tasks: this.tasks.all(),
@@ -311,6 +327,7 @@ export class Engine {
     };
     if (this.task !== undefined) state.task = this.task;
     if (this.sessionExtra) state.swarm = this.sessionExtra();
+    if (this.options.settings) state.settings = this.options.settings;
     return state;
   }
 
@@ -327,12 +344,19 @@ export class Engine {
     this.task = state.task;
     const interrupted: AgentRecord[] = [];
     const byDepth = [...state.agents].sort((a, b) => a.depth - b.depth);
+    const skipped = new Set<string>();
     const loaded = new Map(state.agents.map((a) => [a.id, this.session!.readTranscript(a.id)]));
     const transcripts = new Map([...loaded].map(([id, t]) => [id, t.messages]));
     for (const saved of byDepth) {
       const profile = resolveProfile(saved.profile, this.definitions) ?? (saved.profile === 'main' ? builtinProfile('main') : undefined);
       if (!profile) {
         this.bus.emit({ type: 'log', level: 'warn', message: `resume: agent ${saved.id} used "${saved.profile}", which is no longer defined; it is skipped` });
+        skipped.add(saved.id);
+        continue;
+      }
+      if (saved.parentId !== undefined && skipped.has(saved.parentId)) {
+        this.bus.emit({ type: 'log', level: 'warn', message: `resume: agent ${saved.id} is skipped with its parent ${saved.parentId}` });
+        skipped.add(saved.id);
         continue;
       }
       const transcript = loaded.get(saved.id)!;
@@ -345,6 +369,8 @@ export class Engine {
       if (saved.description !== undefined) spec.description = saved.description;
       if (saved.swarmId !== undefined) spec.swarmId = saved.swarmId;
       if (saved.item !== undefined) spec.item = saved.item;
+      // A worktree item keeps working in its worktree, not in the main tree.
+      if (saved.workspaceRoot !== undefined) spec.workspaceRoot = saved.workspaceRoot;
       const spawned = this.scheduler.spawn(spec);
       if (!spawned.ok) continue;
       const agent = spawned.record.agent;
@@ -356,7 +382,8 @@ export class Engine {
         if (saved.reason !== undefined) agent.reason = saved.reason;
       }
     }
-    this.scheduler.seedIds(state.agents.map((a) => a.id));
+    // Ids continue after the old ones, and the subagents already started count against the spawn cap.
+    this.scheduler.seedIds(state.agents.map((a) => a.id), state.agents.filter((a) => a.depth > 0).length);
     this.tasks.seed(state.tasks);
     return { interrupted };
   }

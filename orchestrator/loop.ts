@@ -119,6 +119,8 @@ export async function runLoop(state: LoopState, config: LoopConfig, signal: Abor
     arrived = [];
     if (signal.aborted) return stopOutcome(signal);
     if (turnInRun >= config.maxTurns) return { status: 'failed', reason: `reached maxTurns (${config.maxTurns}) before finishing` };
+    // A woken agent whose budget is already spent must not call the model again.
+    if (config.budgetSpent?.()) return { status: 'budget', reason: 'token budget spent' };
 
     // A turn counts once the model answered: a failed call is not a turn the conversation holds.
     const turn = state.turns + 1;

@@ -323,12 +323,14 @@ export class Scheduler {
   }
 
   /** Continues the numbering of a resumed session. */
-  seedIds(ids: readonly string[]): void {
+  seedIds(ids: readonly string[], spawned = 0): void {
     for (const id of ids) {
       const n = Number(id.replace(/^a-/, ''));
       if (Number.isInteger(n)) this.counter = Math.max(this.counter, n);
     }
+    this.spawned = Math.max(this.spawned, spawned);
   }
+
 }
 
 function noop(): void {}

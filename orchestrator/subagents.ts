@@ -19,6 +19,17 @@ export function allowedSubagentTypes(parent: AgentProfile, definitions: Readonly
   return knownProfileNames(definitions);
 }
 
+/**
+ * The profile a parent gets when it asks for `type`, or undefined when the type is unknown or not allowed to it.
+ * Names are compared by what they resolve to, so `coder` (the default) is allowed wherever `worker` is.
+ */
+export function subagentProfileFor(parent: AgentProfile, type: string, definitions: ReadonlyMap<string, AgentProfile>): AgentProfile | undefined {
+  const wanted = resolveProfile(type.trim(), definitions);
+  if (!wanted) return undefined;
+  const allowed = allowedSubagentTypes(parent, definitions);
+  return allowed.some((t) => resolveProfile(t, definitions)?.name === wanted.name) ? wanted : undefined;
+}
+
 function taskStatus(result: AgentRunResult): TaskOutcome['status'] {
   switch (result.status) {
     case 'completed':
@@ -52,16 +63,26 @@ export async function runUntilSettled(
   timeoutMs?: number,
 ): Promise<AgentRunResult> {
   child.held = true;
-  const options = timeoutMs !== undefined ? { signal, timeoutMs } : { signal };
+  // One deadline for the whole answer: the runs and the waits for its background work between them.
+  const budgetMs = timeoutMs ?? child.profile.timeoutMs ?? scheduler.limits.agentTimeoutMs;
+  const deadline = Date.now() + budgetMs;
+  const left = () => Math.max(1, deadline - Date.now());
   try {
-    let result = await scheduler.run(child, prompt, options);
+    let result = await scheduler.run(child, prompt, { signal, timeoutMs: left() });
     while (result.status === 'completed' && !signal.aborted) {
       if (child.agent.pendingMessages === 0) {
         if (tasks.activeCount(child.id) === 0) break;
-        await tasks.nextEnd(child.id, signal);
+        const ended = await Promise.race([tasks.nextEnd(child.id, signal).then(() => true), sleepUnlessDone(left(), signal)]);
         if (signal.aborted) break;
+        if (!ended) {
+          const reason = `timed out after ${Math.round(budgetMs / 1000)} s waiting for its background work`;
+          result = { ...result, status: 'timeout', reason };
+          child.agent.status = 'timeout';
+          child.agent.reason = reason;
+          break;
+        }
       }
-      result = await scheduler.run(child, undefined, options);
+      result = await scheduler.run(child, undefined, { signal, timeoutMs: left() });
     }
     // Ended otherwise (stopped, timed out, failed…): what it left running would report to nobody.
     tasks.stopAll(`its subagent ${child.id} ended (${signal.aborted ? 'stopped' : result.status}) before this task`, child.id);
@@ -69,6 +90,18 @@ export async function runUntilSettled(
   } finally {
     child.held = false;
   }
+}
+
+/** Resolves false after `ms` (or when aborted); the timer does not keep the process alive. */
+function sleepUnlessDone(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), Math.min(ms, 2_147_483_647));
+    timer.unref();
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve(false);
+    }, { once: true });
+  });
 }
 
 export function subagentAdapter(parent: AgentRecord, deps: SubagentDeps): SubagentAdapter {
@@ -103,12 +136,8 @@ export function subagentAdapter(parent: AgentRecord, deps: SubagentDeps): Subage
         return { ok: true, outcome: await start(child, request, signal) };
       }
       const type = (request.subagentType ?? DEFAULT_SUBAGENT_TYPE).trim();
-      const types = allowed();
-      // Compare what the names resolve to, so `coder` (the default) is allowed wherever `worker` is.
-      const wanted = resolveProfile(type, definitions);
-      const permitted = wanted !== undefined && types.some((t) => resolveProfile(t, definitions)?.name === wanted.name);
-      const profile = permitted ? wanted : undefined;
-      if (!profile) return { ok: false, error: `Unknown or disallowed subagent type "${type}". Allowed types: ${types.join(', ')}.` };
+      const profile = subagentProfileFor(parent.profile, type, definitions);
+      if (!profile) return { ok: false, error: `Unknown or disallowed subagent type "${type}". Allowed types: ${allowed().join(', ')}.` };
       const spawned = scheduler.spawn({ profile, parentId: parent.id, description: request.description });
       if (!spawned.ok) return { ok: false, error: `No subagent started: ${spawned.error}.` };
       return { ok: true, outcome: await start(spawned.record, request, signal) };

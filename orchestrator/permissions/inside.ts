@@ -3,7 +3,7 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 
 /** The real path of `abs`, or of its nearest existing ancestor with the rest appended. */
-async function realOrNearest(abs: string): Promise<string> {
+export async function realOrNearest(abs: string): Promise<string> {
   const rest: string[] = [];
   let current = abs;
   for (;;) {
@@ -20,7 +20,8 @@ async function realOrNearest(abs: string): Promise<string> {
 
 export function isInsideFolder(root: string, candidate: string): boolean {
   const rel = path.relative(root, candidate);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  // `..keys/a.pem` is inside: only `..` itself or a `../` prefix leaves the folder.
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
 
 export async function isInsideWorkspace(root: string, abs: string): Promise<boolean> {

@@ -54,16 +54,42 @@ export function toolMatches(rule: PermissionRule, subject: CallSubject): boolean
   return matchesToolPattern(rule.tool, subject.tool);
 }
 
+/** Tools whose path a `read(…)` deny or ask rule also covers: they read what they search. */
+const READERS = new Set(['read', 'grep', 'glob', 'read_media_file']);
+
+/**
+ * A simple command as a deny rule should see it: grouping, shell keywords and leading variable assignments
+ * stripped, so `(curl x)`, `{ curl x; }`, `if true; then curl x; fi` and `FOO=1 curl x` all read `curl x`.
+ */
+export function commandCore(segment: string): string {
+  let core = segment.trim();
+  for (let previous = ''; previous !== core; ) {
+    previous = core;
+    core = core
+      .replace(/^[({!]\s*/, '')
+      .replace(/^(then|do|else|elif|if|while|until|time|exec|command|nohup|env)\s+/, '')
+      .replace(/^[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|"[^"]*"|\S*)\s+/, '')
+      .replace(/\s*[)}]\s*$/, '')
+      .trim();
+  }
+  return core;
+}
+
+function pathHits(pattern: string, path: CallPath): boolean {
+  return pathMatches(pattern, path) || (path.real !== undefined && pathMatches(pattern, path.real));
+}
+
 /** A deny or ask rule: the call, or any part of a compound command, matches it. */
 export function ruleHits(rule: PermissionRule, subject: CallSubject): boolean {
-  if (!toolMatches(rule, subject)) return false;
+  const byReadRule = rule.tool === 'read' && rule.argumentKind === 'path' && READERS.has(subject.tool);
+  if (!byReadRule && !toolMatches(rule, subject)) return false;
   if (rule.argument === undefined) return true;
-  if (rule.argumentKind === 'path') return subject.path !== undefined && pathMatches(rule.argument, subject.path);
+  if (rule.argumentKind === 'path') return subject.path !== undefined && pathHits(rule.argument, subject.path);
   const command = subject.command;
   if (command === undefined) return false;
   if (commandMatches(rule.argument, command)) return true;
   const parts = splitShellCommand(command);
-  if (parts.segments.some((segment) => commandMatches(rule.argument!, segment))) return true;
+  if (parts.segments.some((segment) => commandMatches(rule.argument!, segment) || commandMatches(rule.argument!, commandCore(segment)))) return true;
   // A substituted command hides inside another one: look for the pattern anywhere.
   return parts.substitution && commandMatches(rule.argument, command, false);
 }

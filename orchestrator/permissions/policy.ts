@@ -29,6 +29,16 @@ export const SELF_CHECKED_TOOLS: ReadonlySet<string> = new Set(['ask_user_questi
 
 const FILE_EDIT_TOOLS: ReadonlySet<string> = new Set(['write', 'edit']);
 
+/**
+ * Files that steer murmur or git themselves: an agent that rewrote them would change the rules, the MCP
+ * servers or the hooks of the next run. Auto mode asks before touching them (plan files excepted).
+ */
+const CONTROL_FILES = /^(murmur\.toml|\.mcp\.json|\.git(\/.*)?|\.murmur\/(?!sessions\/[^/]+\/plans\/|plans\/).*)$/;
+
+export function isControlFile(relative: string | undefined): boolean {
+  return relative !== undefined && CONTROL_FILES.test(relative);
+}
+
 export interface PolicyRules {
   allow: readonly PermissionRule[];
   ask: readonly PermissionRule[];
@@ -92,6 +102,9 @@ export function decide(subject: CallSubject, input: PolicyInput): Decision {
   if (subject.mcp && subject.readOnly) return { kind: 'allow', why: `${subject.tool} is marked read-only by its server` };
   if (SELF_CHECKED_TOOLS.has(subject.tool) && subject.via === undefined) return { kind: 'allow', why: `${subject.tool} changes nothing by itself` };
   if (mode === 'auto' && FILE_EDIT_TOOLS.has(subject.tool) && subject.path !== undefined && input.insideWorkspace === true) {
+    if (isControlFile(subject.path.relative) || isControlFile(subject.path.real?.relative)) {
+      return { kind: 'ask', why: `${subject.tool} would change ${subject.path.relative ?? subject.path.input}, which steers murmur or git itself` };
+    }
     return { kind: 'allow', why: 'auto mode allows edits inside the workspace' };
   }
   return { kind: 'ask', why: askReason(subject, input) };

@@ -33,6 +33,9 @@ export const ARGUMENT_KINDS: Readonly<Record<string, ArgumentKind>> = {
   write: 'path',
   edit: 'path',
   read_media_file: 'path',
+  // A search names the folder (or file) it looks in.
+  grep: 'path',
+  glob: 'path',
 };
 
 /** Tools matched by their name only, whatever the arguments (agent_swarm: by the rule). */

@@ -11,12 +11,12 @@ import type { ApprovalAnswer, ApprovalRequest, Asker, Requester, AgentLabel } fr
 import { describeRequester } from './asker.js';
 import { ApprovalBroker, isUnanswered } from './broker.js';
 import { callDetail, callSummary } from './call-text.js';
-import { isInsideWorkspace } from './inside.js';
+import { isInsideWorkspace, realOrNearest } from './inside.js';
 import { allowedBy } from './match.js';
 import { exitPlanAloneVeto, isPlanFileWrite, PlanModeStore, planModeVeto } from './plan-mode.js';
 import { decide, type Decision, type PermissionMode } from './policy.js';
 import { describeRuleProblem, parseRule, parseRuleLists, isRuleProblem, type PermissionRule } from './rules.js';
-import { describeSubject, type CallSubject } from './subject.js';
+import { callPath, describeSubject, type CallSubject } from './subject.js';
 import { suggestRules, tomlAllowLine } from './suggest.js';
 
 /** What the setup needs to know of an agent to label its requests (the scheduler's AgentRecord fits). */
@@ -98,6 +98,12 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
 
   const decideFor = async (subject: CallSubject, root: string, plan: PlanModeState): Promise<Decision> => {
     const insideWorkspace = subject.path ? await isInsideWorkspace(root, subject.path.absolute) : undefined;
+    if (subject.path) {
+      // A rule on `secrets/**` also holds for a link that leads there.
+      const [realRoot, real] = await Promise.all([realOrNearest(root), realOrNearest(subject.path.absolute)]);
+      const realPath = callPath(real, realRoot);
+      if (realPath.absolute !== subject.path.absolute || realPath.relative !== subject.path.relative) subject.path.real = realPath;
+    }
     const input = { mode, swarmMode, rules: { ...parsed, session }, ...(insideWorkspace !== undefined ? { insideWorkspace } : {}) };
     const decision = decide(subject, input);
     // The plan file is the agent's own scratch file in the session folder: writing it needs no approval.

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { RuntimeTool } from '../../tools/contract.js';
 import { isMcpTool, MCP_PREFIX } from '../../tools/mcp/names.js';
 import { ARGUMENT_KINDS } from './rules.js';
+import { isInsideFolder } from './inside.js';
 
 export const MCP_INVOKE = 'mcp_invoke';
 
@@ -15,6 +16,8 @@ export interface CallPath {
   absolute: string;
   /** Relative to the workspace root with forward slashes; undefined when the path lies outside it. */
   relative?: string;
+  /** The same path with symlinks followed, when that differs: deny and ask rules look at both. */
+  real?: CallPath;
 }
 
 export interface CallSubject {
@@ -42,10 +45,8 @@ function toPosix(p: string): string {
 /** A path argument against the workspace root: absolute form, and the relative one when inside. */
 export function callPath(input: string, workspaceRoot: string): CallPath {
   const absolute = path.resolve(workspaceRoot, input);
-  const rel = path.relative(workspaceRoot, absolute);
-  const inside = rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
   const out: CallPath = { input, absolute };
-  if (inside) out.relative = toPosix(rel) || '.';
+  if (isInsideFolder(workspaceRoot, absolute)) out.relative = toPosix(path.relative(workspaceRoot, absolute)) || '.';
   return out;
 }
 
@@ -62,6 +63,10 @@ export function describeSubject(name: string, tool: RuntimeTool | undefined, arg
   const fields = record(args);
   const kind = ARGUMENT_KINDS[lower];
   if (kind === 'command' && typeof fields?.command === 'string') subject.command = fields.command;
-  if (kind === 'path' && typeof fields?.path === 'string') subject.path = callPath(fields.path, workspaceRoot);
+  if (kind === 'path') {
+    // grep and glob search the workspace when they name no path.
+    const target = typeof fields?.path === 'string' ? fields.path : lower === 'grep' || lower === 'glob' ? '.' : undefined;
+    if (target !== undefined) subject.path = callPath(target, workspaceRoot);
+  }
   return subject;
 }
