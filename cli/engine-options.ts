@@ -62,7 +62,7 @@ export async function sharedEngineOptions(input: SharedOptionsInput, engine: () 
   const options: EngineOptions = {
     cwd,
     provider,
-    providerFor: providerFactory(input.args, config, cwd, env),
+    providerFor: providerFactory(input.args, config, cwd, env, provider.name),
     config,
     env,
     bus,

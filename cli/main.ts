@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The murmur command. Kept tiny so `murmur --help` and `--version` start fast: each command loads lazily.
-import { readFileSync } from 'node:fs';
 import { UsageError } from './args.js';
+import { packageVersion } from './version.js';
 
 export const HELP = `murmur — a multi-agent orchestrator: swarms and subagents with a live dashboard
 
@@ -39,11 +39,6 @@ Options (swarm):
 State lives in .murmur/ under the workspace (MURMUR_HOME overrides). Exit status 0 when the work completed.
 `;
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
-
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
@@ -51,7 +46,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   if (command === '--version' || command === '-v') {
-    process.stdout.write(`${version()}\n`);
+    process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
   try {

@@ -1,17 +1,20 @@
 // `murmur mcp serve`: murmur as a stdio MCP server with two tools, run_agent and run_swarm. Each request gets
 // its own Engine and session; progress comes from the engine's event bus; a cancelled request aborts its run.
 // stdout belongs to the protocol: everything else (logs, warnings) goes to stderr.
-import { readFileSync } from 'node:fs';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { hostAsker } from './approvals.js';
+import { packageVersion } from './version.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
 import { COMMON_FLAGS, configFor, providerFor, workspaceFrom } from './setup.js';
 import { Engine, type EngineOptions, type RunOutcome } from '../orchestrator/engine.js';
 import { EventBus } from '../orchestrator/events.js';
 import type { MurmurConfig } from '../orchestrator/config.js';
+import { Semaphore } from '../orchestrator/model-gate.js';
+import { DEFAULT_LIMITS } from '../orchestrator/scheduler.js';
+import { describeRuleProblem, parseRuleLists } from '../orchestrator/permissions/rules.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
 import { sharedEngineOptions } from './engine-options.js';
@@ -42,6 +45,8 @@ interface ServeContext {
   env: NodeJS.ProcessEnv;
   /** The user's MCP servers, shared by every request. */
   mcp?: McpSource;
+  /** One limit on model requests in flight for every request's engine: the process shares the provider. */
+  gate: Semaphore;
 }
 
 export async function mcpCommand(argv: readonly string[]): Promise<number> {
@@ -62,20 +67,16 @@ export async function mcpCommand(argv: readonly string[]): Promise<number> {
   const provider = await providerFor('mcp serve', args, config, cwd, env);
   const setupBus = new EventBus();
   setupBus.on('log', (event) => log(`${event.level}: ${event.message}`));
+  // Bad permission rules are a usage error now, not a failure of every request later.
+  const rules = parseRuleLists(config.permissions);
+  if (rules.problems.length > 0) throw new UsageError(`murmur mcp serve: ${rules.problems.map(describeRuleProblem).join('; ')}`);
   const mcp = await createMcpSource({ cwd, config, env, bus: setupBus, provider });
-  return serve({ cwd, config, provider, args, env, ...(mcp ? { mcp } : {}) });
+  const gate = new Semaphore(config.limits?.maxModelRequests ?? DEFAULT_LIMITS.maxModelRequests);
+  return serve({ cwd, config, provider, args, env, gate, ...(mcp ? { mcp } : {}) });
 }
 
 function log(line: string): void {
   process.stderr.write(`murmur mcp: ${line}\n`);
-}
-
-function version(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-  } catch {
-    return '0.0.0';
-  }
 }
 
 async function serve(ctx: ServeContext): Promise<number> {
@@ -84,7 +85,7 @@ async function serve(ctx: ServeContext): Promise<number> {
     import('@modelcontextprotocol/sdk/server/stdio.js'),
     import('zod'),
   ]);
-  const server = new McpServer({ name: 'murmur', version: version() }, { capabilities: { tools: {} } });
+  const server = new McpServer({ name: 'murmur', version: packageVersion() }, { capabilities: { tools: {} } });
   const active = new Set<Promise<unknown>>();
   let requests = 0;
   const track = <T>(work: Promise<T>): Promise<T> => {
@@ -201,6 +202,7 @@ async function openEngine(ctx: ServeContext, kind: 'run' | 'swarm', title: strin
     },
     () => engine,
   );
+  options.modelGate = ctx.gate;
   extend?.(options);
   const engine: Engine = new Engine(options);
   bus.on('log', (event) => {

@@ -42,7 +42,7 @@ export async function configFor(workspace: string): Promise<MurmurConfig> {
 
 export async function providerFor(command: string, args: ParsedArgs, config: MurmurConfig, workspace: string, env: NodeJS.ProcessEnv): Promise<ModelProvider> {
   const { chooseModelSpec, createProvider } = await import('../orchestrator/models/resolve.js');
-  const choice = chooseModelSpec({ flag: stringFlag(args, 'model') ?? config.model, env });
+  const choice = chooseModelSpec({ flag: stringFlag(args, 'model'), env, config: config.model });
   if (!choice.ok) throw new UsageError(`murmur ${command}: ${choice.message}`);
   return createModel(choice.spec, args, config, workspace, env, createProvider);
 }
@@ -66,11 +66,17 @@ async function createModel(
   }
 }
 
-/** Providers for agent definitions that name another model. */
-export function providerFactory(args: ParsedArgs, config: MurmurConfig, workspace: string, env: NodeJS.ProcessEnv) {
+/**
+ * Providers for agent definitions that name another model. `--base-url` belongs to the run's own provider:
+ * another provider keeps its default endpoint, so its key is never sent to the run's server.
+ */
+export function providerFactory(args: ParsedArgs, config: MurmurConfig, workspace: string, env: NodeJS.ProcessEnv, runModel: string) {
+  const runProvider = runModel.split(':', 1)[0];
   return async (spec: string): Promise<ModelProvider> => {
     const { createProvider } = await import('../orchestrator/models/resolve.js');
-    return createModel(spec, args, config, workspace, env, createProvider);
+    const sameProvider = spec.split(':', 1)[0] === runProvider;
+    const own: ParsedArgs = sameProvider ? args : { ...args, flags: { ...args.flags, 'base-url': undefined } };
+    return createModel(spec, own, sameProvider ? config : { ...config, baseUrl: undefined } as MurmurConfig, workspace, env, createProvider);
   };
 }
 

@@ -9,6 +9,9 @@ import type { SessionState } from '../orchestrator/engine.js';
 import { allCompleted, prepareSwarm, restoreSwarm, type Prepared } from '../swarm/launch.js';
 import { renderReport, reportJson, type ItemResult } from '../swarm/report.js';
 import type { SavedSwarm } from '../swarm/runner.js';
+import { validateSwarmItems } from '../swarm/validate.js';
+import { loadAgentDefinitions } from '../roles/definitions.js';
+import { knownProfileNames, resolveProfile } from '../roles/profile.js';
 
 const SWARM_FLAGS = {
   ...COMMON_FLAGS,
@@ -66,6 +69,17 @@ async function runPrepared(host: Host, args: ParsedArgs, prepared: Prepared): Pr
     engine.saveState();
   }
 }
+/** What can be refused without a session: no folder is left behind by a swarm that never started. */
+function checkBeforeStart(template: string, items: readonly string[], role: string | undefined, cwd: string): void {
+  const checked = validateSwarmItems({ promptTemplate: template, items }, Number.POSITIVE_INFINITY);
+  if (!checked.ok) throw new UsageError(`murmur swarm: ${checked.error.replace('prompt_template', '--template')}.`);
+  if (role === undefined) return;
+  const definitions = loadAgentDefinitions({ workspace: cwd, ...(process.env.HOME ? { userHome: process.env.HOME } : {}) }).profiles;
+  const profile = resolveProfile(role, definitions);
+  if (!profile) throw new UsageError(`murmur swarm: --role ${JSON.stringify(role)} is not a role or a defined agent; known: ${knownProfileNames(definitions).join(', ')}.`);
+  if (profile.role === 'main') throw new UsageError('murmur swarm: --role main cannot run swarm items; use worker, explore, verifier or a defined agent.');
+}
+
 export async function swarmCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs('swarm', argv, SWARM_FLAGS);
   if (args.positionals.length > 0) throw new UsageError(`murmur swarm: unexpected argument ${JSON.stringify(args.positionals[0])}; items go after --items.`);
@@ -76,6 +90,7 @@ export async function swarmCommand(argv: readonly string[]): Promise<number> {
   const maxConcurrency = positiveIntFlag('swarm', args, 'max-concurrency');
   const maxRounds = positiveIntFlag('swarm', args, 'max-rounds');
   const description = stringFlag(args, 'description') ?? `${template.split('\n', 1)[0]!.slice(0, 60)} × ${items.length}`;
+  checkBeforeStart(template, items, stringFlag(args, 'role'), cwd);
   const host = await buildHost('swarm', args, { title: description, sessionKind: 'swarm', extend: (o) => (o.limits = { ...o.limits, maxAgents: Number.POSITIVE_INFINITY }) });
   try {
     const role = stringFlag(args, 'role');

@@ -16,6 +16,7 @@ import { subagentAdapter, allowedSubagentTypes } from './subagents.js';
 import type { TaskRegistry } from './tasks.js';
 import type { TimerService } from './timers.js';
 import { systemPromptFor } from './prompts.js';
+import { skillsPromptSection } from '../tools/interact/skills.js';
 import { batchVetoes } from './vetoes.js';
 
 export interface RuntimeDeps {
@@ -123,6 +124,9 @@ export function makeConfigurer(deps: RuntimeDeps): AgentConfigurer {
     if (deps.session) context.session = { dir: deps.session.dir, toolOutputsDir: deps.session.toolOutputsDir };
     if (deps.swarmFor) context.swarm = deps.swarmFor(record);
 
+    // What the agent holds among the local tools: decides the result budget's spill gate and what the prompt says.
+    const local = new Set(applyFilters(collectCandidates({ local: deps.registry }, sourceOptions) as RuntimeTool[], facts).tools.map((t) => t.def.name));
+
     const vetoes = [batchVetoes, deps.extraVetoes?.(record)].filter((v): v is NonNullable<typeof v> => v !== undefined);
     const batchHooks: BatchHooks = {
       vetoBatch: (calls) => {
@@ -138,28 +142,39 @@ export function makeConfigurer(deps: RuntimeDeps): AgentConfigurer {
       batchHooks.beforeCall = (call, tool, args, signal) => check(record, call, tool, args, signal);
     }
     if (deps.resultBudget) {
-      // Whether the agent can read a spilled file back is a fact of its catalog, known from its first turn.
-      const hasRead = applyFilters([...deps.registry.values()], facts).tools.some((t) => t.def.name === 'read');
-      const gate = deps.resultBudget(record, hasRead);
+      const gate = deps.resultBudget(record, local.has('read'));
       // Call ids are unique within one conversation only (the scripted model's repeat across agents), and the
       // budget names spilled files after them: prefix the agent id so agents never overwrite each other's.
       batchHooks.afterCall = (call, tool, result: ToolResult) => gate({ ...call, id: `${record.id}-${call.id}` }, tool, result);
     }
 
+    // Skills loaded since the last prompt from a person count as nested: the skill tool caps how deep.
+    const budgetGate = batchHooks.afterCall;
+    batchHooks.afterCall = async (call, tool, result) => {
+      const out = budgetGate ? await budgetGate(call, tool, result) : result;
+      const chain = call.name === 'skill' && !result.isError ? (result.details as { chain?: unknown } | undefined)?.chain : undefined;
+      if (Array.isArray(chain)) context.skillChain = chain as string[];
+      return out;
+    };
+    const onMessage: AgentLoopConfig['onMessage'] = (message) => {
+      if (message.role === 'user' && !message.synthetic) delete context.skillChain;
+      hooks.onMessage(message);
+    };
+
+    const prompt: Parameters<typeof systemPromptFor>[1] = { cwd: root, isSubtask: record.depth > 0 };
+    if (local.has('agent') || local.has('agent_swarm')) prompt.subagentTypes = allowedSubagentTypes(record.profile, deps.definitions);
+    const skills = deps.interaction?.skills;
+    if (local.has('skill') && skills) prompt.skillsSection = skillsPromptSection(skills);
+
     const config: AgentLoopConfig = {
-      system: systemPromptFor(record.profile, {
-        cwd: root,
-        subagentTypes: allowedSubagentTypes(record.profile, deps.definitions),
-        isSubtask: record.depth > 0,
-        skills: deps.interaction?.skills?.list() ?? [],
-      }),
+      system: systemPromptFor(record.profile, prompt),
       maxTurns: record.profile.maxTurns ?? deps.maxTurns,
       callModel: hooks.callModel,
       toolsForTurn,
       context,
       budgetSpent: hooks.budgetSpent,
       onUsage: hooks.onUsage,
-      onMessage: hooks.onMessage,
+      onMessage,
       hooks: batchHooks,
     };
     if (deps.maxOutputTokens !== undefined) config.maxOutputTokens = deps.maxOutputTokens;

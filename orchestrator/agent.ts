@@ -3,7 +3,7 @@ import { setMaxListeners } from 'node:events';
 import { type Clock, systemClock } from './clock.js';
 import type { EventBus } from './events.js';
 import { runLoop, StopRequest, type LoopConfig, type LoopOutcome, type LoopState } from './loop.js';
-import { addUsage, emptyUsage, type AgentStatus, type EndStatus, type Message, type Usage, type UserMessage } from './types.js';
+import { addUsage, emptyUsage, userText, type AgentStatus, type EndStatus, type Message, type Usage, type UserMessage } from './types.js';
 
 export interface AgentIdentity {
   id: string;
@@ -133,7 +133,7 @@ export class Agent {
     const usageBefore = { ...this.state.usage };
     if (bus.wants('agent.start')) {
       const first = this.inbox[0];
-      const text = first ? (typeof first.content === 'string' ? first.content : first.content.map((b) => (b.type === 'text' ? b.text : '')).join('')) : '';
+      const text = first ? userText(first) : '';
       const { id, ...rest } = identity;
       bus.emit({ type: 'agent.start', agentId: id, ...rest, prompt: firstLine(text), resumed });
     }

@@ -4,8 +4,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { durationToMs } from '../roles/duration.js';
 
-const Duration = Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.String({ pattern: '^\\s*\\d+(\\.\\d+)?\\s*(ms|s|m|h)?\\s*$' })]);
+// A positive number of seconds, or text such as "90s" with at least one non-zero digit (so "0s" is refused).
+const Duration = Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.String({ pattern: '^\\s*(?=[\\d.]*[1-9])\\d+(\\.\\d+)?\\s*(ms|s|m|h)?\\s*$' })]);
 const PositiveInt = Type.Integer({ minimum: 1 });
 const Strings = Type.Array(Type.String());
 
@@ -109,14 +111,9 @@ const checkConfig = TypeCompiler.Compile(ConfigSchema);
 
 export class ConfigError extends Error {}
 
-/** `90` (seconds), `"90s"`, `"10m"`, `"1h"`, `"500ms"` -> milliseconds. */
+/** `90` (seconds), `"90s"`, `"10m"`, `"1h"`, `"500ms"` -> milliseconds; the fallback when unset. */
 export function durationMs(value: number | string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value === 'number') return Math.round(value * 1000);
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(value)!;
-  const n = Number(match[1]);
-  const unit = match[2] ?? 's';
-  return Math.round(n * (unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000));
+  return value === undefined ? fallback : (durationToMs(value) ?? fallback);
 }
 
 export function validateConfig(value: unknown, source: string): MurmurConfig {

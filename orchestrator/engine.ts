@@ -18,6 +18,7 @@ import { EventBus } from './events.js';
 import type { ModelProvider } from './models/provider.js';
 import { defaultRetryPolicy } from './models/retry.js';
 import { Scheduler, type AgentRecord, type SchedulerLimits } from './scheduler.js';
+import type { Semaphore } from './model-gate.js';
 import { SessionStore, stateHome } from './session.js';
 import { TaskRegistry } from './tasks.js';
 import { TimerService } from './timers.js';
@@ -52,6 +53,8 @@ export interface EngineOptions {
   random?: () => number;
   /** Saved with the session for `murmur resume`. */
   settings?: RunSettings;
+  /** A process-wide limit on model requests in flight, when several engines share the process. */
+  modelGate?: Semaphore;
 }
 
 export interface AgentSummary {
@@ -110,7 +113,6 @@ function limitsFrom(config: MurmurConfig, extra: Partial<SchedulerLimits> | unde
   if (c.agentTimeout !== undefined) limits.agentTimeoutMs = durationMs(c.agentTimeout, 0);
   if (c.agentBudgetTokens !== undefined) limits.agentBudgetTokens = c.agentBudgetTokens;
   if (c.runBudgetTokens !== undefined) limits.runBudgetTokens = c.runBudgetTokens;
-  if (config.maxTurns !== undefined) limits.maxTurns = config.maxTurns;
   return { ...limits, ...extra };
 }
 
@@ -214,6 +216,7 @@ export class Engine {
     if (options.providerFor) schedulerOptions.providerFor = options.providerFor;
     if (this.session) schedulerOptions.session = this.session;
     if (options.random) schedulerOptions.random = options.random;
+    if (options.modelGate) schedulerOptions.gate = options.modelGate;
     this.scheduler = new Scheduler(schedulerOptions);
     this.scheduler.onChange = () => this.saveState();
   }
@@ -274,7 +277,7 @@ export class Engine {
       await new Promise<void>((wake) => {
         const offs = [this.bus.on('agent.end', done), this.bus.on('task.end', done), this.bus.on('agent.start', done)];
         // agent.end comes just before the scheduler counts the agent as stopped: wait for that too.
-        if (this.scheduler.busyCount > 0) void this.scheduler.whenIdle().then(done);
+        if (this.scheduler.busyCount > 0) offs.push(this.scheduler.onceIdle(done));
         const timer = setTimeout(done, 1000);
         function done() {
           clearTimeout(timer);

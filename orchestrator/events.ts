@@ -86,7 +86,10 @@ export interface SwarmItemEvent extends Base {
   item: string;
   index: number;
   state: SwarmItemState;
+  /** The item's worker (also on a verdict: the row it belongs to). */
   agentId?: string;
+  /** On a verdict: the verifier that gave it. */
+  verifierId?: string;
   reason?: string;
   verdict?: 'pass' | 'fail';
   rounds?: number;

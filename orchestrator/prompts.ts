@@ -3,9 +3,11 @@ import type { AgentProfile } from '../roles/profile.js';
 
 export interface PromptFacts {
   cwd: string;
-  subagentTypes: readonly string[];
+  /** The types it may start, when its catalog holds the agent tool. */
+  subagentTypes?: readonly string[];
   isSubtask: boolean;
-  skills: readonly { name: string; description: string; disableModelInvocation?: boolean }[];
+  /** The skills section, when its catalog holds the skill tool. */
+  skillsSection?: string;
   now?: Date;
 }
 
@@ -22,12 +24,7 @@ export function systemPromptFor(profile: AgentProfile, facts: PromptFacts): stri
     '</environment>',
   ];
   parts.push(env.join('\n'));
-  if (profile.role === 'main' || (profile.subagents?.length ?? 0) > 0) {
-    parts.push(`Subagent types you may start: ${facts.subagentTypes.join(', ')}.`);
-  }
-  const skills = facts.skills.filter((s) => !s.disableModelInvocation);
-  if (skills.length > 0) {
-    parts.push(['Skills you can invoke with the skill tool:', ...skills.map((s) => `- ${s.name}: ${s.description}`)].join('\n'));
-  }
+  if (facts.subagentTypes && facts.subagentTypes.length > 0) parts.push(`Subagent types you may start: ${facts.subagentTypes.join(', ')}.`);
+  if (facts.skillsSection) parts.push(facts.skillsSection);
   return parts.join('\n\n');
 }

@@ -19,7 +19,6 @@ export interface SchedulerLimits {
   /** Model requests in flight at once across every agent of the process. */
   maxModelRequests: number;
   agentTimeoutMs: number;
-  maxTurns: number;
   agentBudgetTokens?: number;
   runBudgetTokens?: number;
 }
@@ -29,7 +28,6 @@ export const DEFAULT_LIMITS: SchedulerLimits = {
   maxAgents: 200,
   maxModelRequests: 16,
   agentTimeoutMs: 30 * 60_000,
-  maxTurns: 200,
 };
 
 export interface AgentRecord {
@@ -87,6 +85,8 @@ export interface SchedulerOptions {
   session?: SessionStore;
   clock?: Clock;
   random?: () => number;
+  /** A model-request limit shared with other schedulers of the process (the MCP server runs one per request). */
+  gate?: Semaphore;
 }
 
 export type SpawnResult = { ok: true; record: AgentRecord } | { ok: false; error: string };
@@ -103,14 +103,14 @@ export class Scheduler {
   private spawned = 0;
   private counter = 0;
   private running = 0;
-  private idleWaiters: (() => void)[] = [];
+  private readonly idleWaiters = new Set<() => void>();
   private stopped = false;
   /** Called after agents start or end (session state). */
   onChange: (() => void) | undefined;
 
   constructor(private readonly options: SchedulerOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
-    this.gate = new Semaphore(this.limits.maxModelRequests);
+    this.gate = options.gate ?? new Semaphore(this.limits.maxModelRequests);
     this.clock = options.clock ?? systemClock;
   }
 
@@ -313,12 +313,22 @@ export class Scheduler {
   /** Resolves when no agent is running. */
   whenIdle(): Promise<void> {
     if (this.running === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return new Promise((resolve) => this.idleWaiters.add(resolve));
+  }
+
+  /** Calls `listener` the next time no agent runs; the returned function withdraws it. */
+  onceIdle(listener: () => void): () => void {
+    const once = () => {
+      this.idleWaiters.delete(once);
+      listener();
+    };
+    this.idleWaiters.add(once);
+    return () => this.idleWaiters.delete(once);
   }
 
   private notifyIdle(): void {
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
+    const waiters = [...this.idleWaiters];
+    this.idleWaiters.clear();
     for (const wake of waiters) wake();
   }
 

@@ -67,10 +67,6 @@ export class SessionStore {
     return join(this.agentDir(agentId), 'transcript.jsonl');
   }
 
-  taskDir(taskId: string): string {
-    return join(this.dir, 'tasks', taskId);
-  }
-
   /** Appends one message to the agent's transcript (ordered, buffered by the stream). */
   appendTranscript(agentId: string, message: Message): void {
     let stream = this.transcripts.get(agentId);
@@ -89,10 +85,6 @@ export class SessionStore {
     if (!stream) return;
     this.transcripts.delete(agentId);
     stream.end();
-  }
-
-  loadTranscript(agentId: string): Message[] {
-    return this.readTranscript(agentId).messages;
   }
 
   /** The messages of a transcript, and whether its end was damaged (a line cut by a killed process). */

@@ -3,7 +3,7 @@
 // finished before the kill (its parent was still waiting for the rest of the batch), else with an error
 // that says what happened.
 import { subagentHandoff } from '../tools/agents/agent.js';
-import type { AgentStatus, Message, ToolCall, ToolResultMessage } from './types.js';
+import { userText, type AgentStatus, type Message, type ToolCall, type ToolResultMessage } from './types.js';
 
 export const INTERRUPTED_RESULT = 'Interrupted: the process stopped before this call finished. Check its effects before repeating it.';
 
@@ -43,7 +43,7 @@ const FINISHED = new Set<string>(['completed', 'failed', 'timeout', 'aborted', '
 function firstUserText(messages: readonly Message[]): string | undefined {
   const first = messages.find((m) => m.role === 'user');
   if (!first || first.role !== 'user') return undefined;
-  return typeof first.content === 'string' ? first.content : first.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+  return userText(first);
 }
 
 function lastText(messages: readonly Message[]): string {

@@ -1,5 +1,6 @@
 // The built-in roles: a prompt plus a cap on the tools. A cap is a security boundary, not a hint.
 import type { RuntimeTool } from '../tools/contract.js';
+import { normalizeName } from './names.js';
 
 export type BuiltinRoleName = 'main' | 'explore' | 'worker' | 'verifier';
 
@@ -89,7 +90,7 @@ const ROLE_ALIASES: Record<string, BuiltinRoleName> = { coder: 'worker' };
 
 /** The built-in role of a name, aliases resolved (`coder` -> `worker`); undefined when it is not built in. */
 export function builtinRole(name: string): RoleSpec | undefined {
-  const key = name.trim().toLowerCase();
+  const key = normalizeName(name);
   const resolved = ROLE_ALIASES[key] ?? key;
   return Object.hasOwn(BUILTIN_ROLES, resolved) ? BUILTIN_ROLES[resolved as BuiltinRoleName] : undefined;
 }

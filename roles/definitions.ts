@@ -5,6 +5,8 @@ import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { builtinRole } from './builtin.js';
+import { DURATION_HINT, durationToMs } from './duration.js';
+import { normalizeName } from './names.js';
 import { resolveProfile, type AgentProfile } from './profile.js';
 
 export interface DefinitionProblem {
@@ -48,17 +50,9 @@ function stringList(value: unknown, field: string): string[] {
 
 /** `90`, `"90s"`, `"10m"`, `"1h"` -> milliseconds (a bare number is seconds). */
 export function parseDuration(value: unknown, field: string): number {
-  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return Math.round(value * 1000);
-  if (typeof value === 'string') {
-    const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(value);
-    if (match) {
-      const n = Number(match[1]);
-      const unit = match[2] ?? 's';
-      const factor = unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000;
-      if (n > 0) return Math.round(n * factor);
-    }
-  }
-  throw new FieldError(field, `"${field}" must be a positive duration such as 90, "90s", "10m" or "1h", got ${JSON.stringify(value)}`);
+  const ms = durationToMs(value);
+  if (ms === undefined) throw new FieldError(field, `"${field}" must be ${DURATION_HINT}, got ${JSON.stringify(value)}`);
+  return ms;
 }
 
 function profileFrom(path: string, fallbackName: string, data: Record<string, unknown>, body: string, warnings: DefinitionProblem[]): AgentProfile {
@@ -68,10 +62,10 @@ function profileFrom(path: string, fallbackName: string, data: Record<string, un
     }
   }
   const rawName = data.name ?? fallbackName;
-  if (typeof rawName !== 'string' || !NAME_RULE.test(rawName.trim().toLowerCase())) {
+  if (typeof rawName !== 'string' || !NAME_RULE.test(normalizeName(rawName))) {
     throw new FieldError('name', `"name" must be letters, digits, "-" or "_", got ${JSON.stringify(rawName)}`);
   }
-  const name = rawName.trim().toLowerCase();
+  const name = normalizeName(rawName);
   if (builtinRole(name) || name === 'main') throw new FieldError('name', `"${name}" is a built-in role; choose another name`);
   if (data.description !== undefined && typeof data.description !== 'string') {
     throw new FieldError('description', `"description" must be text, got ${JSON.stringify(data.description)}`);
@@ -178,7 +172,7 @@ export function profileOrProblem(name: string, loaded: { profiles: ReadonlyMap<s
   if (profile) return profile;
   const defined = [...loaded.profiles.keys()];
   const known = `known: main, explore, worker (coder), verifier${defined.length > 0 ? `, ${defined.join(', ')}` : ''}`;
-  const key = name.trim().toLowerCase();
+  const key = normalizeName(name);
   const broken = loaded.problems.find((p) => !p.warning && basename(p.path).replace(/\.md$/i, '').toLowerCase() === key);
   return `unknown agent or role "${name}"; ${known}${broken ? `. ${describeProblem(broken)}` : ''}`;
 }

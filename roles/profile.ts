@@ -1,5 +1,6 @@
 // An agent profile: who an agent is (its prompt, role cap, tool selector and limits), built in or from a file.
 import { BUILTIN_ROLES, builtinRole, type BuiltinRoleName } from './builtin.js';
+import { normalizeName } from './names.js';
 
 export interface AgentProfile {
   /** The name used to ask for it: a built-in role (`worker`) or a defined agent (`reviewer`). */
@@ -37,7 +38,7 @@ export function builtinProfile(name: BuiltinRoleName): AgentProfile {
 export function resolveProfile(name: string, defined: ReadonlyMap<string, AgentProfile>): AgentProfile | undefined {
   const role = builtinRole(name);
   if (role) return builtinProfile(role.name);
-  return defined.get(name.trim().toLowerCase());
+  return defined.get(normalizeName(name));
 }
 
 /** Every name a parent may ask for, for error messages. */

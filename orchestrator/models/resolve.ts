@@ -22,7 +22,7 @@ const PLACEHOLDER_KEY = 'not-needed';
 const ACCEPTED_FORMS =
   'openai:MODEL (e.g. openai:gpt-4.1), anthropic:MODEL (e.g. anthropic:claude-sonnet-4-6), ollama:MODEL (e.g. ollama:llama3.1), scripted:FILE (a JSON script, offline)';
 
-export type ModelSpecSource = '--model' | 'MURMUR_MODEL' | 'OPENAI_API_KEY' | 'ANTHROPIC_API_KEY';
+export type ModelSpecSource = '--model' | 'MURMUR_MODEL' | 'murmur.toml' | 'OPENAI_API_KEY' | 'ANTHROPIC_API_KEY';
 export type ModelChoice = { ok: true; spec: string; source: ModelSpecSource } | { ok: false; message: string };
 
 const value = (env: Env, name: string): string | undefined => {
@@ -31,7 +31,7 @@ const value = (env: Env, name: string): string | undefined => {
 };
 
 /** `--model`, then MURMUR_MODEL, then a default model for whichever API key is set. */
-export function chooseModelSpec(input: { flag?: string | undefined; env: Env }): ModelChoice {
+export function chooseModelSpec(input: { flag?: string | undefined; env: Env; config?: string | undefined }): ModelChoice {
   if (input.flag !== undefined) {
     const flag = input.flag.trim();
     if (!flag) return { ok: false, message: `--model needs a value; accepted forms: ${ACCEPTED_FORMS}` };
@@ -39,6 +39,8 @@ export function chooseModelSpec(input: { flag?: string | undefined; env: Env }):
   }
   const fromEnv = value(input.env, 'MURMUR_MODEL');
   if (fromEnv) return { ok: true, spec: fromEnv, source: 'MURMUR_MODEL' };
+  const configured = input.config?.trim();
+  if (configured) return { ok: true, spec: configured, source: 'murmur.toml' };
   if (value(input.env, 'OPENAI_API_KEY')) return { ok: true, spec: DEFAULT_OPENAI_MODEL, source: 'OPENAI_API_KEY' };
   if (value(input.env, 'ANTHROPIC_API_KEY')) return { ok: true, spec: DEFAULT_ANTHROPIC_MODEL, source: 'ANTHROPIC_API_KEY' };
   return {

@@ -206,7 +206,8 @@ export class ScriptedModel implements ModelProvider {
       if (matcher.prompt) {
         const found = matcher.prompt.exec(prompt);
         if (!found) continue;
-        captures = found.map((c) => c ?? '');
+        // $0 is the whole prompt, $1… the captures.
+        captures = [prompt, ...found.slice(1).map((c) => c ?? '')];
       }
       const agent: ResolvedAgent = { turns: matcher.turns.map((t) => resolveTurn(t, captures)), attempts: new Map() };
       this.resolved.set(first, agent);

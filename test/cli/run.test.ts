@@ -1,6 +1,6 @@
 // The murmur command as a user runs it: the built CLI in a child process, a temp workspace, the scripted model.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -109,6 +109,28 @@ describe('bad input on the command line', () => {
     expect(ran.code).toBe(2);
     expect(ran.stderr).toMatch(message);
     expect(ran.stdout).toBe('');
+  });
+
+  it('refuses a bad swarm before anything starts, leaving no session behind', async () => {
+    const dir = workspace({ 's.json': '{"agents":[]}' });
+    const bogus = await murmur(['swarm', '--model', 'scripted:s.json', '--template', 'do {{item}}', '--items', 'a', 'b', '--role', 'bogus'], { cwd: dir });
+    expect(bogus.code).toBe(2);
+    expect(bogus.stderr).toMatch(/--role "bogus" is not a role or a defined agent; known: explore, worker, coder, verifier/);
+    const single = await murmur(['swarm', '--model', 'scripted:s.json', '--template', 'do {{item}}', '--items', 'a'], { cwd: dir });
+    expect(single.code).toBe(2);
+    expect(single.stderr).toMatch(/at least 2 items/);
+    expect(existsSync(join(dir, '.murmur', 'sessions'))).toBe(false);
+  });
+
+  it('takes murmur.toml\'s model after MURMUR_MODEL', async () => {
+    const dir = workspace({ 'a.txt': 'alpha\nbeta\n', 'b.txt': 'gamma\n', 'script.json': readTwice, 'murmur.toml': 'model = "openai:gpt-4.1"\n' });
+    const ran = await murmur(['run', '--model', 'scripted:script.json', 'count lines'], { cwd: dir });
+    expect(ran.code).toBe(0);
+    const fromEnv = await murmur(['run', 'count lines'], { cwd: dir, env: { MURMUR_MODEL: 'scripted:script.json' } });
+    expect(fromEnv.code).toBe(0);
+    const fromConfig = await murmur(['run', 'count lines'], { cwd: dir });
+    expect(fromConfig.code).toBe(2);
+    expect(fromConfig.stderr).toContain('OPENAI_API_KEY');
   });
 
   it('says how to choose a model when none is configured, mentioning scripted: for offline use', async () => {

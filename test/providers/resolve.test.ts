@@ -18,6 +18,13 @@ describe('chooseModelSpec', () => {
     expect(chooseModelSpec({ env: { ANTHROPIC_API_KEY: 'sk-a' } })).toEqual({ ok: true, spec: 'anthropic:claude-sonnet-4-6', source: 'ANTHROPIC_API_KEY' });
   });
 
+  it('puts murmur.toml\'s model after MURMUR_MODEL and before the provider keys', () => {
+    const keys = { OPENAI_API_KEY: 'sk-o' };
+    expect(chooseModelSpec({ env: { ...keys, MURMUR_MODEL: 'scripted:s.json' }, config: 'openai:gpt-4.1' })).toMatchObject({ spec: 'scripted:s.json', source: 'MURMUR_MODEL' });
+    expect(chooseModelSpec({ env: keys, config: 'ollama:qwen3' })).toEqual({ ok: true, spec: 'ollama:qwen3', source: 'murmur.toml' });
+    expect(chooseModelSpec({ env: keys, config: ' ' })).toMatchObject({ source: 'OPENAI_API_KEY' });
+  });
+
   it('ignores empty environment variables', () => {
     expect(chooseModelSpec({ env: { MURMUR_MODEL: '  ', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: 'sk-a' } })).toMatchObject({ ok: true, spec: 'anthropic:claude-sonnet-4-6' });
   });
