@@ -5,7 +5,10 @@ import { systemClock, type Clock } from '../orchestrator/clock.js';
 import type { EventBus } from '../orchestrator/events.js';
 import type { MurmurEvent } from '../orchestrator/events.js';
 import { formatClock, formatCost, formatDuration, formatTokens, oneLine, truncate } from './format.js';
-import { agentLabel, initialSnapshot, isRateLimited, progress, reduce, type AgentView, type Snapshot } from './view-model.js';
+import { agentLabel, initialSnapshot, isRateLimited, isVerdict, progress, reduce, type AgentView, type AgentViewState, type Snapshot } from './view-model.js';
+
+/** Agent states whose end line already told of a failure. */
+const FAILURE_SHOWN: ReadonlySet<AgentViewState> = new Set(['failed', 'timeout', 'budget', 'aborted']);
 
 export interface LineReporterOptions {
   bus: EventBus;
@@ -74,6 +77,8 @@ export function startLineReporter(options: LineReporterOptions): LineReporter {
   };
 
   const onEvent = (e: MurmurEvent) => {
+    // Before the fold: whether the item's agent already ended with a failure line of its own.
+    const agentBefore = e.type === 'swarm.item' && e.agentId !== undefined ? snapshot.agents.get(e.agentId)?.state : undefined;
     reduce(snapshot, e);
     switch (e.type) {
       case 'agent.start':
@@ -101,8 +106,12 @@ export function startLineReporter(options: LineReporterOptions): LineReporter {
         const reason = e.reason !== undefined ? `: ${truncate(oneLine(e.reason), 200)}` : '';
         const item = `${e.agentId ?? `item ${e.index + 1}`} ${truncate(oneLine(e.item), 80)}`;
         if (e.state === 'rate_limited') write(`${stamp(e.ts)} ${paint('magenta', '⏸')} ${item} rate limited${e.capacity !== undefined ? `; capacity now ${e.capacity}` : ''}${reason}`);
-        else if (e.verdict !== undefined) write(`${stamp(e.ts)} ${e.verdict === 'pass' ? paint('green', '✓') : paint('red', '✗')} ${item} verdict ${e.verdict}${reason}`);
-        else if (e.state === 'conflict') write(`${stamp(e.ts)} ${paint('red', '✗')} ${item} conflict${reason}`);
+        else if (isVerdict(e)) {
+          const round = e.rounds !== undefined ? ` (round ${e.rounds})` : '';
+          write(`${stamp(e.ts)} ${e.verdict === 'pass' ? paint('green', '✓') : paint('red', '✗')} ${item} verdict ${e.verdict}${round}${reason}`);
+        } else if (e.state === 'conflict') write(`${stamp(e.ts)} ${paint('red', '✗')} ${item} conflict${reason}`);
+        // An item that failed after its agent completed (verification, a merge): no agent line said so.
+        else if (e.state === 'failed' && (agentBefore === undefined || !FAILURE_SHOWN.has(agentBefore))) write(`${stamp(e.ts)} ${paint('red', '✗')} ${item} failed${reason}`);
         break;
       }
       case 'swarm.end': {

@@ -346,19 +346,18 @@ class Dashboard {
     if (modal) {
       if (name === 'escape') this.answer(undefined);
       else if (modal.quit && (ch === 'q' || name === 'C-c')) this.answer('y');
-      else {
+      else if (name === 'C-c') {
+        // Ctrl-C always gets through: the open question is dismissed (as with Esc) and the quit question asked.
+        this.answer(undefined);
+        this.quitKey(name);
+      } else {
         const choice = modal.prompt.choices.find((c) => ch !== undefined && c.key.toLowerCase() === ch.toLowerCase());
         if (choice) this.answer(choice.key);
       }
       return;
     }
     if (ch === 'q' || name === 'C-c') {
-      if (this.aborting) {
-        // Already aborting: another Ctrl-C tells the caller again (it may stop harder).
-        if (name === 'C-c') this.callAbort();
-        return;
-      }
-      this.confirmQuit();
+      this.quitKey(name);
       return;
     }
     if (this.detailId !== undefined) {
@@ -377,6 +376,15 @@ class Dashboard {
       if (this.selectedId !== undefined) this.detailId = this.selectedId;
     } else return;
     this.dirty = true;
+  }
+
+  /** `q` or Ctrl-C: ask to confirm; once aborting, another Ctrl-C tells the caller again (it may stop harder). */
+  private quitKey(name: string): void {
+    if (this.aborting) {
+      if (name === 'C-c') this.callAbort();
+      return;
+    }
+    this.confirmQuit();
   }
 
   private move(by: number): void {

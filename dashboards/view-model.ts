@@ -166,7 +166,6 @@ export function reduce(s: Snapshot, e: MurmurEvent): Snapshot {
       const swarm = s.swarms.get(e.swarmId);
       if (!swarm) break;
       swarm.capacity = e.capacity;
-      swarm.running = e.running;
       if (e.limited && !swarm.hold) swarm.hold = { since: e.ts };
       if (!e.limited && swarm.hold) delete swarm.hold;
       if (!swarm.hold) swarm.peakCapacity = Math.max(swarm.peakCapacity ?? 0, e.capacity);
@@ -298,7 +297,6 @@ function onSwarmItem(s: Snapshot, e: Extract<MurmurEvent, { type: 'swarm.item' }
     swarm.counts[e.state]++;
     swarm.items[e.index] = e.state;
     if (e.capacity !== undefined) swarm.capacity = e.capacity;
-    if (e.running !== undefined) swarm.running = e.running;
     if (e.state === 'rate_limited' && !swarm.hold) {
       const hold: NonNullable<SwarmView['hold']> = { since: e.ts };
       const before = swarm.peakCapacity;
@@ -326,11 +324,20 @@ function onSwarmItem(s: Snapshot, e: Extract<MurmurEvent, { type: 'swarm.item' }
   const reason = e.reason !== undefined ? `: ${oneLine(e.reason)}` : '';
   if (e.state === 'rate_limited') {
     log(s, e.ts, 'warn', `${who} rate limited${e.capacity !== undefined ? `; capacity now ${e.capacity}` : ''}${reason}`, e.agentId);
-  } else if (e.verdict !== undefined) {
-    log(s, e.ts, e.verdict === 'pass' ? 'info' : 'warn', `${who} verdict ${e.verdict}${e.rounds !== undefined ? ` (round ${e.rounds})` : ''}${reason}`, e.agentId);
+  } else if (isVerdict(e)) {
+    const round = [e.rounds !== undefined ? `round ${e.rounds}` : '', e.verifierId !== undefined ? `by ${e.verifierId}` : ''].filter(Boolean).join(', ');
+    log(s, e.ts, e.verdict === 'pass' ? 'info' : 'warn', `${who} verdict ${e.verdict}${round ? ` (${round})` : ''}${reason}`, e.agentId);
   } else if (e.state === 'conflict' || (e.state === 'failed' && !failureShown)) {
     log(s, e.ts, 'error', `${who} ${e.state}${reason}`, e.agentId);
   }
+}
+
+/**
+ * A verifier's verdict as it comes in. The item's final state repeats the last verdict (for its row), so only
+ * the verifying event counts as news: each verdict is logged once.
+ */
+export function isVerdict(e: Extract<MurmurEvent, { type: 'swarm.item' }>): e is Extract<MurmurEvent, { type: 'swarm.item' }> & { verdict: 'pass' | 'fail' } {
+  return e.state === 'verifying' && e.verdict !== undefined;
 }
 
 /** The hold ends when nothing waits on a rate limit and capacity is back, or when nothing is left to hold back. */

@@ -90,7 +90,10 @@ export interface Concurrency {
   max?: number;
 }
 
-/** Running now and the cap: from the active swarms' controllers, or counted from agents. */
+/**
+ * Running now and the cap. For swarms, running is counted from the item states (launched or being verified), so
+ * it follows every item's start and end; capacity and the cap come from the controllers.
+ */
 export function concurrency(s: Snapshot): Concurrency {
   let running = 0;
   let capacity: number | undefined;
@@ -99,7 +102,7 @@ export function concurrency(s: Snapshot): Concurrency {
   for (const swarm of s.swarms.values()) {
     if (swarm.endedAt !== undefined) continue;
     swarmsActive = true;
-    running += swarm.running ?? swarm.counts.launched + swarm.counts.verifying;
+    running += swarm.counts.launched + swarm.counts.verifying;
     if (swarm.capacity !== undefined) capacity = (capacity ?? 0) + swarm.capacity;
     if (swarm.maxConcurrency !== undefined) max = (max ?? 0) + swarm.maxConcurrency;
   }

@@ -113,7 +113,6 @@ export interface SwarmView {
   items: SwarmItemState[];
   counts: Record<SwarmItemState, number>;
   capacity?: number;
-  running?: number;
   maxConcurrency?: number;
   /** The highest capacity seen outside a rate-limit hold. */
   peakCapacity?: number;

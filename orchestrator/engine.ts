@@ -4,7 +4,6 @@ import { setMaxListeners } from 'node:events';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RuntimeTool } from '../tools/contract.js';
-import { DEFAULT_SECRET_PATTERNS } from '../tools/shell/secret-env.js';
 import type { SwarmAdapter } from '../tools/adapters.js';
 import { buildLocalToolRegistry, type RegistryDeps } from '../tools/registry.js';
 import { loadAgentDefinitions, describeProblem, profileOrProblem, type DefinitionProblem } from '../roles/definitions.js';
@@ -23,6 +22,7 @@ import { SessionStore, stateHome } from './session.js';
 import { TaskRegistry } from './tasks.js';
 import { TimerService } from './timers.js';
 import type { AgentStatus, Usage } from './types.js';
+import { parseRuleLists } from './permissions/rules.js';
 import { finishedSubagentResults, repairTranscript } from './transcript-repair.js';
 
 
@@ -185,8 +185,10 @@ export class Engine {
         root: this.cwd,
         extraRoots: (this.config.workspace?.extraRoots ?? []).map((p) => resolve(this.cwd, p)),
         allowSensitive: this.config.workspace?.allowSensitive ?? [],
+        hidden: hiddenByDenyRules(this.config),
       },
-      env: { secretPatterns: this.config.shell?.secretEnvPatterns ?? DEFAULT_SECRET_PATTERNS },
+      // Added to the built-in secret names, never instead of them.
+      env: { secretPatterns: this.config.shell?.secretEnvPatterns ?? [] },
       registry,
       capabilities: options.provider.capabilities,
       tasks: this.tasks,
@@ -396,6 +398,17 @@ export class Engine {
     this.saveState();
     await this.session?.flush();
   }
+}
+
+/**
+ * The workspace paths that `read(…)` deny rules keep from the agents, as gitignore patterns, so grep and glob of
+ * the whole workspace skip them too. `./x` (anchored at the root) becomes `/x`; absolute patterns lie outside.
+ */
+export function hiddenByDenyRules(config: MurmurConfig): string[] {
+  const rules = parseRuleLists(config.permissions).deny;
+  return rules
+    .filter((rule) => rule.tool === 'read' && rule.argumentKind === 'path' && rule.argument !== undefined && !rule.argument.startsWith('/'))
+    .map((rule) => (rule.argument!.startsWith('./') ? `/${rule.argument!.replace(/^(\.\/)+/, '')}` : rule.argument!));
 }
 
 export function summaryOf(record: AgentRecord): AgentSummary {

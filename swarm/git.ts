@@ -4,6 +4,8 @@ import { execa } from 'execa';
 
 export interface GitResult {
   ok: boolean;
+  /** git's exit status: `diff --quiet` says 1 for "differs", other failures say 128 and the like. */
+  exitCode: number;
   stdout: string;
   stderr: string;
 }
@@ -19,7 +21,7 @@ export async function git(cwd: string, args: readonly string[], input?: string):
     ...(input !== undefined ? { input } : { stdin: 'ignore' }),
     env: { GIT_TERMINAL_PROMPT: '0' },
   });
-  return { ok: result.exitCode === 0, stdout: String(result.stdout ?? ''), stderr: String(result.stderr ?? '') };
+  return { ok: result.exitCode === 0, exitCode: result.exitCode ?? -1, stdout: String(result.stdout ?? ''), stderr: String(result.stderr ?? '') };
 }
 
 /** Runs `work` after every earlier serialised operation on the same repository. */

@@ -12,8 +12,10 @@ export interface ItemResult {
   rounds: number;
   text: string;
   reason?: string;
-  /** The branch kept for a worktree conflict. */
+  /** The branch kept for a worktree conflict, or for an item that did not complete (a resume goes on from it). */
   branch?: string;
+  /** The worktree kept for an item that did not complete while it holds changes. */
+  worktree?: string;
   /** An aborted item that never started. */
   notStarted?: boolean;
 }
@@ -55,7 +57,13 @@ export function renderReport(results: readonly ItemResult[], options: { resumeCo
     lines.push(`<resume_hint>${escapeText(`run ${options.resumeCommand} to finish the items that did not complete (completed items never run again)`)}</resume_hint>`);
   } else if (resumable.length > 0 || notStarted > 0) {
     const parts: string[] = [];
-    if (resumable.length > 0) parts.push(`continue the unfinished subagents with their context: call agent_swarm with resume_agent_ids ${JSON.stringify(resumable)} (and an optional resume_prompt)`);
+    // Subagents in worktrees go on there only with isolation again (their branch says they are in one).
+    const isolated = sorted.some((r) => r.branch !== undefined && r.outcome !== 'conflict' && r.agentId !== undefined);
+    if (resumable.length > 0) {
+      parts.push(
+        `continue the unfinished subagents with their context: call agent_swarm with resume_agent_ids ${JSON.stringify(resumable)}${isolated ? ' and isolation "worktree"' : ''} (and an optional resume_prompt)`,
+      );
+    }
     if (notStarted > 0) parts.push(`${notStarted} item(s) never started: include them again as items`);
     lines.push(`<resume_hint>${escapeText(parts.join('; '))}</resume_hint>`);
   }
@@ -68,6 +76,7 @@ export function renderReport(results: readonly ItemResult[], options: { resumeCo
       ...(r.verdict !== undefined ? [`verdict="${r.verdict}"`] : []),
       `rounds="${r.rounds}"`,
       ...(r.branch !== undefined ? [`branch="${escapeAttribute(r.branch)}"`] : []),
+      ...(r.worktree !== undefined ? [`worktree="${escapeAttribute(r.worktree)}"`] : []),
       ...(r.reason !== undefined ? [`reason="${escapeAttribute(r.reason)}"`] : []),
     ];
     lines.push(`<subagent ${attributes.join(' ')}>${escapeText(r.text)}</subagent>`);

@@ -7,41 +7,16 @@ import { type Clock, systemClock } from '../orchestrator/clock.js';
 import type { AgentRecord, Scheduler } from '../orchestrator/scheduler.js';
 import { runUntilSettled } from '../orchestrator/subagents.js';
 import type { TaskRegistry } from '../orchestrator/tasks.js';
-import type { Message } from '../orchestrator/types.js';
 import type { AgentProfile } from '../roles/profile.js';
 import { describeChanges } from './changes.js';
 import { SwarmController, type ControllerAction } from './controller.js';
+import { type Attempt, endsWithHandoff, rateLimited, type SavedSwarm, type SwarmItemRecord } from './item-state.js';
 import type { ItemResult } from './report.js';
 import type { SwarmSettings } from './settings.js';
 import { parseVerdict, reworkPrompt, verifierPrompt } from './verify.js';
 import type { WorktreeIsolation } from './worktree.js';
 
-/** One item as saved with the session. */
-export interface SwarmItemRecord {
-  item: string;
-  /** The prompt of a new item; absent for a resumed subagent. */
-  prompt?: string;
-  /** The prompt to continue a resumed subagent with. */
-  resumePrompt?: string;
-  agentId?: string;
-  rounds: number;
-  verdict?: 'pass' | 'fail';
-  /** Set once the item has ended. */
-  result?: ItemResult;
-}
-
-export interface SavedSwarm {
-  swarmId: string;
-  description: string;
-  template?: string;
-  role: string;
-  verify: boolean;
-  maxRounds: number;
-  isolation: 'none' | 'worktree';
-  /** The cap the swarm ran with, so a resume keeps it. */
-  maxConcurrency?: number;
-  items: SwarmItemRecord[];
-}
+export { endsWithHandoff, type SavedSwarm, type SwarmItemRecord } from './item-state.js';
 
 export interface SwarmRunSpec {
   swarmId: string;
@@ -70,14 +45,6 @@ export interface SwarmDeps {
   /** The swarm's state changed (save the session). */
   onChange?: () => void;
   onProgress?: (text: string) => void;
-}
-
-type Attempt = { kind: 'done'; result: ItemResult } | { kind: 'rate_limited'; retryAfterMs?: number };
-
-/** Whether a conversation ends with the agent's final answer (an assistant message without tool calls). */
-export function endsWithHandoff(messages: readonly Message[]): boolean {
-  const last = messages[messages.length - 1];
-  return last !== undefined && last.role === 'assistant' && last.toolCalls.length === 0;
 }
 
 export class SwarmRun {
@@ -162,6 +129,15 @@ export class SwarmRun {
           resolve();
         }
       };
+      /** Ends an item that is not in flight once its worktree is looked after; the swarm waits for it. */
+      const finishKeepingWork = (index: number, result: ItemResult) => {
+        inFlight++;
+        void this.keepWork(index, result).then((kept) => {
+          inFlight--;
+          this.finish(index, kept);
+          settleIfDone();
+        });
+      };
       const schedule = () => {
         if (timer !== undefined) clock.clearTimeout(timer);
         timer = undefined;
@@ -176,13 +152,16 @@ export class SwarmRun {
               inFlight++;
               void this.attempt(index, signal)
                 .catch((error: unknown): Attempt => ({ kind: 'done', result: this.crashed(index, error) }))
+                .then(async (outcome): Promise<Attempt> => {
+                  if (outcome.kind === 'rate_limited' && !signal.aborted) return outcome;
+                  // Stopping: a limited item is not queued again, it ends like every other started item.
+                  const result =
+                    outcome.kind === 'done' ? outcome.result : this.itemResult(index, this.recordOf(index), 'aborted', 'the swarm was aborted while the item waited out a rate limit');
+                  return { kind: 'done', result: await this.keepWork(index, result) };
+                })
                 .then((outcome) => {
                   inFlight--;
-                  if (outcome.kind === 'rate_limited' && signal.aborted) {
-                    // Stopping: a limited item is not queued again, it ends like every other started item.
-                    this.finish(index, this.itemResult(index, this.recordOf(index), 'aborted', 'the swarm was aborted while the item waited out a rate limit'));
-                    apply(controller.finished(action.index, clock.now()));
-                  } else if (outcome.kind === 'rate_limited') apply(controller.rateLimited(action.index, clock.now(), outcome.retryAfterMs));
+                  if (outcome.kind === 'rate_limited') apply(controller.rateLimited(action.index, clock.now(), outcome.retryAfterMs));
                   else {
                     this.finish(index, outcome.result);
                     apply(controller.finished(action.index, clock.now()));
@@ -198,7 +177,7 @@ export class SwarmRun {
               break;
             case 'give_up': {
               const s = this.spec.items[index]!;
-              this.finish(index, { index, item: s.item, outcome: 'failed', rounds: s.rounds, text: '', reason: action.reason, ...(s.agentId ? { agentId: s.agentId } : {}) });
+              finishKeepingWork(index, { index, item: s.item, outcome: 'failed', rounds: s.rounds, text: '', reason: action.reason, ...(s.agentId ? { agentId: s.agentId } : {}) });
               break;
             }
             case 'capacity':
@@ -214,9 +193,14 @@ export class SwarmRun {
           const index = pending[ctlIndex]!;
           const s = this.spec.items[index]!;
           const result: ItemResult = { index, item: s.item, outcome: 'aborted', rounds: s.rounds, text: '', reason: 'aborted before it started' };
-          if (s.agentId) result.agentId = s.agentId;
-          else result.notStarted = true;
-          this.finish(index, result);
+          if (s.agentId) {
+            // Waiting out a rate limit: it has worked already, maybe in a worktree.
+            result.agentId = s.agentId;
+            finishKeepingWork(index, result);
+          } else {
+            result.notStarted = true;
+            this.finish(index, result);
+          }
         }
         schedule();
         settleIfDone();
@@ -225,6 +209,24 @@ export class SwarmRun {
       else signal.addEventListener('abort', onAbort, { once: true });
       apply(controller.start(clock.now()));
     });
+  }
+
+  /**
+   * An isolated item that did not complete keeps its branch (and its worktree while that holds changes), and
+   * the report says where; a failure here never loses the result.
+   */
+  private async keepWork(index: number, result: ItemResult): Promise<ItemResult> {
+    const isolation = this.spec.isolation;
+    if (!isolation || result.outcome === 'completed' || result.outcome === 'conflict') return result;
+    try {
+      const kept = await isolation.keep(index);
+      if (!kept) return result;
+      const withWork: ItemResult = { ...result, branch: kept.branch };
+      if (kept.worktree !== undefined) withWork.worktree = kept.worktree;
+      return withWork;
+    } catch {
+      return result;
+    }
   }
 
   private finish(index: number, result: ItemResult): void {
@@ -306,16 +308,13 @@ export class SwarmRun {
     // A worker that already completed (resumed mid-verification) goes straight to its checks.
     if (record.agent.status !== 'completed' || prompt !== undefined) {
       const run = await runUntilSettled(scheduler, this.deps.tasks, record, prompt, signal, timeoutMs);
-      if (run.status === 'failed' && run.outcome.modelError?.kind === 'rate_limit') {
-        const limited: Attempt = { kind: 'rate_limited' };
-        if (run.outcome.modelError.retryAfterMs !== undefined) limited.retryAfterMs = run.outcome.modelError.retryAfterMs;
-        return limited;
-      }
+      const limited = rateLimited(run);
+      if (limited) return limited;
       if (run.status !== 'completed') return { kind: 'done', result: this.itemResult(index, record, run.status === 'aborted' ? 'aborted' : 'failed', run.reason ?? run.status) };
     }
     if (this.spec.verify) {
       const verified = await this.verifyRounds(index, record, root ?? this.deps.cwd, signal, timeoutMs);
-      if (verified) return { kind: 'done', result: verified };
+      if (verified) return verified;
     }
     if (this.spec.isolation) {
       const merged = await this.spec.isolation.mergeBack(index, s.item);
@@ -328,34 +327,73 @@ export class SwarmRun {
     return { kind: 'done', result: this.itemResult(index, record, 'completed') };
   }
 
-  /** Runs verify rounds; returns a final result when the item did not pass, undefined when it passed. */
-  private async verifyRounds(index: number, worker: AgentRecord, root: string, signal: AbortSignal, timeoutMs: number): Promise<ItemResult | undefined> {
+  /**
+   * Runs verify rounds; returns the attempt's end when the item did not pass (a fail, or a rate limit that puts
+   * it back in the queue), undefined when it passed. A round cut short goes on with its own verifier next time.
+   */
+  private async verifyRounds(index: number, worker: AgentRecord, root: string, signal: AbortSignal, timeoutMs: number): Promise<Attempt | undefined> {
     const { scheduler } = this.deps;
     const s = this.spec.items[index]!;
     const inRepo = this.deps.inRepo || this.spec.isolation !== undefined;
+    const failed = (outcome: ItemResult['outcome'], reason: string): Attempt => ({ kind: 'done', result: this.itemResult(index, worker, outcome, reason) });
     while (s.verdict !== 'pass') {
-      if (s.rounds >= this.spec.maxRounds) return this.itemResult(index, worker, 'failed', `failed verification after ${s.rounds} round(s)`);
+      if (s.rounds >= this.spec.maxRounds) return failed('failed', `failed verification after ${s.rounds} round(s)`);
       // A round counts once its verdict is in: a round cut short by a crash runs again on resume.
       const round = s.rounds + 1;
       this.emitItem(index, 'verifying', { rounds: round });
-      const changes = await describeChanges(worker.agent.state.messages, root, inRepo);
-      const verifier = this.spawn(index, this.spec.verifierProfile, `verify ${s.item}`, root);
-      if (typeof verifier === 'string') return this.itemResult(index, worker, 'failed', `no verifier started: ${verifier}`);
-      const prompt = verifierPrompt({ item: s.item, task: s.prompt ?? s.item, handoff: worker.agent.state.lastText, changes, round });
-      const check = await runUntilSettled(scheduler, this.deps.tasks, verifier, prompt, signal, timeoutMs);
-      if (check.status !== 'completed') {
-        return this.itemResult(index, worker, check.status === 'aborted' ? 'aborted' : 'failed', `the verifier ended ${check.status}${check.reason ? `: ${check.reason}` : ''}`);
+      let verifier = this.verifierOf(index);
+      let prompt: string | undefined;
+      // A new round, or one whose verifier never got its task (a crash right after it was created).
+      if (!verifier || verifier.agent.state.messages.length === 0) {
+        const changes = await describeChanges(worker.agent.state.messages, root, inRepo, this.spec.isolation?.base);
+        if (!verifier) {
+          const spawned = this.spawn(index, this.spec.verifierProfile, `verify ${s.item}`, root);
+          if (typeof spawned === 'string') return failed('failed', `no verifier started: ${spawned}`);
+          verifier = spawned;
+          s.verifierId = verifier.id;
+          this.deps.onChange?.();
+        }
+        prompt = verifierPrompt({ item: s.item, task: s.prompt ?? s.item, handoff: worker.agent.state.lastText, changes, round });
       }
-      const verdict = parseVerdict(check.text);
+      // A verifier that had answered before a crash is not asked again.
+      const answered = prompt === undefined && verifier.agent.status !== 'failed' && endsWithHandoff(verifier.agent.state.messages);
+      let text = verifier.agent.state.lastText;
+      if (!answered) {
+        const check = await runUntilSettled(scheduler, this.deps.tasks, verifier, prompt, signal, timeoutMs);
+        const limited = rateLimited(check);
+        if (limited) return limited;
+        if (check.status !== 'completed') {
+          return failed(check.status === 'aborted' ? 'aborted' : 'failed', `the verifier ended ${check.status}${check.reason ? `: ${check.reason}` : ''}`);
+        }
+        text = check.text;
+      }
+      const verdict = parseVerdict(text);
       s.rounds = round;
       s.verdict = verdict.verdict;
-      this.emitItem(index, 'verifying', { verdict: verdict.verdict, rounds: s.rounds, agentId: verifier.id });
+      delete s.verifierId;
+      if (verdict.verdict === 'fail') s.reasons = verdict.reasons;
+      else delete s.reasons;
+      // The item's event names its worker (whose row shows the verdict); the verifier rides along.
+      const extra: Record<string, unknown> = { verdict: verdict.verdict, rounds: s.rounds, verifierId: verifier.id };
+      if (verdict.verdict === 'fail' && verdict.reasons) extra.reason = verdict.reasons.slice(0, 300);
+      this.emitItem(index, 'verifying', extra);
       this.deps.onChange?.();
       if (verdict.verdict === 'pass') return undefined;
-      if (s.rounds >= this.spec.maxRounds) return this.itemResult(index, worker, 'failed', `failed verification after ${s.rounds} round(s): ${verdict.reasons.slice(0, 300)}`);
+      if (s.rounds >= this.spec.maxRounds) return failed('failed', `failed verification after ${s.rounds} round(s): ${verdict.reasons.slice(0, 300)}`);
       const rework = await runUntilSettled(scheduler, this.deps.tasks, worker, reworkPrompt(verdict.reasons, s.rounds), signal, timeoutMs);
-      if (rework.status !== 'completed') return this.itemResult(index, worker, rework.status === 'aborted' ? 'aborted' : 'failed', rework.reason ?? rework.status);
+      // Limited mid-rework: back in the queue; the next attempt continues the worker, then verifies anew.
+      const limited = rateLimited(rework);
+      if (limited) return limited;
+      if (rework.status !== 'completed') return failed(rework.status === 'aborted' ? 'aborted' : 'failed', rework.reason ?? rework.status);
     }
     return undefined;
+  }
+
+  /** The verifier of the item's round in progress, when it can go on. */
+  private verifierOf(index: number): AgentRecord | undefined {
+    const id = this.spec.items[index]!.verifierId;
+    const record = id !== undefined ? this.deps.scheduler.get(id) : undefined;
+    if (!record || record.agent.busy) return undefined;
+    return record;
   }
 }

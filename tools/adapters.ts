@@ -10,6 +10,11 @@ export interface WorkspacePolicy {
   extraRoots: readonly string[];
   /** Glob patterns (workspace-relative) of sensitive files that configuration explicitly allows to be read. */
   allowSensitive: readonly string[];
+  /**
+   * gitignore-style patterns (workspace-relative) that grep and glob never list or search: the paths a
+   * `read(…)` deny rule keeps from the agents, so a search of the whole workspace cannot reach them either.
+   */
+  hidden?: readonly string[];
 }
 
 /** What one agent last saw of a file, so an edit can refuse a file that changed since. */

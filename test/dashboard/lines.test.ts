@@ -112,14 +112,17 @@ describe('plain progress lines', () => {
     const { bus, lines } = setup();
     bus.emit({ type: 'swarm.start', swarmId: 's-1', description: 'Convert to ESM', role: 'worker', items: ['a', 'b'] });
     bus.emit({ type: 'swarm.item', swarmId: 's-1', item: 'a', index: 0, state: 'rate_limited', agentId: 'w-1', capacity: 3, reason: 'HTTP 429' });
-    bus.emit({ type: 'swarm.item', swarmId: 's-1', item: 'a', index: 0, state: 'completed', agentId: 'w-1', verdict: 'pass' });
+    // As the runner says it: the verdict as it comes in, then the item's end repeating it for the row.
+    bus.emit({ type: 'swarm.item', swarmId: 's-1', item: 'a', index: 0, state: 'verifying', agentId: 'w-1', rounds: 1 });
+    bus.emit({ type: 'swarm.item', swarmId: 's-1', item: 'a', index: 0, state: 'verifying', agentId: 'w-1', verifierId: 'v-1', verdict: 'pass', rounds: 1 });
+    bus.emit({ type: 'swarm.item', swarmId: 's-1', item: 'a', index: 0, state: 'completed', agentId: 'w-1', verdict: 'pass', rounds: 1 });
     bus.emit({ type: 'swarm.item', swarmId: 's-1', item: 'b', index: 1, state: 'conflict', agentId: 'w-2', reason: 'merge conflict' });
     bus.emit({ type: 'swarm.end', swarmId: 's-1', counts: { completed: 1, conflict: 1, failed: 0 }, durationMs: 4000 });
     bus.emit({ type: 'log', level: 'warn', message: 'MURMUR_SWARM_MAX_ITEMS=abc is not a positive integer; ignored' });
     expect(lines()).toEqual([
       '[0:00] swarm s-1 started: 2 items (worker) — Convert to ESM',
       '[0:00] ⏸ w-1 a rate limited; capacity now 3: HTTP 429',
-      '[0:00] ✓ w-1 a verdict pass',
+      '[0:00] ✓ w-1 a verdict pass (round 1)',
       '[0:00] ✗ w-2 b conflict: merge conflict',
       '[0:00] swarm s-1 ended in 4.0s: completed 1, conflict 1',
       '[0:00] warn MURMUR_SWARM_MAX_ITEMS=abc is not a positive integer; ignored',

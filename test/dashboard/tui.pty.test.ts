@@ -153,6 +153,18 @@ describe('the dashboard in a terminal', () => {
     expect(s.raw).toContain('asked=d');
   });
 
+  it('Ctrl-C gets through an open question: it is dismissed and the quit question asked', async () => {
+    const s = open(['--ask'], 'xterm-256color', 100, 30);
+    await s.waitForText('Allow bash for a-25?');
+    s.press('\x03');
+    const screen = await s.waitForText('Abort the run?');
+    expect(screen).not.toContain('Allow bash');
+    s.press('y');
+    expect((await s.exit).exitCode).toBe(0);
+    expect(s.raw).toContain('replay: aborted cleanly');
+    expect(s.raw).toContain('asked=dismissed');
+  });
+
   it('restores the terminal when the process is terminated by a signal, and still dies of it', async () => {
     const s = open([]);
     await s.waitForText('RATE LIMITED');

@@ -23,6 +23,7 @@ import {
   transcriptTail,
   type Snapshot,
 } from '../../dashboards/view-model.js';
+import { renderHeader } from '../../dashboards/tui-render.js';
 import { replayEvents } from '../fixtures/replay-dashboard.js';
 
 /** Runs one real agent on the scripted model and returns every event it emitted. */
@@ -146,12 +147,13 @@ describe('the view model', () => {
       { type: 'agent.start', agentId: 'w2', role: 'worker', prompt: 'do b', swarmId: 's', item: 'b' },
       { type: 'agent.end', agentId: 'w1', role: 'worker', status: 'completed', usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }, turns: 1, toolCalls: 0, durationMs: 5 },
       { type: 'agent.end', agentId: 'w2', role: 'worker', status: 'completed', usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }, turns: 1, toolCalls: 0, durationMs: 5 },
-      { type: 'swarm.item', swarmId: 's', item: 'a', index: 0, state: 'verifying', agentId: 'w1' },
+      { type: 'swarm.item', swarmId: 's', item: 'a', index: 0, state: 'verifying', agentId: 'w1', rounds: 2 },
     ]);
     expect(s.agents.get('w1')!.state).toBe('verifying');
     expect(progress(s)).toMatchObject({ running: 1, queued: 1 });
     fold(
       [
+        { type: 'swarm.item', swarmId: 's', item: 'a', index: 0, state: 'verifying', agentId: 'w1', verifierId: 'v1', verdict: 'fail', rounds: 2, reason: 'tests still fail' },
         { type: 'swarm.item', swarmId: 's', item: 'a', index: 0, state: 'failed', agentId: 'w1', verdict: 'fail', rounds: 2, reason: 'tests still fail' },
         { type: 'swarm.item', swarmId: 's', item: 'b', index: 1, state: 'conflict', agentId: 'w2', reason: 'merge conflict in b' },
         { type: 'swarm.end', swarmId: 's', counts: { failed: 1, conflict: 1 }, durationMs: 2000 },
@@ -163,10 +165,29 @@ describe('the view model', () => {
     expect(progress(s)).toMatchObject({ failed: 2, total: 2 });
     expect(s.log.tail().map((e) => e.text)).toEqual([
       'swarm s started: 2 items (worker) — d',
-      'w1 a verdict fail (round 2): tests still fail',
+      'w1 a verdict fail (round 2, by v1): tests still fail',
+      'w1 a failed: tests still fail',
       'w2 b conflict: merge conflict in b',
       'swarm s ended after 2.0s (failed: 1, conflict: 1)',
     ]);
+  });
+
+  it('counts running swarm items from their states, so the header follows every start and end', () => {
+    const item = (index: number, state: string): EventInput => ({ type: 'swarm.item', swarmId: 's', item: `i${index}`, index, state, agentId: `w${index}` }) as EventInput;
+    const s = fold([
+      { type: 'swarm.start', swarmId: 's', description: 'd', role: 'worker', items: ['i0', 'i1', 'i2', 'i3'], maxConcurrency: 3 },
+      { type: 'swarm.capacity', swarmId: 's', capacity: 3, running: 3, limited: false },
+      item(0, 'launched'),
+      item(1, 'launched'),
+      item(2, 'launched'),
+    ]);
+    expect(concurrency(s)).toEqual({ running: 3, capacity: 3, max: 3 });
+    // No capacity event after these: the count still follows the items.
+    fold([item(0, 'completed'), item(1, 'verifying'), item(2, 'failed'), item(3, 'launched')], s);
+    expect(concurrency(s)).toEqual({ running: 2, capacity: 3, max: 3 });
+    fold([item(1, 'completed'), item(3, 'completed')], s);
+    expect(concurrency(s)).toEqual({ running: 0, capacity: 3, max: 3 });
+    expect(renderHeader(s, 0, 120, { aborting: false })[1]).toContain('running 0 / capacity 3 (max 3)');
   });
 
   it('keeps memory bounded: fixed transcript and log caps, capped line lengths', () => {

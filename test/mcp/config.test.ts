@@ -30,19 +30,22 @@ describe('parseMcpServers', () => {
     ]);
   });
 
-  it('tags servers murmur ships by their source flag; unknown sources are configured, with a warning', () => {
+  it('tags every server from a file configured: a builtin source is ignored with a warning naming the file', () => {
     const { servers, problems } = parseMcpServers(
-      { mcpServers: { web: { command: 'w', source: 'builtin' }, matrix: { command: 'm', source: 'builtin-matrix' }, odd: { command: 'o', source: 'trusted' } } },
+      { mcpServers: { web: { command: 'w', source: 'builtin' }, matrix: { command: 'm', source: 'builtin-matrix' }, odd: { command: 'o', source: 'trusted' }, plain: { command: 'p', source: 'configured' } } },
       'murmur.toml',
       {},
     );
     expect(servers.map((s) => [s.name, s.source])).toEqual([
-      ['web', 'builtin'],
-      ['matrix', 'builtin-matrix'],
+      ['web', 'configured'],
+      ['matrix', 'configured'],
       ['odd', 'configured'],
+      ['plain', 'configured'],
     ]);
     expect(problems).toEqual([
-      { level: 'warning', file: 'murmur.toml', server: 'odd', field: 'mcpServers.odd.source', message: 'unknown source "trusted", treated as "configured" (accepted: configured, builtin, builtin-matrix)' },
+      { level: 'warning', file: 'murmur.toml', server: 'web', field: 'mcpServers.web.source', message: '"builtin" is reserved for servers murmur ships and cannot be set in murmur.toml; ignored, the server is "configured"' },
+      { level: 'warning', file: 'murmur.toml', server: 'matrix', field: 'mcpServers.matrix.source', message: '"builtin-matrix" is reserved for servers murmur ships and cannot be set in murmur.toml; ignored, the server is "configured"' },
+      { level: 'warning', file: 'murmur.toml', server: 'odd', field: 'mcpServers.odd.source', message: 'unknown source "trusted", ignored: a server from murmur.toml is always "configured"' },
     ]);
   });
 
@@ -121,6 +124,23 @@ describe('loading from files', () => {
     expect(result.servers).toMatchObject([{ name: 'docs', command: 'docs-server', args: ['--port', '0'], env: { LEVEL: 'debug' }, file: tomlFile }]);
     expect(result.problems).toHaveLength(1);
     expect(formatMcpConfigProblem(result.problems[0]!)).toMatch(new RegExp(`^${path.join(dir, '.mcp.json').replace(/[.]/g, '\\.')}: is not valid JSON: `));
+  });
+
+  it('never lets .mcp.json or murmur.toml claim a builtin source', async () => {
+    const dir = await tempDir();
+    const jsonFile = path.join(dir, '.mcp.json');
+    await writeFile(jsonFile, JSON.stringify({ mcpServers: { websearch: { command: 'search-server', source: 'builtin' } } }));
+    const tomlFile = path.join(dir, 'murmur.toml');
+    const toml = parseToml('[mcpServers.matrix]\ncommand = "matrix-server"\nsource = "builtin-matrix"\n');
+    const result = await loadMcpConfig({ workspace: dir, toml: { file: tomlFile, document: toml }, env: {} });
+    expect(result.servers.map((s) => [s.name, s.source])).toEqual([
+      ['websearch', 'configured'],
+      ['matrix', 'configured'],
+    ]);
+    expect(result.problems.map(formatMcpConfigProblem)).toEqual([
+      `${jsonFile}: mcpServers.websearch.source: "builtin" is reserved for servers murmur ships and cannot be set in ${jsonFile}; ignored, the server is "configured"`,
+      `${tomlFile}: mcpServers.matrix.source: "builtin-matrix" is reserved for servers murmur ships and cannot be set in ${tomlFile}; ignored, the server is "configured"`,
+    ]);
   });
 
   it('lets murmur.toml override a .mcp.json server of the same name, with a warning naming both files', async () => {

@@ -47,6 +47,12 @@ describe('renderReport', () => {
     expect(hinted).toContain('<subagent item="n" outcome="aborted" state="not_started" rounds="0"></subagent>');
   });
 
+  it('says where a failed item\'s work is kept, and to resume it with isolation again', () => {
+    const report = renderReport([row(0, 'failed', { branch: 'murmur/r/s-1/item-1', worktree: '/w/item-1', reason: 'broke' }), row(1, 'completed')]);
+    expect(report).toContain('<subagent agent_id="a-1" item="item0" outcome="failed" rounds="0" branch="murmur/r/s-1/item-1" worktree="/w/item-1" reason="broke">text 0</subagent>');
+    expect(report).toContain('call agent_swarm with resume_agent_ids ["a-1"] and isolation "worktree" (and an optional resume_prompt)');
+  });
+
   it('shows the verdict and rounds of verified items', () => {
     expect(renderReport([row(0, 'completed', { verdict: 'pass', rounds: 2 }), row(1, 'failed', { verdict: 'fail', rounds: 2 })])).toContain(
       '<subagent agent_id="a-1" item="item0" outcome="completed" verdict="pass" rounds="2">text 0</subagent>',

@@ -8,6 +8,8 @@ import { SessionStore, stateHome } from '../../orchestrator/session.js';
 import { prepareSwarm, restoreSwarm } from '../../swarm/launch.js';
 import type { SavedSwarm } from '../../swarm/runner.js';
 import { renderReport } from '../../swarm/report.js';
+import { reworkPrompt } from '../../swarm/verify.js';
+import { userText, type UserMessage } from '../../orchestrator/types.js';
 import { eventsOf, makeEngine, removeDir, tempDir, writeTree, type TestEngine } from './helpers.js';
 
 const SCRIPT: Script = {
@@ -152,7 +154,50 @@ describe('restoring a saved swarm', () => {
     const report = renderReport(await restored.run.run(t.engine.signal));
     expect(report).toContain('<summary>completed: 2</summary>');
     expect(report).toContain('<subagent agent_id="a-1" item="f.txt" outcome="completed" verdict="pass" rounds="2">v2 done</subagent>');
-    // The workers had finished their rework: they did not run again, only the new verifiers did.
+    // The workers had finished their rework: they did not run again, only the round's verifiers did.
     expect(eventsOf(t.events, 'agent.start').map((e) => e.role)).toEqual(['verifier', 'verifier']);
+  });
+
+  it('verify mode: an item that failed its last round goes on with the verifier\'s reasons, then a fresh verification', async () => {
+    writeTree(dir, { 'f.txt': 'v0\n', 'g.txt': 'v0\n' });
+    const worker: Script['agents'][number] = {
+      match: { role: 'worker', prompt: 'Bump (\\S+)' },
+      turns: [
+        { toolCalls: [{ name: 'edit', arguments: { path: '$1', old_string: 'v0', new_string: 'v1' } }] },
+        { text: 'v1 done' },
+        { toolCalls: [{ name: 'edit', arguments: { path: '$1', old_string: 'v1', new_string: 'v2' } }] },
+        { text: 'v2 done' },
+      ],
+    };
+    const first = makeEngine(dir, { agents: [worker, { match: { role: 'verifier', prompt: '<item>f.txt' }, turns: [{ text: 'VERDICT: fail\nf.txt must say v2' }] }, { match: { role: 'verifier' }, turns: [{ text: 'VERDICT: pass' }] }] });
+    open.push(first);
+    const prepared = await prepareSwarm(first.engine, undefined, { promptTemplate: 'Bump {{item}}', items: ['f.txt', 'g.txt'], verify: true, maxRounds: 1, maxItems: Infinity }, {});
+    if (!prepared.ok) throw new Error(prepared.error);
+    first.engine.sessionExtra = () => prepared.run.state();
+    const firstReport = renderReport(await prepared.run.run(first.engine.signal), { resumeCommand: 'murmur resume X' });
+    expect(firstReport).toContain('item="f.txt" outcome="failed" verdict="fail" rounds="1"');
+    expect(firstReport).toContain('<resume_hint>');
+    const state = first.engine.stateSnapshot();
+    await first.close();
+    open.pop();
+
+    // After the restart the verifier is satisfied with v2.
+    const after: Script = { agents: [worker, { match: { role: 'verifier', prompt: 'v2' }, turns: [{ text: 'VERDICT: pass' }] }] };
+    const session = SessionStore.open(stateHome(dir, {}), state.id);
+    const t = makeEngine(dir, after, { extra: { session, sessionKind: 'swarm' } });
+    open.push(t);
+    t.engine.restore(state);
+    const restored = await restoreSwarm(t.engine, state.swarm as SavedSwarm, undefined, {});
+    if (!restored.ok) throw new Error(restored.error);
+    const report = renderReport(await restored.run.run(t.engine.signal));
+    expect(report).toContain('<summary>completed: 2</summary>');
+    expect(report).toContain('<subagent agent_id="a-1" item="f.txt" outcome="completed" verdict="pass" rounds="1">v2 done</subagent>');
+    // The worker was told what the verifier found, then a new verifier checked its fix.
+    const told = t.engine.scheduler.get('a-1')!.agent.state.messages.filter((m): m is UserMessage => m.role === 'user').map((m) => userText(m));
+    expect(told).toEqual(['Bump f.txt', reworkPrompt('f.txt must say v2', 1)]);
+    expect(eventsOf(t.events, 'agent.start').map((e) => [e.agentId, e.role, e.resumed])).toEqual([
+      ['a-1', 'worker', true],
+      ['a-5', 'verifier', false],
+    ]);
   });
 });

@@ -4,6 +4,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../orchestrator/models/scripted.js';
 import { SWARM_ALONE_MESSAGE, swarmAloneVeto } from '../../orchestrator/vetoes.js';
+import type { AgentProfile } from '../../roles/profile.js';
+import { swarmAdapterFor } from '../../swarm/adapter.js';
 import { DEFAULT_MAX_SWARM_ITEMS, maxConcurrency, maxSwarmItems, swarmSettings } from '../../swarm/settings.js';
 import { renderPrompt, validateSwarmItems } from '../../swarm/validate.js';
 import { eventsOf, makeEngine, removeDir, resultText, tempDir, toolResults, type TestEngine } from './helpers.js';
@@ -255,6 +257,45 @@ describe('agent_swarm limits that let a swarm run', () => {
     expect(answer.ok && answer.report).toContain('<summary>completed: 6</summary>');
     expect(peak).toBe(2);
     expect(eventsOf(t.events, 'swarm.start')[0]).toMatchObject({ maxConcurrency: 2 });
+  });
+});
+
+describe('agent_swarm from a defined agent', () => {
+  let dir: string;
+  let t: TestEngine | undefined;
+  beforeEach(async () => {
+    dir = await tempDir();
+  });
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+    await removeDir(dir);
+  });
+
+  /** A defined agent that may delegate to workers only (`subagents: worker`), as the parent of a swarm. */
+  function lead(): Parameters<typeof swarmAdapterFor>[1] {
+    const profile: AgentProfile = { name: 'lead', description: 'leads', role: 'custom', prompt: '', builtin: false, subagents: ['worker'] };
+    const spawned = t!.engine.scheduler.spawn({ profile, description: 'lead' });
+    if (!spawned.ok) throw new Error(spawned.error);
+    return spawned.record;
+  }
+
+  it('with `subagents: worker` gets the default type coder, which is the worker', async () => {
+    t = makeEngine(dir, WORKER);
+    const answer = await swarmAdapterFor(t.engine, lead(), { env: {} }).run({ promptTemplate: 'Do {{item}}', items: ['a', 'b'] }, new AbortController().signal, () => undefined);
+    expect(answer.ok && answer.report).toContain('<summary>completed: 2</summary>');
+    expect(eventsOf(t.events, 'swarm.start')[0]).toMatchObject({ role: 'worker' });
+  });
+
+  it('is refused a type outside its list, naming the ones it may use', async () => {
+    t = makeEngine(dir, WORKER);
+    const answer = await swarmAdapterFor(t.engine, lead(), { env: {} }).run(
+      { promptTemplate: 'Do {{item}}', items: ['a', 'b'], subagentType: 'explore' },
+      new AbortController().signal,
+      () => undefined,
+    );
+    expect(answer).toEqual({ ok: false, error: 'unknown or disallowed subagent type "explore"; allowed types: worker' });
+    expect(t.engine.scheduler.spawnedCount).toBe(0);
   });
 });
 

@@ -123,6 +123,45 @@ describe('verify mode', () => {
   });
 });
 
+describe('verify mode under rate limits', () => {
+  const worker = SCRIPT.agents[0]!;
+
+  it('a 429 in the verifier puts the item back in the queue; the same verifier goes on and the worker does not run again', async () => {
+    writeTree(dir, { 'a.txt': 'version v0\n', 'b.txt': 'version v0\n' });
+    t = makeEngine(dir, {
+      agents: [worker, { match: { role: 'verifier' }, turns: [{ failFirst: { status: 429, times: 1, retryAfterMs: 5 }, text: 'VERDICT: pass\nfine' }] }],
+    });
+    const answer = await t.swarm({ promptTemplate: 'Bump {{item}}', items: ['a.txt', 'b.txt'], verify: true });
+    expect(answer.ok && answer.report).toContain('<summary>completed: 2</summary>');
+    expect(answer.ok && answer.report).toContain('<subagent agent_id="a-1" item="a.txt" outcome="completed" verdict="pass" rounds="1">bumped a.txt to v1</subagent>');
+    const states = eventsOf(t.events, 'swarm.item').filter((e) => e.index === 0).map((e) => e.state);
+    expect(states).toEqual(['queued', 'launched', 'verifying', 'rate_limited', 'launched', 'verifying', 'verifying', 'completed']);
+    // Each worker ran once; each item had one verifier, started and then continued after the limit.
+    const starts = eventsOf(t.events, 'agent.start');
+    expect(starts.filter((e) => e.role === 'worker').map((e) => e.agentId).sort()).toEqual(['a-1', 'a-2']);
+    const verifiers = starts.filter((e) => e.role === 'verifier');
+    expect(new Set(verifiers.map((e) => e.agentId)).size).toBe(2);
+    expect(verifiers.map((e) => e.resumed)).toEqual([false, false, true, true]);
+    expect(userMessages('a-1')).toEqual(['Bump a.txt']);
+    expect(readFileSync(path.join(dir, 'a.txt'), 'utf8')).toBe('version v1\n');
+  });
+
+  it('a 429 in the rework round goes back to the queue and continues that rework, then verifies again', async () => {
+    writeTree(dir, { 'a.txt': 'version v0\n', 'b.txt': 'version v0\n' });
+    const limitedRework = {
+      ...worker,
+      turns: worker.turns.map((turn, i) => (i === 2 ? { ...turn, failFirst: { status: 429, times: 1, retryAfterMs: 5 } } : turn)),
+    };
+    t = makeEngine(dir, { agents: [limitedRework, ...SCRIPT.agents.slice(2)] });
+    const answer = await t.swarm({ promptTemplate: 'Bump {{item}}', items: ['a.txt', 'b.txt'], verify: true });
+    expect(answer.ok && answer.report).toContain('<subagent agent_id="a-1" item="a.txt" outcome="completed" verdict="pass" rounds="2">bumped a.txt to v2</subagent>');
+    expect(eventsOf(t.events, 'swarm.item').filter((e) => e.index === 0 && e.state === 'rate_limited')).toHaveLength(1);
+    // The rework prompt was given once: the second launch continued it.
+    expect(userMessages('a-1')).toEqual(['Bump a.txt', reworkPrompt('a.txt must say v2, not v1', 1)]);
+    expect(readFileSync(path.join(dir, 'a.txt'), 'utf8')).toBe('version v2\n');
+  });
+});
+
 describe('parseVerdict', () => {
   it('reads pass and fail with their reasons, tolerating markdown', () => {
     expect(parseVerdict('VERDICT: pass')).toEqual({ verdict: 'pass', reasons: '' });

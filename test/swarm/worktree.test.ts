@@ -1,9 +1,10 @@
 // Worktree isolation in a real git repository: each worker edits its own worktree on a branch from HEAD, and
 // its changes are merged back into the main working tree when it completes; a conflict keeps the branch.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../orchestrator/models/scripted.js';
+import { WorktreeIsolation } from '../../swarm/worktree.js';
 import { eventsOf, git, gitRepo, makeEngine, removeDir, tempDir, toolResults, resultText, type TestEngine } from './helpers.js';
 
 let dir: string;
@@ -19,6 +20,11 @@ afterEach(async () => {
 
 const read = (file: string) => readFileSync(path.join(dir, file), 'utf8');
 const branches = () => git(dir, 'branch', '--list', 'murmur/*', '--format=%(refname:short)').split('\n').filter(Boolean);
+/** Branches carry the run's (session's) id, so another run's kept branches never collide with this one's. */
+const branch = (swarm: string, item: number) => `murmur/${t!.engine.session!.id}/${swarm}/item-${item}`;
+const worktree = (swarm: string, item: number) => path.join(t!.engine.session!.dir, 'worktrees', swarm, `item-${item}`);
+const worktreeCount = () => git(dir, 'worktree', 'list').trim().split('\n').length;
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('isolation: worktree', () => {
   it('two workers edit different files: both are merged into the main working tree', async () => {
@@ -72,12 +78,14 @@ describe('isolation: worktree', () => {
     const report = answer.ok ? answer.report : '';
     expect(report).toContain('<summary>completed: 1, conflict: 1</summary>');
     expect(report).toContain('<subagent agent_id="a-1" item="Set first" outcome="completed" rounds="0">set first</subagent>');
-    expect(report).toMatch(/<subagent agent_id="a-2" item="Later second" outcome="conflict" rounds="0" branch="murmur\/s-1\/item-2" reason="its changes do not apply to the working tree: [^"]+">set second<\/subagent>/);
+    expect(report).toMatch(
+      new RegExp(`<subagent agent_id="a-2" item="Later second" outcome="conflict" rounds="0" branch="${escaped(branch('s-1', 2))}" reason="its changes do not apply to the working tree: [^"]+">set second</subagent>`),
+    );
     // A conflict is not something to resume: its work is on the branch.
     expect(report).not.toContain('<resume_hint>');
     expect(read('shared.txt')).toBe('line by first\nline two\n');
-    expect(branches()).toEqual(['murmur/s-1/item-2']);
-    expect(git(dir, 'show', 'murmur/s-1/item-2:shared.txt')).toBe('line by second\nline two\n');
+    expect(branches()).toEqual([branch('s-1', 2)]);
+    expect(git(dir, 'show', `${branch('s-1', 2)}:shared.txt`)).toBe('line by second\nline two\n');
     expect(eventsOf(t.events, 'swarm.item').find((e) => e.state === 'conflict')).toMatchObject({ item: 'Later second', agentId: 'a-2' });
   });
 
@@ -98,6 +106,12 @@ describe('isolation: worktree', () => {
     expect(answer.ok && answer.report).toContain('<summary>completed: 1, failed: 1</summary>');
     expect(read('v.txt')).toBe('v1\n');
     expect(read('w.txt')).toBe('v0\n');
+    // The failed item's work is kept where a resume goes on from it, and the report says where.
+    expect(answer.ok && answer.report).toContain(
+      `item="w.txt" outcome="failed" verdict="fail" rounds="1" branch="${branch('s-1', 2)}" worktree="${worktree('s-1', 2)}" reason="failed verification after 1 round(s): no">`,
+    );
+    expect(readFileSync(path.join(worktree('s-1', 2), 'w.txt'), 'utf8')).toBe('v1\n');
+    expect(branches()).toEqual([branch('s-1', 2)]);
     // The verifier read the worker's worktree, where the change is.
     const verifier = eventsOf(t.events, 'agent.start').find((e) => e.role === 'verifier' && e.item === 'v.txt')!;
     const [readResult] = toolResults(t.engine.scheduler.get(verifier.agentId)!.agent.state.messages);
@@ -134,6 +148,57 @@ describe('isolation: worktree', () => {
     expect(readFileSync(path.join(dir, '.git', 'info', 'exclude'), 'utf8')).toContain('\n/pkg/.murmur/\n');
   });
 
+  it('a worker that commits its own work: the commit is merged, not lost', async () => {
+    gitRepo(dir, { 'a.txt': 'alpha\n', 'b.txt': 'beta\n' });
+    t = makeEngine(dir, {
+      agents: [
+        {
+          match: { role: 'worker', prompt: 'Shout (\\S+)' },
+          turns: [
+            { toolCalls: [{ name: 'edit', arguments: { path: '$1', old_string: 'a', new_string: 'A', replace_all: true } }] },
+            { toolCalls: [{ name: 'bash', arguments: { command: 'git add -A && git -c user.name=w -c user.email=w@localhost -c commit.gpgsign=false commit -qm "shout $1"' } }] },
+            { text: 'shouted and committed $1' },
+          ],
+        },
+      ],
+    });
+    const answer = await t.swarm({ promptTemplate: 'Shout {{item}}', items: ['a.txt', 'b.txt'], isolation: 'worktree' });
+    expect(answer.ok && answer.report).toContain('<summary>completed: 2</summary>');
+    const [, commit] = toolResults(t.engine.scheduler.get('a-1')!.agent.state.messages);
+    expect(commit!.isError).toBe(false);
+    expect(read('a.txt')).toBe('AlphA\n');
+    expect(read('b.txt')).toBe('betA\n');
+    expect(git(dir, 'status', '--porcelain')).toBe(' M a.txt\n M b.txt\n');
+    expect(branches()).toEqual([]);
+    expect(worktreeCount()).toBe(1);
+  });
+
+  it('a failed item keeps its branch; its worktree only while it holds changes', async () => {
+    gitRepo(dir, { 'a.txt': 'alpha\n', 'b.txt': 'beta\n' });
+    t = makeEngine(dir, {
+      agents: [
+        // Edits, then the provider fails it: its change must stay for a resume.
+        {
+          match: { role: 'worker', prompt: 'Edit a.txt' },
+          turns: [{ toolCalls: [{ name: 'edit', arguments: { path: 'a.txt', old_string: 'alpha', new_string: 'ALPHA' } }] }, { failFirst: { status: 400, times: 1, message: 'broke' } }],
+        },
+        // Fails before it changed anything.
+        { match: { role: 'worker', prompt: 'Edit b.txt' }, turns: [{ failFirst: { status: 400, times: 1, message: 'broke early' } }] },
+      ],
+    });
+    const answer = await t.swarm({ promptTemplate: 'Edit {{item}}', items: ['a.txt', 'b.txt'], isolation: 'worktree' });
+    const report = answer.ok ? answer.report : '';
+    expect(report).toContain('<summary>failed: 2</summary>');
+    expect(report).toContain(`<subagent agent_id="a-1" item="a.txt" outcome="failed" rounds="0" branch="${branch('s-1', 1)}" worktree="${worktree('s-1', 1)}" reason="broke">`);
+    expect(report).toContain(`<subagent agent_id="a-2" item="b.txt" outcome="failed" rounds="0" branch="${branch('s-1', 2)}" reason="broke early">`);
+    expect(readFileSync(path.join(worktree('s-1', 1), 'a.txt'), 'utf8')).toBe('ALPHA\n');
+    // The empty worktree is gone; both branches stay (a resume goes on from them), the main tree is untouched.
+    expect(existsSync(worktree('s-1', 2))).toBe(false);
+    expect(worktreeCount()).toBe(2);
+    expect(branches().sort()).toEqual([branch('s-1', 1), branch('s-1', 2)]);
+    expect(git(dir, 'status', '--porcelain')).toBe('');
+  });
+
   it('outside a git repository: a clear error before anything starts', async () => {
     t = makeEngine(dir, { agents: [] });
     const answer = await t.swarm({ promptTemplate: 'Do {{item}}', items: ['a', 'b'], isolation: 'worktree' });
@@ -147,5 +212,104 @@ describe('isolation: worktree', () => {
     const answer = await t.swarm({ promptTemplate: 'Do {{item}}', items: ['a', 'b'], isolation: 'worktree' });
     expect(answer).toEqual({ ok: false, error: expect.stringContaining('needs a commit to branch from') });
     expect(existsSync(path.join(dir, 'worktrees'))).toBe(false);
+  });
+});
+
+describe('isolation: worktree, resuming', () => {
+  const script: Script = {
+    agents: [
+      { match: { role: 'worker', prompt: 'Fix a.txt' }, turns: [{ toolCalls: [{ name: 'edit', arguments: { path: 'a.txt', old_string: 'a1', new_string: 'A1' } }] }, { text: 'fixed a.txt' }] },
+      {
+        // Edits its first line, fails on its second step, and finishes when resumed.
+        match: { role: 'worker', prompt: 'Fix b.txt' },
+        turns: [
+          { toolCalls: [{ name: 'edit', arguments: { path: 'b.txt', old_string: 'b1', new_string: 'B1' } }] },
+          { failFirst: { status: 400, times: 1, message: 'provider hiccup' }, toolCalls: [{ name: 'edit', arguments: { path: 'b.txt', old_string: 'b2', new_string: 'B2' } }] },
+          { text: 'fixed b.txt' },
+        ],
+      },
+    ],
+  };
+
+  it('a resumed subagent goes on in its own worktree, and that worktree is what gets merged', async () => {
+    gitRepo(dir, { 'a.txt': 'a1\n', 'b.txt': 'b1\nb2\n' });
+    t = makeEngine(dir, script);
+    const first = await t.swarm({ promptTemplate: 'Fix {{item}}', items: ['a.txt', 'b.txt'], isolation: 'worktree' });
+    expect(first.ok && first.report).toContain(`item="b.txt" outcome="failed" rounds="0" branch="${branch('s-1', 2)}" worktree="${worktree('s-1', 2)}"`);
+    expect(first.ok && first.report).toContain('resume_agent_ids ["a-2"] and isolation "worktree"');
+    expect(read('b.txt')).toBe('b1\nb2\n');
+
+    const second = await t.swarm({ items: [], resumeAgentIds: ['a-2'], isolation: 'worktree' });
+    expect(second.ok && second.report).toBe(
+      ['<agent_swarm_result>', '<summary>completed: 1</summary>', '<subagent agent_id="a-2" item="b.txt" outcome="completed" rounds="0">fixed b.txt</subagent>', '</agent_swarm_result>'].join('\n'),
+    );
+    // Both edits, the one from before the failure and the one after the resume, reached the main tree.
+    expect(read('a.txt')).toBe('A1\n');
+    expect(read('b.txt')).toBe('B1\nB2\n');
+    // The second swarm made no worktree of its own; the first swarm's one is merged and gone, with its branch.
+    expect(existsSync(worktree('s-2', 1))).toBe(false);
+    expect(existsSync(worktree('s-1', 2))).toBe(false);
+    expect(branches()).toEqual([]);
+    expect(worktreeCount()).toBe(1);
+  });
+
+  it('refuses, before anything starts, a resume that could not merge soundly', async () => {
+    gitRepo(dir, { 'a.txt': 'a1\n', 'b.txt': 'b1\nb2\n' });
+    t = makeEngine(dir, script);
+    await t.swarm({ promptTemplate: 'Fix {{item}}', items: ['a.txt', 'b.txt'], isolation: 'worktree' });
+    const spawned = t.engine.scheduler.spawnedCount;
+    const without = await t.swarm({ items: [], resumeAgentIds: ['a-2'] });
+    expect(without).toEqual({ ok: false, error: expect.stringContaining(`subagent "a-2" works in its own git worktree (${worktree('s-1', 2)}); resume it with isolation "worktree"`) });
+
+    // A subagent of a swarm without isolation cannot move into a worktree.
+    await t.swarm({ promptTemplate: 'Fix {{item}}', items: ['b.txt', 'a.txt'] });
+    const moved = await t.swarm({ items: [], resumeAgentIds: ['a-3'], isolation: 'worktree' });
+    expect(moved).toEqual({ ok: false, error: expect.stringContaining('subagent "a-3" worked in the main working tree and cannot move into a worktree now') });
+    expect(t.engine.scheduler.spawnedCount).toBe(spawned + 2);
+    expect(eventsOf(t.events, 'swarm.start').map((e) => e.swarmId)).toEqual(['s-1', 's-2']);
+  });
+});
+
+describe('WorktreeIsolation after a crash', () => {
+  const open = () => WorktreeIsolation.open(dir, path.join(dir, '.murmur', 'sessions', 'x'), 's-1', path.join(dir, '.murmur'), 'x');
+
+  it('merges a commit made just before the crash, even when HEAD moved on since', async () => {
+    gitRepo(dir, { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const before = await open();
+    if (typeof before === 'string') throw new Error(before);
+    const workspace = await before.prepare(0);
+    writeFileSync(path.join(workspace, 'a.txt'), 'A\n');
+    // mergeBack's commit, and then the process dies before the apply.
+    git(workspace, 'add', '-A');
+    git(workspace, '-c', 'user.name=murmur', '-c', 'user.email=murmur@localhost', '-c', 'commit.gpgsign=false', 'commit', '-qm', 'murmur swarm: a');
+    // Meanwhile the user commits elsewhere: the merge must not undo that.
+    writeFileSync(path.join(dir, 'b.txt'), 'B\n');
+    git(dir, '-c', 'user.name=u', '-c', 'user.email=u@localhost', '-c', 'commit.gpgsign=false', 'commit', '-qam', 'user work');
+
+    const after = await open();
+    if (typeof after === 'string') throw new Error(after);
+    expect(await after.prepare(0)).toBe(workspace);
+    expect(await after.mergeBack(0, 'a')).toEqual({ kind: 'merged', files: 1 });
+    expect(read('a.txt')).toBe('A\n');
+    expect(read('b.txt')).toBe('B\n');
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=no')).toBe(' M a.txt\n');
+    expect(branches()).toEqual([]);
+  });
+
+  it('counts changes applied just before the crash as merged, not as a conflict', async () => {
+    gitRepo(dir, { 'a.txt': 'a\n' });
+    const before = await open();
+    if (typeof before === 'string') throw new Error(before);
+    const workspace = await before.prepare(0);
+    writeFileSync(path.join(workspace, 'a.txt'), 'A\n');
+    git(workspace, 'add', '-A');
+    git(workspace, '-c', 'user.name=murmur', '-c', 'user.email=murmur@localhost', '-c', 'commit.gpgsign=false', 'commit', '-qm', 'murmur swarm: a');
+    writeFileSync(path.join(dir, 'a.txt'), 'A\n'); // applied, then the crash
+
+    const after = await open();
+    if (typeof after === 'string') throw new Error(after);
+    expect(await after.mergeBack(0, 'a')).toEqual({ kind: 'merged', files: 1 });
+    expect(read('a.txt')).toBe('A\n');
+    expect(branches()).toEqual([]);
   });
 });

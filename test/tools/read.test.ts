@@ -1,4 +1,5 @@
 import { open, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMediaFileTool, readTool } from '../../tools/workspace-tools.js';
@@ -162,5 +163,19 @@ describe('read_media_file', () => {
     const result = await call(readMediaFileTool, contextFor(root), { path: 'small.txt' });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain('not a supported image');
+  });
+
+  it('returns an error result for a path that is not a regular file', async () => {
+    // A unix socket exists and resolves like a file, but cannot be read as one.
+    const socketPath = path.join(root, 'camera.sock');
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+    try {
+      const result = await call(readMediaFileTool, contextFor(root), { path: 'camera.sock' });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toContain('camera.sock is a socket, not a file');
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

@@ -43,6 +43,28 @@ describe('write', () => {
     expect(text(result)).toContain('outside the workspace');
   });
 
+  it('refuses to overwrite, append to or create a sensitive file without an allow', async () => {
+    writeTree(root, { '.npmrc': '//registry/:_authToken=old\n', '.env': 'KEY=1\n' });
+    const ctx = contextFor(root);
+    const npmrc = await call(writeTool, ctx, { path: '.npmrc', content: 'stolen' });
+    expect(npmrc.isError).toBe(true);
+    expect(text(npmrc)).toContain('.npmrc is a sensitive file');
+    expect(text(npmrc)).toContain('Writing it needs an explicit allow');
+    expect((await call(writeTool, ctx, { file_path: '.env', content: 'KEY=2\n' })).isError).toBe(true);
+    expect((await call(writeTool, ctx, { path: '.env', content: 'MORE=1\n', mode: 'append' })).isError).toBe(true);
+    expect((await call(writeTool, ctx, { path: 'keys/deploy.pem', content: 'x' })).isError).toBe(true);
+    expect(await readFile(path.join(root, '.npmrc'), 'utf8')).toBe('//registry/:_authToken=old\n');
+    expect(await readFile(path.join(root, '.env'), 'utf8')).toBe('KEY=1\n');
+    await expect(stat(path.join(root, 'keys'))).rejects.toThrow();
+  });
+
+  it('writes a sensitive file that configuration allows', async () => {
+    const ctx = contextFor(root, { workspace: { root, extraRoots: [], allowSensitive: ['.env'] } });
+    const result = await call(writeTool, ctx, { path: '.env', content: 'KEY=1\n' });
+    expect(result.isError).toBeUndefined();
+    expect(await readFile(path.join(root, '.env'), 'utf8')).toBe('KEY=1\n');
+  });
+
   it('rejects an unknown mode naming the rule', async () => {
     const result = await call(writeTool, contextFor(root), { path: 'x.txt', content: 'x', mode: 'prepend' });
     expect(result.isError).toBe(true);

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SearchAdapter } from '../../tools/adapters-interaction.js';
 import { checkArguments, resultText } from '../../tools/contract.js';
-import { interactionTools } from '../../tools/interaction-tools.js';
+import { buildLocalToolRegistry } from '../../tools/registry.js';
 import { createSearxngAdapter, searchEndpoint } from '../../tools/web/searxng.js';
 import { webSearchAvailable, webSearchTool } from '../../tools/web/web-search.js';
 import { makeContext } from '../interact/context.js';
@@ -84,8 +84,9 @@ describe('web_search with the SearXNG adapter', () => {
     const adapter = createSearxngAdapter({ url: base });
     expect(webSearchAvailable({})).toBe(false);
     expect(webSearchAvailable({ search: adapter })).toBe(true);
-    expect(interactionTools({}).map((t) => t.def.name)).toEqual(['ask_user_question', 'todo_list', 'fetch_url']);
-    expect(interactionTools({ search: adapter }).map((t) => t.def.name)).toContain('web_search');
+    // What the host does: the registry gets web_search only when webSearchAvailable says so.
+    expect([...buildLocalToolRegistry({ webSearch: webSearchAvailable({}) }).keys()]).not.toContain('web_search');
+    expect([...buildLocalToolRegistry({ webSearch: webSearchAvailable({ search: adapter }) }).keys()]).toContain('web_search');
     const unconfigured = await search(undefined, { query: 'x' });
     expect(unconfigured.isError).toBe(true);
   });

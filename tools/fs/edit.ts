@@ -3,10 +3,11 @@ import { readFile, stat } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
 import writeFileAtomic from 'write-file-atomic';
 import { defineRuntimeTool, errorResult, textResult, type ToolContext, type ToolResult } from '../contract.js';
+import { isRecord } from '../util/is-record.js';
 import { applyEdit } from './edit-text.js';
 import { withFileLock } from './file-locks.js';
-import { isSensitiveAllowed, isSensitivePath, sensitiveRefusal } from './sensitive.js';
-import { booleanArguments, isRecord, renameArgument } from './tool-args.js';
+import { sensitiveBlocked, sensitiveRefusal } from './sensitive.js';
+import { booleanArguments, renameArgument } from './tool-args.js';
 import { resolveToolPath, workspacePolicy } from './workspace-paths.js';
 
 export const editParameters = Type.Object({
@@ -36,9 +37,7 @@ export async function executeEdit(
   if (!resolved.ok) return errorResult(resolved.error);
   const file = resolved.value;
   if (!file.exists) return errorResult(`${file.display} does not exist. To create a file, use write.`);
-  if (isSensitivePath(file.relToRoot) && !isSensitiveAllowed(file.relToRoot, workspacePolicy(ctx).allowSensitive)) {
-    return errorResult(sensitiveRefusal(file.display));
-  }
+  if (sensitiveBlocked(file.relToRoot, workspacePolicy(ctx).allowSensitive)) return errorResult(sensitiveRefusal(file.display, 'Editing'));
   return withFileLock(file.real, async () => {
     const before = await stat(file.real);
     if (before.isDirectory()) return errorResult(`${file.display} is a folder; give a file path.`);

@@ -1,5 +1,5 @@
 // What kind of file this is, from its first bytes (and its extension as a hint): text, binary, image, video.
-import { open } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 
 export type FileKind =
@@ -22,8 +22,6 @@ const VIDEO_EXTENSIONS: Record<string, string> = {
   '.webm': 'video/webm',
   '.mov': 'video/quicktime',
 };
-
-export const MEDIA_EXTENSIONS: readonly string[] = [...Object.keys(IMAGE_EXTENSIONS), ...Object.keys(VIDEO_EXTENSIONS)];
 
 function startsWith(head: Uint8Array, bytes: readonly number[], at = 0): boolean {
   if (head.length < at + bytes.length) return false;
@@ -70,14 +68,18 @@ export function classifyHead(file: string, head: Uint8Array): FileKind {
   return { kind: 'text' };
 }
 
-/** Reads the first bytes of a file and classifies it. */
-export async function sniffFile(file: string): Promise<FileKind> {
-  const handle = await open(file, 'r');
+/**
+ * Why a path cannot be read as a file (a pipe would block the reader forever, a device never ends), or undefined
+ * for a regular file or a folder (callers say what to do with a folder).
+ */
+export async function notAFile(real: string, display: string): Promise<string | undefined> {
+  let info;
   try {
-    const buffer = Buffer.alloc(SNIFF_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
-    return classifyHead(file, buffer.subarray(0, bytesRead));
-  } finally {
-    await handle.close();
+    info = await stat(real);
+  } catch (error) {
+    return `${display} cannot be opened: ${(error as Error).message}`;
   }
+  if (info.isFile() || info.isDirectory()) return undefined;
+  const what = info.isFIFO() ? 'a named pipe' : info.isSocket() ? 'a socket' : 'a device';
+  return `${display} is ${what}, not a file; only regular files can be read.`;
 }

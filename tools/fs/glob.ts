@@ -4,9 +4,10 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { defineRuntimeTool, errorResult, textResult, type ToolContext, type ToolResult } from '../contract.js';
-import { walkFiles } from './ignore-walk.js';
-import { booleanArguments, isRecord } from './tool-args.js';
-import { realRoot, resolveToolPath, workspacePolicy } from './workspace-paths.js';
+import { isRecord } from '../util/is-record.js';
+import { walkFiles, type WalkResult } from './ignore-walk.js';
+import { booleanArguments } from './tool-args.js';
+import { realRoot, resolveToolPath, workspacePolicy, hiddenUnder } from './workspace-paths.js';
 
 export const GLOB_MAX_RESULTS = 100;
 
@@ -28,6 +29,11 @@ function patternProblem(pattern: string): string | undefined {
   if (path.isAbsolute(pattern)) return `pattern ${JSON.stringify(pattern)} is absolute; give a pattern relative to path (and set path to the folder)`;
   if (pattern.split('/').includes('..')) return `pattern ${JSON.stringify(pattern)} contains "..": patterns cannot leave path; set path to the folder instead`;
   return undefined;
+}
+
+function leavesFolder(pattern: string, display: string, outside: string): string {
+  const where = display === '.' ? 'the workspace' : display;
+  return `pattern ${JSON.stringify(pattern)} reaches outside ${where} (to ${outside}); glob lists only files inside path. Set path to the folder to search instead.`;
 }
 
 interface Dated {
@@ -63,13 +69,16 @@ export async function executeGlob(ctx: ToolContext, input: { pattern: string; pa
   const folder = resolved.value;
   if (!folder.exists) return errorResult(`${folder.display} does not exist.`);
   if (!(await stat(folder.real)).isDirectory()) return errorResult(`${folder.display} is a file; path must be a folder to search from.`);
-  const walkOptions = { base: folder.root, searchRoot: folder.real, patterns: [input.pattern], includeIgnored: input.include_ignored === true, ...(signal ? { signal } : {}) };
-  let found: string[];
+  const hidden = await hiddenUnder(ctx, folder.root);
+  const walkOptions = { base: folder.root, searchRoot: folder.real, patterns: [input.pattern], includeIgnored: input.include_ignored === true, hidden, ...(signal ? { signal } : {}) };
+  let walked: WalkResult;
   try {
-    found = await walkFiles(walkOptions);
+    walked = await walkFiles(walkOptions);
   } catch (error) {
     return errorResult(`glob failed: ${(error as Error).message}`);
   }
+  const found = walked.files;
+  if (found.length === 0 && walked.outside.length > 0) return errorResult(leavesFolder(input.pattern, folder.display, walked.outside[0]!));
   const workspaceRoot = await realRoot(workspacePolicy(ctx).root);
   const show = (file: string) => {
     const abs = path.join(folder.real, file);

@@ -44,8 +44,14 @@ async function candidateFiles(query: GrepQuery, signal?: AbortSignal): Promise<s
   const patterns = globPatterns(query.glob, query.target);
   if (!patterns) return [];
   const searchRoot = query.target === '' ? query.base : path.join(query.base, query.target);
-  const walkOptions = { base: query.base, searchRoot, patterns, includeIgnored: query.includeIgnored, ...(signal ? { signal } : {}) };
-  const found = await walkFiles(walkOptions);
+  const walkOptions = { base: query.base, searchRoot, patterns, includeIgnored: query.includeIgnored, ...(query.hidden ? { hidden: query.hidden } : {}), ...(signal ? { signal } : {}) };
+  let found: string[];
+  try {
+    // Folders outside the searched one are never listed: a glob reaching there matches nothing, as with ripgrep.
+    found = (await walkFiles(walkOptions)).files;
+  } catch (error) {
+    return `grep failed while listing files: ${(error as Error).message}`;
+  }
   const prefix = query.target === '' ? '' : `${query.target}/`;
   const files = found.map((file) => prefix + file);
   return query.type ? files.filter((file) => fileHasType(path.posix.basename(file), query.type!)) : files;

@@ -20,6 +20,8 @@ export interface GrepQuery {
   after: number;
   multiline: boolean;
   includeIgnored: boolean;
+  /** gitignore-style patterns relative to `base` never searched, include_ignored or not (see WorkspacePolicy.hidden). */
+  hidden?: readonly string[];
 }
 
 export interface GrepLine {

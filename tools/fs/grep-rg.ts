@@ -29,6 +29,7 @@ export function ripgrepArguments(query: GrepQuery): string[] {
   // Last, so they win over the user's glob: .git internals and sensitive files are never searched.
   args.push('--glob', '!.git');
   for (const pattern of SENSITIVE_PATTERNS) args.push('--iglob', `!${pattern}`);
+  for (const pattern of query.hidden ?? []) args.push('--glob', `!${pattern}`);
   args.push('--regexp', query.pattern, '--', query.target === '' ? '.' : query.target);
   return args;
 }

@@ -4,14 +4,15 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { defineRuntimeTool, errorResult, textResult, type ToolContext, type ToolResult } from '../contract.js';
+import { isRecord } from '../util/is-record.js';
 import { formatGrep, GREP_DEFAULT_HEAD_LIMIT } from './grep-format.js';
 import { grepWithJavaScript } from './grep-js.js';
 import type { GrepOutcome, GrepOutputMode, GrepQuery } from './grep-query.js';
 import { grepWithRipgrep } from './grep-rg.js';
 import { findRipgrep } from './ripgrep-path.js';
 import { isSensitivePath } from './sensitive.js';
-import { booleanArguments, isRecord, numberArguments, renameArgument } from './tool-args.js';
-import { realRoot, resolveToolPath, workspacePolicy } from './workspace-paths.js';
+import { booleanArguments, numberArguments, renameArgument } from './tool-args.js';
+import { realRoot, resolveToolPath, workspacePolicy, hiddenUnder } from './workspace-paths.js';
 
 const Count = (description: string) => Type.Optional(Type.Integer({ minimum: 0, description }));
 
@@ -94,6 +95,7 @@ export async function executeGrep(ctx: ToolContext, input: GrepInput, signal?: A
     after: mode === 'content' ? (input['-A'] ?? context) : 0,
     multiline: input.multiline === true,
     includeIgnored: input.include_ignored === true,
+    hidden: await hiddenUnder(ctx, target.root),
   };
   if (input.type) query.type = input.type;
   if (input.glob) query.glob = input.glob;

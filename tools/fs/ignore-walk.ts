@@ -28,6 +28,8 @@ export interface WalkOptions {
   /** tinyglobby patterns, relative to `searchRoot`. */
   patterns: readonly string[];
   includeIgnored: boolean;
+  /** gitignore-style patterns relative to `base` that are never listed, whatever includeIgnored says. */
+  hidden?: readonly string[];
   signal?: AbortSignal;
 }
 
@@ -67,10 +69,20 @@ export class IgnoreWalker {
   /** Folders listed explicitly although ignored: rules from above them do not apply (as in ripgrep). */
   private readonly detached = new Set<string>();
 
+  /** Folders outside the confinement folder that a crawl asked to list; they were never read. */
+  readonly refused: string[] = [];
+  /** The first error thrown while filtering a listing (a bug, not an unreadable folder): the crawl reports it. */
+  failure: Error | undefined;
+
+  private readonly hidden: Ignore | undefined;
+
   constructor(
     private readonly base: string,
     private readonly includeIgnored: boolean,
-  ) {}
+    hidden: readonly string[] = [],
+  ) {
+    this.hidden = hidden.length > 0 ? ignore({ allowRelativePaths: true }).add([...hidden]) : undefined;
+  }
 
   /**
    * The chain of `dir`; synchronous when the parent's chain is known and `dir` has no ignore file of its own
@@ -153,6 +165,7 @@ export class IgnoreWalker {
       if (name === '.git') continue;
       const isDir = entry.isDirectory();
       if (!isDir && MAYBE_SENSITIVE.test(name) && isSensitivePath(relPrefix + name)) continue;
+      if (this.hidden?.ignores(isDir ? `${relPrefix}${name}/` : relPrefix + name)) continue;
       if (chain.length > 0 && this.ignoredBy(chain, prefixes, name, isDir)) continue;
       kept.push(entry);
     }
@@ -164,23 +177,49 @@ export class IgnoreWalker {
     return this.keep(dir, entries, this.includeIgnored ? NO_RULES : await this.chainFor(dir, entries));
   }
 
-  /** An fs adapter for tinyglobby whose readdir leaves out what the rules hide. */
-  fsAdapter(): FileSystemAdapter {
+  /**
+   * An fs adapter for tinyglobby whose readdir leaves out what the rules hide and never lists a folder outside
+   * `confineTo`. The check is on the folder the crawl asks for, so no pattern text (braces, "..", "./") can
+   * lead it out. Errors are handed to the callback: a throw here would escape the fs callback and end the process.
+   */
+  fsAdapter(confineTo: string): FileSystemAdapter {
     const readdir = ((dirPath: string, _options: unknown, callback: (error: NodeJS.ErrnoException | null, entries: Dirent[]) => void) => {
-      fs.readdir(dirPath, { withFileTypes: true }, (error, entries) => {
+      // fdir hands absolute folder paths ending in a slash.
+      const dir = path.isAbsolute(dirPath) && dirPath.length > 1 && dirPath.endsWith('/') ? dirPath.slice(0, -1) : path.resolve(dirPath);
+      if (!isInside(confineTo, dir)) {
+        this.refused.push(dir);
+        callback(null, []);
+        return;
+      }
+      const fail = (failure: unknown) => {
+        const error = failure instanceof Error ? failure : new Error(String(failure));
+        this.failure ??= error;
+        callback(error, []);
+      };
+      fs.readdir(dir, { withFileTypes: true }, (error, entries) => {
         if (error) {
           callback(error, []);
           return;
         }
-        // fdir hands absolute folder paths ending in a slash.
-        const dir = path.isAbsolute(dirPath) && dirPath.length > 1 && dirPath.endsWith('/') ? dirPath.slice(0, -1) : path.resolve(dirPath);
-        const chain = this.includeIgnored ? NO_RULES : this.chainFor(dir, entries);
-        if (chain instanceof Promise) {
-          chain.then(
-            (resolved) => callback(null, this.keep(dir, entries, resolved)),
-            (failure: NodeJS.ErrnoException) => callback(failure, []),
-          );
-        } else callback(null, this.keep(dir, entries, chain));
+        const filter = (chain: Chain) => {
+          let kept: Dirent[];
+          try {
+            kept = this.keep(dir, entries, chain);
+          } catch (failure) {
+            fail(failure);
+            return;
+          }
+          callback(null, kept);
+        };
+        let chain: Chain | Promise<Chain>;
+        try {
+          chain = this.includeIgnored ? NO_RULES : this.chainFor(dir, entries);
+        } catch (failure) {
+          fail(failure);
+          return;
+        }
+        if (chain instanceof Promise) chain.then(filter, fail);
+        else filter(chain);
       });
     }) as unknown as FileSystemAdapter['readdir'];
     return { readdir };
@@ -208,16 +247,30 @@ export async function hiddenPathCheck(base: string, searchRoot: string): Promise
   };
 }
 
-/** Files under `searchRoot` matching the patterns, relative to `searchRoot` with forward slashes. */
-export async function walkFiles(options: WalkOptions): Promise<string[]> {
-  const walker = new IgnoreWalker(options.base, options.includeIgnored);
+export interface WalkResult {
+  /** Files under `searchRoot` matching the patterns, relative to `searchRoot` with forward slashes. */
+  files: string[];
+  /** Folders outside `searchRoot` the patterns reached for (never listed). */
+  outside: string[];
+}
+
+/** tinyglobby formats paths relative to its cwd: one that climbs out is never a result. */
+function climbsOut(file: string): boolean {
+  return file === '..' || file.startsWith('../') || path.isAbsolute(file);
+}
+
+/** Lists the files matching the patterns, never reading a folder outside `searchRoot`. */
+export async function walkFiles(options: WalkOptions): Promise<WalkResult> {
+  const walker = new IgnoreWalker(options.base, options.includeIgnored, options.hidden);
   if (!options.includeIgnored && options.searchRoot !== options.base) await walker.detachIfIgnored(options.searchRoot);
   const globOptions: GlobOptions = {
     cwd: options.searchRoot,
     dot: true,
     followSymbolicLinks: false,
-    fs: walker.fsAdapter(),
+    fs: walker.fsAdapter(options.searchRoot),
   };
   if (options.signal) globOptions.signal = options.signal;
-  return glob(options.patterns as string[], globOptions);
+  const found = await glob(options.patterns as string[], globOptions);
+  if (walker.failure) throw walker.failure;
+  return { files: found.filter((file) => !climbsOut(file)), outside: walker.refused };
 }

@@ -2,10 +2,11 @@
 import { open } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
 import { defineRuntimeTool, errorResult, textResult, type ToolContext, type ToolResult } from '../contract.js';
-import { classifyHead, mediaTypeFromExtension, SNIFF_BYTES } from './file-kind.js';
+import { isRecord } from '../util/is-record.js';
+import { classifyHead, mediaTypeFromExtension, SNIFF_BYTES, notAFile } from './file-kind.js';
 import { readLineWindow, type LineWindow } from './line-reader.js';
-import { isSensitiveAllowed, isSensitivePath, sensitiveRefusal } from './sensitive.js';
-import { isRecord, numberArguments, renameArgument } from './tool-args.js';
+import { sensitiveBlocked, sensitiveRefusal } from './sensitive.js';
+import { numberArguments, renameArgument } from './tool-args.js';
 import { resolveToolPath, workspacePolicy } from './workspace-paths.js';
 
 export const READ_MAX_LINES = 1000;
@@ -84,9 +85,9 @@ export async function executeRead(ctx: ToolContext, input: { path: string; line_
   const file = resolved.value;
   if (!file.exists) return errorResult(`${file.display} does not exist. Use glob to find files by name.`);
   const policy = workspacePolicy(ctx);
-  if (isSensitivePath(file.relToRoot) && !isSensitiveAllowed(file.relToRoot, policy.allowSensitive)) {
-    return errorResult(sensitiveRefusal(file.display));
-  }
+  if (sensitiveBlocked(file.relToRoot, policy.allowSensitive)) return errorResult(sensitiveRefusal(file.display));
+  const special = await notAFile(file.real, file.display);
+  if (special) return errorResult(special);
   let handle;
   try {
     handle = await open(file.real, 'r');

@@ -23,9 +23,6 @@ export const SENSITIVE_PATTERNS: readonly string[] = [
   '**/.docker/config.json',
 ];
 
-/** The same rules as ripgrep `--glob` exclusions (ripgrep globs follow gitignore rules too). */
-export const SENSITIVE_RG_GLOBS: readonly string[] = SENSITIVE_PATTERNS.map((pattern) => `!${pattern}`);
-
 const sensitiveMatcher: Ignore = ignore().add(SENSITIVE_PATTERNS as string[]);
 
 /** `relPath`: relative to the root it lies in, forward slashes. */
@@ -48,9 +45,14 @@ export function isSensitiveAllowed(relPath: string, allowSensitive: readonly str
   return matcher.ignores(relPath.replace(/^\/+/, ''));
 }
 
-export function sensitiveRefusal(display: string): string {
+/** Whether a tool may touch this file: not sensitive, or allowed by configuration. */
+export function sensitiveBlocked(relPath: string, allowSensitive: readonly string[]): boolean {
+  return isSensitivePath(relPath) && !isSensitiveAllowed(relPath, allowSensitive);
+}
+
+export function sensitiveRefusal(display: string, action: 'Reading' | 'Writing' | 'Editing' = 'Reading'): string {
   return (
     `${display} is a sensitive file (environment files, private keys and credential files may hold secrets). ` +
-    'Reading it needs an explicit allow in configuration (workspace allowSensitive).'
+    `${action} it needs an explicit allow in configuration (workspace allowSensitive).`
   );
 }

@@ -1,9 +1,5 @@
 // Small helpers shared by the tools' prepareArguments: legacy argument names and numbers sent as strings.
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Copies `from` to `to` when only the legacy name was sent. */
 export function renameArgument(args: Record<string, unknown>, from: string, to: string): void {
   if (args[from] !== undefined && args[to] === undefined) {

@@ -27,6 +27,13 @@ export function workspacePolicy(ctx: Pick<ToolContext, 'cwd' | 'workspace'>): Wo
   return ctx.workspace ?? { root: ctx.cwd, extraRoots: [], allowSensitive: [] };
 }
 
+/** The hidden patterns that apply under `root` (they are written relative to the workspace root only). */
+export async function hiddenUnder(ctx: Pick<ToolContext, 'cwd' | 'workspace'>, root: string): Promise<readonly string[]> {
+  const policy = workspacePolicy(ctx);
+  if (!policy.hidden || policy.hidden.length === 0) return [];
+  return (await realRoot(policy.root)) === root ? policy.hidden : [];
+}
+
 const realRoots = new Map<string, string>();
 
 /** The real path of a root folder, cached (roots do not move while tools run). */
@@ -44,9 +51,11 @@ export async function realRoot(dir: string): Promise<string> {
   return real;
 }
 
+/** Whether `candidate` is `root` or lies under it (lexically; resolve symlinks first where they matter). */
 export function isInside(root: string, candidate: string): boolean {
   const rel = path.relative(root, candidate);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  // "..foo" is a name inside root; only ".." itself or a "../" start climbs out.
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
 
 function toPosix(p: string): string {

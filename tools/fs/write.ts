@@ -4,9 +4,11 @@ import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import writeFileAtomic from 'write-file-atomic';
 import { defineRuntimeTool, errorResult, textResult, type ToolContext, type ToolResult } from '../contract.js';
+import { isRecord } from '../util/is-record.js';
 import { withFileLock } from './file-locks.js';
-import { isRecord, renameArgument } from './tool-args.js';
-import { resolveToolPath } from './workspace-paths.js';
+import { sensitiveBlocked, sensitiveRefusal } from './sensitive.js';
+import { renameArgument } from './tool-args.js';
+import { resolveToolPath, workspacePolicy } from './workspace-paths.js';
 
 export const writeParameters = Type.Object({
   path: Type.String({ description: 'File to write: relative to the workspace root, or absolute inside it. Missing folders are created.' }),
@@ -29,6 +31,8 @@ export async function executeWrite(ctx: ToolContext, input: { path: string; cont
   const resolved = await resolveToolPath(ctx, input.path, 'write');
   if (!resolved.ok) return errorResult(resolved.error);
   const file = resolved.value;
+  // Writing a secrets file is refused like reading or editing one: the model could plant or clobber credentials.
+  if (sensitiveBlocked(file.relToRoot, workspacePolicy(ctx).allowSensitive)) return errorResult(sensitiveRefusal(file.display, 'Writing'));
   const mode = input.mode ?? 'overwrite';
   return withFileLock(file.real, async () => {
     let before: { size: number } | undefined;
@@ -59,7 +63,7 @@ export const writeTool = defineRuntimeTool({
   def: {
     name: 'write',
     description:
-      'Write a text file in the workspace. mode "overwrite" (default) replaces the whole file atomically and keeps its ' +
+      'Write a text file in the workspace (sensitive files such as .env, keys and credentials are refused). mode "overwrite" (default) replaces the whole file atomically and keeps its ' +
       'permissions; "append" adds to the end without adding a newline. Creates missing parent folders. ' +
       'To change part of an existing file, prefer edit.',
     parameters: writeParameters,

@@ -6,6 +6,8 @@ import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import type { PlanDecision, PlanOption } from '../adapters-interaction.js';
 import { defineRuntimeTool, errorResult, textResult, type RuntimeTool, type ToolContext } from '../contract.js';
+import { isInside } from '../fs/workspace-paths.js';
+import { isRecord } from '../util/is-record.js';
 
 export const MIN_PLAN_OPTIONS = 1;
 export const MAX_PLAN_OPTIONS = 3;
@@ -16,11 +18,6 @@ export const RESERVED_PLAN_LABELS = ['Approve', 'Reject', 'Reject and Exit', 'Re
 export const MAX_PLAN_CHARS = 100_000;
 
 const notAvailable = () => errorResult('Plan mode is not available here; describe your plan in your reply instead.');
-
-function isInside(root: string, candidate: string): boolean {
-  const rel = path.relative(root, candidate);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
 
 /**
  * `<session>/plans/<agentId>.md`; when the session folder lies outside the workspace (MURMUR_HOME elsewhere) or
@@ -85,10 +82,6 @@ interface ExitArgs {
 function quote(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 100 ? `${text.slice(0, 97)}...` : text;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Checks exit_plan_mode's arguments by hand, so each message quotes the bad value and says what is accepted. */

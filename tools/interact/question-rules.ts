@@ -1,5 +1,6 @@
 // The rules of ask_user_question's arguments, checked by hand so every message can quote the bad value.
 import type { UserQuestion } from '../adapters-interaction.js';
+import { isRecord } from '../util/is-record.js';
 
 export const MIN_QUESTIONS = 1;
 export const MAX_QUESTIONS = 4;
@@ -21,10 +22,6 @@ export interface QuestionArgs {
 function quote(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function unknownKeys(value: Record<string, unknown>, allowed: readonly string[], path: string, problems: string[]): void {

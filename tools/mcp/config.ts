@@ -4,12 +4,13 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ToolSource } from '../contract.js';
+import { isRecord } from '../util/is-record.js';
 import { expandEnv, type Env } from './expand-env.js';
 
 interface McpServerCommon {
   /** The key under `mcpServers`. */
   name: string;
-  /** `configured` unless the entry says it is a server murmur ships. */
+  /** Always `configured` for an entry read from .mcp.json or murmur.toml; builtin tags are for servers murmur ships. */
   source: ToolSource;
   /** The file the entry came from, for messages. */
   file: string;
@@ -50,7 +51,8 @@ export interface McpConfigResult {
 
 export const MCP_JSON_FILE = '.mcp.json';
 
-const SOURCES: readonly ToolSource[] = ['configured', 'builtin', 'builtin-matrix'];
+/** Tags only servers murmur ships may carry. */
+const RESERVED_SOURCES: readonly ToolSource[] = ['builtin', 'builtin-matrix'];
 const KNOWN_FIELDS = new Set(['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'source', 'timeoutMs', 'disabled', 'description']);
 const TYPES: Record<string, 'stdio' | 'http'> = { stdio: 'stdio', http: 'http', 'streamable-http': 'http', streamableHttp: 'http' };
 
@@ -65,10 +67,6 @@ function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
   if (typeof value === 'object') return 'an object';
   return `${typeof value} ${String(value)}`;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Collects the problems of one entry; `fail` marks the entry as unusable. */
@@ -148,11 +146,17 @@ class EntryReader {
   }
 }
 
+/**
+ * Every server read from a file is `configured`. The builtin tags lift role caps (explore and verifier may use a
+ * built-in web_search), so only servers murmur ships, built in code, carry them: a file claiming one is ignored.
+ */
 function readSource(reader: EntryReader, value: unknown): ToolSource {
-  if (value === undefined) return 'configured';
-  if (typeof value === 'string' && (SOURCES as readonly string[]).includes(value)) return value as ToolSource;
-  // Unknown sources are treated as configured, the most restricted tag, so a typo never widens access.
-  reader.warn('source', `unknown source ${describe(value)}, treated as "configured" (accepted: ${SOURCES.join(', ')})`);
+  if (value === undefined || value === 'configured') return 'configured';
+  if (typeof value === 'string' && (RESERVED_SOURCES as readonly string[]).includes(value)) {
+    reader.warn('source', `${describe(value)} is reserved for servers murmur ships and cannot be set in ${reader.file}; ignored, the server is "configured"`);
+    return 'configured';
+  }
+  reader.warn('source', `unknown source ${describe(value)}, ignored: a server from ${reader.file} is always "configured"`);
   return 'configured';
 }
 

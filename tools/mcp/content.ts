@@ -2,12 +2,9 @@
 // text (or an image), links and audio become a line saying what they are. Anything malformed is reported as an
 // error result, never thrown, since a server's bug must not end the agent's turn.
 import type { ToolContent, ToolResult } from '../contract.js';
+import { isRecord } from '../util/is-record.js';
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;

@@ -5,11 +5,12 @@ import { stat } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
 import type { TaskOutcome } from '../adapters.js';
 import { defineRuntimeTool, errorResult, textResult, type ToolContext, type ToolResult, type ToolUpdate } from '../contract.js';
-import { booleanArguments, isRecord, numberArguments } from '../fs/tool-args.js';
+import { booleanArguments, numberArguments } from '../fs/tool-args.js';
 import { resolveToolPath } from '../fs/workspace-paths.js';
+import { isRecord } from '../util/is-record.js';
 import { HeadTailBuffer } from './output-buffer.js';
 import { runInProcessGroup, type GroupRunResult } from './process-group.js';
-import { DEFAULT_SECRET_PATTERNS, scrubSecrets } from './secret-env.js';
+import { scrubSecrets } from './secret-env.js';
 
 export const BASH_DEFAULT_TIMEOUT_MS = 60_000;
 export const BASH_MAX_TIMEOUT_MS = 5 * 60_000;
@@ -54,12 +55,26 @@ function seconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
+/** What to say about processes that left the command's process group: a group kill does not reach them. */
+function escapedNote(run: GroupRunResult): string {
+  if (!run.escaped) return '';
+  const many = run.escaped.length > 1;
+  const listed = run.escaped.map((p) => `pid ${p.pid} (${p.command})`).join(', ');
+  const which = listed ? `: ${listed}` : ' (it kept the output open)';
+  const cut = run.outputCut ? ` ${many ? 'Their' : 'Its'} later output is not shown.` : '';
+  const kill = run.escaped.length > 0 ? ` Stop ${many ? 'them' : 'it'} with kill ${run.escaped.map((p) => p.pid).join(' ')} if ${many ? 'they' : 'it'} should not keep running;` : '';
+  const who = many ? 'Processes left' : 'A process left';
+  return ` ${who} the command's process group and may still run${which}.${cut}${kill} use run_in_background for processes meant to keep running.`;
+}
+
 function statusLine(run: GroupRunResult, timeoutMs: number | undefined): { text: string; isError: boolean } {
   if (run.spawnError) return { text: `The command could not be started: ${run.spawnError}`, isError: true };
-  if (run.timedOut) return { text: `Timed out after ${seconds(timeoutMs ?? 0)}: the command and every process it started were stopped.`, isError: true };
-  if (run.aborted) return { text: 'Aborted: the command and every process it started were stopped.', isError: true };
-  if (run.exitCode === undefined) return { text: `Ended by signal ${run.signal ?? 'unknown'}.`, isError: true };
-  return { text: `Exit code ${run.exitCode}.`, isError: run.exitCode !== 0 };
+  const note = escapedNote(run);
+  const stopped = note ? "the command's process group was stopped." : 'the command and every process it started were stopped.';
+  if (run.timedOut) return { text: `Timed out after ${seconds(timeoutMs ?? 0)}: ${stopped}${note}`, isError: true };
+  if (run.aborted) return { text: `Aborted: ${stopped}${note}`, isError: true };
+  if (run.exitCode === undefined) return { text: `Ended by signal ${run.signal ?? 'unknown'}.${note}`, isError: true };
+  return { text: `Exit code ${run.exitCode}.${note}`, isError: run.exitCode !== 0 };
 }
 
 async function workingFolder(ctx: ToolContext, cwd: string | undefined): Promise<{ ok: true; path: string } | { ok: false; error: string }> {
@@ -118,7 +133,8 @@ export async function executeBash(ctx: ToolContext, input: BashInput, signal: Ab
   }
   const folder = await workingFolder(ctx, input.cwd);
   if (!folder.ok) return errorResult(folder.error);
-  const env = scrubSecrets(process.env, ctx.env?.secretPatterns ?? DEFAULT_SECRET_PATTERNS);
+  // Configured patterns add to the defaults: a narrow list in murmur.toml must not let API keys through.
+  const env = scrubSecrets(process.env, ctx.env?.secretPatterns ?? []);
   if (background) return startInBackground(ctx, input, folder.path, env);
   const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
   const output = new HeadTailBuffer(BASH_MAX_OUTPUT_CHARS);
@@ -136,7 +152,7 @@ export async function executeBash(ctx: ToolContext, input: BashInput, signal: Ab
   const status = statusLine(run, timeoutMs);
   const text = output.toString().replace(/\n+$/, '');
   const body = `${text === '' ? '(no output)' : text}\n\n${status.text}`;
-  const details = { exitCode: run.exitCode, timedOut: run.timedOut, aborted: run.aborted };
+  const details = { exitCode: run.exitCode, timedOut: run.timedOut, aborted: run.aborted, ...(run.escaped ? { escapedPids: run.escaped.map((p) => p.pid) } : {}) };
   return status.isError ? errorResult(body, details) : textResult(body, details);
 }
 
@@ -147,7 +163,7 @@ export const bashTool = defineRuntimeTool({
       'Run a shell command (bash -c) in the workspace and get its output (stdout and stderr together) and exit code. ' +
       `Default timeout ${BASH_DEFAULT_TIMEOUT_MS / 1000} s, at most ${BASH_MAX_TIMEOUT_MS / 60_000} min; on timeout the command and everything it started are stopped. ` +
       'stdin is closed, so interactive prompts get end-of-input. For servers or long jobs set run_in_background: true with a ' +
-      'description: you get a task id at once and are told when it ends. Secrets (*_API_KEY, *_TOKEN, *_SECRET) are not in the environment. ' +
+      'description: you get a task id at once and are told when it ends. Secrets (*_API_KEY, *_TOKEN, *_SECRET, *_KEY, credentials…) are not in the environment. ' +
       'Prefer read, grep, glob and edit over cat, grep, find and sed.',
     parameters: bashParameters,
     prepareArguments: prepareBashArguments,

@@ -1,11 +1,18 @@
 // Runs a shell command as the leader of its own process group, so a timeout or an abort can stop the
 // command and everything it started: SIGTERM to the group, a grace period, then SIGKILL. No process may
-// outlive its command.
+// outlive its command — except one that left the group (setsid, a daemon): that one is reported, and its
+// open output pipe no longer holds the command up.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { execa } from 'execa';
+import { COMMAND_MARKER_VARIABLE, findEscapedProcesses, newCommandMarker, type EscapedProcess } from './escaped-processes.js';
 
 export const KILL_GRACE_MS = 5_000;
+/**
+ * Once the group is gone, how long the output pipes may stay open. They close at once unless a process outside
+ * the group holds them; this only lets output already written arrive.
+ */
+export const OUTPUT_DRAIN_MS = 250;
 
 const SHELL = existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
 
@@ -17,6 +24,8 @@ export interface GroupRunOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   graceMs?: number;
+  /** See OUTPUT_DRAIN_MS. */
+  drainMs?: number;
   onOutput(text: string): void;
 }
 
@@ -28,6 +37,13 @@ export interface GroupRunResult {
   aborted: boolean;
   /** The command could not be started. */
   spawnError?: string;
+  /**
+   * Processes that left the command's process group and may still run. Present (possibly empty, when they
+   * cannot be listed) when one was found or when the output had to be cut off because one held it open.
+   */
+  escaped?: EscapedProcess[];
+  /** The output pipes were closed by us while a process outside the group still held them. */
+  outputCut?: boolean;
 }
 
 /** Whether a process of the group still runs. Zombies do not count: a slow reaper may leave them for seconds. */
@@ -99,10 +115,12 @@ function track(pgid: number): void {
 
 export async function runInProcessGroup(options: GroupRunOptions): Promise<GroupRunResult> {
   const graceMs = options.graceMs ?? KILL_GRACE_MS;
+  const drainMs = options.drainMs ?? OUTPUT_DRAIN_MS;
   if (options.signal?.aborted) return { exitCode: undefined, signal: undefined, timedOut: false, aborted: true };
+  const marker = newCommandMarker();
   const subprocess = execa(SHELL, ['-c', options.command], {
     cwd: options.cwd,
-    env: options.env,
+    env: { ...options.env, [COMMAND_MARKER_VARIABLE]: marker },
     extendEnv: false,
     // Closed stdin: an interactive command reads EOF at once instead of waiting forever.
     stdin: 'ignore',
@@ -126,8 +144,12 @@ export async function runInProcessGroup(options: GroupRunOptions): Promise<Group
   let timedOut = false;
   let aborted = false;
   let stopping: Promise<void> | undefined;
+  let groupStopped!: () => void;
+  const stopped = new Promise<void>((resolve) => {
+    groupStopped = resolve;
+  });
   const stop = () => {
-    stopping ??= terminateGroup(pgid, graceMs);
+    stopping ??= terminateGroup(pgid, graceMs).then(groupStopped);
   };
   const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => {
     timedOut = true;
@@ -140,16 +162,29 @@ export async function runInProcessGroup(options: GroupRunOptions): Promise<Group
   options.signal?.addEventListener('abort', onAbort, { once: true });
   // When the shell itself exits, whatever it left running in its group is stopped too (and releases the pipe).
   subprocess.once('exit', () => stop());
+  let drainTimer: NodeJS.Timeout | undefined;
   try {
+    // The subprocess settles when the shell has exited and its pipes have closed. A process that left the group
+    // keeps the pipes open as long as it runs: once the group is stopped, stop waiting for them after a drain.
+    const pipesClosed = subprocess.then(() => true);
+    const drained = stopped.then(() => new Promise<false>((resolve) => {
+      drainTimer = setTimeout(() => resolve(false), drainMs);
+    }));
+    const outputCut = !(await Promise.race([pipesClosed, drained]));
+    if (outputCut) for (const stream of [subprocess.all, subprocess.stdout, subprocess.stderr]) stream?.destroy();
     const result = await subprocess;
     await stopping;
     const rest = decoder.end();
     if (rest) options.onOutput(rest);
     const outcome: GroupRunResult = { exitCode: result.exitCode, signal: result.signal, timedOut, aborted };
     if (result.exitCode === undefined && result.signal === undefined && !timedOut && !aborted) outcome.spawnError = result.message;
+    const escaped = findEscapedProcesses(marker, pgid);
+    if (escaped.length > 0 || outputCut) outcome.escaped = escaped;
+    if (outputCut) outcome.outputCut = true;
     return outcome;
   } finally {
     if (timer) clearTimeout(timer);
+    if (drainTimer) clearTimeout(drainTimer);
     options.signal?.removeEventListener('abort', onAbort);
     liveGroups.delete(pgid);
   }
