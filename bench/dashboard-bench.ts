@@ -19,7 +19,7 @@ import { startDashboard, type DashboardStats } from '../dashboards/tui.js';
 const AGENTS = 1000;
 const AT_ONCE = 50;
 const TURN_LATENCY_MS = 20;
-const ROUNDS = 5;
+const ROUNDS = 9;
 
 interface RunFigures {
   wallMs: number;
