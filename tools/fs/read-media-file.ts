@@ -1,12 +1,10 @@
 // read_media_file: an image or a video from the workspace, sent to the model as a media block.
-import { open, type FileHandle } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
 import { defineRuntimeTool, errorResult, type ToolContext, type ToolResult } from '../contract.js';
 import { isRecord } from '../util/is-record.js';
-import { mediaTypeOf, SNIFF_BYTES, notAFile } from './file-kind.js';
-import { sensitiveBlocked, sensitiveRefusal } from './sensitive.js';
+import { mediaTypeOf, SNIFF_BYTES } from './file-kind.js';
 import { renameArgument } from './tool-args.js';
-import { resolveToolPath, workspacePolicy } from './workspace-paths.js';
+import { openForReading } from './open-for-reading.js';
 
 export const MEDIA_MAX_BYTES = 100 * 1024 * 1024;
 
@@ -28,19 +26,9 @@ function sizeText(bytes: number): string {
 }
 
 export async function executeReadMediaFile(ctx: ToolContext, input: { path: string }): Promise<ToolResult> {
-  const resolved = await resolveToolPath(ctx, input.path, 'read');
-  if (!resolved.ok) return errorResult(resolved.error);
-  const file = resolved.value;
-  if (!file.exists) return errorResult(`${file.display} does not exist. Use glob to find files by name.`);
-  if (sensitiveBlocked(file.relToRoot, workspacePolicy(ctx).allowSensitive)) return errorResult(sensitiveRefusal(file.display));
-  const special = await notAFile(file.real, file.display);
-  if (special) return errorResult(special);
-  let handle: FileHandle;
-  try {
-    handle = await open(file.real, 'r');
-  } catch (error) {
-    return errorResult(`${file.display} cannot be opened: ${(error as Error).message}`);
-  }
+  const opened = await openForReading(ctx, input.path);
+  if (!opened.ok) return errorResult(opened.error);
+  const { file, handle } = opened;
   try {
     const stats = await handle.stat();
     if (stats.isDirectory()) return errorResult(`${file.display} is a folder, not a file.`);

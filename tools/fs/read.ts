@@ -1,13 +1,11 @@
 // read: numbered lines of a text file, a bounded window per call (1000 lines or 100 KB).
-import { open } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
 import { defineRuntimeTool, errorResult, textResult, type ToolContext, type ToolResult } from '../contract.js';
 import { isRecord } from '../util/is-record.js';
-import { classifyHead, mediaTypeFromExtension, SNIFF_BYTES, notAFile } from './file-kind.js';
+import { classifyHead, mediaTypeFromExtension, SNIFF_BYTES } from './file-kind.js';
 import { readLineWindow, type LineWindow } from './line-reader.js';
-import { sensitiveBlocked, sensitiveRefusal } from './sensitive.js';
 import { numberArguments, renameArgument } from './tool-args.js';
-import { resolveToolPath, workspacePolicy } from './workspace-paths.js';
+import { openForReading } from './open-for-reading.js';
 
 export const READ_MAX_LINES = 1000;
 export const READ_MAX_BYTES = 100 * 1024;
@@ -80,20 +78,9 @@ function closingNotes(window: LineWindow, askedLines: number | undefined): strin
 }
 
 export async function executeRead(ctx: ToolContext, input: { path: string; line_offset?: number; n_lines?: number }): Promise<ToolResult> {
-  const resolved = await resolveToolPath(ctx, input.path, 'read');
-  if (!resolved.ok) return errorResult(resolved.error);
-  const file = resolved.value;
-  if (!file.exists) return errorResult(`${file.display} does not exist. Use glob to find files by name.`);
-  const policy = workspacePolicy(ctx);
-  if (sensitiveBlocked(file.relToRoot, policy.allowSensitive)) return errorResult(sensitiveRefusal(file.display));
-  const special = await notAFile(file.real, file.display);
-  if (special) return errorResult(special);
-  let handle;
-  try {
-    handle = await open(file.real, 'r');
-  } catch (error) {
-    return errorResult(`${file.display} cannot be opened: ${(error as Error).message}`);
-  }
+  const opened = await openForReading(ctx, input.path);
+  if (!opened.ok) return errorResult(opened.error);
+  const { file, handle } = opened;
   try {
     const stats = await handle.stat();
     if (stats.isDirectory()) return errorResult(`${file.display} is a folder, not a file. Use glob to list its files.`);
