@@ -7,18 +7,10 @@
 //   new AnthropicProvider({ model: 'claude-sonnet-4-5', apiKey: 'k', baseURL: server.baseURL });
 //   server.requests[1].body.messages  // what the second call carried
 //   await server.close();
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { startScriptedHttpServer, type RecordedRequest, type ScriptedHttpServer } from './scripted-http-server.js';
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  /** The parsed JSON body (undefined when the body was not JSON). */
-  body: any;
-  /** Becomes true if the client hung up before the reply was complete (an abort). */
-  closedEarly: boolean;
-}
+export type { RecordedRequest };
 
 export interface SseEvent {
   event: string;
@@ -39,16 +31,8 @@ export type AnthropicReply =
 
 export type AnthropicReplier = (request: RecordedRequest, index: number) => AnthropicReply;
 
-export interface FakeAnthropicServer {
-  /** Pass as the SDK's `baseURL` (the SDK appends /v1/messages). */
-  readonly baseURL: string;
-  readonly requests: RecordedRequest[];
-  /** Replies used one per request, in order. */
-  enqueue(...replies: AnthropicReply[]): void;
-  /** Answers requests once the queue is empty (default: a 500 saying nothing was scripted). */
-  setFallback(replier: AnthropicReplier): void;
-  close(): Promise<void>;
-}
+/** Replies are used one per request, in order; then the fallback (default: a 500 saying nothing was scripted). */
+export type FakeAnthropicServer = ScriptedHttpServer<AnthropicReply>;
 
 export interface Usage {
   input_tokens: number;
@@ -190,55 +174,12 @@ async function writeStream(res: ServerResponse, reply: Extract<AnthropicReply, {
   res.end();
 }
 
-export async function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
-  const requests: RecordedRequest[] = [];
-  const queue: AnthropicReply[] = [];
-  let fallback: AnthropicReplier = (_request, index) => anthropicError(500, `fake Anthropic server: no reply scripted for request ${index + 1}`);
-
-  const server = createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (part: Buffer) => parts.push(part));
-    req.on('end', () => {
-      const text = Buffer.concat(parts).toString('utf8');
-      let body: unknown;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = undefined;
-      }
-      const record: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, closedEarly: false };
-      const index = requests.length;
-      requests.push(record);
-      res.on('close', () => {
-        if (!res.writableFinished) record.closedEarly = true;
-      });
-      if (req.method !== 'POST' || !record.path.startsWith('/v1/messages')) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `fake Anthropic server: no route ${req.method} ${record.path}` } }));
-        return;
-      }
-      const reply = queue.shift() ?? fallback(record, index);
-      if (reply.kind === 'error') {
-        res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-        res.end(JSON.stringify(reply.body));
-        return;
-      }
-      void writeStream(res, reply, record);
-    });
+export function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
+  return startScriptedHttpServer<AnthropicReply>({
+    basePath: '',
+    route: '/v1/messages',
+    notFound: (method, path) => ({ type: 'error', error: { type: 'not_found_error', message: `fake Anthropic server: no route ${method} ${path}` } }),
+    fallback: (_request, index) => anthropicError(500, `fake Anthropic server: no reply scripted for request ${index + 1}`),
+    stream: writeStream,
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseURL: `http://127.0.0.1:${port}`,
-    requests,
-    enqueue: (...replies) => void queue.push(...replies),
-    setFallback: (replier) => {
-      fallback = replier;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }

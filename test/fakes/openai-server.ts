@@ -7,18 +7,10 @@
 //   new OpenAIProvider({ model: 'gpt-4.1', apiKey: 'k', baseURL: server.baseURL });
 //   server.requests[1].body.messages  // what the second call carried
 //   await server.close();
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { startScriptedHttpServer, type RecordedRequest, type ScriptedHttpServer } from './scripted-http-server.js';
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  /** The parsed JSON body (undefined when the body was not JSON). */
-  body: any;
-  /** Becomes true if the client hung up before the reply was complete (an abort). */
-  closedEarly: boolean;
-}
+export type { RecordedRequest };
 
 export type OpenAIReply =
   | {
@@ -37,16 +29,8 @@ export type OpenAIReply =
 
 export type OpenAIReplier = (request: RecordedRequest, index: number) => OpenAIReply;
 
-export interface FakeOpenAIServer {
-  /** Pass as the SDK's `baseURL` (ends in /v1). */
-  readonly baseURL: string;
-  readonly requests: RecordedRequest[];
-  /** Replies used one per request, in order. */
-  enqueue(...replies: OpenAIReply[]): void;
-  /** Answers requests once the queue is empty (default: a 500 saying nothing was scripted). */
-  setFallback(replier: OpenAIReplier): void;
-  close(): Promise<void>;
-}
+/** Replies are used one per request, in order; then the fallback (default: a 500 saying nothing was scripted). */
+export type FakeOpenAIServer = ScriptedHttpServer<OpenAIReply>;
 
 export interface Usage {
   prompt_tokens: number;
@@ -180,55 +164,12 @@ async function writeStream(res: ServerResponse, reply: Extract<OpenAIReply, { ki
   res.end();
 }
 
-export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
-  const requests: RecordedRequest[] = [];
-  const queue: OpenAIReply[] = [];
-  let fallback: OpenAIReplier = (_request, index) => openaiError(500, `fake OpenAI server: no reply scripted for request ${index + 1}`);
-
-  const server = createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (part: Buffer) => parts.push(part));
-    req.on('end', () => {
-      const text = Buffer.concat(parts).toString('utf8');
-      let body: unknown;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = undefined;
-      }
-      const record: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, closedEarly: false };
-      const index = requests.length;
-      requests.push(record);
-      res.on('close', () => {
-        if (!res.writableFinished) record.closedEarly = true;
-      });
-      if (req.method !== 'POST' || !record.path.startsWith('/v1/chat/completions')) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `fake OpenAI server: no route ${req.method} ${record.path}`, type: 'invalid_request_error', param: null, code: null } }));
-        return;
-      }
-      const reply = queue.shift() ?? fallback(record, index);
-      if (reply.kind === 'error') {
-        res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-        res.end(JSON.stringify(reply.body));
-        return;
-      }
-      void writeStream(res, reply, record);
-    });
+export function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
+  return startScriptedHttpServer<OpenAIReply>({
+    basePath: '/v1',
+    route: '/v1/chat/completions',
+    notFound: (method, path) => ({ error: { message: `fake OpenAI server: no route ${method} ${path}`, type: 'invalid_request_error', param: null, code: null } }),
+    fallback: (_request, index) => openaiError(500, `fake OpenAI server: no reply scripted for request ${index + 1}`),
+    stream: writeStream,
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
-    requests,
-    enqueue: (...replies) => void queue.push(...replies),
-    setFallback: (replier) => {
-      fallback = replier;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }

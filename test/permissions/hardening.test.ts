@@ -3,9 +3,7 @@
 import { mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPermissionSetup, type PermissionSetupOptions } from '../../orchestrator/permissions/setup.js';
-import type { MurmurConfig } from '../../orchestrator/config.js';
-import { check, FakeUser, removeDir, tempDir, text } from './helpers.js';
+import { removeDir, setupWithOutcome, tempDir } from './helpers.js';
 
 let root: string;
 
@@ -20,17 +18,8 @@ afterAll(async () => {
   await removeDir(root);
 });
 
-function setupWith(options: Partial<PermissionSetupOptions> & { permissions?: MurmurConfig['permissions'] } = {}) {
-  const user = new FakeUser({ approve: () => ({ kind: 'deny' }) });
-  const { permissions, ...rest } = options;
-  const setup = createPermissionSetup({ workspaceRoot: root, asker: user, config: { permissions: permissions ?? {} }, ...rest });
-  const outcome = async (name: string, args: Record<string, unknown>): Promise<string> => {
-    const before = user.approvals.length;
-    const result = await check(setup, name, args);
-    if (user.approvals.length > before) return 'ask';
-    return result === undefined ? 'allow' : `refused: ${text(result)}`;
-  };
-  return outcome;
+function setupWith(options: Parameters<typeof setupWithOutcome>[1] = {}) {
+  return setupWithOutcome(root, options).outcome;
 }
 
 describe('permission rules that cannot be walked around', () => {

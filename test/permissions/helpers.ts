@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AgentRecord } from '../../orchestrator/scheduler.js';
 import type { ApprovalAnswer, ApprovalRequest, Asker, PlanApprovalRequest, Requester } from '../../orchestrator/permissions/asker.js';
-import type { PermissionSetup } from '../../orchestrator/permissions/setup.js';
+import { createPermissionSetup, type PermissionSetup, type PermissionSetupOptions } from '../../orchestrator/permissions/setup.js';
+import type { MurmurConfig } from '../../orchestrator/config.js';
 import type { PlanDecision, QuestionReply, QuestionRequest } from '../../tools/adapters-interaction.js';
 import { resultText, type RuntimeTool, type ToolResult } from '../../tools/contract.js';
 import { workspaceTools } from '../../tools/workspace-tools.js';
@@ -111,4 +112,21 @@ export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => voi
   let open!: (value: T) => void;
   const promise = new Promise<T>((resolve) => (open = resolve));
   return { promise, open };
+}
+
+/**
+ * A permission setup whose user denies every approval, and `outcome(name, args)`: 'allow' when the call ran
+ * without a question, 'ask' when the user was asked, else the refusal text.
+ */
+export function setupWithOutcome(root: string, options: Partial<PermissionSetupOptions> & { permissions?: MurmurConfig['permissions'] } = {}) {
+  const user = new FakeUser({ approve: () => ({ kind: 'deny' }) });
+  const { permissions, ...rest } = options;
+  const setup = createPermissionSetup({ workspaceRoot: root, asker: user, config: { permissions: permissions ?? {} }, ...rest });
+  const outcome = async (name: string, args: Record<string, unknown>): Promise<string> => {
+    const before = user.approvals.length;
+    const result = await check(setup, name, args);
+    if (user.approvals.length > before) return 'ask';
+    return result === undefined ? 'allow' : `refused: ${text(result)}`;
+  };
+  return { setup, user, outcome };
 }

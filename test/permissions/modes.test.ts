@@ -3,9 +3,8 @@
 import { mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPermissionSetup, PermissionRuleError, type PermissionSetupOptions } from '../../orchestrator/permissions/setup.js';
-import type { MurmurConfig } from '../../orchestrator/config.js';
-import { agentRecord, check, FakeUser, removeDir, tempDir, text } from './helpers.js';
+import { createPermissionSetup, PermissionRuleError } from '../../orchestrator/permissions/setup.js';
+import { agentRecord, check, removeDir, setupWithOutcome, tempDir, text } from './helpers.js';
 
 let root: string;
 let outside: string;
@@ -22,18 +21,8 @@ afterAll(async () => {
   await removeDir(outside);
 });
 
-function setupWith(options: Partial<PermissionSetupOptions> & { permissions?: MurmurConfig['permissions'] } = {}) {
-  const user = new FakeUser({ approve: () => ({ kind: 'deny' }) });
-  const { permissions, ...rest } = options;
-  const setup = createPermissionSetup({ workspaceRoot: root, asker: user, config: { permissions: permissions ?? {} }, ...rest });
-  /** 'allow' when the call ran without a question, 'ask' when the user was asked (and denied), else the refusal. */
-  const outcome = async (name: string, args: Record<string, unknown>): Promise<string> => {
-    const before = user.approvals.length;
-    const result = await check(setup, name, args);
-    if (user.approvals.length > before) return 'ask';
-    return result === undefined ? 'allow' : `refused: ${text(result)}`;
-  };
-  return { setup, user, outcome };
+function setupWith(options: Parameters<typeof setupWithOutcome>[1] = {}) {
+  return setupWithOutcome(root, options);
 }
 
 describe('manual mode', () => {
