@@ -16,6 +16,7 @@ import {
   type FakeAnthropicServer,
 } from '../fakes/anthropic-server.js';
 import { echoTool, instantClock, modelRequest, PIXEL_PNG } from './helpers.js';
+import { failure } from './helpers.js';
 
 let server: FakeAnthropicServer;
 beforeAll(async () => {
@@ -28,11 +29,6 @@ beforeEach(() => {
 
 const provider = (extra: Partial<ConstructorParameters<typeof AnthropicProvider>[0]> = {}) =>
   new AnthropicProvider({ model: 'claude-haiku-4-5', apiKey: 'sk-ant-test', baseURL: server.baseURL, keyEnvVar: 'ANTHROPIC_API_KEY', ...extra });
-
-function failure(result: ModelResult) {
-  expect(result.ok).toBe(false);
-  return (result as Extract<ModelResult, { ok: false }>).error;
-}
 
 describe('AnthropicProvider', () => {
   it('streams text to onTextDelta and maps usage with cache reads and writes', async () => {

@@ -1,7 +1,8 @@
 // Small helpers shared by the provider tests.
 import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../orchestrator/clock.js';
-import type { ModelRequest } from '../../orchestrator/models/provider.js';
+import type { ModelError, ModelRequest, ModelResult } from '../../orchestrator/models/provider.js';
+import { expect } from 'vitest';
 import type { Message } from '../../orchestrator/types.js';
 import { defineRuntimeTool } from '../../tools/contract.js';
 
@@ -41,3 +42,9 @@ export const echoTool = defineRuntimeTool({
 
 /** A one-pixel PNG, base64. */
 export const PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+
+/** The error of a failed result (the test fails when the result succeeded). */
+export function failure(result: ModelResult): ModelError {
+  expect(result.ok).toBe(false);
+  return (result as Extract<ModelResult, { ok: false }>).error;
+}

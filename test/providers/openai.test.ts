@@ -8,6 +8,7 @@ import { withRetries, type RetryNotice } from '../../orchestrator/models/retry.j
 import { toLoopTools } from '../../tools/loop-tools.js';
 import { openaiChunks, openaiError, openaiText, openaiToolCalls, startFakeOpenAIServer, type FakeOpenAIServer } from '../fakes/openai-server.js';
 import { echoTool, instantClock, modelRequest, PIXEL_PNG } from './helpers.js';
+import { failure } from './helpers.js';
 
 let server: FakeOpenAIServer;
 beforeAll(async () => {
@@ -20,11 +21,6 @@ beforeEach(() => {
 
 const provider = (extra: Partial<ConstructorParameters<typeof OpenAIProvider>[0]> = {}) =>
   new OpenAIProvider({ model: 'gpt-4.1', apiKey: 'sk-test', baseURL: server.baseURL, keyEnvVar: 'OPENAI_API_KEY', ...extra });
-
-function failure(result: ModelResult) {
-  expect(result.ok).toBe(false);
-  return (result as Extract<ModelResult, { ok: false }>).error;
-}
 
 describe('OpenAIProvider', () => {
   it('streams text to onTextDelta and maps usage, cached tokens and cost', async () => {
