@@ -12,6 +12,12 @@ Usage:
   murmur resume ID                      reopen a session after a crash or an abort and finish its work
   murmur demo                           a scripted swarm on a sample project (no API key needed)
   murmur mcp serve [--model M] [--cwd DIR]  serve run_agent and run_swarm over MCP (stdio)
+  murmur sessions [--cwd DIR] [--json]  the workspace's sessions, newest first (ids for murmur resume)
+  murmur schedule add|list|show|edit|pause|unpause|rm|run-now|preview …
+                                        scheduled tasks (see murmur schedule --help)
+  murmur scheduler [--cwd DIR]          the service that runs scheduled tasks (foreground)
+  murmur worker --queue redis://… [--cwd DIR] [--concurrency N] [--model M]
+                                        take swarm items from a Redis queue (see murmur swarm --queue)
   murmur --help | --version
 
 Options (run):
@@ -61,8 +67,18 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await (await import('./demo.js')).demoCommand(rest);
       case 'mcp':
         return await (await import('./mcp-serve.js')).mcpCommand(rest);
+      case 'sessions':
+        return await (await import('./sessions.js')).sessionsCommand(rest);
+      case 'schedule':
+        return await (await import('./schedule.js')).scheduleCommand(rest);
+      case 'scheduler':
+        return await (await import('./scheduler.js')).schedulerCommand(rest);
+      case 'worker':
+        return await (await import('./worker.js')).workerCommand(rest);
       default:
-        throw new UsageError(`murmur: unknown command "${command}". Commands: run, swarm, resume, demo, mcp serve; see murmur --help.`);
+        throw new UsageError(
+          `murmur: unknown command "${command}". Commands: run, swarm, resume, sessions, schedule, scheduler, worker, demo, mcp serve; see murmur --help.`,
+        );
     }
   } catch (error) {
     if (error instanceof UsageError) {

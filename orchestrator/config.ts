@@ -17,6 +17,8 @@ const ConfigSchema = Type.Object(
     baseUrl: Type.Optional(Type.String()),
     permissionMode: Type.Optional(Type.Union([Type.Literal('manual'), Type.Literal('auto'), Type.Literal('yolo')])),
     maxTurns: Type.Optional(PositiveInt),
+    /** Reasoning effort passed to the provider where it has such a knob (see --effort). */
+    effort: Type.Optional(Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')])),
     limits: Type.Optional(
       Type.Object(
         {
@@ -53,6 +55,8 @@ const ConfigSchema = Type.Object(
       Type.Object({ extraRoots: Type.Optional(Strings), allowSensitive: Type.Optional(Strings) }, { additionalProperties: false }),
     ),
     shell: Type.Optional(Type.Object({ secretEnvPatterns: Type.Optional(Strings) }, { additionalProperties: false })),
+    /** `shellBridge = false` turns murmur-tools off everywhere. */
+    tools: Type.Optional(Type.Object({ shellBridge: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
     budget: Type.Optional(
       Type.Object({ maxResultChars: Type.Optional(PositiveInt), spillChars: Type.Optional(PositiveInt) }, { additionalProperties: false }),
     ),

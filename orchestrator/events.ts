@@ -45,7 +45,8 @@ export interface TurnEndEvent extends Base {
   /** Set when the model call failed and the turn ended with that reason. */
   error?: string;
 }
-export interface ToolStartEvent extends Base { type: 'tool.start'; agentId: string; tool: string; callId: string; args: string }
+/** `via: 'shell'`: the call came through murmur-tools from the agent's bash, not from its catalog. */
+export interface ToolStartEvent extends Base { type: 'tool.start'; agentId: string; tool: string; callId: string; args: string; via?: 'shell' }
 export interface ToolUpdateEvent extends Base { type: 'tool.update'; agentId: string; tool: string; callId: string; text: string }
 export interface ToolEndEvent extends Base {
   type: 'tool.end';
@@ -56,8 +57,10 @@ export interface ToolEndEvent extends Base {
   durationMs: number;
   /** The first 200 characters of an error result. */
   error?: string;
+  via?: 'shell';
 }
-export interface MessageDeltaEvent extends Base { type: 'message.delta'; agentId: string; text: string }
+/** Streamed text; `thinking: true` for reasoning/thinking text that is not part of the answer. */
+export interface MessageDeltaEvent extends Base { type: 'message.delta'; agentId: string; text: string; thinking?: boolean }
 export interface MessageEvent extends Base { type: 'message'; agentId: string; role: 'user' | 'assistant' | 'tool'; message: unknown }
 export interface MessageSyntheticEvent extends Base { type: 'message.synthetic'; agentId: string; kind: string; taskId?: string }
 export interface ModelRetryEvent extends Base {
@@ -96,6 +99,9 @@ export interface SwarmItemEvent extends Base {
   /** The controller's capacity after this change. */
   capacity?: number;
   running?: number;
+  /** Distributed swarms: the worker machine that ran the item, and the model it ran on. */
+  host?: string;
+  model?: string;
 }
 /** The controller's capacity changed (ramp, rate-limit hold, recovery). */
 export interface SwarmCapacityEvent extends Base { type: 'swarm.capacity'; swarmId: string; capacity: number; running: number; limited: boolean }

@@ -24,7 +24,8 @@ export interface LoadedDefinitions {
 
 /** Fields Claude Code writes that murmur accepts and ignores. */
 const IGNORED_FIELDS = new Set(['color']);
-const KNOWN_FIELDS = ['name', 'description', 'tools', 'disallowedTools', 'model', 'maxTurns', 'timeout', 'subagents', 'mcpServers'];
+const KNOWN_FIELDS = ['name', 'description', 'tools', 'disallowedTools', 'model', 'effort', 'maxTurns', 'timeout', 'subagents', 'mcpServers', 'shellBridge'];
+const EFFORTS = ['low', 'medium', 'high'] as const;
 const NAME_RULE = /^[a-z0-9][a-z0-9_-]*$/;
 
 class FieldError extends Error {
@@ -89,6 +90,16 @@ function profileFrom(path: string, fallbackName: string, data: Record<string, un
     profile.maxTurns = data.maxTurns as number;
   }
   if (data.timeout !== undefined) profile.timeoutMs = parseDuration(data.timeout, 'timeout');
+  if (data.effort !== undefined) {
+    if (!EFFORTS.includes(data.effort as (typeof EFFORTS)[number])) {
+      throw new FieldError('effort', `"effort" must be one of ${EFFORTS.join(', ')}, got ${JSON.stringify(data.effort)}`);
+    }
+    profile.effort = data.effort as (typeof EFFORTS)[number];
+  }
+  if (data.shellBridge !== undefined) {
+    if (typeof data.shellBridge !== 'boolean') throw new FieldError('shellBridge', `"shellBridge" must be true or false, got ${JSON.stringify(data.shellBridge)}`);
+    profile.shellBridge = data.shellBridge;
+  }
   if (data.model !== undefined) {
     if (typeof data.model !== 'string') throw new FieldError('model', `"model" must be text, got ${JSON.stringify(data.model)}`);
     const model = data.model.trim();

@@ -16,6 +16,10 @@ export interface AgentProfile {
   disallowedTools?: readonly string[];
   /** A model spec (`openai:gpt-4.1`); absent = the run's model. */
   model?: string;
+  /** Reasoning effort for this agent's model calls; absent = the run's. */
+  effort?: 'low' | 'medium' | 'high';
+  /** false: no murmur-tools on this agent's PATH. */
+  shellBridge?: boolean;
   maxTurns?: number;
   timeoutMs?: number;
   /** Opts a defined agent into delegation, to these subagent types only. */
