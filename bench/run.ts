@@ -6,6 +6,10 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   tools: async () => (await import('./tools-bench.js')).benchWorkspaceTools,
   dashboard: async () => async (report) => void (await (await import('./dashboard-bench.js')).benchDashboard(report)),
   swarm: async () => (await import('./swarm-bench.js')).benchSwarm,
+  startup: async () => (await import('./startup-bench.js')).benchStartup,
+  cron: async () => (await import('./cron-bench.js')).benchCron,
+  bridge: async () => (await import('./bridge-bench.js')).benchBridge,
+  queue: async () => (await import('./queue-bench.js')).benchQueue,
   overhead: async () => (await import('./overhead.js')).benchOverhead,
 };
 
