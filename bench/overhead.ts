@@ -2,6 +2,7 @@
 // tool calls, one tool call, a final text) on a zero-latency in-process scripted model. murmur's own loop is
 // measured beside a minimal hand-written loop (JSON.parse + compiled TypeBox check + Promise.all + array push),
 // the floor, in the same process and run.
+import { PerformanceObserver } from 'node:perf_hooks';
 import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Agent } from '../orchestrator/agent.js';
@@ -112,10 +113,27 @@ function floorRunner(model: ScriptedModel) {
   };
 }
 
-async function timeRuns(one: (i: number) => Promise<RunOutput>): Promise<number> {
+/** The time windows (performance.now) of one side's rounds: GC pauses that start inside them are that side's. */
+type Windows = [number, number][];
+
+async function timeRuns(one: (i: number) => Promise<RunOutput>, windows?: Windows): Promise<number> {
+  const from = performance.now();
   const started = process.hrtime.bigint();
   await pool(RUNS, AT_ONCE, one);
-  return Number(process.hrtime.bigint() - started) / 1000 / (RUNS * CALLS_PER_RUN);
+  const ns = Number(process.hrtime.bigint() - started);
+  windows?.push([from, performance.now()]);
+  return ns / 1000 / (RUNS * CALLS_PER_RUN);
+}
+
+/** The share of the windows' time spent in garbage-collection pauses. */
+function gcShare(windows: Windows, pauses: readonly { startTime: number; duration: number }[]): string {
+  let wall = 0;
+  let gc = 0;
+  for (const [from, to] of windows) {
+    wall += to - from;
+    for (const pause of pauses) if (pause.startTime >= from && pause.startTime < to) gc += pause.duration;
+  }
+  return `${((100 * gc) / wall).toFixed(0)}%`;
 }
 
 function median(values: number[]): number {
@@ -154,21 +172,36 @@ export async function benchOverhead(report: (line: string) => void): Promise<voi
   const model = new ScriptedModel(script);
   const murmur = murmurRunner(model);
   const floor = floorRunner(model);
-  // Warm up both, then alternate so neither gets a warmer process.
-  await timeRuns(murmur);
-  await timeRuns(floor);
+  // Warm up both (three rounds each: the first rounds of either side run while the JIT is still optimising and
+  // the heap is still growing, which is not the steady state this compares), then alternate so neither gets a
+  // warmer process.
+  for (let round = 0; round < 3; round++) {
+    await timeRuns(murmur);
+    await timeRuns(floor);
+  }
+  const pauses: { startTime: number; duration: number }[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) pauses.push({ startTime: entry.startTime, duration: entry.duration });
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const murmurWindows: Windows = [];
+  const floorWindows: Windows = [];
   const murmurTimes: number[] = [];
   const floorTimes: number[] = [];
   for (let round = 0; round < 7; round++) {
-    murmurTimes.push(await timeRuns(murmur));
-    floorTimes.push(await timeRuns(floor));
+    murmurTimes.push(await timeRuns(murmur, murmurWindows));
+    floorTimes.push(await timeRuns(floor, floorWindows));
   }
+  // GC entries are delivered asynchronously: let the last ones arrive.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  observer.disconnect();
   const a = median(murmurTimes);
   const b = median(floorTimes);
   const retained = await retainedPerAgent();
   report(`overhead: ${RUNS} agent runs x 3 turns, ${AT_ONCE} at once, ${RUNS * CALLS_PER_RUN} tool calls per round, 7 rounds (median)`);
   report(`  murmur loop: ${a.toFixed(2)} us/tool call (rounds: ${murmurTimes.map((t) => t.toFixed(1)).join(', ')})`);
   report(`  floor loop:  ${b.toFixed(2)} us/tool call (rounds: ${floorTimes.map((t) => t.toFixed(1)).join(', ')})`);
+  report(`  GC pauses during the rounds: murmur ${gcShare(murmurWindows, pauses)}, floor ${gcShare(floorWindows, pauses)} of their time`);
   report(`  peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
   report(retained === undefined ? '  retained heap per finished agent: run node with --expose-gc to measure' : `  retained heap per finished agent: ${Math.round(retained)} bytes (target <= 2048)`);
   report(`overhead ratio: ${(a / b).toFixed(2)} (murmur ${a.toFixed(2)} us/call, floor ${b.toFixed(2)} us/call)`);

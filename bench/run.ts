@@ -10,6 +10,8 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   cron: async () => (await import('./cron-bench.js')).benchCron,
   bridge: async () => (await import('./bridge-bench.js')).benchBridge,
   queue: async () => (await import('./queue-bench.js')).benchQueue,
+  api: async () => (await import('./api-bench.js')).benchApi,
+  console: async () => async (report) => void (await (await import('./console-bench.js')).benchConsole(report)),
   overhead: async () => (await import('./overhead.js')).benchOverhead,
 };
 

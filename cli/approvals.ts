@@ -31,14 +31,11 @@ function planExcerpt(plan: string): string {
 type ModalAsk = (prompt: ModalPrompt, signal?: AbortSignal) => Promise<string | undefined>;
 
 export function approvalModal(request: ApprovalRequest): ModalPrompt {
+  const always = request.alwaysRules.length > 0 ? [{ key: 'a', label: cut(`allow always: ${request.alwaysRules.join(', ')}`, 70) }] : [];
   return {
     title: `${describeRequester(request.requester)} asks to run ${request.tool}`,
-    body: `${request.summary}\nWhy: ${request.reason}`,
-    choices: [
-      { key: 'y', label: 'allow once' },
-      { key: 'a', label: cut(`allow always: ${request.alwaysRules.join(', ')}`, 70) },
-      { key: 'n', label: 'deny' },
-    ],
+    body: `${request.card ?? request.summary}\nWhy: ${request.reason}`,
+    choices: [{ key: 'y', label: request.card ? 'approve' : 'allow once' }, ...always, { key: 'n', label: request.card ? 'reject' : 'deny' }],
   };
 }
 
@@ -205,9 +202,11 @@ export function terminalAsker(streams: TerminalStreams): Asker {
     approve: (request, signal) =>
       dialogue(streams, signal, async (ask): Promise<ApprovalAnswer | undefined> => {
         out.write(banner('approval needed'));
-        out.write(`${describeRequester(request.requester)} wants to run:\n  ${request.summary}\nWhy asked: ${request.reason}\n`);
-        out.write(`  y) allow once   a) allow always for this session (${request.alwaysRules.join(', ')})   n) deny\n`);
-        const answer = await choose(ask, out, 'Allow? [y/a/n] ', ['y', 'yes', 'a', 'always', 'n', 'no']);
+        out.write(`${describeRequester(request.requester)} wants to run:\n  ${request.card ? request.card.split('\n').join('\n  ') : request.summary}\nWhy asked: ${request.reason}\n`);
+        // A card (a scheduled task) is approved one at a time: no "allow always".
+        const always = request.alwaysRules.length > 0;
+        out.write(always ? `  y) allow once   a) allow always for this session (${request.alwaysRules.join(', ')})   n) deny\n` : '  y) approve   n) reject\n');
+        const answer = await choose(ask, out, always ? 'Allow? [y/a/n] ' : 'Approve? [y/n] ', always ? ['y', 'yes', 'a', 'always', 'n', 'no'] : ['y', 'yes', 'n', 'no']);
         if (answer === undefined) return undefined;
         if (answer.startsWith('y')) return { kind: 'allow_once' };
         if (answer.startsWith('a')) return { kind: 'allow_always' };

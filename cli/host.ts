@@ -1,17 +1,19 @@
-// The command line is the one place where the parts meet: the engine, the model, the tools' host adapters,
-// the swarm, the screen and the event log.
-import { boolFlag, stringFlag, type ParsedArgs } from './args.js';
-import { configFor, eventLogFor, onInterrupt, providerFor, workspaceFrom } from './setup.js';
+// The command line's host: parsed flags to plain values for the host assembly (host/assemble.ts), plus what only
+// a terminal has — the screen, the terminal asker, Ctrl-C and the event log.
+import { boolFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
+import { configFor, eventLogFor, onInterrupt, providerFactory, providerFor, workspaceFrom } from './setup.js';
 import { chooseScreenMode, startScreen, type Screen } from './screen.js';
-import { hostAsker } from './approvals.js';
+import { hostAsker, type HostAsker } from './approvals.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
 import { EventBus, type MurmurEvent } from '../orchestrator/events.js';
-import { Engine, type EngineOptions, type RunOutcome } from '../orchestrator/engine.js';
+import type { Engine, EngineOptions, RunOutcome } from '../orchestrator/engine.js';
 import type { EventLog } from '../orchestrator/events-log.js';
 import { createMcpSource } from '../orchestrator/mcp-source.js';
 import { SessionStore } from '../orchestrator/session.js';
 import type { MurmurConfig } from '../orchestrator/config.js';
-import { sharedEngineOptions } from './engine-options.js';
+import { assembleEngine } from '../host/assemble.js';
+import { HostInputError } from '../host/errors.js';
+import { recordSessionEvents } from '../dashboards/web/session-events.js';
 
 export interface Host {
   engine: Engine;
@@ -30,12 +32,16 @@ export interface HostOptions {
   session?: SessionStore;
   /** Adds engine options (the swarm's tool and adapter). */
   extend?: (options: EngineOptions) => void;
+  /** Who answers instead of the screen or terminal (a scheduled run's hold asker). */
+  asker?: HostAsker;
 }
 
 export async function buildHost(command: string, args: ParsedArgs, options: HostOptions): Promise<Host> {
   const env = process.env;
   const cwd = workspaceFrom(command, args);
-  const config = await configFor(cwd);
+  const effort = stringFlag(args, 'effort') as MurmurConfig['effort'];
+  // --effort wins over `effort` in murmur.toml; the engine reads it from the configuration.
+  const config = effort ? { ...(await configFor(cwd)), effort } : await configFor(cwd);
   const provider = await providerFor(command, args, config, cwd, env);
   const bus = new EventBus();
   // Warnings raised while setting up (bad agent files, skills, MCP entries) arrive before any screen listens.
@@ -45,44 +51,56 @@ export async function buildHost(command: string, args: ParsedArgs, options: Host
   const mcp = await createMcpSource({ cwd, config, env, bus, provider });
   const mode = chooseScreenMode({ json: boolFlag(args, 'json'), noDashboard: args.flags.dashboard === false, env });
   let screen: Screen | undefined;
-  const { asker, headlessReason } = hostAsker({ mode, screen: () => screen });
+  const { asker, headlessReason } = options.asker ?? hostAsker({ mode, screen: () => screen });
   const permissionMode = stringFlag(args, 'permission-mode') as PermissionMode | undefined;
-  const engineOptions = await sharedEngineOptions(
-    {
+  const baseUrl = stringFlag(args, 'base-url');
+  // Only a given flag counts: its absence must not override `swarmMode = true` in the configuration.
+  const swarmMode = args.flags['swarm-mode'] === true;
+  // The screen and Ctrl-C abort through this signal, so nothing needs the engine before it exists.
+  const aborter = new AbortController();
+  let assembled;
+  try {
+    assembled = await assembleEngine({
       cwd,
       config,
       env,
       bus,
       provider,
-      args,
+      providerFor: providerFactory(args, config, cwd, env, provider.name),
       hostInterface: 'cli',
       sessionKind: options.sessionKind,
       ...(mcp ? { mcp } : {}),
       ...(permissionMode ? { permissionMode } : {}),
-      // Only a given flag counts: its absence must not override `swarmMode = true` in the configuration.
-      ...(args.flags['swarm-mode'] === true ? { swarmMode: true } : {}),
+      ...(swarmMode ? { swarmMode: true } : {}),
       ...(asker ? { asker } : {}),
       ...(headlessReason !== undefined ? { headlessReason } : {}),
-    },
-    () => engine,
-  );
-  if (options.session) engineOptions.session = options.session;
-  const baseUrl = stringFlag(args, 'base-url');
-  engineOptions.settings = {
-    ...(permissionMode ? { permissionMode } : {}),
-    ...(args.flags['swarm-mode'] === true ? { swarmMode: true } : {}),
-    ...(baseUrl !== undefined ? { baseUrl } : {}),
-  };
-  options.extend?.(engineOptions);
-  const engine: Engine = new Engine(engineOptions);
+      ...(options.session ? { session: options.session } : {}),
+      settings: {
+        ...(permissionMode ? { permissionMode } : {}),
+        ...(swarmMode ? { swarmMode: true } : {}),
+        ...(baseUrl !== undefined ? { baseUrl } : {}),
+        ...(effort ? { effort } : {}),
+      },
+      signal: aborter.signal,
+      ...(options.extend ? { extend: options.extend } : {}),
+    });
+  } catch (error) {
+    await mcp?.close();
+    await eventLog?.close();
+    if (error instanceof HostInputError) throw new UsageError(`murmur: ${error.message}`);
+    throw error;
+  }
+  const { engine } = assembled;
+  // The session's own events.jsonl: what `murmur serve` tails live and `murmur report` folds.
+  const sessionEvents = engine.session ? recordSessionEvents(bus, engine.session.dir) : undefined;
   bus.emit({ type: 'run.start', mode: options.sessionKind, task: options.title, model: provider.name });
 
   // Printed before the screen starts: they stay above the dashboard, which restores the screen when it ends.
   stopCollecting();
   for (const event of early) if (event.type === 'log') process.stderr.write(`murmur: ${event.level === 'info' ? '' : `${event.level}: `}${event.message}\n`);
-  screen = await startScreen({ mode, bus, title: options.title, model: provider.name, env, onAbort: () => engine.abort() });
+  screen = await startScreen({ mode, bus, title: options.title, model: provider.name, env, onAbort: () => aborter.abort() });
   const started = screen;
-  const offInterrupt = onInterrupt(() => engine.abort());
+  const offInterrupt = onInterrupt(() => aborter.abort());
   let closed = false;
 
   return {
@@ -108,9 +126,11 @@ export async function buildHost(command: string, args: ParsedArgs, options: Host
       closed = true;
       offInterrupt();
       started.stop();
+      assembled.release();
       await engine.close();
       await mcp?.close();
       await eventLog?.close();
+      await sessionEvents?.close();
     },
   };
 }

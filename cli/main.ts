@@ -16,6 +16,10 @@ Usage:
   murmur schedule add|list|show|edit|pause|unpause|rm|run-now|preview …
                                         scheduled tasks (see murmur schedule --help)
   murmur scheduler [--cwd DIR]          the service that runs scheduled tasks (foreground)
+  murmur serve [--port N] [--host H] [--allow-host NAME]… [--no-scheduler] [--cwd DIR]
+                                        the web console (scheduled tasks, sessions, swarm timelines)
+  murmur report ID [--html] [-o FILE] [--json]
+                                        a session's report as text, JSON or one self-contained HTML file
   murmur worker --queue redis://… [--cwd DIR] [--concurrency N] [--model M]
                                         take swarm items from a Redis queue (see murmur swarm --queue)
   murmur --help | --version
@@ -31,6 +35,7 @@ Options (run):
   --no-dashboard         plain progress lines even on a terminal
   --permission-mode M    manual | auto | yolo (default manual)
   --swarm-mode           allow agent_swarm without asking
+  --effort LEVEL         low | medium | high: reasoning_effort (OpenAI-compatible) or a thinking budget (Anthropic)
 
 Options (swarm):
   --template T           the prompt for each item; {{item}} is replaced by the item
@@ -40,7 +45,8 @@ Options (swarm):
   --max-rounds N         verify rounds per item (default 2)
   --isolation worktree   each worker in its own git worktree, merged back when it completes
   --max-concurrency N    at most N subagents at once (or MURMUR_SWARM_MAX_CONCURRENCY)
-  --model, --base-url, --cwd, --events, --json, --no-dashboard, --permission-mode as for run
+  --queue redis://…      run the items on murmur workers through Redis (or MURMUR_QUEUE; rediss:// for TLS)
+  --model, --base-url, --cwd, --events, --json, --no-dashboard, --permission-mode, --effort as for run
 
 State lives in .murmur/ under the workspace (MURMUR_HOME overrides). Exit status 0 when the work completed.
 `;
@@ -73,11 +79,15 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await (await import('./schedule.js')).scheduleCommand(rest);
       case 'scheduler':
         return await (await import('./scheduler.js')).schedulerCommand(rest);
+      case 'serve':
+        return await (await import('./serve.js')).serveCommand(rest);
+      case 'report':
+        return await (await import('./report.js')).reportCommand(rest);
       case 'worker':
         return await (await import('./worker.js')).workerCommand(rest);
       default:
         throw new UsageError(
-          `murmur: unknown command "${command}". Commands: run, swarm, resume, sessions, schedule, scheduler, worker, demo, mcp serve; see murmur --help.`,
+          `murmur: unknown command "${command}". Commands: run, swarm, resume, sessions, schedule, scheduler, serve, report, worker, demo, mcp serve; see murmur --help.`,
         );
     }
   } catch (error) {
@@ -93,8 +103,11 @@ main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
-  (error: unknown) => {
-    process.stderr.write(`murmur: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  async (error: unknown) => {
+    let text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    // From the bundle: name the source files (its maps are read only now, never at start-up).
+    if (error instanceof Error && error.stack) text = await import('./stack-map.js').then((m) => m.mapStack(text), () => text);
+    process.stderr.write(`murmur: ${text}\n`);
     process.exitCode = 1;
   },
 );

@@ -18,7 +18,8 @@ import { describeRuleProblem, parseRuleLists } from '../orchestrator/permissions
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
 import { sharedEngineOptions } from './engine-options.js';
-import { allCompleted, prepareSwarm } from '../swarm/launch.js';
+import { prepareSwarm } from '../swarm/launch.js';
+import { runSwarmOn } from '../host/swarm.js';
 import { renderReport, reportJson } from '../swarm/report.js';
 import { maxSwarmItems } from '../swarm/settings.js';
 
@@ -310,12 +311,7 @@ async function runSwarm(ctx: ServeContext, n: number, input: SwarmInput, extra: 
       ctx.env,
     );
     if (!prepared.ok) return errorResult(`run_swarm: ${prepared.error}.`);
-    const run = prepared.run;
-    engine.sessionExtra = () => run.state();
-    engine.saveState();
-    const results = await run.run(engine.signal);
-    await engine.settle();
-    const status = allCompleted(results) ? 'completed' : engine.signal.aborted ? 'aborted' : 'failed';
+    const { results, status } = await runSwarmOn(engine, prepared.run);
     const json = { ...reportJson(results), status, ...(engine.session ? { sessionId: engine.session.id } : {}) };
     return {
       content: [

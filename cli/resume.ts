@@ -6,11 +6,16 @@ import { buildHost } from './host.js';
 import { printOutcome } from './run.js';
 import { SessionStore, stateHome } from '../orchestrator/session.js';
 import type { SessionState } from '../orchestrator/engine.js';
+import { markHeldResumed, prepareReplay, readHeld, readScheduledMarker, replayingProvider } from '../orchestrator/cron/held.js';
+import { recordResumedRun } from '../orchestrator/cron/resumed.js';
+
+// `--queue`: a queue swarm whose URL holds a password was saved without it, so it is given again.
+const RESUME_FLAGS = { ...COMMON_FLAGS, queue: { kind: 'string' } } as const;
 
 export async function resumeCommand(argv: readonly string[]): Promise<number> {
-  const args = parseArgs('resume', argv, COMMON_FLAGS);
+  const args = parseArgs('resume', argv, RESUME_FLAGS);
   const [id, ...extra] = args.positionals;
-  if (!id) throw new UsageError('murmur resume: missing the session id. Usage: murmur resume ID (ids are folder names under .murmur/sessions/).');
+  if (!id) throw new UsageError('murmur resume: missing the session id. Usage: murmur resume ID — `murmur sessions` lists this workspace\'s sessions (newest first) with their ids.');
   if (extra.length > 0) throw new UsageError(`murmur resume: one session id expected, got ${args.positionals.length}: ${args.positionals.join(' ')}.`);
   const cwd = workspaceFrom('resume', args);
   let session: SessionStore;
@@ -26,9 +31,29 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
   if (stringFlag(args, 'base-url') === undefined && settings.baseUrl !== undefined) args.flags['base-url'] = settings.baseUrl;
   if (stringFlag(args, 'permission-mode') === undefined && settings.permissionMode !== undefined) args.flags['permission-mode'] = settings.permissionMode;
   if (args.flags['swarm-mode'] === undefined && settings.swarmMode === true) args.flags['swarm-mode'] = true;
+  if (stringFlag(args, 'effort') === undefined && settings.effort !== undefined) args.flags.effort = settings.effort;
   if (state.kind === 'swarm') return (await import('./swarm.js')).resumeSwarm(args, session, state);
 
-  const host = await buildHost('resume', args, { title: state.task ?? `session ${id}`, sessionKind: 'run', session });
+  // A scheduled run held at a call that needed a person: that call is made again (and asked) instead of being
+  // marked interrupted — its assistant message is replayed as the model's next answer.
+  const held = readHeld(session.dir);
+  const replay = held.length > 0 ? prepareReplay(session, held) : undefined;
+  // Until replayed, held.json keeps the messages (a resume stopped before then can replay them next time).
+  if (replay) replay.onDone = () => markHeldResumed(session.dir);
+  const host = await buildHost('resume', args, {
+    title: state.task ?? `session ${id}`,
+    sessionKind: 'run',
+    session,
+    ...(replay
+      ? {
+          extend: (options) => {
+            options.provider = replayingProvider(options.provider, replay);
+            const providerFor = options.providerFor;
+            if (providerFor) options.providerFor = async (spec) => replayingProvider(await providerFor(spec), replay);
+          },
+        }
+      : {}),
+  });
   try {
     const { interrupted } = host.engine.restore(state);
     const children = interrupted.filter((r) => r.parentId !== undefined);
@@ -44,6 +69,8 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
       if (main.agent.status === 'completed') main.agent.status = 'interrupted';
     }
     const outcome = await host.engine.continueMain();
+    const marker = readScheduledMarker(session.dir);
+    if (marker) recordResumedRun(marker, outcome, id);
     return await host.finishRun(outcome, printOutcome(args, outcome));
   } finally {
     await host.close();

@@ -5,6 +5,7 @@ import { loadAgentDefinitions, profileOrProblem } from '../roles/definitions.js'
 import { buildHost, type Host } from './host.js';
 import type { RunOutcome } from '../orchestrator/engine.js';
 import type { AgentProfile } from '../roles/profile.js';
+import { runReport } from '../host/reports.js';
 
 const RUN_FLAGS = { ...COMMON_FLAGS, agent: { kind: 'string' } } as const;
 
@@ -43,11 +44,6 @@ function profileFor(host: Host, args: ParsedArgs): AgentProfile | undefined {
 
 /** What goes to stdout: the answer, or one JSON object with --json. */
 export function printOutcome(args: ParsedArgs, outcome: RunOutcome): string {
-  if (boolFlag(args, 'json')) {
-    const json: Record<string, unknown> = { status: outcome.status, result: outcome.result, usage: outcome.usage, agents: outcome.agents };
-    if (outcome.reason !== undefined) json.reason = outcome.reason;
-    if (outcome.sessionId !== undefined) json.sessionId = outcome.sessionId;
-    return `${JSON.stringify(json)}\n`;
-  }
+  if (boolFlag(args, 'json')) return `${JSON.stringify(runReport(outcome))}\n`;
   return outcome.result ? `${outcome.result}\n` : '';
 }

@@ -1,6 +1,255 @@
-// Placeholder: replaced by the `murmur schedule` command.
-import { UsageError } from './args.js';
+// `murmur schedule add|list|show|edit|pause|unpause|rm|run-now|preview`: scheduled tasks from the command
+// line. A person at the command line is the approver, so nothing here asks. Every bad flag, cron, interval,
+// date or zone is exit 2 with a message naming the value (the checks are the store's, shared with the tool).
+import { realpathSync } from 'node:fs';
+import { boolFlag, parseArgs, positiveIntFlag, stringFlag, UsageError, type FlagSpecs, type ParsedArgs } from './args.js';
+import { workspaceFrom } from './setup.js';
+import { allStores, CronStore, findTask, previewSchedule } from '../orchestrator/cron/store.js';
+import type { FieldError, TaskField, TaskInput } from '../orchestrator/cron/validate.js';
+import { isoInZone } from '../orchestrator/cron/schedule.js';
+import { describeSchedule, taskObject, taskStatus, type TaskStatus } from '../orchestrator/cron/task-view.js';
+import { serviceHolder } from '../orchestrator/cron/lock.js';
+import type { ScheduledTask } from '../orchestrator/cron/types.js';
 
-export async function scheduleCommand(_argv: readonly string[]): Promise<number> {
-  throw new UsageError('murmur schedule: not built yet.');
+export const SCHEDULE_HELP = `murmur schedule — scheduled tasks (run by murmur scheduler)
+
+  murmur schedule add (--cron EXPR | --every N(d|w|mo) --at HH:MM [--start DATE]) --prompt TEXT [--until DATE]
+                      [--title T] [--timezone Z] [--once] [--max-fires N] [--permission-mode M] [--model M]
+                      [--effort E] [--cwd DIR] [--json]
+  murmur schedule list [--status all|active|paused|failed|ended] [--cwd DIR] [--json]
+  murmur schedule show ID [--json]          the task, its next 3 ideal run times, its history
+  murmur schedule edit ID [same flags as add] [--keep] [--json]   identity and history kept
+  murmur schedule pause ID | unpause ID | rm ID | run-now ID
+  murmur schedule preview (--cron EXPR | --every …) [--timezone Z] [--until DATE] [--count N] [--json]
+
+  --cron EXPR      5 fields: minute hour day-of-month month day-of-week ("0 9 * * 1-5")
+  --every N(d|w|mo) --at HH:MM [--start YYYY-MM-DD]   every N days, weeks or months at a time of day
+  --until DATE     the last day it runs (YYYY-MM-DD); an interval ending on its first day runs once
+  --timezone Z     an IANA zone (default: this machine's)
+  --once           fire once, then end;  --max-fires N  end a recurring task after N fires
+  --keep           (edit) a task an agent created never goes stale
+`;
+
+const DEFINITION_FLAGS: FlagSpecs = {
+  cron: { kind: 'string' },
+  every: { kind: 'string' },
+  at: { kind: 'string' },
+  start: { kind: 'string' },
+  until: { kind: 'string' },
+  prompt: { kind: 'string' },
+  title: { kind: 'string' },
+  timezone: { kind: 'string' },
+  once: { kind: 'boolean' },
+  'max-fires': { kind: 'string' },
+  'permission-mode': { kind: 'string' },
+  model: { kind: 'string' },
+  effort: { kind: 'string' },
+  json: { kind: 'boolean' },
+};
+
+const FLAG_OF: Record<TaskField, string> = {
+  cron: '--cron',
+  every: '--every',
+  at: '--at',
+  start: '--start',
+  until: '--until',
+  title: '--title',
+  prompt: '--prompt',
+  timezone: '--timezone',
+  recurring: '--once',
+  maxFires: '--max-fires',
+  permissionMode: '--permission-mode',
+  model: '--model',
+  effort: '--effort',
+};
+
+function badInput(command: string, errors: readonly FieldError[]): UsageError {
+  return new UsageError(errors.map((e) => `murmur schedule ${command}: ${FLAG_OF[e.field]}: ${e.message}.`).join('\n'));
+}
+
+function inputFrom(args: ParsedArgs): TaskInput {
+  const input: TaskInput = {};
+  const map: [string, keyof TaskInput][] = [
+    ['cron', 'cron'], ['every', 'every'], ['at', 'at'], ['start', 'start'], ['until', 'until'], ['prompt', 'prompt'], ['title', 'title'],
+    ['timezone', 'timezone'], ['max-fires', 'maxFires'], ['permission-mode', 'permissionMode'], ['model', 'model'], ['effort', 'effort'],
+  ];
+  for (const [flag, field] of map) {
+    const value = stringFlag(args, flag);
+    if (value !== undefined) (input as Record<string, unknown>)[field] = value;
+  }
+  if (args.flags.once !== undefined) input.recurring = args.flags.once !== true;
+  return input;
+}
+
+function one(command: string, args: ParsedArgs): string {
+  const [id, ...extra] = args.positionals;
+  if (!id) throw new UsageError(`murmur schedule ${command}: missing the task id (see murmur schedule list).`);
+  if (extra.length > 0) throw new UsageError(`murmur schedule ${command}: one task id expected, got ${args.positionals.join(' ')}.`);
+  return id;
+}
+
+function found(command: string, id: string): { store: CronStore; task: ScheduledTask } {
+  const result = findTask(id);
+  if (!result.ok) throw new UsageError(`murmur schedule ${command}: ${result.error}.`);
+  return result.value;
+}
+
+function print(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+function plainTask(task: ScheduledTask, status: TaskStatus, next: readonly string[]): string {
+  const lines = [
+    `${task.id}  ${task.title}`,
+    `  status:    ${status}${task.ended ? ` (${task.ended.reason})` : ''}; fired ${task.fires} time${task.fires === 1 ? '' : 's'}${task.maxFires !== undefined ? ` of ${task.maxFires}` : ''}`,
+    `  schedule:  ${describeSchedule(task)} (${task.timezone})`,
+    `  next:      ${next.length > 0 ? next.join(', ') : '—'}`,
+    `  workspace: ${task.workspace}`,
+  ];
+  const how = [task.model ? `model ${task.model}` : '', task.permissionMode ? `permission mode ${task.permissionMode}` : '', task.effort ? `effort ${task.effort}` : ''].filter(Boolean);
+  if (how.length > 0) lines.push(`  runs with: ${how.join(', ')}`);
+  lines.push(`  created:   by ${task.createdBy === 'agent' ? `an agent${task.kept ? ' (kept)' : ''}` : 'a person'} at ${isoInZone(task.createdAt, task.timezone)}`);
+  lines.push(`  prompt:    ${task.prompt.split('\n').join('\n             ')}`);
+  return lines.join('\n');
+}
+
+async function add(argv: readonly string[]): Promise<number> {
+  const args = parseArgs('schedule add', argv, { ...DEFINITION_FLAGS, cwd: { kind: 'string' } });
+  if (args.positionals.length > 0) throw new UsageError(`murmur schedule add: unexpected ${JSON.stringify(args.positionals.join(' '))}; the prompt goes in --prompt TEXT.`);
+  const workspace = realpathSync(workspaceFrom('schedule add', args));
+  const store = CronStore.forWorkspace(workspace);
+  const created = store.create(inputFrom(args), { createdBy: 'person' });
+  if (!created.ok) throw badInput('add', created.errors);
+  return printTask(store, created.value, args, 'created');
+}
+
+function printTask(store: CronStore, task: ScheduledTask, args: ParsedArgs, verb: string, withHistory = false): number {
+  const history = store.history(task.id);
+  const object = taskObject(task, history, store.now(), withHistory);
+  if (boolFlag(args, 'json')) print(JSON.stringify(object));
+  else {
+    print(`${verb ? `${verb} ` : ''}${plainTask(task, taskStatus(task, history), object.next as string[])}`);
+    if (withHistory) {
+      if (history.length === 0) print('  history:   no runs yet');
+      else {
+        print('  history:');
+        for (const run of history.slice(-20)) {
+          print(`    ${isoInZone(run.started, task.timezone)}  ${run.trigger.padEnd(9)} ${run.state.padEnd(20)} late ${Math.round(run.lateMs / 1000)} s  session ${run.sessionId ?? '—'}${run.summary ? `  ${run.summary}` : ''}`);
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+async function list(argv: readonly string[]): Promise<number> {
+  const args = parseArgs('schedule list', argv, { status: { kind: 'string', choices: ['all', 'active', 'paused', 'failed', 'ended'] }, cwd: { kind: 'string' }, json: { kind: 'boolean' } });
+  if (args.positionals.length > 0) throw new UsageError(`murmur schedule list: unexpected ${JSON.stringify(args.positionals.join(' '))}.`);
+  const wanted = stringFlag(args, 'status') ?? 'all';
+  const stores = stringFlag(args, 'cwd') !== undefined ? [CronStore.forWorkspace(realpathSync(workspaceFrom('schedule list', args)))] : allStores();
+  const rows: { task: ScheduledTask; object: Record<string, unknown> }[] = [];
+  for (const store of stores) {
+    for (const task of store.list()) {
+      const object = taskObject(task, store.history(task.id), store.now());
+      if (wanted === 'all' || object.status === wanted) rows.push({ task, object });
+    }
+  }
+  if (boolFlag(args, 'json')) {
+    print(JSON.stringify(rows.map((r) => r.object)));
+    return 0;
+  }
+  if (rows.length === 0) {
+    print(wanted === 'all' ? 'No scheduled tasks. Add one with: murmur schedule add --cron "0 9 * * 1-5" --prompt "…"' : `No ${wanted} scheduled tasks.`);
+    return 0;
+  }
+  for (const { task, object } of rows) {
+    const next = (object.next as string[])[0] ?? '—';
+    print(`${task.id}  ${String(object.status).padEnd(7)} next ${next.padEnd(25)} ${describeSchedule(task)} (${task.timezone})  ${task.title}  [${task.workspace}]`);
+  }
+  return 0;
+}
+
+async function show(argv: readonly string[]): Promise<number> {
+  const args = parseArgs('schedule show', argv, { json: { kind: 'boolean' } });
+  const { store, task } = found('show', one('show', args));
+  return printTask(store, task, args, '', true);
+}
+
+async function edit(argv: readonly string[]): Promise<number> {
+  const args = parseArgs('schedule edit', argv, { ...DEFINITION_FLAGS, keep: { kind: 'boolean' } });
+  const { store, task } = found('edit', one('edit', args));
+  const updated = store.update(task.id, inputFrom(args), { keep: boolFlag(args, 'keep') });
+  if (!updated.ok) {
+    if ('notFound' in updated) throw new UsageError(`murmur schedule edit: the task "${task.id}" was removed meanwhile.`);
+    throw badInput('edit', updated.errors);
+  }
+  return printTask(store, updated.value, args, 'updated');
+}
+
+async function simple(command: 'pause' | 'unpause' | 'rm' | 'run-now', argv: readonly string[]): Promise<number> {
+  const args = parseArgs(`schedule ${command}`, argv, {});
+  const { store, task } = found(command, one(command, args));
+  if (command === 'rm') {
+    store.remove(task.id);
+    print(`removed ${task.id} (${task.title})`);
+    return 0;
+  }
+  if (command === 'pause') store.pause(task.id);
+  else if (command === 'unpause') store.unpause(task.id);
+  else store.runNow(task.id);
+  const settled = task.ended ? `; it stays ended (${task.ended.reason}) afterwards: edit it to re-arm it` : task.paused ? '; it stays paused afterwards' : '';
+  const verb = command === 'pause' ? 'paused' : command === 'unpause' ? 'unpaused (fires missed while paused are not replayed)' : `asked to run now (once${settled})`;
+  print(`${task.id} ${verb}`);
+  if (command === 'run-now' && !serviceHolder(store.serviceLockFile)) {
+    process.stderr.write(`murmur schedule: no scheduler serves ${task.workspace} now; the run starts when one does (murmur scheduler).\n`);
+  }
+  return 0;
+}
+
+async function preview(argv: readonly string[]): Promise<number> {
+  const args = parseArgs('schedule preview', argv, {
+    cron: { kind: 'string' }, every: { kind: 'string' }, at: { kind: 'string' }, start: { kind: 'string' }, until: { kind: 'string' },
+    timezone: { kind: 'string' }, count: { kind: 'string' }, json: { kind: 'boolean' },
+  });
+  if (args.positionals.length > 0) throw new UsageError(`murmur schedule preview: unexpected ${JSON.stringify(args.positionals.join(' '))}.`);
+  const count = positiveIntFlag('schedule preview', args, 'count') ?? 3;
+  if (count > 1000) throw new UsageError(`murmur schedule preview: --count ${count} is too many; at most 1000.`);
+  const previewed = previewSchedule(inputFrom(args), Date.now(), count);
+  if (!previewed.ok) throw badInput('preview', previewed.errors);
+  const times = previewed.value;
+  print(boolFlag(args, 'json') ? JSON.stringify(times) : times.length > 0 ? times.join('\n') : '(no run time left)');
+  return 0;
+}
+
+export async function scheduleCommand(argv: readonly string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  switch (sub) {
+    case undefined:
+      process.stderr.write(SCHEDULE_HELP);
+      return 2;
+    case '--help':
+    case '-h':
+    case 'help':
+      process.stdout.write(SCHEDULE_HELP);
+      return 0;
+    case 'add':
+      return add(rest);
+    case 'list':
+      return list(rest);
+    case 'show':
+      return show(rest);
+    case 'edit':
+      return edit(rest);
+    case 'pause':
+    case 'unpause':
+    case 'rm':
+    case 'run-now':
+      return simple(sub, rest);
+    case 'preview':
+      return preview(rest);
+    case 'resume':
+      throw new UsageError('murmur schedule: "resume" is spelled "unpause" here (murmur resume continues a session).');
+    default:
+      throw new UsageError(`murmur schedule: unknown subcommand "${sub}". Subcommands: add, list, show, edit, pause, unpause, rm, run-now, preview.`);
+  }
 }

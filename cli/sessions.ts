@@ -1,6 +1,68 @@
-// Placeholder: replaced by the `murmur sessions` command.
-import { UsageError } from './args.js';
+// `murmur sessions [--cwd DIR] [--json]`: the workspace's sessions, newest first, with what `murmur resume` needs.
+import { boolFlag, parseArgs, UsageError } from './args.js';
+import { COMMON_FLAGS, workspaceFrom } from './setup.js';
+import { stateHome } from '../orchestrator/session.js';
+import { listSessionSummaries, type SessionSummary } from '../orchestrator/session-list.js';
+import { fit, formatCost, formatTokens, oneLine } from '../dashboards/format.js';
 
-export async function sessionsCommand(_argv: readonly string[]): Promise<number> {
-  throw new UsageError('murmur sessions: not built yet.');
+const SESSIONS_FLAGS = { cwd: COMMON_FLAGS.cwd!, json: COMMON_FLAGS.json! };
+
+export async function sessionsCommand(argv: readonly string[]): Promise<number> {
+  const args = parseArgs('sessions', argv, SESSIONS_FLAGS);
+  if (args.positionals.length > 0) {
+    throw new UsageError(`murmur sessions: takes no arguments, got ${args.positionals.map((p) => JSON.stringify(p)).join(' ')}. Usage: murmur sessions [--cwd DIR] [--json]`);
+  }
+  const home = stateHome(workspaceFrom('sessions', args));
+  const sessions = listSessionSummaries(home);
+  if (boolFlag(args, 'json')) {
+    process.stdout.write(`${JSON.stringify(sessions)}\n`);
+    return 0;
+  }
+  if (sessions.length === 0) {
+    process.stdout.write(`No sessions under ${home}.\n`);
+    return 0;
+  }
+  process.stdout.write(formatSessionTable(sessions, process.stdout.columns ?? 120));
+  if (sessions.some((s) => s.status !== 'completed' && s.status !== 'unreadable')) {
+    process.stdout.write('\nTo finish one that did not complete: murmur resume ID\n');
+  }
+  return 0;
+}
+
+/** Local time to the minute: `2026-11-30 02:15`. */
+export function formatStart(ms: number | undefined): string {
+  if (ms === undefined) return '-';
+  const d = new Date(ms);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+
+function countOf(s: SessionSummary): string {
+  if (s.items) return `${s.items.completed}/${s.items.total} items`;
+  return `${s.agents} agent${s.agents === 1 ? '' : 's'}`;
+}
+
+/** One row per session under a header; the task gets what is left of the width. */
+export function formatSessionTable(sessions: readonly SessionSummary[], columns: number): string {
+  const rows = sessions.map((s) => [
+    s.id,
+    s.kind,
+    s.status,
+    formatStart(s.createdAt),
+    countOf(s),
+    formatTokens(s.tokens),
+    s.usage.cost !== undefined ? formatCost(s.usage.cost) : '-',
+    oneLine(s.problem ?? s.task ?? ''),
+  ]);
+  const header = ['ID', 'COMMAND', 'STATUS', 'STARTED', 'ITEMS/AGENTS', 'TOKENS', 'COST', 'TASK'];
+  const widths = header.slice(0, -1).map((title, i) => Math.max(title.length, ...rows.map((r) => r[i]!.length)));
+  const used = widths.reduce((sum, w) => sum + w + 2, 0);
+  const taskWidth = Math.max(20, columns - used - 1);
+  const right = new Set([5, 6]);
+  const line = (cells: string[]) =>
+    `${cells
+      .map((cell, i) => (i < widths.length ? fit(cell, widths[i]!, right.has(i)) : fit(cell, taskWidth)))
+      .join('  ')
+      .trimEnd()}\n`;
+  return line(header) + rows.map(line).join('');
 }

@@ -17,6 +17,7 @@ export const COMMON_FLAGS: FlagSpecs = {
   dashboard: { kind: 'boolean' },
   'permission-mode': { kind: 'string', choices: ['manual', 'auto', 'yolo'] },
   'swarm-mode': { kind: 'boolean' },
+  effort: { kind: 'string', choices: ['low', 'medium', 'high'] },
 };
 
 export function workspaceFrom(command: string, args: ParsedArgs): string {

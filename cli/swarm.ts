@@ -7,11 +7,13 @@ import { buildHost, type Host } from './host.js';
 import type { SessionStore } from '../orchestrator/session.js';
 import type { SessionState } from '../orchestrator/engine.js';
 import { allCompleted, prepareSwarm, restoreSwarm, type Prepared } from '../swarm/launch.js';
+import { runSwarmOn } from '../host/swarm.js';
 import { renderReport, reportJson, type ItemResult } from '../swarm/report.js';
 import type { SavedSwarm } from '../swarm/runner.js';
 import { validateSwarmItems } from '../swarm/validate.js';
 import { loadAgentDefinitions } from '../roles/definitions.js';
 import { knownProfileNames, resolveProfile } from '../roles/profile.js';
+import { queueFromFlagOrEnv } from './worker.js';
 
 const SWARM_FLAGS = {
   ...COMMON_FLAGS,
@@ -25,6 +27,7 @@ const SWARM_FLAGS = {
   isolation: { kind: 'string', choices: ['none', 'worktree'] },
   'max-concurrency': { kind: 'string' },
   description: { kind: 'string' },
+  queue: { kind: 'string' },
 } as const;
 
 async function itemsFrom(args: ParsedArgs, cwd: string): Promise<string[]> {
@@ -56,22 +59,14 @@ function print(args: ParsedArgs, results: readonly ItemResult[], sessionId: stri
 async function runPrepared(host: Host, args: ParsedArgs, prepared: Prepared): Promise<number> {
   if (!prepared.ok) throw new UsageError(`murmur swarm: ${prepared.error}.`);
   const { engine } = host;
-  const run = prepared.run;
-  engine.sessionExtra = () => run.state();
-  engine.saveState();
-  try {
-    const results = await run.run(engine.signal);
-    await engine.settle();
-    const status = allCompleted(results) ? 'completed' : engine.signal.aborted ? 'aborted' : 'failed';
-    const outcome = { status, result: '', usage: { ...engine.scheduler.runUsage }, agents: engine.summaries(), ...(engine.session ? { sessionId: engine.session.id } : {}) } as const;
-    return await host.finishRun(outcome as Parameters<Host['finishRun']>[0], print(args, results, engine.session?.id));
-  } finally {
-    engine.saveState();
-  }
+  const { results, status } = await runSwarmOn(engine, prepared.run);
+  const outcome = { status, result: '', usage: { ...engine.scheduler.runUsage }, agents: engine.summaries(), ...(engine.session ? { sessionId: engine.session.id } : {}) } as const;
+  return await host.finishRun(outcome as Parameters<Host['finishRun']>[0], print(args, results, engine.session?.id));
 }
+
 /** What can be refused without a session: no folder is left behind by a swarm that never started. */
 function checkBeforeStart(template: string, items: readonly string[], role: string | undefined, cwd: string): void {
-  const checked = validateSwarmItems({ promptTemplate: template, items }, Number.POSITIVE_INFINITY);
+  const checked = validateSwarmItems({ promptTemplate: template, items }, Number.POSITIVE_INFINITY, 1);
   if (!checked.ok) throw new UsageError(`murmur swarm: ${checked.error.replace('prompt_template', '--template')}.`);
   if (role === undefined) return;
   const definitions = loadAgentDefinitions({ workspace: cwd, ...(process.env.HOME ? { userHome: process.env.HOME } : {}) }).profiles;
@@ -91,6 +86,8 @@ export async function swarmCommand(argv: readonly string[]): Promise<number> {
   const maxRounds = positiveIntFlag('swarm', args, 'max-rounds');
   const description = stringFlag(args, 'description') ?? `${template.split('\n', 1)[0]!.slice(0, 60)} × ${items.length}`;
   checkBeforeStart(template, items, stringFlag(args, 'role'), cwd);
+  // A bad, unreachable or refusing queue is exit 2 before any session exists.
+  const queue = await queueFromFlagOrEnv('swarm', stringFlag(args, 'queue'), process.env);
   const host = await buildHost('swarm', args, { title: description, sessionKind: 'swarm', extend: (o) => (o.limits = { ...o.limits, maxAgents: Number.POSITIVE_INFINITY }) });
   try {
     const role = stringFlag(args, 'role');
@@ -104,10 +101,12 @@ export async function swarmCommand(argv: readonly string[]): Promise<number> {
         description,
         verify: boolFlag(args, 'verify'),
         maxItems: Number.POSITIVE_INFINITY,
+        minItems: 1,
         ...(role !== undefined ? { subagentType: role } : {}),
         ...(isolation !== undefined ? { isolation } : {}),
         ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
         ...(maxRounds !== undefined ? { maxRounds } : {}),
+        ...(queue ? { queue } : {}),
       },
       process.env,
     );
@@ -122,6 +121,8 @@ export async function resumeSwarm(args: ParsedArgs, session: SessionStore, state
   const saved = state.swarm as SavedSwarm | undefined;
   if (!saved) throw new UsageError(`murmur resume: session ${session.id} is a swarm session without saved swarm state; it cannot be resumed.`);
   workspaceFrom('resume', args);
+  // A queue swarm reattaches to its queue: --queue, else MURMUR_QUEUE, else the saved URL (only kept without a password).
+  const queue = saved.queue ? await queueFromFlagOrEnv('resume', stringFlag(args, 'queue'), process.env, saved.queue.url) : undefined;
   const host = await buildHost('resume', args, {
     title: saved.description,
     sessionKind: 'swarm',
@@ -130,7 +131,7 @@ export async function resumeSwarm(args: ParsedArgs, session: SessionStore, state
   });
   try {
     host.engine.restore(state);
-    return await runPrepared(host, args, await restoreSwarm(host.engine, saved, undefined, process.env));
+    return await runPrepared(host, args, await restoreSwarm(host.engine, saved, undefined, process.env, queue));
   } finally {
     await host.close();
   }

@@ -1,6 +1,153 @@
-// Placeholder: replaced by the `murmur worker` command.
-import { UsageError } from './args.js';
+// `murmur worker --queue redis://… [--cwd DIR] [--concurrency N] [--model M]`: takes swarm items from Redis and
+// runs them in fresh worktrees of this machine's checkout, until Ctrl-C or SIGTERM (running items finish first).
+import { hostname } from 'node:os';
+import { parseArgs, positiveIntFlag, stringFlag, UsageError } from './args.js';
+import { configFor, workspaceFrom } from './setup.js';
+import { sharedEngineOptions } from './engine-options.js';
+import type { ModelProvider } from '../orchestrator/models/provider.js';
+import type { PermissionMode } from '../orchestrator/permissions/policy.js';
 
-export async function workerCommand(_argv: readonly string[]): Promise<number> {
-  throw new UsageError('murmur worker: not built yet.');
+const WORKER_FLAGS = {
+  queue: { kind: 'string' },
+  cwd: { kind: 'string' },
+  concurrency: { kind: 'string' },
+  model: { kind: 'string' },
+  'base-url': { kind: 'string' },
+  name: { kind: 'string' },
+} as const;
+
+const PERMISSION_MODES = new Set(['manual', 'auto', 'yolo']);
+
+/** The queue's URL from --queue or MURMUR_QUEUE, checked and connected; bad input is exit 2 naming it (password hidden). */
+export async function queueFromFlagOrEnv(command: string, flag: string | undefined, env: NodeJS.ProcessEnv, fallback?: string) {
+  const { connectQueue, holdsSecret, parseQueueUrl } = await import('../swarm/queue/url.js');
+  const raw = flag ?? (env.MURMUR_QUEUE?.trim() ? env.MURMUR_QUEUE : undefined) ?? fallback;
+  if (raw === undefined) return undefined;
+  const parsed = parseQueueUrl(raw, flag !== undefined ? '--queue' : env.MURMUR_QUEUE?.trim() ? 'MURMUR_QUEUE' : 'the saved queue URL');
+  if (!parsed.ok) throw new UsageError(`murmur ${command}: ${parsed.error}.`);
+  // A command line is readable by every process of the machine (ps, /proc/PID/cmdline), agents' commands included.
+  if (flag !== undefined && holdsSecret(parsed.url)) {
+    process.stderr.write(
+      `murmur ${command}: warning: the --queue URL holds a password, which other processes on this machine can read from the command line (ps, /proc); pass it in the MURMUR_QUEUE environment variable instead (murmur keeps it from agents' commands).\n`,
+    );
+  }
+  const connected = await connectQueue(parsed.url, parsed.shown);
+  if (!connected.ok) throw new UsageError(`murmur ${command}: ${connected.error}.`);
+  // The probe connection is not needed any more: BullMQ opens its own.
+  connected.redis.disconnect();
+  return { url: parsed.url, shown: parsed.shown, open: connected.open };
+}
+
+/** BullMQ's stalled-job check (ms): MURMUR_QUEUE_STALLED_MS, default 30 s. Lower means a killed worker's item moves on sooner. */
+function stalledMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.MURMUR_QUEUE_STALLED_MS?.trim();
+  if (!raw) return 30_000;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 100) throw new UsageError(`murmur worker: MURMUR_QUEUE_STALLED_MS must be a whole number of milliseconds, at least 100; got ${JSON.stringify(raw)}.`);
+  return n;
+}
+
+export async function workerCommand(argv: readonly string[]): Promise<number> {
+  const args = parseArgs('worker', argv, WORKER_FLAGS);
+  if (args.positionals.length > 0) throw new UsageError(`murmur worker: unexpected argument ${JSON.stringify(args.positionals[0])}.`);
+  const env = process.env;
+  const cwd = workspaceFrom('worker', args);
+  const concurrency = positiveIntFlag('worker', args, 'concurrency') ?? 1;
+  const stalled = stalledMs(env);
+  const { repoRoot } = await import('../swarm/git.js');
+  const root = await repoRoot(cwd);
+  if (!root) throw new UsageError(`murmur worker: --cwd ${JSON.stringify(cwd)} is not in a git repository; start the worker in a clone of the coordinator's repository.`);
+  const queue = await queueFromFlagOrEnv('worker', stringFlag(args, 'queue'), env);
+  if (!queue) throw new UsageError('murmur worker: give the queue with --queue redis://[user:password@]HOST:PORT[/DB] (or rediss://…) or MURMUR_QUEUE.');
+  const modelOverride = stringFlag(args, 'model');
+  const baseUrl = stringFlag(args, 'base-url');
+  const host = stringFlag(args, 'name') ?? hostname();
+
+  const { createProvider } = await import('../orchestrator/models/resolve.js');
+  const providers = new Map<string, Promise<ModelProvider>>();
+  const provider = (spec: string): Promise<ModelProvider> => {
+    let made = providers.get(spec);
+    if (!made) {
+      // Keys and endpoints come from this machine's environment: nothing secret travels in a job.
+      made = createProvider(spec, { env, cwd: root, ...(baseUrl ? { baseUrl } : {}) });
+      providers.set(spec, made);
+      made.catch(() => providers.delete(spec));
+    }
+    return made;
+  };
+  if (modelOverride !== undefined) {
+    try {
+      await provider(modelOverride);
+    } catch (error) {
+      // A bad spec, a missing key or an unreadable script: the worker would fail every item, so it does not start.
+      throw new UsageError(`murmur worker: --model ${JSON.stringify(modelOverride)}: ${(error as Error).message}`);
+    }
+  }
+
+  const [{ QueueWorker }, { Engine }, { EventBus }, { createMcpSource }] = await Promise.all([
+    import('../swarm/queue/worker.js'),
+    import('../orchestrator/engine.js'),
+    import('../orchestrator/events.js'),
+    import('../orchestrator/mcp-source.js'),
+  ]);
+  const worker = new QueueWorker({
+    open: queue.open,
+    root,
+    concurrency,
+    ...(modelOverride !== undefined ? { modelOverride } : {}),
+    provider,
+    host,
+    stalledMs: stalled,
+    log: (line) => process.stderr.write(`murmur worker: ${line}\n`),
+    engineFor: async ({ cwd: itemCwd, job, provider: itemProvider }) => {
+      const config = await configFor(itemCwd);
+      if (job.effort === 'low' || job.effort === 'medium' || job.effort === 'high') config.effort = job.effort;
+      const bus = new EventBus();
+      const mcp = await createMcpSource({ cwd: itemCwd, config, env, bus, provider: itemProvider });
+      const permissionMode = job.permissionMode !== undefined && PERMISSION_MODES.has(job.permissionMode) ? (job.permissionMode as PermissionMode) : undefined;
+      let engine: InstanceType<typeof Engine> | undefined;
+      const options = await sharedEngineOptions(
+        {
+          cwd: itemCwd,
+          config,
+          env,
+          bus,
+          provider: itemProvider,
+          args: { flags: { model: itemProvider.name, ...(baseUrl ? { 'base-url': baseUrl } : {}) }, positionals: [] },
+          hostInterface: 'cli',
+          sessionKind: 'swarm',
+          ...(mcp ? { mcp } : {}),
+          ...(permissionMode ? { permissionMode } : {}),
+          headlessReason: 'a queue worker has nobody to ask',
+        },
+        () => engine!,
+      );
+      options.session = false;
+      options.limits = { ...options.limits, maxAgents: Number.POSITIVE_INFINITY };
+      engine = new Engine(options);
+      const built = engine;
+      return {
+        engine: built,
+        close: async () => {
+          await built.close();
+          await mcp?.close();
+        },
+      };
+    },
+  });
+  await worker.start();
+  process.stderr.write(`murmur worker: ${host} serving ${queue.shown} from ${root} (concurrency ${concurrency}${modelOverride ? `, model ${modelOverride}` : ''})\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      process.stderr.write('murmur worker: stopping after the running items (press Ctrl-C again to quit at once)\n');
+      process.once('SIGINT', () => process.exit(130));
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await worker.close();
+  return 0;
 }

@@ -56,6 +56,21 @@ export function appendStreamed(s: Snapshot, agent: AgentView, text: string): voi
   if (latest) agent.lastLine = keepTail(latest.trim(), s.limits.lineChars);
 }
 
+/**
+ * Streamed reasoning: marks the agent as thinking and keeps the newest line of it for the activity column. The
+ * reasoning itself stays out of the transcript (it can be long, and the answer follows); one line notes it.
+ */
+export function appendThinking(s: Snapshot, agent: AgentView, text: string): void {
+  if (agent.thinking === undefined) {
+    flushPartial(s, agent);
+    pushLine(s, agent, '∴ thinking…');
+    agent.thinking = '';
+  }
+  const parts = (agent.thinking + sanitize(text)).split('\n');
+  const latest = parts[parts.length - 1]!.trim() !== '' ? parts[parts.length - 1]! : lastNonEmptyLine(parts.join('\n'));
+  agent.thinking = keepTail(latest.trimStart(), s.limits.lineChars);
+}
+
 /** The newest `max` characters of a line that keeps growing, marked where it was cut. */
 function keepTail(text: string, max: number): string {
   return text.length > max ? `…${text.slice(text.length - max + 1)}` : text;

@@ -138,13 +138,25 @@ function openScreen(blessed: Blessed, input: NodeJS.ReadStream, output: NodeJS.W
       console.error = originalError;
     }
     const terminfoError = reported.find((line) => line.includes('Error on'));
-    if (screen && !terminfoError) return screen;
+    if (screen && !terminfoError) return withoutAlternateCharset(screen);
     if (screen) {
       problems.push(`${terminal ?? term}: ${terminfoError!.trim()}`);
       screen.destroy();
     }
   }
   throw new DashboardUnavailableError(`blessed cannot drive this terminal (TERM=${term}): ${problems.join('; ')}`);
+}
+
+/**
+ * Frames drawn as Unicode box characters, never through the terminal's alternate character set. blessed
+ * switches to ACS with the terminfo's smacs, which breaks in tmux and screen: tmux-256color's entry is one blessed
+ * cannot parse (so it borrows xterm's `ESC ( 0`, which tmux in UTF-8 mode ignores), and screen's `^N` needs an
+ * enacs nobody sends; either way the border shows as `qqqq`. With ACS marked broken blessed writes `─` as is on
+ * a UTF-8 terminal and plain `-`/`|` elsewhere (its ASCII fallback when the locale is not UTF-8).
+ */
+function withoutAlternateCharset(screen: Widgets.Screen): Widgets.Screen {
+  (screen as unknown as { tput: { brokenACS: boolean } }).tput.brokenACS = true;
+  return screen;
 }
 
 interface PendingModal {

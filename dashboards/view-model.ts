@@ -10,7 +10,7 @@ import { addUsage, emptyUsage, type Usage } from '../orchestrator/types.js';
 import { formatDuration, oneLine, truncate } from './format.js';
 export * from './view-types.js';
 import { defaultLimits, Ring, type AgentView, type LogEntry, type LogLevel, type Snapshot, type SwarmView, type ViewModelLimits } from './view-types.js';
-import { appendStreamed, flushPartial, lastNonEmptyLine, pushLine, recordMessage } from './transcript-lines.js';
+import { appendStreamed, appendThinking, flushPartial, lastNonEmptyLine, pushLine, recordMessage } from './transcript-lines.js';
 
 export interface SnapshotOptions {
   title?: string;
@@ -90,6 +90,7 @@ export function reduce(s: Snapshot, e: MurmurEvent): Snapshot {
     case 'turn.end': {
       const agent = agentFor(s, e.agentId, e.ts);
       delete agent.retry;
+      delete agent.thinking;
       if (e.usage) {
         addUsage(agent.usage, e.usage);
         addUsage(s.usage, e.usage);
@@ -101,6 +102,7 @@ export function reduce(s: Snapshot, e: MurmurEvent): Snapshot {
     case 'tool.start': {
       const agent = agentFor(s, e.agentId, e.ts);
       const args = truncate(oneLine(e.args), s.limits.lineChars);
+      delete agent.thinking;
       agent.tools.push({ callId: e.callId, tool: e.tool, args, since: e.ts });
       agent.toolCalls++;
       s.toolCalls++;
@@ -122,6 +124,11 @@ export function reduce(s: Snapshot, e: MurmurEvent): Snapshot {
     }
     case 'message.delta': {
       const agent = agentFor(s, e.agentId, e.ts);
+      if (e.thinking) {
+        appendThinking(s, agent, e.text);
+        break;
+      }
+      delete agent.thinking;
       agent.streamed = true;
       appendStreamed(s, agent, e.text);
       break;

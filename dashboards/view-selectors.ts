@@ -148,6 +148,10 @@ export function activity(agent: AgentView, now: number): string {
     return `⚙ ${tool.tool}${more} ${tool.output ?? tool.args}`;
   }
   if (agent.reason !== undefined && agent.state !== 'running' && agent.state !== 'completed') return agent.reason;
+  if (agent.thinking !== undefined && agent.state === 'running') {
+    const line = agent.thinking.trim();
+    return line ? `∴ thinking: ${line}` : '∴ thinking…';
+  }
   return agent.lastLine;
 }
 

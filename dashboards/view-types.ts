@@ -99,6 +99,8 @@ export interface AgentView {
   usageAtStart: Usage;
   /** Internal: whether text of the current turn was streamed (then the final message repeats it). */
   streamed: boolean;
+  /** Set while the model streams its reasoning: the newest line of it ('' before the first line ends). */
+  thinking?: string;
   /** The agent's todo list (todo_list), newest version. */
   todos?: { title: string; status: 'pending' | 'in_progress' | 'done' }[];
 }

@@ -1,4 +1,5 @@
-// A clock that tests can fake: the engine never calls Date.now or setTimeout directly.
+// A clock that tests can fake (test/fakes/clock.ts): the engine never calls Date.now or setTimeout directly —
+// agent timeouts, subagent deadlines, retries, timers, background tasks, events and the session store read this.
 
 export interface Clock {
   now(): number;

@@ -111,7 +111,9 @@ const ConfigSchema = Type.Object(
 );
 
 export type MurmurConfig = Static<typeof ConfigSchema>;
-const checkConfig = TypeCompiler.Compile(ConfigSchema);
+// Compiled on first use: most runs have no murmur.toml, and compiling shows in the command's start-up.
+let compiledCheck: ReturnType<typeof TypeCompiler.Compile<typeof ConfigSchema>> | undefined;
+const configCheck = () => (compiledCheck ??= TypeCompiler.Compile(ConfigSchema));
 
 export class ConfigError extends Error {}
 
@@ -121,6 +123,7 @@ export function durationMs(value: number | string | undefined, fallback: number)
 }
 
 export function validateConfig(value: unknown, source: string): MurmurConfig {
+  const checkConfig = configCheck();
   if (checkConfig.Check(value)) return value;
   const problems = [...checkConfig.Errors(value)].slice(0, 3).map((e) => {
     const key = e.path.replace(/^\//, '').replace(/\//g, '.') || '(top level)';

@@ -11,6 +11,7 @@ import { builtinProfile, resolveProfile, type AgentProfile } from '../roles/prof
 import type { HostInterface } from '../roles/filters.js';
 import type { AgentRunResult } from './agent.js';
 import { makeConfigurer, type RuntimeDeps } from './agent-runtime.js';
+import { EngineShellBridge } from './shell-bridge.js';
 import { type Clock, systemClock } from './clock.js';
 import { durationMs, type MurmurConfig } from './config.js';
 import { EventBus } from './events.js';
@@ -18,13 +19,17 @@ import type { ModelProvider } from './models/provider.js';
 import { defaultRetryPolicy } from './models/retry.js';
 import { Scheduler, type AgentRecord, type SchedulerLimits } from './scheduler.js';
 import type { Semaphore } from './model-gate.js';
-import { SessionStore, stateHome } from './session.js';
+import { newSessionId, SessionStore, stateHome } from './session.js';
 import { TaskRegistry } from './tasks.js';
 import { TimerService } from './timers.js';
+import { TranscriptWriter } from './transcript-writer.js';
 import type { AgentStatus, Usage } from './types.js';
 import { parseRuleLists } from './permissions/rules.js';
 import { finishedSubagentResults, repairTranscript } from './transcript-repair.js';
 
+
+/** The tools MURMUR_DISABLE_CRON=1 removes. */
+export const CRON_TOOL_NAMES = ['set_timer', 'create_scheduled_task'] as const;
 
 export interface EngineOptions {
   cwd: string;
@@ -55,6 +60,8 @@ export interface EngineOptions {
   settings?: RunSettings;
   /** A process-wide limit on model requests in flight, when several engines share the process. */
   modelGate?: Semaphore;
+  /** false: no murmur-tools in agents' shells (also `[tools] shellBridge = false`). */
+  shellBridge?: boolean;
 }
 
 export interface AgentSummary {
@@ -102,6 +109,8 @@ export interface RunSettings {
   permissionMode?: string;
   swarmMode?: boolean;
   baseUrl?: string;
+  /** `--effort`, kept so a resumed run thinks as hard. */
+  effort?: string;
 }
 
 function limitsFrom(config: MurmurConfig, extra: Partial<SchedulerLimits> | undefined): Partial<SchedulerLimits> {
@@ -122,6 +131,10 @@ export class Engine {
   readonly tasks: TaskRegistry;
   readonly timers: TimerService;
   readonly session: SessionStore | undefined;
+  /** murmur-tools leases of this engine's agents (undefined when the bridge is off). */
+  readonly shellBridge: EngineShellBridge | undefined;
+  /** Writes every agent's conversation into the session (a subscriber of the bus); none without a session. */
+  readonly transcripts: TranscriptWriter | undefined;
   readonly definitions: ReadonlyMap<string, AgentProfile>;
   /** What was wrong with the agent definition files (also emitted as log events when the engine starts). */
   readonly definitionProblems: readonly DefinitionProblem[] = [];
@@ -131,6 +144,10 @@ export class Engine {
   task: string | undefined;
   /** Extra state saved with the session (the swarm's). */
   sessionExtra: (() => unknown) | undefined;
+  /** Swarms started in this run so far: the next is `s-<count + 1>` (a resumed swarm raises it past its own). */
+  swarmCount = 0;
+  /** Names this run (worktree branches): the session's id, else one made up for this engine. */
+  readonly runId: string;
   private readonly clock: Clock;
   private status = 'running';
   private abortedWhileBusy = false;
@@ -147,7 +164,13 @@ export class Engine {
     this.bus = options.bus ?? new EventBus(() => this.clock.now());
     this.createdAt = this.clock.now();
     const env = options.env ?? process.env;
-    this.session = options.session === false ? undefined : (options.session ?? SessionStore.create(stateHome(this.cwd, env)));
+    this.session = options.session === false ? undefined : (options.session ?? SessionStore.create(stateHome(this.cwd, env), undefined, this.clock));
+    this.runId = this.session?.id ?? newSessionId(this.clock.now());
+    if (this.session) {
+      const session = this.session;
+      this.transcripts = new TranscriptWriter((agentId) => session.transcriptPath(agentId));
+      this.transcripts.subscribe(this.bus);
+    }
     if (options.definitions) this.definitions = options.definitions;
     else {
       const loaded = loadAgentDefinitions({ workspace: this.cwd, ...(env.HOME ? { userHome: env.HOME } : {}) });
@@ -173,6 +196,8 @@ export class Engine {
 
     const features = { delegation: this.config.features?.delegation ?? true, webSearch: this.config.features?.webSearch ?? true };
     const registry = buildLocalToolRegistry({ subagents: true, tasks: true, timers: true, ...options.registry, ...(options.swarmTool ? { swarm: options.swarmTool } : {}) });
+    // MURMUR_DISABLE_CRON=1: neither timers nor scheduled tasks in any agent's catalog.
+    if (env.MURMUR_DISABLE_CRON === '1') for (const name of CRON_TOOL_NAMES) registry.delete(name);
     const retry = {
       maxAttempts: this.config.retry?.maxAttempts ?? defaultRetryPolicy.maxAttempts,
       baseDelayMs: durationMs(this.config.retry?.baseDelay, defaultRetryPolicy.baseDelayMs),
@@ -206,6 +231,17 @@ export class Engine {
     if (options.permission) runtime.permission = options.permission;
     if (options.extraVetoes) runtime.extraVetoes = options.extraVetoes;
     if (options.resultBudget) runtime.resultBudget = options.resultBudget;
+    if (this.config.tools?.shellBridge !== false && options.shellBridge !== false) {
+      // The lease server (a socket in a private folder) starts with the first bash an agent runs.
+      const leases = () => import('../tools/bridge/lease-server.js');
+      const leaseServer = { acquire: () => leases().then((m) => m.acquireLeaseServer()), release: () => leases().then((m) => m.releaseLeaseServer()) };
+      this.shellBridge = new EngineShellBridge(this.bus, leaseServer, {
+        hasTasks: (id) => this.tasks.activeCount(id) > 0,
+        isRunning: (id) => this.scheduler.get(id)?.agent.status === 'running',
+      });
+      runtime.shellBridge = this.shellBridge;
+    }
+    if (this.config.effort) runtime.effort = this.config.effort;
 
     const schedulerOptions: ConstructorParameters<typeof Scheduler>[0] = {
       bus: this.bus,
@@ -216,7 +252,6 @@ export class Engine {
       clock: this.clock,
     };
     if (options.providerFor) schedulerOptions.providerFor = options.providerFor;
-    if (this.session) schedulerOptions.session = this.session;
     if (options.random) schedulerOptions.random = options.random;
     if (options.modelGate) schedulerOptions.gate = options.modelGate;
     this.scheduler = new Scheduler(schedulerOptions);
@@ -267,6 +302,7 @@ export class Engine {
 
   /** Waits until no agent runs, no background task is active and no timer is pending (or the run is aborted). */
   async settle(): Promise<void> {
+    const { clock } = this;
     for (;;) {
       const busy = this.scheduler.busyCount > 0 || this.tasks.activeCount() > 0 || this.timers.count() > 0;
       if (!busy) return;
@@ -280,9 +316,10 @@ export class Engine {
         const offs = [this.bus.on('agent.end', done), this.bus.on('task.end', done), this.bus.on('agent.start', done)];
         // agent.end comes just before the scheduler counts the agent as stopped: wait for that too.
         if (this.scheduler.busyCount > 0) offs.push(this.scheduler.onceIdle(done));
-        const timer = setTimeout(done, 1000);
+        // A safety net on the run's clock, should a wake-up be missed.
+        const timer = clock.setTimeout(done, 1000);
         function done() {
-          clearTimeout(timer);
+          clock.clearTimeout(timer);
           for (const off of offs) off();
           wake();
         }
@@ -340,6 +377,11 @@ export class Engine {
     this.session?.saveState(() => this.stateSnapshot());
   }
 
+  /** How a run without a main agent (a swarm) ended, for the saved state that `murmur sessions` and the console read. */
+  markEnded(status: 'completed' | 'failed' | 'aborted'): void {
+    this.status = status;
+  }
+
   /**
    * Rebuilds the agent tree of a saved session: finished agents stay finished, running ones become
    * `interrupted` with their transcripts repaired so they can continue.
@@ -395,8 +437,9 @@ export class Engine {
 
   async close(): Promise<void> {
     this.timers.stop();
+    await this.shellBridge?.close();
     this.saveState();
-    await this.session?.flush();
+    await Promise.all([this.session?.flush(), this.transcripts?.flush()]);
   }
 }
 

@@ -1,9 +1,6 @@
 // `--events FILE`: every event as one JSON line. Buffered through a stream so a slow disk never stalls the loop.
 import { createWriteStream, openSync } from 'node:fs';
-import type { EventBus, EventType } from './events.js';
-
-/** Streamed text and whole messages stay out: transcripts on disk already hold them. */
-const SKIPPED: ReadonlySet<EventType> = new Set(['message', 'message.delta']);
+import { EVENT_TYPES, NOT_IN_EVENT_LOG, type EventBus, type MurmurEvent } from './events.js';
 
 export interface EventLog {
   close(): Promise<void>;
@@ -16,10 +13,14 @@ export function writeEventLog(bus: EventBus, path: string): EventLog {
   stream.on('error', (error) => {
     failed = error;
   });
-  const off = bus.on('*', (event) => {
-    if (failed || SKIPPED.has(event.type)) return;
-    stream.write(`${JSON.stringify(event)}\n`);
-  });
+  const write = (event: MurmurEvent) => {
+    if (!failed) stream.write(`${JSON.stringify(event)}\n`);
+  };
+  // One subscription per logged type, not '*': the loop then never builds the events this log leaves out.
+  const offs = EVENT_TYPES.filter((type) => !NOT_IN_EVENT_LOG.has(type)).map((type) => bus.on(type, write));
+  const off = () => {
+    for (const unsubscribe of offs) unsubscribe();
+  };
   return {
     close: () =>
       new Promise((resolve, reject) => {

@@ -1,13 +1,20 @@
-// The event bus: every step of the engine emits an event; dashboards, logs and transcripts subscribe.
+// The event bus: every step of the engine emits an event; dashboards, the JSONL log (events-log.ts) and the
+// transcript writer (transcript-writer.ts) subscribe. The types below are the contract of `--events FILE`: each
+// is documented where it is declared, and test/core/events-contract.test.ts checks the README lists them all.
 import { EventEmitter } from 'eventemitter3';
-import type { EndStatus, Usage } from './types.js';
+import { systemClock } from './clock.js';
+import type { EndStatus, Message, Usage } from './types.js';
 
 interface Base {
+  /** Epoch milliseconds, stamped by the bus from the engine's clock when the emitter leaves it out. */
   ts: number;
 }
 
+/** A command (`murmur run`, `murmur swarm`, an MCP request) began: what it was asked and on which model. */
 export interface RunStartEvent extends Base { type: 'run.start'; mode: 'run' | 'swarm'; task: string; model: string }
+/** The command finished: its final status and the whole run's usage. */
 export interface RunEndEvent extends Base { type: 'run.end'; status: string; usage: Usage }
+/** An agent's run began (a new agent, or one resumed with `resumed: true`). */
 export interface AgentStartEvent extends Base {
   type: 'agent.start';
   agentId: string;
@@ -21,6 +28,7 @@ export interface AgentStartEvent extends Base {
   item?: string;
   resumed?: boolean;
 }
+/** An agent's run ended; `usage`, `turns` and `toolCalls` count this run only (not earlier runs of a resumed agent). */
 export interface AgentEndEvent extends Base {
   type: 'agent.end';
   agentId: string;
@@ -35,7 +43,9 @@ export interface AgentEndEvent extends Base {
   swarmId?: string;
   item?: string;
 }
+/** A model call is about to be made; `turn` counts the agent's turns across resumes, from 1. */
 export interface TurnStartEvent extends Base { type: 'turn.start'; agentId: string; turn: number }
+/** The model answered (with `usage` and how many tool calls it asked for), or failed (`error`). */
 export interface TurnEndEvent extends Base {
   type: 'turn.end';
   agentId: string;
@@ -45,9 +55,14 @@ export interface TurnEndEvent extends Base {
   /** Set when the model call failed and the turn ended with that reason. */
   error?: string;
 }
-/** `via: 'shell'`: the call came through murmur-tools from the agent's bash, not from its catalog. */
+/**
+ * A tool call began; `args` is the raw JSON the model sent, cut at 200 characters. `via: 'shell'`: the call came
+ * through murmur-tools from the agent's bash, not from its catalog.
+ */
 export interface ToolStartEvent extends Base { type: 'tool.start'; agentId: string; tool: string; callId: string; args: string; via?: 'shell' }
+/** A running tool streamed partial output (a command's output so far). */
 export interface ToolUpdateEvent extends Base { type: 'tool.update'; agentId: string; tool: string; callId: string; text: string }
+/** A tool call ended, after its result passed the budget gates; `isError` as the model sees it. */
 export interface ToolEndEvent extends Base {
   type: 'tool.end';
   agentId: string;
@@ -59,10 +74,19 @@ export interface ToolEndEvent extends Base {
   error?: string;
   via?: 'shell';
 }
-/** Streamed text; `thinking: true` for reasoning/thinking text that is not part of the answer. */
+/**
+ * Streamed text as it arrives; `thinking: true` for reasoning/thinking text that is not part of the answer. Kept
+ * out of `--events` (the whole message follows as a `message` event and in the transcript).
+ */
 export interface MessageDeltaEvent extends Base { type: 'message.delta'; agentId: string; text: string; thinking?: boolean }
-export interface MessageEvent extends Base { type: 'message'; agentId: string; role: 'user' | 'assistant' | 'tool'; message: unknown }
+/**
+ * A message joined an agent's conversation (user, assistant or tool result), in conversation order. The
+ * transcript writer keeps it on disk; the dashboard shows it. Kept out of `--events` (the transcripts hold it).
+ */
+export interface MessageEvent extends Base { type: 'message'; agentId: string; role: Message['role']; message: Message }
+/** A message the engine injected joined the conversation: a background task finished, a timer fired. */
 export interface MessageSyntheticEvent extends Base { type: 'message.synthetic'; agentId: string; kind: string; taskId?: string }
+/** A model call failed in a way worth retrying (see ModelErrorKind); it is retried after `delayMs`. */
 export interface ModelRetryEvent extends Base {
   type: 'model.retry';
   agentId: string;
@@ -73,6 +97,7 @@ export interface ModelRetryEvent extends Base {
   swarmId?: string;
   item?: string;
 }
+/** A swarm began, with every item in input order (indices in `swarm.item` refer to this list). */
 export interface SwarmStartEvent extends Base {
   type: 'swarm.start';
   swarmId: string;
@@ -83,6 +108,7 @@ export interface SwarmStartEvent extends Base {
   maxConcurrency?: number;
 }
 export type SwarmItemState = 'queued' | 'launched' | 'rate_limited' | 'completed' | 'failed' | 'aborted' | 'conflict' | 'verifying';
+/** One swarm item changed state (queued, launched, held back by a rate limit, verified, finished…). */
 export interface SwarmItemEvent extends Base {
   type: 'swarm.item';
   swarmId: string;
@@ -105,7 +131,9 @@ export interface SwarmItemEvent extends Base {
 }
 /** The controller's capacity changed (ramp, rate-limit hold, recovery). */
 export interface SwarmCapacityEvent extends Base { type: 'swarm.capacity'; swarmId: string; capacity: number; running: number; limited: boolean }
+/** A swarm finished: items per final state, and how long it took. */
 export interface SwarmEndEvent extends Base { type: 'swarm.end'; swarmId: string; counts: Record<string, number>; durationMs: number }
+/** A background task (a command, a subagent, a question) started (`task.start`) or ended (`task.end`, with its status). */
 export interface TaskEvent extends Base {
   type: 'task.start' | 'task.end';
   taskId: string;
@@ -120,6 +148,7 @@ export interface TodoEvent extends Base {
   agentId: string;
   todos: { title: string; status: 'pending' | 'in_progress' | 'done' }[];
 }
+/** Something a person should know that is no step of an agent: a skipped definition, an MCP problem, a resume note. */
 export interface LogEvent extends Base { type: 'log'; level: 'info' | 'warn' | 'error'; message: string; agentId?: string }
 
 export type MurmurEvent =
@@ -145,6 +174,40 @@ export type MurmurEvent =
   | LogEvent;
 
 export type EventType = MurmurEvent['type'];
+
+/**
+ * Every declared event type, at run time (the README test and the JSONL log read it). The check below fails the
+ * type check when a type is added to MurmurEvent but not here, or listed here but not declared.
+ */
+export const EVENT_TYPES = [
+  'run.start',
+  'run.end',
+  'agent.start',
+  'agent.end',
+  'turn.start',
+  'turn.end',
+  'tool.start',
+  'tool.update',
+  'tool.end',
+  'message.delta',
+  'message',
+  'message.synthetic',
+  'model.retry',
+  'swarm.start',
+  'swarm.item',
+  'swarm.capacity',
+  'swarm.end',
+  'task.start',
+  'task.end',
+  'todo.update',
+  'log',
+] as const satisfies readonly EventType[];
+type Missing = Exclude<EventType, (typeof EVENT_TYPES)[number]>;
+const everyTypeListed: [Missing] extends [never] ? true : Missing = true;
+void everyTypeListed;
+
+/** Kept out of `--events`: streamed text and whole messages, which the transcripts on disk already hold. */
+export const NOT_IN_EVENT_LOG: ReadonlySet<EventType> = new Set<EventType>(['message', 'message.delta']);
 export type EventOf<T extends EventType> = Extract<MurmurEvent, { type: T }>;
 /** An event as emitted: the bus stamps `ts` when it is missing. */
 export type EventInput = MurmurEvent extends infer E ? (E extends MurmurEvent ? Omit<E, 'ts'> & { ts?: number } : never) : never;
@@ -153,13 +216,14 @@ type Listener = (event: MurmurEvent) => void;
 
 /**
  * Synchronous fan-out with isolation: a throwing subscriber is reported and skipped, never breaks the
- * emitter. Subscribers that do slow work must buffer (see jsonl-log.ts) so the loop is never stalled.
+ * emitter. Subscribers that do slow work must buffer (as events-log.ts and transcript-writer.ts do) so the loop is never stalled.
  */
 export class EventBus {
   private readonly emitter = new EventEmitter();
   private anyListeners = 0;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /** `now` stamps events that come without `ts`: the engine passes its clock. */
+  constructor(private readonly now: () => number = systemClock.now) {}
 
   /** Whether anybody would receive an event of this type: lets hot paths skip building it. */
   wants(type: EventType): boolean {

@@ -1,11 +1,12 @@
 // The agent loop: model call -> assistant message -> tool batch -> next turn. A function of its inputs;
-// the only state it touches is the LoopState it is handed.
-import type { RuntimeTool } from '../tools/contract.js';
-import type { EventBus } from './events.js';
+// the only state it touches is the LoopState it is handed. It is the hot path of every agent: it builds an
+// event only when somebody listens (EventBus.wants), and allocates per run and per turn only what it must.
+import type { RuntimeTool, ToolContext, ToolResult } from '../tools/contract.js';
+import { systemClock } from './clock.js';
+import type { EventBus, EventInput } from './events.js';
 import type { ModelError, ModelRequest, ModelResult } from './models/provider.js';
-import { executeToolBatch, type BatchHooks } from './tool-batch.js';
-import { addUsage, type AssistantMessage, type EndStatus, type Message, type ToolSchema, type Usage, type UserMessage } from './types.js';
-import type { ToolContext } from '../tools/contract.js';
+import { executeToolBatch, type BatchHooks, type BatchObserver, type BatchOptions } from './tool-batch.js';
+import { addUsage, type AssistantMessage, type Effort, type EndStatus, type Message, type ToolCall, type ToolSchema, type Usage, type UserMessage } from './types.js';
 
 /** Why an agent was stopped from outside (set as the abort signal's reason). */
 export class StopRequest extends Error {
@@ -55,8 +56,13 @@ export interface LoopConfig {
   onUsage?: (usage: Usage) => void;
   hooks?: BatchHooks;
   maxOutputTokens?: number;
+  /** How hard the model should think (the agent definition's, else the run's); absent = the model's default. */
+  effort?: Effort;
   now?: () => number;
 }
+
+/** The running agent's own wiring; the rest of LoopConfig comes from its owner (AgentLoopConfig). */
+export type LoopSelf = Pick<LoopConfig, 'agentId' | 'role' | 'bus' | 'drainInbox' | 'now'>;
 
 export interface LoopOutcome {
   status: EndStatus;
@@ -75,101 +81,148 @@ function preview(text: string, max = 200): string {
   return text.length > max ? text.slice(0, max) : text;
 }
 
-export async function runLoop(state: LoopState, config: LoopConfig, signal: AbortSignal): Promise<LoopOutcome> {
-  const { bus, agentId } = config;
-  const now = config.now ?? Date.now;
-  const append = (message: Message) => {
-    state.messages.push(message);
-    config.onMessage?.(message);
-    if (bus.wants('message')) bus.emit({ type: 'message', agentId, role: message.role, message });
-  };
-  const observer = {
-    start: (call: { id: string; name: string; arguments: string }) => {
-      state.toolCalls++;
-      if (bus.wants('tool.start')) bus.emit({ type: 'tool.start', agentId, tool: call.name, callId: call.id, args: preview(call.arguments) });
-    },
-    update: (call: { id: string; name: string }, text: string) => {
-      if (bus.wants('tool.update')) bus.emit({ type: 'tool.update', agentId, tool: call.name, callId: call.id, text });
-    },
-    end: (call: { id: string; name: string }, result: { isError?: boolean; content: { type: string }[] }, durationMs: number) => {
-      if (!bus.wants('tool.end')) return;
-      const event: Parameters<EventBus['emit']>[0] = { type: 'tool.end', agentId, tool: call.name, callId: call.id, isError: result.isError === true, durationMs };
-      if (result.isError) {
-        const first = result.content[0] as { type: string; text?: string } | undefined;
-        if (first?.type === 'text') (event as { error?: string }).error = preview(first.text ?? '');
-      }
-      bus.emit(event);
-    },
-  };
-  const onTextDelta = bus.wants('message.delta') ? (text: string) => bus.emit({ type: 'message.delta', agentId, text }) : undefined;
+const EMPTY_ARRIVALS: UserMessage[] = [];
 
-  const admit = (messages: UserMessage[]) => {
+function emitToolEnd(bus: EventBus, agentId: string, call: ToolCall, result: ToolResult, durationMs: number): void {
+  const event: Extract<EventInput, { type: 'tool.end' }> = { type: 'tool.end', agentId, tool: call.name, callId: call.id, isError: result.isError === true, durationMs };
+  if (result.isError) {
+    const first = result.content[0];
+    if (first?.type === 'text') event.error = preview(first.text);
+  }
+  bus.emit(event);
+}
+
+/**
+ * One run of the loop. A class rather than closures: its methods live on the prototype, so a run allocates one
+ * object where closures would allocate one each (the overhead benchmark runs 1,000 agents a round). It is also the
+ * tool batch's observer. `update` and `end` exist only when somebody listens to tool.update and tool.end as the
+ * run starts, so the batch neither builds a per-call update callback nor times calls for nobody.
+ */
+class LoopRun implements BatchObserver {
+  readonly update: BatchObserver['update'];
+  readonly end: BatchObserver['end'];
+  private readonly onTextDelta: ((text: string) => void) | undefined;
+  private readonly onThinkingDelta: ((text: string) => void) | undefined;
+  /** A provider's warning (a server refused --effort) as a `log` event; only effort can raise one today. */
+  private readonly onWarning: ((message: string) => void) | undefined;
+
+  constructor(
+    private readonly state: LoopState,
+    private readonly config: Omit<LoopConfig, keyof LoopSelf>,
+    private readonly self: LoopSelf,
+    private readonly signal: AbortSignal,
+  ) {
+    const { bus, agentId } = self;
+    this.update = bus.wants('tool.update') ? (call, text) => bus.emit({ type: 'tool.update', agentId, tool: call.name, callId: call.id, text }) : undefined;
+    this.end = bus.wants('tool.end') ? (call, result, durationMs) => emitToolEnd(bus, agentId, call, result, durationMs) : undefined;
+    const streamed = bus.wants('message.delta');
+    this.onTextDelta = streamed ? (text) => bus.emit({ type: 'message.delta', agentId, text }) : undefined;
+    this.onThinkingDelta = streamed ? (text) => bus.emit({ type: 'message.delta', agentId, text, thinking: true }) : undefined;
+    this.onWarning = config.effort && bus.wants('log') ? (message) => bus.emit({ type: 'log', level: 'warn', agentId, message }) : undefined;
+  }
+
+  start(call: ToolCall): void {
+    this.state.toolCalls++;
+    const { bus, agentId } = this.self;
+    if (bus.wants('tool.start')) bus.emit({ type: 'tool.start', agentId, tool: call.name, callId: call.id, args: preview(call.arguments) });
+  }
+
+  private append(message: Message): void {
+    this.state.messages.push(message);
+    this.config.onMessage?.(message);
+    const { bus, agentId } = this.self;
+    if (bus.wants('message')) bus.emit({ type: 'message', agentId, role: message.role, message });
+  }
+
+  private admit(messages: readonly UserMessage[]): void {
+    const { bus, agentId } = this.self;
     for (const message of messages) {
-      append(message);
+      this.append(message);
       if (message.synthetic && bus.wants('message.synthetic')) {
         const { kind, taskId } = message.synthetic;
         bus.emit(taskId ? { type: 'message.synthetic', agentId, kind, taskId } : { type: 'message.synthetic', agentId, kind });
       }
     }
-  };
-
-  let arrived: UserMessage[] = [];
-  for (let turnInRun = 0; ; turnInRun++) {
-    admit(arrived.length > 0 ? arrived : config.drainInbox());
-    arrived = [];
-    if (signal.aborted) return stopOutcome(signal);
-    if (turnInRun >= config.maxTurns) return { status: 'failed', reason: `reached maxTurns (${config.maxTurns}) before finishing` };
-    // A woken agent whose budget is already spent must not call the model again.
-    if (config.budgetSpent?.()) return { status: 'budget', reason: 'token budget spent' };
-
-    // A turn counts once the model answered: a failed call is not a turn the conversation holds.
-    const turn = state.turns + 1;
-    if (bus.wants('turn.start')) bus.emit({ type: 'turn.start', agentId, turn });
-    const offered = config.toolsForTurn(turn);
-    const turnTools = offered instanceof Promise ? await offered : offered;
-    const system = turnTools.instruction ? `${config.system}\n\n${turnTools.instruction}` : config.system;
-    const request: ModelRequest = { system, messages: state.messages, tools: turnTools.schemas, agent: { id: agentId, role: config.role } };
-    if (onTextDelta) request.onTextDelta = onTextDelta;
-    if (config.maxOutputTokens !== undefined) request.maxOutputTokens = config.maxOutputTokens;
-    const result = await config.callModel(request, signal);
-
-    if (!result.ok) {
-      if (bus.wants('turn.end')) bus.emit({ type: 'turn.end', agentId, turn, toolCalls: 0, error: result.error.message });
-      if (signal.aborted) return stopOutcome(signal);
-      return { status: 'failed', reason: result.error.message, modelError: result.error };
-    }
-    const message: AssistantMessage = result.message;
-    state.turns = turn;
-    if (message.usage) {
-      addUsage(state.usage, message.usage);
-      config.onUsage?.(message.usage);
-    }
-    append(message);
-    if (message.text) state.lastText = message.text;
-    if (bus.wants('turn.end')) {
-      const event = { type: 'turn.end' as const, agentId, turn, toolCalls: message.toolCalls.length, ...(message.usage ? { usage: message.usage } : {}) };
-      bus.emit(event);
-    }
-
-    if (message.toolCalls.length === 0) {
-      if (config.budgetSpent?.()) return { status: 'budget', reason: 'token budget spent' };
-      // A message that arrived during the final call wakes the agent for another turn.
-      arrived = config.drainInbox();
-      if (arrived.length === 0) return { status: 'completed' };
-      continue;
-    }
-
-    if (config.budgetSpent?.()) {
-      // Keep the transcript whole: every call gets a result, none runs.
-      for (const call of message.toolCalls) {
-        append({ role: 'tool', toolCallId: call.id, toolName: call.name, content: [{ type: 'text', text: 'Not run: the token budget is spent.' }], isError: true });
-      }
-      return { status: 'budget', reason: 'token budget spent' };
-    }
-
-    const batchOptions = { tools: turnTools.tools, context: config.context, signal, observer, now } as Parameters<typeof executeToolBatch>[1];
-    if (config.hooks) batchOptions.hooks = config.hooks;
-    const results = await executeToolBatch(message.toolCalls, batchOptions);
-    for (const toolResult of results) append(toolResult);
   }
+
+  async run(): Promise<LoopOutcome> {
+    const { state, config, self, signal } = this;
+    const { bus, agentId } = self;
+    const agent = { id: agentId, role: self.role };
+    // Built once per run; only the turn's tools change between batches.
+    const batchOptions: BatchOptions = { tools: EMPTY_TOOLS, context: config.context, signal, observer: this, now: self.now ?? systemClock.now };
+    if (config.hooks) batchOptions.hooks = config.hooks;
+
+    let arrived = EMPTY_ARRIVALS;
+    for (let turnInRun = 0; ; turnInRun++) {
+      this.admit(arrived.length > 0 ? arrived : self.drainInbox());
+      arrived = EMPTY_ARRIVALS;
+      if (signal.aborted) return stopOutcome(signal);
+      if (turnInRun >= config.maxTurns) return { status: 'failed', reason: `reached maxTurns (${config.maxTurns}) before finishing` };
+      // A woken agent whose budget is already spent must not call the model again.
+      if (config.budgetSpent?.()) return { status: 'budget', reason: 'token budget spent' };
+
+      // A turn counts once the model answered: a failed call is not a turn the conversation holds.
+      const turn = state.turns + 1;
+      if (bus.wants('turn.start')) bus.emit({ type: 'turn.start', agentId, turn });
+      const offered = config.toolsForTurn(turn);
+      const turnTools = offered instanceof Promise ? await offered : offered;
+      const system = turnTools.instruction ? `${config.system}\n\n${turnTools.instruction}` : config.system;
+      const request: ModelRequest = { system, messages: state.messages, tools: turnTools.schemas, agent };
+      if (this.onTextDelta) request.onTextDelta = this.onTextDelta;
+      if (this.onThinkingDelta) request.onThinkingDelta = this.onThinkingDelta;
+      if (this.onWarning) request.onWarning = this.onWarning;
+      if (config.maxOutputTokens !== undefined) request.maxOutputTokens = config.maxOutputTokens;
+      if (config.effort) request.effort = config.effort;
+      const result = await config.callModel(request, signal);
+
+      if (!result.ok) {
+        if (bus.wants('turn.end')) bus.emit({ type: 'turn.end', agentId, turn, toolCalls: 0, error: result.error.message });
+        if (signal.aborted) return stopOutcome(signal);
+        return { status: 'failed', reason: result.error.message, modelError: result.error };
+      }
+      const message: AssistantMessage = result.message;
+      state.turns = turn;
+      if (message.usage) {
+        addUsage(state.usage, message.usage);
+        config.onUsage?.(message.usage);
+      }
+      this.append(message);
+      if (message.text) state.lastText = message.text;
+      if (bus.wants('turn.end')) {
+        bus.emit(message.usage ? { type: 'turn.end', agentId, turn, toolCalls: message.toolCalls.length, usage: message.usage } : { type: 'turn.end', agentId, turn, toolCalls: message.toolCalls.length });
+      }
+
+      if (message.toolCalls.length === 0) {
+        if (config.budgetSpent?.()) return { status: 'budget', reason: 'token budget spent' };
+        // A message that arrived during the final call wakes the agent for another turn.
+        arrived = self.drainInbox();
+        if (arrived.length === 0) return { status: 'completed' };
+        continue;
+      }
+
+      if (config.budgetSpent?.()) {
+        // Keep the transcript whole: every call gets a result, none runs.
+        for (const call of message.toolCalls) {
+          this.append({ role: 'tool', toolCallId: call.id, toolName: call.name, content: [{ type: 'text', text: 'Not run: the token budget is spent.' }], isError: true });
+        }
+        return { status: 'budget', reason: 'token budget spent' };
+      }
+
+      batchOptions.tools = turnTools.tools;
+      const results = await executeToolBatch(message.toolCalls, batchOptions);
+      for (const toolResult of results) this.append(toolResult);
+    }
+  }
+}
+
+const EMPTY_TOOLS: ReadonlyMap<string, RuntimeTool> = new Map();
+
+export function runLoop(state: LoopState, config: LoopConfig, signal: AbortSignal): Promise<LoopOutcome> {
+  return new LoopRun(state, config, config, signal).run();
+}
+
+/** The loop as an Agent runs it: its owner's settings as given (never copied) beside the agent's own wiring. */
+export function runAgentLoop(state: LoopState, settings: Omit<LoopConfig, keyof LoopSelf>, self: LoopSelf, signal: AbortSignal): Promise<LoopOutcome> {
+  return new LoopRun(state, settings, self, signal).run();
 }

@@ -1,14 +1,13 @@
 // The scheduler: the agent tree, its limits (depth, spawn cap, timeouts, budgets, model requests in flight),
 // live usage roll-up, abort that reaches every descendant, and waking idle agents when messages arrive.
 import type { AgentProfile } from '../roles/profile.js';
-import { Agent, type AgentLoopConfig, type AgentRunResult } from './agent.js';
+import { Agent, type AgentLoopConfig, type AgentRunResult, type RunOptions } from './agent.js';
 import { StopRequest } from './loop.js';
 import { type Clock, systemClock } from './clock.js';
 import type { EventBus } from './events.js';
 import { Semaphore, gateProvider } from './model-gate.js';
 import type { ModelProvider, ModelRequest, ModelResult } from './models/provider.js';
 import { defaultRetryPolicy, withRetries, type RetryPolicy } from './models/retry.js';
-import type { SessionStore } from './session.js';
 import { addUsage, emptyUsage, totalTokens, type AgentStatus, type Message, type Usage, type UserMessage } from './types.js';
 
 export interface SchedulerLimits {
@@ -54,6 +53,10 @@ export interface SchedulerHooks {
   callModel: (request: ModelRequest, signal: AbortSignal) => Promise<ModelResult>;
   budgetSpent: () => boolean;
   onUsage: (usage: Usage) => void;
+  /**
+   * Called with every message an agent's conversation gains. Transcripts are written by a bus subscriber
+   * (transcript-writer.ts), not here: this stays for the runtime's own watchers and does nothing itself.
+   */
   onMessage: (message: Message) => void;
 }
 
@@ -82,7 +85,6 @@ export interface SchedulerOptions {
   configure: AgentConfigurer;
   limits?: Partial<SchedulerLimits>;
   retry?: RetryPolicy;
-  session?: SessionStore;
   clock?: Clock;
   random?: () => number;
   /** A model-request limit shared with other schedulers of the process (the MCP server runs one per request). */
@@ -98,7 +100,8 @@ export class Scheduler {
   readonly runUsage: Usage = emptyUsage();
   private readonly records = new Map<string, AgentRecord>();
   private readonly gate: Semaphore;
-  private readonly clock: Clock;
+  /** The run's clock: agent timeouts, retry waits and subagent deadlines read it. */
+  readonly clock: Clock;
   private readonly models = new Map<string, ModelProvider | Promise<ModelProvider>>();
   private spawned = 0;
   private counter = 0;
@@ -215,19 +218,23 @@ export class Scheduler {
     return { ok: true, record };
   }
 
+  private async resolveModel(record: AgentRecord): Promise<ModelProvider> {
+    return this.modelFor(record.profile);
+  }
+
   private hooksFor(record: AgentRecord): SchedulerHooks {
-    const session = this.options.session;
     let model: ModelProvider | undefined;
     return {
-      callModel: async (request, signal) => {
-        if (!model) {
-          try {
-            model = await this.modelFor(record.profile);
-          } catch (error) {
-            return { ok: false, error: { kind: 'bad_request', message: (error as Error).message, retryable: false } };
-          }
-        }
-        return model.complete(request, signal);
+      // Not async once the model is known: one promise layer less on every model call.
+      callModel: (request, signal) => {
+        if (model) return model.complete(request, signal);
+        return this.resolveModel(record).then(
+          (resolved) => {
+            model = resolved;
+            return resolved.complete(request, signal);
+          },
+          (error: Error): ModelResult => ({ ok: false, error: { kind: 'bad_request', message: error.message, retryable: false } }),
+        );
       },
       budgetSpent: () => {
         const { agentBudgetTokens, runBudgetTokens } = this.limits;
@@ -238,7 +245,7 @@ export class Scheduler {
         addUsage(this.runUsage, usage);
         for (let r: AgentRecord | undefined = record; r; r = r.parentId !== undefined ? this.records.get(r.parentId) : undefined) addUsage(r.totalUsage, usage);
       },
-      onMessage: session ? (message) => session.appendTranscript(record.id, message) : noop,
+      onMessage: noop,
     };
   }
 
@@ -249,10 +256,12 @@ export class Scheduler {
   async run(record: AgentRecord, prompt?: string | UserMessage, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<AgentRunResult> {
     const timeoutMs = options.timeoutMs ?? record.profile.timeoutMs ?? this.limits.agentTimeoutMs;
     this.running++;
-    const outside = options.signal ? stopFromOutside(options.signal, record) : undefined;
     try {
-      const runOptions: { timeoutMs: number; parentSignal?: AbortSignal } = { timeoutMs };
-      if (outside) runOptions.parentSignal = outside.signal;
+      const runOptions: RunOptions = { timeoutMs };
+      if (options.signal) {
+        runOptions.parentSignal = options.signal;
+        runOptions.stopFromParent = (cause) => stopFromOutside(cause, record);
+      }
       const pending = record.agent.run(prompt, runOptions);
       this.onChange?.();
       const result = await pending;
@@ -260,9 +269,7 @@ export class Scheduler {
       if (TERMINAL_BY_STOP.has(result.status)) this.abortChildren(record.id);
       return result;
     } finally {
-      outside?.dispose();
       this.running--;
-      this.options.session?.closeTranscript(record.id);
       this.onChange?.();
       if (this.running === 0) this.notifyIdle();
     }
@@ -346,21 +353,14 @@ export class Scheduler {
 function noop(): void {}
 
 /**
- * The caller's signal as this agent sees it: whatever stopped the caller (its own timeout, an abort, task_stop)
+ * The caller's stop as this agent sees it: whatever stopped the caller (its own timeout, an abort, task_stop)
  * ends this agent as `aborted`, with a reason naming the cause, never as a timeout of its own.
  */
-function stopFromOutside(signal: AbortSignal, record: AgentRecord): { signal: AbortSignal; dispose: () => void } {
-  const controller = new AbortController();
-  const forward = () => {
-    const cause = signal.reason;
-    const who = record.parentId !== undefined ? `its parent ${record.parentId}` : 'its caller';
-    let message: string;
-    if (cause instanceof StopRequest) message = `${who} ${cause.status === 'timeout' ? 'timed out' : 'was aborted'}`;
-    else if (cause instanceof Error && cause.name !== 'AbortError') message = cause.message;
-    else message = `${who} was aborted`;
-    controller.abort(new StopRequest('aborted', message));
-  };
-  if (signal.aborted) forward();
-  else signal.addEventListener('abort', forward, { once: true });
-  return { signal: controller.signal, dispose: () => signal.removeEventListener('abort', forward) };
+function stopFromOutside(cause: unknown, record: AgentRecord): StopRequest {
+  const who = record.parentId !== undefined ? `its parent ${record.parentId}` : 'its caller';
+  let message: string;
+  if (cause instanceof StopRequest) message = `${who} ${cause.status === 'timeout' ? 'timed out' : 'was aborted'}`;
+  else if (cause instanceof Error && cause.name !== 'AbortError') message = cause.message;
+  else message = `${who} was aborted`;
+  return new StopRequest('aborted', message);
 }

@@ -1,8 +1,10 @@
 // A session on disk: `.murmur/sessions/<id>/` with state.json (atomic), one transcript per agent (appended as
-// messages happen), task logs and spilled tool outputs. A killed process leaves a session that can be resumed.
-import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync, type WriteStream } from 'node:fs';
+// messages happen, by the TranscriptWriter of transcript-writer.ts), task logs and spilled tool outputs. A killed
+// process leaves a session that can be resumed.
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
+import { type Clock, systemClock } from './clock.js';
 import type { Message } from './types.js';
 
 export interface SessionLocation {
@@ -15,8 +17,9 @@ export function stateHome(workspace: string, env: NodeJS.ProcessEnv = process.en
   return env.MURMUR_HOME ? resolve(workspace, env.MURMUR_HOME) : join(workspace, '.murmur');
 }
 
-export function newSessionId(now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+/** `20261130-021503-ab12`: the time (UTC, from the caller's clock) and a random suffix. */
+export function newSessionId(now: number | Date = systemClock.now()): string {
+  const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return `${stamp}-${Math.random().toString(36).slice(2, 6)}`;
 }
 
@@ -25,21 +28,22 @@ const STATE_WRITE_INTERVAL_MS = 200;
 export class SessionStore {
   readonly dir: string;
   readonly toolOutputsDir: string;
-  private readonly transcripts = new Map<string, WriteStream>();
   private pendingState: (() => unknown) | undefined;
-  private stateTimer: NodeJS.Timeout | undefined;
+  private stateTimer: unknown;
   private stateWrite: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly home: string,
     readonly id: string,
+    private readonly clock: Clock,
   ) {
     this.dir = join(home, 'sessions', id);
     this.toolOutputsDir = join(this.dir, 'tool-outputs');
   }
 
-  static create(home: string, id = newSessionId()): SessionStore {
-    const store = new SessionStore(home, id);
+  /** A new session under `home`; its id is made from the clock's time unless given. */
+  static create(home: string, id?: string, clock: Clock = systemClock): SessionStore {
+    const store = new SessionStore(home, id ?? newSessionId(clock.now()), clock);
     ignoreRunState(home);
     mkdirSync(store.toolOutputsDir, { recursive: true });
     mkdirSync(join(store.dir, 'agents'), { recursive: true });
@@ -48,8 +52,8 @@ export class SessionStore {
   }
 
   /** Opens an existing session; throws a message naming the id and listing the known ones when it is missing. */
-  static open(home: string, id: string): SessionStore {
-    const store = new SessionStore(home, id);
+  static open(home: string, id: string, clock: Clock = systemClock): SessionStore {
+    const store = new SessionStore(home, id, clock);
     if (!existsSync(join(store.dir, 'state.json'))) {
       const known = listSessions(home);
       const hint = known.length > 0 ? ` Known sessions: ${known.slice(-10).join(', ')}.` : ` No sessions exist under ${join(home, 'sessions')}.`;
@@ -65,26 +69,6 @@ export class SessionStore {
 
   transcriptPath(agentId: string): string {
     return join(this.agentDir(agentId), 'transcript.jsonl');
-  }
-
-  /** Appends one message to the agent's transcript (ordered, buffered by the stream). */
-  appendTranscript(agentId: string, message: Message): void {
-    let stream = this.transcripts.get(agentId);
-    if (!stream) {
-      mkdirSync(this.agentDir(agentId), { recursive: true });
-      stream = createWriteStream(this.transcriptPath(agentId), { flags: 'a' });
-      stream.on('error', (error) => process.emitWarning(`murmur: cannot write the transcript of ${agentId}: ${error.message}`));
-      this.transcripts.set(agentId, stream);
-    }
-    stream.write(`${JSON.stringify(message)}\n`);
-  }
-
-  /** Closes an agent's transcript stream (it reopens on the next append). */
-  closeTranscript(agentId: string): void {
-    const stream = this.transcripts.get(agentId);
-    if (!stream) return;
-    this.transcripts.delete(agentId);
-    stream.end();
   }
 
   /** The messages of a transcript, and whether its end was damaged (a line cut by a killed process). */
@@ -106,11 +90,10 @@ export class SessionStore {
   }
 
   /**
-   * Replaces a transcript at once (atomically): after a repair, so later appends follow whole lines and the
-   * file holds the conversation the agent continues from.
+   * Replaces a transcript at once (atomically): after a repair, before the agent runs again, so later appends
+   * follow whole lines and the file holds the conversation the agent continues from.
    */
   replaceTranscript(agentId: string, messages: readonly Message[]): void {
-    this.closeTranscript(agentId);
     mkdirSync(this.agentDir(agentId), { recursive: true });
     writeFileAtomic.sync(this.transcriptPath(agentId), messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
   }
@@ -118,8 +101,8 @@ export class SessionStore {
   /** Schedules an atomic write of the state; writes coalesce so a burst of changes costs one write. */
   saveState(snapshot: () => unknown): void {
     this.pendingState = snapshot;
-    if (this.stateTimer) return;
-    this.stateTimer = setTimeout(() => {
+    if (this.stateTimer !== undefined) return;
+    this.stateTimer = this.clock.setTimeout(() => {
       this.stateTimer = undefined;
       void this.writeStateNow();
     }, STATE_WRITE_INTERVAL_MS);
@@ -140,16 +123,13 @@ export class SessionStore {
     return JSON.parse(readFileSync(join(this.dir, 'state.json'), 'utf8')) as T;
   }
 
-  /** Writes pending state and closes every transcript. */
+  /** Writes pending state now (transcripts are the TranscriptWriter's to flush). */
   async flush(): Promise<void> {
-    if (this.stateTimer) {
-      clearTimeout(this.stateTimer);
+    if (this.stateTimer !== undefined) {
+      this.clock.clearTimeout(this.stateTimer);
       this.stateTimer = undefined;
     }
     await this.writeStateNow();
-    const closing = [...this.transcripts.values()].map((stream) => new Promise<void>((done) => stream.end(done)));
-    this.transcripts.clear();
-    await Promise.all(closing);
   }
 }
 

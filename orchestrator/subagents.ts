@@ -2,6 +2,7 @@
 import type { SubagentAdapter, SubagentOutcome, SubagentRequest, TaskOutcome } from '../tools/adapters.js';
 import { knownProfileNames, resolveProfile, type AgentProfile } from '../roles/profile.js';
 import type { AgentRunResult } from './agent.js';
+import type { Clock } from './clock.js';
 import type { AgentRecord, Scheduler } from './scheduler.js';
 import type { TaskRegistry } from './tasks.js';
 
@@ -65,14 +66,16 @@ export async function runUntilSettled(
   child.held = true;
   // One deadline for the whole answer: the runs and the waits for its background work between them.
   const budgetMs = timeoutMs ?? child.profile.timeoutMs ?? scheduler.limits.agentTimeoutMs;
-  const deadline = Date.now() + budgetMs;
-  const left = () => Math.max(1, deadline - Date.now());
+  const { clock } = scheduler;
+  const deadline = clock.now() + budgetMs;
+  const left = () => Math.max(1, deadline - clock.now());
   try {
-    let result = await scheduler.run(child, prompt, { signal, timeoutMs: left() });
+    // The first run has the whole budget (reading the clock again could already shave a millisecond off it).
+    let result = await scheduler.run(child, prompt, { signal, timeoutMs: budgetMs });
     while (result.status === 'completed' && !signal.aborted) {
       if (child.agent.pendingMessages === 0) {
         if (tasks.activeCount(child.id) === 0) break;
-        const ended = await Promise.race([tasks.nextEnd(child.id, signal).then(() => true), sleepUnlessDone(left(), signal)]);
+        const ended = await Promise.race([tasks.nextEnd(child.id, signal).then(() => true), sleepUnlessDone(left(), signal, clock)]);
         if (signal.aborted) break;
         if (!ended) {
           const reason = `timed out after ${Math.round(budgetMs / 1000)} s waiting for its background work`;
@@ -92,13 +95,13 @@ export async function runUntilSettled(
   }
 }
 
-/** Resolves false after `ms` (or when aborted); the timer does not keep the process alive. */
-function sleepUnlessDone(ms: number, signal: AbortSignal): Promise<boolean> {
+/** Resolves false after `ms` on `clock` (or when aborted); a system timer does not keep the process alive. */
+function sleepUnlessDone(ms: number, signal: AbortSignal, clock: Clock): Promise<boolean> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), Math.min(ms, 2_147_483_647));
-    timer.unref();
+    const timer = clock.setTimeout(() => resolve(false), Math.min(ms, 2_147_483_647));
+    (timer as { unref?: () => void } | undefined)?.unref?.();
     signal.addEventListener('abort', () => {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       resolve(false);
     }, { once: true });
   });

@@ -1,15 +1,22 @@
-// Runs the tool calls of one assistant message: all at once when every tool is parallel, else one after
-// another; results always in call order. Every failure becomes an error result the model sees.
+// The tool-call pipeline and the batch that runs it. One call goes: prepare (known tool, JSON arguments,
+// prepareArguments, schema check) -> a tagged union, refused with a result | ready with the tool and its
+// checked arguments; then the gate (permissions) may refuse it; then it runs; then the after-call stages
+// (result budget, skill chain…) in order. The batch runs the calls of one assistant message: all at once
+// when every tool is parallel, else one after another; results always in call order. Every failure becomes
+// an error result the model sees. The shell bridge runs single calls through the same pipeline.
+import type { AfterCallStage } from '../tools/call-stage.js';
 import { checkArguments, type RuntimeTool, type ToolContext, type ToolResult } from '../tools/contract.js';
 import type { ToolCall, ToolResultMessage } from './types.js';
+
+export type { AfterCallStage } from '../tools/call-stage.js';
 
 export interface BatchHooks {
   /** A veto on the whole batch (agent_swarm must be alone…): a message refuses every call. */
   vetoBatch?: (calls: readonly ToolCall[]) => string | undefined;
-  /** Runs after the arguments are checked, before the tool: a result here replaces the call (a denial). */
+  /** The gate after the arguments are checked, before the tool runs: a result here refuses the call (a denial). */
   beforeCall?: (call: ToolCall, tool: RuntimeTool, args: unknown, signal: AbortSignal) => Promise<ToolResult | undefined> | ToolResult | undefined;
-  /** Runs on every result (the budget gates). */
-  afterCall?: (call: ToolCall, tool: RuntimeTool | undefined, result: ToolResult) => Promise<ToolResult> | ToolResult;
+  /** Run in order on every result, refusals included (the budget gate, the skill chain…). */
+  afterCall?: readonly AfterCallStage[];
 }
 
 export interface BatchObserver {
@@ -28,74 +35,149 @@ export interface BatchOptions {
   now?: () => number;
 }
 
+/** A call after preparation: refused (the result says why) or ready to run with its checked arguments. */
+export type PreparedCall = { kind: 'refused'; result: ToolResult } | { kind: 'ready'; tool: RuntimeTool; args: unknown };
+
 function refusal(text: string): ToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-function notAvailable(name: string, options: BatchOptions): ToolResult {
-  const names = [...options.tools.keys()];
+function refused(text: string): PreparedCall {
+  return { kind: 'refused', result: refusal(text) };
+}
+
+function notAvailable(name: string, tools: ReadonlyMap<string, RuntimeTool>, role: string): PreparedCall {
+  const names = [...tools.keys()];
   const list = names.length > 0 ? ` Available tools: ${names.join(', ')}.` : ' This agent has no tools.';
-  return refusal(`Tool "${name}" is not available to the ${options.context.role} agent.${list}`);
+  return refused(`Tool "${name}" is not available to the ${role} agent.${list}`);
 }
 
-function parseArguments(raw: string): { ok: true; value: unknown } | { ok: false; message: string } {
-  if (raw.trim() === '') return { ok: true, value: {} };
-  try {
-    return { ok: true, value: JSON.parse(raw) };
-  } catch (error) {
-    return { ok: false, message: (error as Error).message };
+/** Finds the tool and checks the arguments: pure, no I/O. */
+export function prepareCall(call: ToolCall, tools: ReadonlyMap<string, RuntimeTool>, role: string): PreparedCall {
+  const tool = tools.get(call.name);
+  if (!tool) return notAvailable(call.name, tools, role);
+  const raw = call.arguments;
+  let args: unknown;
+  if (raw.trim() === '') args = {};
+  else {
+    try {
+      args = JSON.parse(raw);
+    } catch (error) {
+      return refused(`Invalid arguments for tool "${call.name}": not valid JSON (${(error as Error).message}). Send the arguments as one JSON object.`);
+    }
   }
-}
-
-async function runOne(call: ToolCall, options: BatchOptions): Promise<ToolResult> {
-  const tool = options.tools.get(call.name);
-  if (!tool) return notAvailable(call.name, options);
-  const parsed = parseArguments(call.arguments);
-  if (!parsed.ok) {
-    return refusal(`Invalid arguments for tool "${call.name}": not valid JSON (${parsed.message}). Send the arguments as one JSON object.`);
-  }
-  let args = parsed.value;
   try {
     if (tool.def.prepareArguments) args = tool.def.prepareArguments(args);
   } catch (error) {
-    return refusal(`Invalid arguments for tool "${call.name}": ${(error as Error).message}`);
+    return refused(`Invalid arguments for tool "${call.name}": ${(error as Error).message}`);
   }
   const problem = checkArguments(tool.def, args);
-  if (problem) return refusal(problem);
-  if (options.signal.aborted) return refusal(`Tool "${call.name}" was not run: the agent was aborted.`);
-  if (options.hooks?.beforeCall) {
-    const denied = await options.hooks.beforeCall(call, tool, args, options.signal);
-    if (denied) return denied;
-  }
-  const context = { ...options.context, callId: call.id } as ToolContext;
-  const observer = options.observer;
-  const onUpdate = observer?.update ? (update: { text: string }) => observer.update!(call, update.text) : noop;
-  try {
-    const result = await tool.impl(context, args as never, options.signal, onUpdate);
-    if (!result || !Array.isArray(result.content)) return refusal(`Tool "${call.name}" returned a malformed result (no content list).`);
-    return result;
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return refusal(`Tool "${call.name}" failed: ${message}`);
-  }
+  return problem ? refused(problem) : { kind: 'ready', tool, args };
 }
 
 function noop(): void {}
 
-async function runObserved(call: ToolCall, options: BatchOptions): Promise<ToolResultMessage> {
-  const now = options.now ?? Date.now;
-  const started = now();
-  options.observer?.start?.(call);
-  let result = await runOne(call, options);
-  if (options.hooks?.afterCall) {
-    try {
-      result = await options.hooks.afterCall(call, options.tools.get(call.name), result);
-    } catch (error) {
-      result = refusal(`Tool "${call.name}": its result could not be processed: ${(error as Error).message}`);
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return value instanceof Promise;
+}
+
+/** Where a call stopped short of running: its arguments were invalid, or the gate (permissions) refused it. */
+export type CallRefusal = 'invalid' | 'denied';
+
+/** Filled by the pipeline when a call did not run (only the shell bridge asks). */
+interface RefusalSlot {
+  refused?: CallRefusal;
+}
+
+function failed(call: ToolCall, error: unknown): ToolResult {
+  return refusal(`Tool "${call.name}" failed: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+function checked(call: ToolCall, result: ToolResult): ToolResult {
+  return result && Array.isArray(result.content) ? result : refusal(`Tool "${call.name}" returned a malformed result (no content list).`);
+}
+
+function stageFailed(call: ToolCall, stage: AfterCallStage, error: unknown): ToolResult {
+  return refusal(`Tool "${call.name}": its result could not be processed (${stage.name}): ${(error as Error).message}`);
+}
+
+/**
+ * One call through the whole pipeline. A single async frame per call: the gate, the tool and the after-call
+ * stages are awaited only when they return a promise, the context is copied without a spread (on Node 20
+ * `{ ...context, callId }` costs several times as much), and the clock is read only when tool.end is observed.
+ */
+async function runCall(call: ToolCall, options: BatchOptions, slot: RefusalSlot | undefined): Promise<ToolResultMessage> {
+  const observer = options.observer;
+  const end = observer?.end;
+  const now = end ? (options.now ?? Date.now) : undefined;
+  const started = now ? now() : 0;
+  observer?.start?.(call);
+  let result: ToolResult;
+  const prepared = prepareCall(call, options.tools, options.context.role);
+  if (prepared.kind === 'refused') {
+    if (slot) slot.refused = 'invalid';
+    result = prepared.result;
+  } else if (options.signal.aborted) {
+    if (slot) slot.refused = 'denied';
+    result = refusal(`Tool "${call.name}" was not run: the agent was aborted.`);
+  } else {
+    const gate = options.hooks?.beforeCall;
+    let denied: ToolResult | undefined;
+    if (gate) {
+      const answer = gate(call, prepared.tool, prepared.args, options.signal);
+      denied = isPromise(answer) ? await answer : answer;
+    }
+    if (denied) {
+      if (slot) slot.refused = 'denied';
+      result = denied;
+    } else {
+      const context = Object.assign({}, options.context) as ToolContext;
+      context.callId = call.id;
+      const update = observer?.update;
+      const onUpdate = update ? (u: { text: string }) => update.call(observer, call, u.text) : noop;
+      try {
+        const out = prepared.tool.impl(context, prepared.args as never, options.signal, onUpdate);
+        result = checked(call, isPromise(out) ? await out : out);
+      } catch (error) {
+        result = failed(call, error);
+      }
     }
   }
-  options.observer?.end?.(call, result, now() - started);
-  return { role: 'tool', toolCallId: call.id, toolName: call.name, content: result.content, isError: result.isError === true };
+  const stages = options.hooks?.afterCall;
+  if (stages && stages.length > 0) {
+    const tool = prepared.kind === 'ready' ? prepared.tool : options.tools.get(call.name);
+    for (const stage of stages) {
+      try {
+        const out = stage.run(call, tool, result);
+        result = isPromise(out) ? await out : out;
+      } catch (error) {
+        result = stageFailed(call, stage, error);
+        break;
+      }
+    }
+  }
+  if (end) end.call(observer, call, result, now!() - started);
+  return resultMessage(call, result);
+}
+
+/**
+ * One call through the whole pipeline, observed: the message the conversation keeps (details included) and,
+ * when it did not run, where it was refused (the shell bridge maps that to its exit code).
+ */
+export async function runToolCallOutcome(call: ToolCall, options: BatchOptions): Promise<{ message: ToolResultMessage; refused?: CallRefusal }> {
+  const slot: RefusalSlot = {};
+  const message = await runCall(call, options, slot);
+  return slot.refused ? { message, refused: slot.refused } : { message };
+}
+
+export function runToolCall(call: ToolCall, options: BatchOptions): Promise<ToolResultMessage> {
+  return runCall(call, options, undefined);
+}
+
+function resultMessage(call: ToolCall, result: ToolResult): ToolResultMessage {
+  const message: ToolResultMessage = { role: 'tool', toolCallId: call.id, toolName: call.name, content: result.content, isError: result.isError === true };
+  if (result.details !== undefined) message.details = result.details;
+  return message;
 }
 
 export function batchIsParallel(calls: readonly ToolCall[], tools: ReadonlyMap<string, RuntimeTool>): boolean {
@@ -107,19 +189,34 @@ export function batchIsParallel(calls: readonly ToolCall[], tools: ReadonlyMap<s
   return true;
 }
 
-export async function executeToolBatch(calls: readonly ToolCall[], options: BatchOptions): Promise<ToolResultMessage[]> {
+function one(message: ToolResultMessage): ToolResultMessage[] {
+  return [message];
+}
+
+/** Runs the calls of one assistant message; results in call order. Not itself async: it returns the promise it builds. */
+export function executeToolBatch(calls: readonly ToolCall[], options: BatchOptions): Promise<ToolResultMessage[]> {
   const veto = options.hooks?.vetoBatch?.(calls);
   if (veto) {
-    return calls.map((call) => {
-      options.observer?.start?.(call);
-      const result = refusal(veto);
-      options.observer?.end?.(call, result, 0);
-      return { role: 'tool', toolCallId: call.id, toolName: call.name, content: result.content, isError: true };
-    });
+    return Promise.resolve(
+      calls.map((call) => {
+        options.observer?.start?.(call);
+        const result = refusal(veto);
+        options.observer?.end?.(call, result, 0);
+        return resultMessage(call, result);
+      }),
+    );
   }
-  if (calls.length === 1) return [await runObserved(calls[0]!, options)];
-  if (batchIsParallel(calls, options.tools)) return Promise.all(calls.map((call) => runObserved(call, options)));
+  if (calls.length === 1) return runCall(calls[0]!, options, undefined).then(one);
+  if (batchIsParallel(calls, options.tools)) {
+    const running: Promise<ToolResultMessage>[] = new Array(calls.length);
+    for (let i = 0; i < calls.length; i++) running[i] = runCall(calls[i]!, options, undefined);
+    return Promise.all(running);
+  }
+  return inSequence(calls, options);
+}
+
+async function inSequence(calls: readonly ToolCall[], options: BatchOptions): Promise<ToolResultMessage[]> {
   const results: ToolResultMessage[] = [];
-  for (const call of calls) results.push(await runObserved(call, options));
+  for (const call of calls) results.push(await runCall(call, options, undefined));
   return results;
 }

@@ -1,5 +1,7 @@
 // Provider-neutral conversation types shared by the loop, the providers and the transcript.
-import type { MediaContent, TextContent, ToolContent } from '../tools/contract.js';
+import type { MediaContent, TextContent, ToolContent } from './messages.js';
+
+export type { MediaContent, TextContent, ToolContent } from './messages.js';
 
 export interface Usage {
   input: number;
@@ -43,6 +45,17 @@ export interface UserMessage {
 
 export type StopReason = 'end' | 'tool_calls' | 'length';
 
+/** How hard a model should think: mapped per provider (reasoning_effort, an extended-thinking budget). */
+export type Effort = 'low' | 'medium' | 'high';
+
+/**
+ * A model's reasoning, kept in the conversation as it came. Anthropic's `signature` (and `redacted_thinking`'s
+ * `data`) must go back unchanged with tool results; reasoning text from OpenAI-compatible servers has no signature.
+ */
+export type ThinkingBlock =
+  | { type: 'thinking'; thinking: string; signature?: string }
+  | { type: 'redacted_thinking'; data: string };
+
 export interface AssistantMessage {
   role: 'assistant';
   text: string;
@@ -50,6 +63,8 @@ export interface AssistantMessage {
   stopReason: StopReason;
   usage?: Usage;
   model?: string;
+  /** The model's reasoning blocks, in the order they came, before the text and tool calls. */
+  thinking?: ThinkingBlock[];
 }
 
 export interface ToolResultMessage {
@@ -58,6 +73,8 @@ export interface ToolResultMessage {
   toolName: string;
   content: ToolContent[];
   isError: boolean;
+  /** The tool's structured details (ToolResult.details): kept for the engine (which files changed…), never sent to the model. */
+  details?: unknown;
 }
 
 export type Message = UserMessage | AssistantMessage | ToolResultMessage;
@@ -70,7 +87,7 @@ export function userText(message: UserMessage): string {
   return out;
 }
 
-export type { ToolSchema } from '../tools/contract.js';
+export type { ToolSchema } from './messages.js';
 
 export type AgentStatus = 'running' | 'completed' | 'failed' | 'timeout' | 'aborted' | 'budget' | 'interrupted';
 export type EndStatus = Exclude<AgentStatus, 'running' | 'interrupted'>;

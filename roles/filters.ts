@@ -1,7 +1,7 @@
 // The filter pipeline: which of a turn's candidate tools an agent may see, decided from frozen turn facts.
 // Order matters and is part of the contract (issue "Roles, agent definitions and the per-turn tool catalog").
 import type { RuntimeTool } from '../tools/contract.js';
-import { BUILTIN_ROLES, mcpServerName, mcpToolName } from './builtin.js';
+import { BUILTIN_ROLES, builtinRole, mcpServerName, mcpToolName } from './builtin.js';
 import { canonicalToolName, matchesNamePattern, normalizeName } from './names.js';
 import type { AgentProfile } from './profile.js';
 
@@ -123,11 +123,21 @@ export function mayDelegate(facts: TurnFacts): boolean {
 /** 6. Delegation only for an authoritative main profile or a defined agent with a `subagents:` list. */
 export const filterDelegation: ToolFilter = (tools, { facts }) => (mayDelegate(facts) ? tools : tools.filter((t) => !isDelegationTool(t, facts)));
 
+/**
+ * Scheduled tasks outlive the run: only the built-in main agent may create them, or a defined agent whose
+ * `tools:` list names create_scheduled_task (never explore, worker or verifier).
+ */
+export function mayScheduleTasks(profile: AgentProfile): boolean {
+  if (profile.builtin) return profile.role === 'main';
+  return (profile.tools ?? []).some((entry) => canonicalToolName(entry) === 'create_scheduled_task');
+}
+
 /** 7. Profile caps: subtasks never ask the user or keep a todo list; feature switches. */
 export const filterProfileCaps: ToolFilter = (tools, { facts }) =>
   tools.filter((t) => {
     const name = t.def.name;
     if (facts.isSubtask && SUBTASK_DENIED.has(name)) return false;
+    if (name === 'create_scheduled_task' && t.source !== 'configured' && !mayScheduleTasks(facts.profile)) return false;
     // A subtask delegates only when its definition opted in (filter 6 already checked that).
     if (facts.isSubtask && DELEGATION_TOOLS.has(name) && facts.profile.builtin) return false;
     if (!facts.features.delegation && DELEGATION_TOOLS.has(name)) return false;
@@ -135,12 +145,19 @@ export const filterProfileCaps: ToolFilter = (tools, { facts }) =>
     return true;
   });
 
-/** 8. Role caps. Defined agents are capped by their selector and the filters above. */
+/** Whether a host-added tool was granted to this profile (by its name, its role, or an alias of either). */
+function grantedHere(grantedTo: readonly string[], profile: AgentProfile): boolean {
+  const own = new Set([normalizeName(profile.name), normalizeName(profile.role)]);
+  return grantedTo.some((name) => own.has(normalizeName(builtinRole(name)?.name ?? name)));
+}
+
+/** 8. Role caps. Defined agents are capped by their selector and the filters above; host-added tools by their grant. */
 export const filterRoleCaps: ToolFilter = (tools, { facts }) => {
   const role = facts.profile.role;
-  if (role === 'custom' || role === 'main') return tools;
+  const granted = (t: RuntimeTool) => t.grantedTo === undefined || grantedHere(t.grantedTo, facts.profile);
+  if (role === 'custom' || role === 'main') return tools.filter(granted);
   const spec = BUILTIN_ROLES[role];
-  return tools.filter((t) => spec.allows(t, originOf(t, facts)));
+  return tools.filter((t) => (t.grantedTo !== undefined ? granted(t) : spec.allows(t, originOf(t, facts))));
 };
 
 export const FILTER_PIPELINE: readonly { name: string; filter: ToolFilter }[] = [

@@ -1,48 +1,22 @@
-// What a worker changed, as text for its verifier: the files its write and edit calls touched, shown as a
-// git diff in a repository, else as the edit results the worker saw.
+// What a worker changed, as text for its verifier: the files its write and edit calls touched (from their
+// results' details), shown as a git diff in a repository, else as the edit results the worker saw.
 import { relative, resolve } from 'node:path';
-import type { Message, ToolResultMessage } from '../orchestrator/types.js';
-import type { RuntimeTool } from '../tools/contract.js';
-import { editTool } from '../tools/fs/edit.js';
-import { writeTool } from '../tools/fs/write.js';
+import type { Message } from '../orchestrator/types.js';
 import { isRecord } from '../tools/util/is-record.js';
 import { git } from './git.js';
 
 const MAX_CHANGES_CHARS = 40_000;
 
-/** The tools that change files, by name: their own argument preparation knows every name a path may come under. */
-const FILE_CHANGING_TOOLS: ReadonlyMap<string, RuntimeTool> = new Map<string, RuntimeTool>([
-  [writeTool.def.name, writeTool],
-  [editTool.def.name, editTool],
-]);
+/** The tools that change files: each reports the file it changed as `details.path`, as it showed it to the model. */
+const FILE_CHANGING_TOOLS: ReadonlySet<string> = new Set(['write', 'edit']);
 
-/** The path a write or edit call named, read the way the tool reads it (`path`, or the legacy `file_path`). */
-function pathArgument(tool: RuntimeTool, rawArguments: string): string | undefined {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(rawArguments);
-  } catch {
-    // Arguments that were not JSON were refused before running: nothing changed.
-    return undefined;
-  }
-  const prepared = tool.def.prepareArguments ? tool.def.prepareArguments(raw) : raw;
-  return isRecord(prepared) && typeof prepared.path === 'string' ? prepared.path : undefined;
-}
-
-/** Paths (absolute) that the agent's successful write and edit calls named. */
+/** Paths (absolute) that the agent's successful write and edit calls changed, read from their results' details. */
 export function changedPaths(messages: readonly Message[], root: string): string[] {
-  const results = new Map<string, ToolResultMessage>();
-  for (const m of messages) if (m.role === 'tool') results.set(m.toolCallId, m);
   const paths = new Set<string>();
   for (const m of messages) {
-    if (m.role !== 'assistant') continue;
-    for (const call of m.toolCalls) {
-      const tool = FILE_CHANGING_TOOLS.get(call.name);
-      if (!tool) continue;
-      if (results.get(call.id)?.isError !== false) continue;
-      const file = pathArgument(tool, call.arguments);
-      if (file !== undefined) paths.add(resolve(root, file));
-    }
+    if (m.role !== 'tool' || m.isError || !FILE_CHANGING_TOOLS.has(m.toolName)) continue;
+    const file = isRecord(m.details) ? m.details.path : undefined;
+    if (typeof file === 'string') paths.add(resolve(root, file));
   }
   return [...paths];
 }

@@ -18,6 +18,9 @@ export interface SwarmItemRecord {
   reasons?: string;
   /** The verifier of the round in progress, so a round cut short (a rate limit, a crash) goes on with it. */
   verifierId?: string;
+  /** Queue swarms: the job of the attempt in flight (a resumed coordinator collects it), and attempts so far. */
+  jobId?: string;
+  jobAttempts?: number;
   /** Set once the item has ended. */
   result?: ItemResult;
 }
@@ -33,9 +36,22 @@ export interface SavedSwarm {
   /** The cap the swarm ran with, so a resume keeps it. */
   maxConcurrency?: number;
   items: SwarmItemRecord[];
+  /** Queue swarms: where the items went and what they started from, so `murmur resume` reattaches. */
+  queue?: SavedQueue;
 }
 
-export type Attempt = { kind: 'done'; result: ItemResult } | { kind: 'rate_limited'; retryAfterMs?: number };
+/** A queue swarm's saved coordinates: never the URL itself (it may hold a password). */
+export interface SavedQueue {
+  name: string;
+  /** The queue's URL when it holds no password; otherwise the resume needs --queue or MURMUR_QUEUE again. */
+  url?: string;
+  base: string;
+  subdir: string;
+  model: string;
+}
+
+/** How one launch of an item ended; a rate-limited one carries what its agent had said so far. */
+export type Attempt = { kind: 'done'; result: ItemResult } | { kind: 'rate_limited'; retryAfterMs?: number; text?: string };
 
 /** A run that ended on a rate limit the provider's retries could not get past: the swarm's own backoff takes over. */
 export function rateLimited(run: AgentRunResult): Attempt | undefined {

@@ -18,6 +18,11 @@ export interface ItemResult {
   worktree?: string;
   /** An aborted item that never started. */
   notStarted?: boolean;
+  /** Queue swarms: the worker machine that ran the item, and the model it ran on. */
+  host?: string;
+  model?: string;
+  /** Queue swarms: the item's diff that did not apply to the working tree, kept in the session's folder. */
+  patch?: string;
 }
 
 const OUTCOME_ORDER: readonly ItemOutcome[] = ['completed', 'failed', 'conflict', 'aborted'];
@@ -77,6 +82,9 @@ export function renderReport(results: readonly ItemResult[], options: { resumeCo
       `rounds="${r.rounds}"`,
       ...(r.branch !== undefined ? [`branch="${escapeAttribute(r.branch)}"`] : []),
       ...(r.worktree !== undefined ? [`worktree="${escapeAttribute(r.worktree)}"`] : []),
+      ...(r.patch !== undefined ? [`patch="${escapeAttribute(r.patch)}"`] : []),
+      ...(r.host !== undefined ? [`host="${escapeAttribute(r.host)}"`] : []),
+      ...(r.model !== undefined ? [`model="${escapeAttribute(r.model)}"`] : []),
       ...(r.reason !== undefined ? [`reason="${escapeAttribute(r.reason)}"`] : []),
     ];
     lines.push(`<subagent ${attributes.join(' ')}>${escapeText(r.text)}</subagent>`);

@@ -14,7 +14,11 @@ export function renderPrompt(template: string, item: string): string {
   return template.split(ITEM_PLACEHOLDER).join(item);
 }
 
-export function validateSwarmItems(input: SwarmInput, maxItems: number): ValidatedItems {
+/**
+ * `minItems` is 2 for the model's agent_swarm (one item should be an `agent` call); `murmur swarm` takes 1, as a
+ * person's glob that matches one file is no mistake.
+ */
+export function validateSwarmItems(input: SwarmInput, maxItems: number, minItems = 2): ValidatedItems {
   const resumeCount = input.resumeAgentIds?.length ?? 0;
   const items = input.items.map((item) => item.trim());
   const blank = items.findIndex((item) => item === '');
@@ -25,8 +29,8 @@ export function validateSwarmItems(input: SwarmInput, maxItems: number): Validat
   if (input.promptTemplate !== undefined && !input.promptTemplate.includes(ITEM_PLACEHOLDER)) {
     return { ok: false, error: `prompt_template must contain the placeholder ${ITEM_PLACEHOLDER} (replaced by each item); got ${JSON.stringify(input.promptTemplate.slice(0, 120))}` };
   }
-  if (resumeCount === 0 && items.length < 2) {
-    return { ok: false, error: `a swarm needs at least 2 items (got ${items.length}); for a single task use the agent tool` };
+  if (resumeCount === 0 && items.length < minItems && minItems > 1) {
+    return { ok: false, error: `a swarm needs at least ${minItems} items (got ${items.length}); for a single task use the agent tool` };
   }
   if (items.length + resumeCount < 1) return { ok: false, error: 'nothing to run: give items or resume_agent_ids' };
   if (items.length + resumeCount > maxItems) {

@@ -1,5 +1,12 @@
-// Verify mode: what a verifier is told, how its verdict is read, and what the worker hears back on a fail.
-import { escapeText } from './report.js';
+// Verify mode: what a verifier is told, how its verdict is read, what the worker hears back on a fail, and the
+// rounds themselves (verifier, verdict, rework) for one item.
+import type { AgentRecord, Scheduler } from '../orchestrator/scheduler.js';
+import { runUntilSettled } from '../orchestrator/subagents.js';
+import type { TaskRegistry } from '../orchestrator/tasks.js';
+import { describeChanges } from './changes.js';
+import { type Attempt, endsWithHandoff, rateLimited, type SwarmItemRecord } from './item-state.js';
+import type { ItemHooks } from './launcher.js';
+import { escapeText, type ItemResult } from './report.js';
 
 export interface Verdict {
   verdict: 'pass' | 'fail';
@@ -35,4 +42,88 @@ export function reworkPrompt(reasons: string, round: number): string {
     reasons || '(no reasons given)',
     'Fix the problems, check your fix, and end with the whole handoff again: what you changed and how you verified it.',
   ].join('\n\n');
+}
+
+/** What the verify rounds of one item need from the launcher that runs them. */
+export interface VerifyContext {
+  scheduler: Scheduler;
+  tasks: TaskRegistry;
+  record: SwarmItemRecord;
+  worker: AgentRecord;
+  /** The worker's folder (its worktree, or the workspace). */
+  root: string;
+  /** Whether `root` is in a git repository (diffs for the verifier). */
+  inRepo: boolean;
+  /** The commit an isolated worker started from. */
+  base?: string;
+  maxRounds: number;
+  timeoutMs: number;
+  signal: AbortSignal;
+  hooks: ItemHooks;
+  /** Starts the round's verifier, or says why it could not. */
+  spawnVerifier(): AgentRecord | string;
+  /** The verifier of the round in progress, when it can go on (a round cut short by a crash or a rate limit). */
+  verifierInProgress(): AgentRecord | undefined;
+  /** The item's end as a result. */
+  result(outcome: ItemResult['outcome'], reason: string): ItemResult;
+}
+
+/**
+ * Runs verify rounds; returns the attempt's end when the item did not pass (a fail, or a rate limit that puts
+ * it back in the queue), undefined when it passed. A round cut short goes on with its own verifier next time.
+ */
+export async function verifyRounds(c: VerifyContext): Promise<Attempt | undefined> {
+  const s = c.record;
+  const failed = (outcome: ItemResult['outcome'], reason: string): Attempt => ({ kind: 'done', result: c.result(outcome, reason) });
+  while (s.verdict !== 'pass') {
+    if (s.rounds >= c.maxRounds) return failed('failed', `failed verification after ${s.rounds} round(s)`);
+    // A round counts once its verdict is in: a round cut short by a crash runs again on resume.
+    const round = s.rounds + 1;
+    c.hooks.emit('verifying', { rounds: round });
+    let verifier = c.verifierInProgress();
+    let prompt: string | undefined;
+    // A new round, or one whose verifier never got its task (a crash right after it was created).
+    if (!verifier || verifier.agent.state.messages.length === 0) {
+      const changes = await describeChanges(c.worker.agent.state.messages, c.root, c.inRepo, c.base);
+      if (!verifier) {
+        const spawned = c.spawnVerifier();
+        if (typeof spawned === 'string') return failed('failed', `no verifier started: ${spawned}`);
+        verifier = spawned;
+        s.verifierId = verifier.id;
+        c.hooks.changed();
+      }
+      prompt = verifierPrompt({ item: s.item, task: s.prompt ?? s.item, handoff: c.worker.agent.state.lastText, changes, round });
+    }
+    // A verifier that had answered before a crash is not asked again.
+    const answered = prompt === undefined && verifier.agent.status !== 'failed' && endsWithHandoff(verifier.agent.state.messages);
+    let text = verifier.agent.state.lastText;
+    if (!answered) {
+      const check = await runUntilSettled(c.scheduler, c.tasks, verifier, prompt, c.signal, c.timeoutMs);
+      const limited = rateLimited(check);
+      if (limited) return limited;
+      if (check.status !== 'completed') {
+        return failed(check.status === 'aborted' ? 'aborted' : 'failed', `the verifier ended ${check.status}${check.reason ? `: ${check.reason}` : ''}`);
+      }
+      text = check.text;
+    }
+    const verdict = parseVerdict(text);
+    s.rounds = round;
+    s.verdict = verdict.verdict;
+    delete s.verifierId;
+    if (verdict.verdict === 'fail') s.reasons = verdict.reasons;
+    else delete s.reasons;
+    // The item's event names its worker (whose row shows the verdict); the verifier rides along.
+    const extra: Record<string, unknown> = { verdict: verdict.verdict, rounds: s.rounds, verifierId: verifier.id };
+    if (verdict.verdict === 'fail' && verdict.reasons) extra.reason = verdict.reasons.slice(0, 300);
+    c.hooks.emit('verifying', extra);
+    c.hooks.changed();
+    if (verdict.verdict === 'pass') return undefined;
+    if (s.rounds >= c.maxRounds) return failed('failed', `failed verification after ${s.rounds} round(s): ${verdict.reasons.slice(0, 300)}`);
+    const rework = await runUntilSettled(c.scheduler, c.tasks, c.worker, reworkPrompt(verdict.reasons, s.rounds), c.signal, c.timeoutMs);
+    // Limited mid-rework: back in the queue; the next attempt continues the worker, then verifies anew.
+    const limited = rateLimited(rework);
+    if (limited) return limited;
+    if (rework.status !== 'completed') return failed(rework.status === 'aborted' ? 'aborted' : 'failed', rework.reason ?? rework.status);
+  }
+  return undefined;
 }

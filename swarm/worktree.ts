@@ -196,7 +196,7 @@ export class WorktreeIsolation {
 }
 
 /** Keeps murmur's state folder out of `git status` when it lives inside the repository. */
-function excludeStateFolder(root: string, stateHome: string): void {
+export function excludeStateFolder(root: string, stateHome: string): void {
   let rel: string;
   try {
     rel = relative(realpathSync(root), realpathSync(stateHome));

@@ -66,7 +66,8 @@ export interface TodoStore {
 
 // ---- skill ----
 
-export type SkillScope = 'project' | 'user';
+/** `builtin`: shipped with murmur (the package's skills/ folder). */
+export type SkillScope = 'project' | 'user' | 'builtin';
 
 export interface SkillInfo {
   name: string;

@@ -140,13 +140,41 @@ export interface SwarmAdapter {
   run(request: SwarmRequest, signal: AbortSignal, onProgress: (text: string) => void): Promise<{ ok: true; report: string; isError: boolean } | { ok: false; error: string }>;
 }
 
+/**
+ * Every adapter is optional: a host fills in what it has (the engine fills in all of these; a test or an
+ * embedding may hand a tool less). A tool whose adapter is missing answers with an error result saying what is
+ * not available here, never throws; the catalog's filters normally keep such a tool from being offered at all.
+ */
 export interface ToolAdapters extends InteractionAdapters {
+  /** Start and resume subagents (agent). Missing: no delegation here. */
   agents?: SubagentAdapter;
+  /** Deliver a message to this agent later (set_timer). */
   timers?: TimerAdapter;
+  /** Run a swarm under this agent (agent_swarm). */
   swarm?: SwarmAdapter;
+  /** Where paths may point. Missing: the file tools confine themselves to `ctx.cwd` with no extra roots. */
   workspace?: WorkspacePolicy;
+  /** What this agent last read, so edit refuses a file that changed since. Missing: no such check. */
   reads?: FileReadLedger;
+  /** The session's folders (spilled outputs, plans; read may open them). Missing: plans go under `<cwd>/.murmur/plans`. */
   session?: SessionPaths;
+  /** This agent's background tasks (bash in the background, background subagents, task_* tools). */
   tasks?: BackgroundTasks;
+  /** Which environment variables child processes never see. Missing: only the built-in secret names. */
   env?: EnvPolicy;
+  /** murmur-tools: this agent's lease for the commands bash runs. Missing: the bridge is off for this agent. */
+  shellBridge?: ShellBridgeAdapter;
+}
+
+/** What bash adds to a command's environment (after the secrets are stripped) so murmur-tools reaches the host. */
+export interface ShellBridgeLease {
+  /** MURMUR_TOOLS_LEASE and MURMUR_TOOLS_ENDPOINT. */
+  variables: Record<string, string>;
+  /** The folder holding the murmur-tools command: put first on PATH. */
+  binDir: string;
+}
+
+export interface ShellBridgeAdapter {
+  /** The agent's current lease (a new one after the last was revoked); undefined when the bridge cannot start. */
+  lease(): Promise<ShellBridgeLease | undefined>;
 }

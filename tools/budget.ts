@@ -8,6 +8,7 @@
 // without read (or without a session folder), and for what stays below the spill limit.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { AfterCallStage } from './call-stage.js';
 import { resultText, type RuntimeTool, type ToolContent, type ToolResult } from './contract.js';
 import { READ_RESULT_MAX_CHARS } from './fs/read.js';
 
@@ -34,7 +35,7 @@ export interface ResultBudgetOptions {
   spillChars?: number;
 }
 
-/** The shape of BatchHooks.afterCall (a call needs only its id and name here). */
+/** The budget of one agent (a call needs only its id and name here). */
 export type ResultBudget = (call: { id: string; name: string }, tool: RuntimeTool | undefined, result: ToolResult) => Promise<ToolResult>;
 
 function withText(result: ToolResult, text: string): ToolResult {
@@ -122,4 +123,13 @@ export function createResultBudget(options: ResultBudgetOptions): ResultBudget {
     if (text.length > cap) return withText(result, headAndTail(text, cap, `per-result limit of ${cap} characters`));
     return result;
   };
+}
+
+/**
+ * The budget as an after-call stage of one agent. Call ids are unique within one conversation only (the
+ * scripted model repeats them across agents), and spilled files are named after them: the agent id is put
+ * in front so agents never overwrite each other's.
+ */
+export function resultBudgetStage(budget: ResultBudget, agentId: string): AfterCallStage {
+  return { name: 'result budget', run: (call, tool, result) => budget({ id: `${agentId}-${call.id}`, name: call.name }, tool, result) };
 }

@@ -1,25 +1,25 @@
 // The tool contract: what every tool (built-in, MCP, extension) looks like to the agent loop.
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import type { ToolContent } from '../orchestrator/messages.js';
 import type { ToolAdapters } from './adapters.js';
 
-export interface TextContent {
-  type: 'text';
-  text: string;
-}
+// The content blocks live on the ground floor (shared with the providers); tools keep importing them from here.
+export type { MediaContent, TextContent, ToolContent, ToolSchema } from '../orchestrator/messages.js';
 
-/** An image or a video sent to the model inline (base64). */
-export interface MediaContent {
-  type: 'image' | 'video';
-  data: string;
-  mimeType: string;
-}
-
-export type ToolContent = TextContent | MediaContent;
-
+/** What a tool returns. Throwing is turned into an error result; it never crashes the agent. */
 export interface ToolResult {
+  /** What the model sees: text and media blocks, in order. */
   content: ToolContent[];
+  /** The call failed: the model sees the content as an error (the run goes on). */
   isError?: boolean;
+  /**
+   * Structured facts for the engine and its subscribers, never sent to the model: kept on the result message
+   * (`ToolResultMessage.details`) and so in the transcript. Plain JSON only (it is written to disk). Known
+   * shapes: the file tools' `{ path }` (which file changed, read by the swarm's change list), the skill
+   * tool's `{ chain }` (the skills that led here, to cap nesting), MCP's `{ structuredContent }`, fetch_url's
+   * `{ url, status, title… }`.
+   */
   details?: unknown;
 }
 
@@ -28,12 +28,6 @@ export interface ToolUpdate {
   text: string;
 }
 
-/** The JSON schema a provider sends for one tool. */
-export interface ToolSchema {
-  name: string;
-  description: string;
-  parameters: unknown;
-}
 
 export type ExecutionMode = 'parallel' | 'sequential';
 export type ToolSource = 'builtin' | 'builtin-matrix' | 'configured';
@@ -78,6 +72,11 @@ export interface RuntimeTool<P extends TSchema = TSchema> {
   // A method signature, so a tool with a precise input type fits where any tool is expected.
   impl(ctx: ToolContext, input: Static<P>, signal: AbortSignal, onUpdate: (update: ToolUpdate) => void): Promise<ToolResult> | ToolResult;
   source: ToolSource;
+  /**
+   * A host-added tool (the library's `tools` option): the roles or defined agents it is offered to. Only they see
+   * it, and for them it passes the role cap (the host chose to grant it); the other filters still apply.
+   */
+  grantedTo?: readonly string[];
 }
 
 // Compiled validators, one per schema object, made on first use.

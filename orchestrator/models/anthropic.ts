@@ -1,8 +1,8 @@
 // The Messages API through `@anthropic-ai/sdk`, streamed: tool_use / tool_result blocks, base64 images,
 // prompt-cache markers. Another endpoint through `baseURL`. The SDK is imported on first use, never at load time.
 import type Anthropic from '@anthropic-ai/sdk';
-import type { MediaContent, TextContent } from '../../tools/contract.js';
-import type { AssistantMessage, Message, StopReason, ToolCall, Usage } from '../types.js';
+import type { AssistantMessage, StopReason, ThinkingBlock, ToolCall, Usage } from '../types.js';
+import { anthropicAcceptsThinking, interleavedThinkingBeta, maxTokensWithThinking, rejectsKnob, THINKING_BUDGET } from './effort.js';
 import { costOf } from './prices.js';
 import {
   modelError,
@@ -13,13 +13,12 @@ import {
   type ModelResult,
 } from './provider.js';
 import { otherFailure, statusFailure, transportFailure, type EndpointFacts } from './http-failure.js';
+import { midToolLoopWithoutThinking, toAnthropicMessages } from './anthropic-messages.js';
 
 type Sdk = typeof import('@anthropic-ai/sdk');
 type MessageParam = Anthropic.Messages.MessageParam;
-type BlockParam = Anthropic.Messages.ContentBlockParam;
 type StreamEvent = Anthropic.Messages.RawMessageStreamEvent;
 type CreateParams = Anthropic.Messages.MessageCreateParamsStreaming;
-type ImageMime = Anthropic.Messages.Base64ImageSource['media_type'];
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
@@ -57,72 +56,17 @@ export function defaultMaxTokensFor(model: string): number {
   return 8192;
 }
 
-const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
-
-function mediaBlock(block: MediaContent): BlockParam {
-  if (block.type === 'image' && IMAGE_TYPES.has(block.mimeType)) {
-    return { type: 'image', source: { type: 'base64', media_type: block.mimeType as ImageMime, data: block.data } };
-  }
-  return { type: 'text', text: `[a ${block.mimeType} ${block.type} was left out: this model does not take it]` };
-}
-
-function contentBlocks(content: readonly (TextContent | MediaContent)[]): BlockParam[] {
-  const out: BlockParam[] = [];
-  // The API rejects empty text blocks.
-  for (const block of content) {
-    if (block.type === 'text') {
-      if (block.text) out.push({ type: 'text', text: block.text });
-    } else out.push(mediaBlock(block));
-  }
-  return out;
-}
-
-function toolInput(raw: string): Record<string, unknown> {
-  // The loop already told the model when its arguments were not JSON; the API needs an object regardless.
-  try {
-    const value: unknown = JSON.parse(raw);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
-/** The conversation in Messages-API shape: tool results and user text that follow each other share one user message. */
-export function toAnthropicMessages(messages: readonly Message[]): MessageParam[] {
-  const out: { role: 'user' | 'assistant'; content: BlockParam[] }[] = [];
-  const push = (role: 'user' | 'assistant', blocks: BlockParam[]) => {
-    const last = out[out.length - 1];
-    if (last && last.role === role) last.content.push(...blocks);
-    else out.push({ role, content: blocks });
-  };
-  for (const message of messages) {
-    if (message.role === 'user') {
-      const blocks = typeof message.content === 'string' ? contentBlocks([{ type: 'text', text: message.content }]) : contentBlocks(message.content);
-      push('user', blocks.length > 0 ? blocks : [{ type: 'text', text: '(empty message)' }]);
-    } else if (message.role === 'assistant') {
-      const blocks: BlockParam[] = message.text ? [{ type: 'text', text: message.text }] : [];
-      for (const call of message.toolCalls) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call.arguments) });
-      push('assistant', blocks.length > 0 ? blocks : [{ type: 'text', text: '(no answer)' }]);
-    } else {
-      const result: Anthropic.Messages.ToolResultBlockParam = { type: 'tool_result', tool_use_id: message.toolCallId };
-      const blocks = contentBlocks(message.content) as Exclude<Anthropic.Messages.ToolResultBlockParam['content'], string | undefined>;
-      if (blocks.length > 0) result.content = blocks;
-      if (message.isError) result.is_error = true;
-      push('user', [result]);
-    }
-  }
-  return out;
-}
-
 /** Builds one assistant message out of stream events. */
 class EventAssembler {
   text = '';
+  /** Thinking blocks by stream index: deltas name their block's index. */
+  readonly thinking = new Map<number, ThinkingBlock>();
   stopReason: string | null = null;
   stopped = false;
   usage: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   private readonly toolUses = new Map<number, { id: string; name: string; json: string; startInput: unknown }>();
 
-  add(event: StreamEvent, onTextDelta: ((text: string) => void) | undefined): void {
+  add(event: StreamEvent, onTextDelta: ((text: string) => void) | undefined, onThinkingDelta: ((text: string) => void) | undefined): void {
     switch (event.type) {
       case 'message_start':
         this.takeUsage(event.message.usage);
@@ -134,6 +78,12 @@ class EventAssembler {
         } else if (event.content_block.type === 'text' && event.content_block.text) {
           this.text += event.content_block.text;
           onTextDelta?.(event.content_block.text);
+        } else if (event.content_block.type === 'thinking') {
+          const block = event.content_block;
+          this.thinking.set(event.index, { type: 'thinking', thinking: block.thinking ?? '', signature: block.signature ?? '' });
+          if (block.thinking) onThinkingDelta?.(block.thinking);
+        } else if (event.content_block.type === 'redacted_thinking') {
+          this.thinking.set(event.index, { type: 'redacted_thinking', data: event.content_block.data });
         }
         break;
       case 'content_block_delta':
@@ -143,6 +93,13 @@ class EventAssembler {
         } else if (event.delta.type === 'input_json_delta') {
           const use = this.toolUses.get(event.index);
           if (use) use.json += event.delta.partial_json;
+        } else if (event.delta.type === 'thinking_delta') {
+          const block = this.thinking.get(event.index);
+          if (block?.type === 'thinking') block.thinking += event.delta.thinking;
+          onThinkingDelta?.(event.delta.thinking);
+        } else if (event.delta.type === 'signature_delta') {
+          const block = this.thinking.get(event.index);
+          if (block?.type === 'thinking') block.signature = (block.signature ?? '') + event.delta.signature;
         }
         break;
       case 'message_delta':
@@ -161,6 +118,10 @@ class EventAssembler {
     if (usage.output_tokens != null) this.usage.output = usage.output_tokens;
     if (usage.cache_read_input_tokens != null) this.usage.cacheRead = usage.cache_read_input_tokens;
     if (usage.cache_creation_input_tokens != null) this.usage.cacheWrite = usage.cache_creation_input_tokens;
+  }
+
+  thinkingBlocks(): ThinkingBlock[] {
+    return [...this.thinking.entries()].sort(([a], [b]) => a - b).map(([, block]) => block);
   }
 
   toolCalls(): ToolCall[] {
@@ -192,10 +153,15 @@ const KIND_BY_TYPE: Record<string, ModelErrorKind> = {
   not_found_error: 'not_found',
 };
 
+// A 400 about the request's `thinking` parameter, not about thinking blocks inside the messages.
+const THINKING_KNOB = { names: /thinking/i, unless: /signature|messages\.\d/i };
+
 export class AnthropicProvider implements ModelProvider {
   readonly name: string;
   readonly capabilities: ModelCapabilities;
   private client: Promise<{ sdk: Sdk; client: Anthropic }> | undefined;
+  /** Set once the server refused the thinking parameter: later requests go without it. */
+  private thinkingRefused = false;
 
   constructor(private readonly options: AnthropicProviderOptions) {
     this.name = options.name ?? `anthropic:${options.model}`;
@@ -217,16 +183,25 @@ export class AnthropicProvider implements ModelProvider {
     return this.client;
   }
 
-  private params(request: ModelRequest): CreateParams {
+  /** The thinking budget for this request, when effort was asked for and the model takes it. */
+  private thinkingBudget(request: ModelRequest): number | undefined {
+    if (!request.effort || this.thinkingRefused || !anthropicAcceptsThinking(this.options.model)) return undefined;
+    if (midToolLoopWithoutThinking(request.messages)) return undefined;
+    return THINKING_BUDGET[request.effort];
+  }
+
+  private params(request: ModelRequest, budget: number | undefined): CreateParams {
     const caching = this.options.promptCaching !== false;
     const messages = toAnthropicMessages(request.messages);
     if (caching) markLastBlockCacheable(messages);
+    const maxTokens = request.maxOutputTokens ?? this.options.defaultMaxTokens ?? defaultMaxTokensFor(this.options.model);
     const params: CreateParams = {
       model: this.options.model,
-      max_tokens: request.maxOutputTokens ?? this.options.defaultMaxTokens ?? defaultMaxTokensFor(this.options.model),
+      max_tokens: budget === undefined ? maxTokens : maxTokensWithThinking(maxTokens, budget),
       messages,
       stream: true,
     };
+    if (budget !== undefined) params.thinking = { type: 'enabled', budget_tokens: budget };
     if (request.system) {
       params.system = caching ? [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }] : request.system;
     }
@@ -249,12 +224,27 @@ export class AnthropicProvider implements ModelProvider {
       this.client = undefined;
       return modelError('unknown', `cannot load the @anthropic-ai/sdk package: ${(error as Error).message}`, { retryable: false });
     }
-    const assembler = new EventAssembler();
-    try {
-      const stream = await connected.client.messages.create(this.params(request), { signal });
-      for await (const event of stream) assembler.add(event, request.onTextDelta);
-    } catch (error) {
-      return this.failure(error, connected.sdk, signal);
+    let assembler = new EventAssembler();
+    let budget = this.thinkingBudget(request);
+    for (;;) {
+      try {
+        const beta = budget !== undefined ? interleavedThinkingBeta(this.options.model) : undefined;
+        const options = beta ? { signal, headers: { 'anthropic-beta': beta } } : { signal };
+        const stream = await connected.client.messages.create(this.params(request, budget), options);
+        for await (const event of stream) assembler.add(event, request.onTextDelta, request.onThinkingDelta);
+        break;
+      } catch (error) {
+        // A compatible server that does not know extended thinking: once without it, and never again.
+        if (budget !== undefined && !signal.aborted && error instanceof connected.sdk.APIError && rejectsKnob(error.status, error.apiMessage || error.message, THINKING_KNOB)) {
+          // Said once per provider: every later request goes without thinking too.
+          if (!this.thinkingRefused) request.onWarning?.(`${this.name}: the server refused the thinking parameter (${error.apiMessage || error.message}); continuing without --effort for this model`);
+          this.thinkingRefused = true;
+          budget = undefined;
+          assembler = new EventAssembler();
+          continue;
+        }
+        return this.failure(error, connected.sdk, signal);
+      }
     }
     // The SDK ends the iteration quietly when the request is aborted.
     if (signal.aborted) return modelError('aborted', 'aborted');
@@ -272,6 +262,8 @@ export class AnthropicProvider implements ModelProvider {
       usage: cost === undefined ? usage : { ...usage, cost },
       model: this.name,
     };
+    const thinking = assembler.thinkingBlocks();
+    if (thinking.length > 0) message.thinking = thinking;
     return { ok: true, message };
   }
 

@@ -2,8 +2,9 @@
 // (vLLM, llama.cpp, LM Studio, OpenRouter, Ollama…) through `baseURL`.
 // The SDK is imported on first use, never at load time, so `murmur --help` stays fast.
 import type OpenAI from 'openai';
-import type { ToolContent } from '../../tools/contract.js';
+import type { ToolContent } from '../messages.js';
 import type { AssistantMessage, Message, StopReason, ToolCall, Usage } from '../types.js';
+import { openAIAcceptsEffort, rejectsKnob } from './effort.js';
 import { costOf } from './prices.js';
 import {
   modelError,
@@ -116,19 +117,34 @@ export function toOpenAIMessages(system: string, messages: readonly Message[]): 
   return out;
 }
 
+/** Reasoning deltas the compatible servers stream beside the answer: DeepSeek and vLLM name it one way, OpenRouter, Ollama and newer vLLM the other. */
+type ReasoningDelta = { reasoning_content?: unknown; reasoning?: unknown };
+
+function reasoningOf(delta: ReasoningDelta | undefined): string {
+  if (!delta) return '';
+  if (typeof delta.reasoning_content === 'string') return delta.reasoning_content;
+  return typeof delta.reasoning === 'string' ? delta.reasoning : '';
+}
+
 /** Builds one assistant message out of streamed chunks. */
 class ChunkAssembler {
   text = '';
+  /** The model's reasoning, kept out of the answer. */
+  reasoning = '';
   finishReason: string | null = null;
   usage: Usage | undefined;
   private readonly calls = new Map<number, { id: string; name: string; arguments: string }>();
 
-  add(chunk: Chunk, onTextDelta: ((text: string) => void) | undefined): void {
+  add(chunk: Chunk, onTextDelta: ((text: string) => void) | undefined, onThinkingDelta: ((text: string) => void) | undefined): void {
     if (chunk.usage) {
       const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
+      // completion_tokens includes the reasoning tokens (OpenAI, DeepSeek, vLLM); a server that counts them apart
+      // (reasoning above the completion count) gets them added, so thinking is always paid for.
+      const output = chunk.usage.completion_tokens ?? 0;
+      const reasoning = chunk.usage.completion_tokens_details?.reasoning_tokens ?? 0;
       this.usage = {
         input: Math.max(0, (chunk.usage.prompt_tokens ?? 0) - cached),
-        output: chunk.usage.completion_tokens ?? 0,
+        output: reasoning > output ? output + reasoning : output,
         cacheRead: cached,
         cacheWrite: 0,
       };
@@ -136,6 +152,11 @@ class ChunkAssembler {
     const choice = chunk.choices?.[0];
     if (!choice) return;
     const delta = choice.delta;
+    const reasoning = reasoningOf(delta as ReasoningDelta | undefined);
+    if (reasoning) {
+      this.reasoning += reasoning;
+      onThinkingDelta?.(reasoning);
+    }
     if (delta?.content) {
       this.text += delta.content;
       onTextDelta?.(delta.content);
@@ -168,10 +189,24 @@ function stopReasonOf(finishReason: string | null, toolCalls: number): StopReaso
   return toolCalls > 0 ? 'tool_calls' : 'end';
 }
 
+/** What the server said: the body's message when it has one. */
+function saidBy(error: InstanceType<Sdk['APIError']>): string {
+  const body = error.error as { message?: unknown } | undefined;
+  return typeof body?.message === 'string' && body.message ? body.message : error.message;
+}
+
+// A 400 about the effort knob itself: "Unrecognized request argument supplied: reasoning_effort", "Unsupported
+// parameter: 'reasoning_effort'", Ollama's "… does not support thinking". Not one about a level the model does
+// not take ("Unsupported value: 'reasoning_effort' does not support 'low'…"): that fails the call, naming it,
+// rather than turning effort off for good.
+const EFFORT_KNOB = { names: /reasoning_effort|does not support thinking/i, unless: /unsupported value|invalid value|supported values/i };
+
 export class OpenAIProvider implements ModelProvider {
   readonly name: string;
   readonly capabilities: ModelCapabilities;
   private client: Promise<{ sdk: Sdk; client: OpenAI }> | undefined;
+  /** Set once the server refused reasoning_effort: later requests go without it. */
+  private effortRefused = false;
 
   constructor(private readonly options: OpenAIProviderOptions) {
     this.name = options.name ?? `openai:${options.model}`;
@@ -192,13 +227,19 @@ export class OpenAIProvider implements ModelProvider {
     return this.client;
   }
 
-  private params(request: ModelRequest): CreateParams {
+  /** Whether this request carries reasoning_effort (see effort.ts for the rule). */
+  private sendsEffort(request: ModelRequest): boolean {
+    return request.effort !== undefined && !this.effortRefused && openAIAcceptsEffort(this.options.model, this.options.baseURL === undefined);
+  }
+
+  private params(request: ModelRequest, withEffort: boolean): CreateParams {
     const params: CreateParams = {
       model: this.options.model,
       messages: toOpenAIMessages(request.system, request.messages),
       stream: true,
       stream_options: { include_usage: true },
     };
+    if (withEffort && request.effort) params.reasoning_effort = request.effort;
     if (request.tools.length > 0) {
       params.tools = request.tools.map((tool) => ({
         type: 'function',
@@ -223,12 +264,25 @@ export class OpenAIProvider implements ModelProvider {
       this.client = undefined;
       return modelError('unknown', `cannot load the openai package: ${(error as Error).message}`, { retryable: false });
     }
-    const assembler = new ChunkAssembler();
-    try {
-      const stream = await connected.client.chat.completions.create(this.params(request), { signal });
-      for await (const chunk of stream) assembler.add(chunk, request.onTextDelta);
-    } catch (error) {
-      return this.failure(error, connected.sdk, signal);
+    let assembler = new ChunkAssembler();
+    let withEffort = this.sendsEffort(request);
+    for (;;) {
+      try {
+        const stream = await connected.client.chat.completions.create(this.params(request, withEffort), { signal });
+        for await (const chunk of stream) assembler.add(chunk, request.onTextDelta, request.onThinkingDelta);
+        break;
+      } catch (error) {
+        // A server (or model) that does not take reasoning_effort: once without it, and never again.
+        if (withEffort && !signal.aborted && error instanceof connected.sdk.APIError && rejectsKnob(error.status, saidBy(error), EFFORT_KNOB)) {
+          // Said once per provider: every later request goes without reasoning_effort too.
+          if (!this.effortRefused) request.onWarning?.(`${this.name}: the server refused reasoning_effort (${saidBy(error)}); continuing without --effort for this model`);
+          this.effortRefused = true;
+          withEffort = false;
+          assembler = new ChunkAssembler();
+          continue;
+        }
+        return this.failure(error, connected.sdk, signal);
+      }
     }
     // The SDK ends the iteration quietly when the request is aborted.
     if (signal.aborted) return modelError('aborted', 'aborted');
@@ -243,6 +297,8 @@ export class OpenAIProvider implements ModelProvider {
       stopReason: stopReasonOf(assembler.finishReason, toolCalls.length),
       model: this.name,
     };
+    // Kept for the transcript and the screen; never sent back (Chat Completions has no field for it).
+    if (assembler.reasoning) message.thinking = [{ type: 'thinking', thinking: assembler.reasoning }];
     if (assembler.usage) {
       const cost = this.options.priced === false ? undefined : costOf(this.options.model, assembler.usage);
       message.usage = cost === undefined ? assembler.usage : { ...assembler.usage, cost };
@@ -262,8 +318,7 @@ export class OpenAIProvider implements ModelProvider {
     const transport = transportFailure(facts, error, sdk, signal);
     if (transport) return transport;
     if (error instanceof sdk.APIError) {
-      const body = error.error as { message?: unknown } | undefined;
-      const said = typeof body?.message === 'string' && body.message ? body.message : error.message;
+      const said = saidBy(error);
       if (error.status === undefined) {
         // An error event inside an accepted stream: the server gave up part way.
         return modelError('server', `${this.name}: the server reported an error mid-stream: ${said}`);

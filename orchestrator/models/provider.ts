@@ -1,5 +1,5 @@
 // One interface for every model provider. Failures are values, never exceptions.
-import type { AssistantMessage, Message, ToolSchema } from '../types.js';
+import type { AssistantMessage, Effort, Message, ToolSchema } from '../types.js';
 
 export interface ModelCapabilities {
   /** Takes images natively. */
@@ -18,24 +18,47 @@ export interface ModelRequest {
   maxOutputTokens?: number;
   /** Receives text as it streams in. */
   onTextDelta?: (text: string) => void;
+  /** Receives the model's reasoning as it streams in (never part of the answer text). */
+  onThinkingDelta?: (text: string) => void;
+  /** How hard to think, where the model has such a knob (see effort.ts); absent = the model's default. */
+  effort?: Effort;
+  /** Receives what the user should know but that does not fail the call (a server refused --effort); the loop logs it. */
+  onWarning?: (message: string) => void;
 }
 
+/**
+ * Why a model call failed, and whether it is retried (`retryable`, set by `modelError` from the kind unless a
+ * provider says otherwise). Retries (retry.ts) back off exponentially with jitter, honour `retryAfterMs`, stop at
+ * `[retry] maxAttempts` and emit one `model.retry` event each.
+ */
 export type ModelErrorKind =
+  /** HTTP 429: retried, after Retry-After when given; still failing, a swarm holds its ramp and requeues the item. */
   | 'rate_limit'
+  /** HTTP 5xx, 408, 409: retried. */
   | 'server'
+  /** A dropped or refused connection, a stream cut short: retried. */
   | 'network'
+  /** HTTP 401/403 or a missing key: never retried; the message names what to set. */
   | 'auth'
+  /** Any other 4xx (a malformed request, a context too long): never retried. */
   | 'bad_request'
+  /** HTTP 404 (an unknown model or base URL): never retried. */
   | 'not_found'
+  /** The agent was stopped while the call (or a wait between retries) ran: never retried. */
   | 'aborted'
+  /** The scripted model has no entry or turn for this agent: never retried. */
   | 'script'
+  /** Anything else (a provider SDK that cannot load…): never retried. */
   | 'unknown';
 
 export interface ModelError {
   kind: ModelErrorKind;
   message: string;
+  /** The HTTP status, when there was one. */
   status?: number;
+  /** How long the server asked us to wait (Retry-After, retry-after-ms). */
   retryAfterMs?: number;
+  /** Whether retry.ts tries again (see ModelErrorKind). */
   retryable: boolean;
 }
 

@@ -1,9 +1,7 @@
 // Which model to use (flag, environment) and the provider behind a model spec such as `openai:gpt-4.1`.
-// Light to import: the providers load their SDKs on first use, and the scripted model (TypeBox) loads here
-// only when asked for.
+// Light to import: each provider's module loads here only when its kind of model is asked for (and the HTTP
+// providers load their SDKs on first use).
 import { resolve as resolvePath } from 'node:path';
-import { AnthropicProvider } from './anthropic.js';
-import { OpenAIProvider } from './openai.js';
 import type { ModelCapabilities, ModelProvider } from './provider.js';
 
 /** A bad model choice: the message names the bad value and what would be accepted. */
@@ -122,7 +120,8 @@ export async function createProvider(spec: string, options: CreateProviderOption
       const { ScriptedModel } = await import('./scripted.js');
       return ScriptedModel.fromFile(resolvePath(options.cwd, model));
     }
-    case 'ollama':
+    case 'ollama': {
+      const { OpenAIProvider } = await import('./openai.js');
       return new OpenAIProvider({
         model,
         name: spec,
@@ -131,7 +130,9 @@ export async function createProvider(spec: string, options: CreateProviderOption
         priced: false,
         ...capabilities,
       });
+    }
     case 'openai': {
+      const { OpenAIProvider } = await import('./openai.js');
       const envUrl = value(env, 'OPENAI_BASE_URL');
       const baseURL = flagUrl ?? (envUrl ? checkBaseUrl(envUrl, 'OPENAI_BASE_URL') : undefined);
       const key = value(env, 'OPENAI_API_KEY');
@@ -142,6 +143,7 @@ export async function createProvider(spec: string, options: CreateProviderOption
       return new OpenAIProvider(baseURL ? { ...settings, baseURL } : settings);
     }
     case 'anthropic': {
+      const { AnthropicProvider } = await import('./anthropic.js');
       const envUrl = value(env, 'ANTHROPIC_BASE_URL');
       const baseURL = flagUrl ?? (envUrl ? checkBaseUrl(envUrl, 'ANTHROPIC_BASE_URL') : undefined);
       const key = value(env, 'ANTHROPIC_API_KEY');

@@ -21,6 +21,8 @@ const UsageSchema = Type.Object(
 const TurnSchema = Type.Object(
   {
     latencyMs: Type.Optional(Type.Number({ minimum: 0 })),
+    /** The model's reasoning before it answers: streamed as thinking, kept on the message. */
+    thinking: Type.Optional(Type.String()),
     text: Type.Optional(Type.String()),
     toolCalls: Type.Optional(
       Type.Array(
@@ -119,15 +121,17 @@ export function loadScriptFile(path: string): Script {
 /** A turn with captures substituted and tool arguments already serialised. */
 interface ResolvedTurn {
   latencyMs?: number;
+  thinking?: string;
   text: string;
   toolCalls: { name: string; arguments: string }[];
   usage?: Usage;
   failFirst?: ScriptTurn['failFirst'];
 }
 
-interface ResolvedAgent {
-  turns: ResolvedTurn[];
-  attempts: Map<number, number>;
+/** The script entry an agent's conversation matched, with the captures of its prompt. */
+interface MatchedAgent {
+  turns: ScriptTurn[];
+  captures: readonly string[];
 }
 
 const canonicalRole = (role: string) => (role === 'coder' ? 'worker' : role);
@@ -155,6 +159,7 @@ function resolveTurn(turn: ScriptTurn, captures: readonly string[]): ResolvedTur
     })),
   };
   if (turn.latencyMs !== undefined) resolved.latencyMs = turn.latencyMs;
+  if (turn.thinking) resolved.thinking = substitute(turn.thinking, captures) as string;
   if (turn.failFirst) resolved.failFirst = turn.failFirst;
   if (turn.usage) resolved.usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, ...turn.usage };
   return resolved;
@@ -168,8 +173,10 @@ function quote(text: string): string {
 export class ScriptedModel implements ModelProvider {
   readonly capabilities;
   private readonly matchers: { role?: string; prompt?: RegExp; turns: ScriptTurn[] }[];
-  // Keyed by the conversation's first message, so entries go when the agent goes.
-  private readonly resolved = new WeakMap<Message, ResolvedAgent>();
+  // Failed attempts of failFirst turns, keyed by the conversation's first message so entries go when the agent
+  // goes. Only agents that reach a failFirst turn get an entry: nothing else is kept per agent (a swarm runs
+  // thousands), so each call matches the prompt again and resolves only the turn it answers with.
+  private readonly attempts = new WeakMap<Message, Map<number, number>>();
   private inFlight = 0;
 
   constructor(
@@ -193,44 +200,53 @@ export class ScriptedModel implements ModelProvider {
     return new ScriptedModel(loadScriptFile(path), `scripted:${path}`);
   }
 
-  private resolveAgent(request: ModelRequest): ResolvedAgent | string {
-    const first = request.messages.find((m): m is UserMessage => m.role === 'user');
-    if (!first) return `scripted model: agent ${request.agent.id} sent no user message`;
-    const cached = this.resolved.get(first);
-    if (cached) return cached;
+  private matchAgent(first: UserMessage, request: ModelRequest): MatchedAgent | string {
     const prompt = userText(first);
     const role = canonicalRole(request.agent.role);
     for (const matcher of this.matchers) {
       if (matcher.role !== undefined && matcher.role !== role) continue;
-      let captures: readonly string[] = [prompt];
-      if (matcher.prompt) {
-        const found = matcher.prompt.exec(prompt);
-        if (!found) continue;
-        // $0 is the whole prompt, $1… the captures.
-        captures = [prompt, ...found.slice(1).map((c) => c ?? '')];
-      }
-      const agent: ResolvedAgent = { turns: matcher.turns.map((t) => resolveTurn(t, captures)), attempts: new Map() };
-      this.resolved.set(first, agent);
-      return agent;
+      if (!matcher.prompt) return { turns: matcher.turns, captures: [prompt] };
+      const found = matcher.prompt.exec(prompt);
+      if (!found) continue;
+      // $0 is the whole prompt, $1… the captures.
+      const captures: string[] = [prompt];
+      for (let i = 1; i < found.length; i++) captures.push(found[i] ?? '');
+      return { turns: matcher.turns, captures };
     }
     return `scripted model: no script entry matches agent ${request.agent.id} (role ${request.agent.role}); its prompt: ${quote(prompt)}`;
   }
 
+  private attemptOf(first: Message, turnIndex: number): number {
+    let attempts = this.attempts.get(first);
+    if (!attempts) {
+      attempts = new Map();
+      this.attempts.set(first, attempts);
+    }
+    const attempt = (attempts.get(turnIndex) ?? 0) + 1;
+    attempts.set(turnIndex, attempt);
+    return attempt;
+  }
+
   async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResult> {
     if (signal.aborted) return modelError('aborted', 'aborted');
-    const agent = this.resolveAgent(request);
-    if (typeof agent === 'string') return modelError('script', agent, { retryable: false });
+    let first: UserMessage | undefined;
     let turnIndex = 0;
-    for (const m of request.messages) if (m.role === 'assistant') turnIndex++;
-    const turn = agent.turns[turnIndex];
-    if (!turn) {
-      const first = request.messages.find((m): m is UserMessage => m.role === 'user')!;
+    for (const m of request.messages) {
+      if (m.role === 'assistant') turnIndex++;
+      else if (m.role === 'user' && first === undefined) first = m;
+    }
+    if (!first) return modelError('script', `scripted model: agent ${request.agent.id} sent no user message`, { retryable: false });
+    const agent = this.matchAgent(first, request);
+    if (typeof agent === 'string') return modelError('script', agent, { retryable: false });
+    const scripted = agent.turns[turnIndex];
+    if (!scripted) {
       return modelError(
         'script',
         `scripted model: agent ${request.agent.id} (role ${request.agent.role}) has no turn ${turnIndex + 1} in its script (it has ${agent.turns.length}); its prompt: ${quote(userText(first))}`,
         { retryable: false },
       );
     }
+    const turn = resolveTurn(scripted, agent.captures);
     const limit = this.script.rateLimit;
     if (limit && this.inFlight >= limit.maxConcurrent) {
       return modelError('rate_limit', `scripted rate limit: more than ${limit.maxConcurrent} requests at once`, {
@@ -249,8 +265,7 @@ export class ScriptedModel implements ModelProvider {
         }
       }
       if (turn.failFirst) {
-        const attempt = (agent.attempts.get(turnIndex) ?? 0) + 1;
-        agent.attempts.set(turnIndex, attempt);
+        const attempt = this.attemptOf(first, turnIndex);
         if (attempt <= turn.failFirst.times) {
           const { status } = turn.failFirst;
           const extra: { status: number; retryAfterMs?: number } = { status };
@@ -258,6 +273,7 @@ export class ScriptedModel implements ModelProvider {
           return modelError(errorKindForStatus(status), turn.failFirst.message ?? `scripted failure: HTTP ${status}`, extra);
         }
       }
+      if (turn.thinking && request.onThinkingDelta) request.onThinkingDelta(turn.thinking);
       if (turn.text && request.onTextDelta) request.onTextDelta(turn.text);
       const toolCalls: ToolCall[] = turn.toolCalls.map((call, i) => ({ id: `call_${turnIndex + 1}_${i + 1}`, name: call.name, arguments: call.arguments }));
       const message: AssistantMessage = {
@@ -268,6 +284,7 @@ export class ScriptedModel implements ModelProvider {
         model: this.name,
       };
       if (turn.usage) message.usage = { ...turn.usage };
+      if (turn.thinking) message.thinking = [{ type: 'thinking', thinking: turn.thinking }];
       return { ok: true, message };
     } finally {
       this.inFlight--;

@@ -23,8 +23,10 @@ export interface ApprovalRequest {
   detail: string;
   /** Why the user is asked (the mode's reason or the ask rule). */
   reason: string;
-  /** The rules "allow always" adds for the session. */
+  /** The rules "allow always" adds for the session (none: the prompt offers no "allow always"). */
   alwaysRules: readonly string[];
+  /** A card in plain words shown instead of the call (create_scheduled_task's). */
+  card?: string;
 }
 
 export type ApprovalAnswer =

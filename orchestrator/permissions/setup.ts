@@ -61,7 +61,23 @@ export interface PermissionSetup {
   broker: ApprovalBroker;
   /** The rules added by "allow always" answers, as written. */
   sessionRules(): readonly string[];
+  /**
+   * An approval exempt from the mode, the rules and `headless = "allow"` (like a plan's): always asks the person
+   * through the one asker, and is refused when nobody can answer. Used by create_scheduled_task.
+   */
+  confirm(request: ConfirmRequest, signal: AbortSignal): Promise<ConfirmAnswer>;
 }
+
+export interface ConfirmRequest {
+  agentId: string;
+  role: string;
+  callId: string;
+  tool: string;
+  summary: string;
+  card: string;
+}
+
+export type ConfirmAnswer = { kind: 'approved' } | { kind: 'rejected'; feedback?: string } | { kind: 'unavailable'; reason: string };
 
 export class PermissionRuleError extends ConfigError {}
 
@@ -211,9 +227,37 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
     },
   };
 
+  const confirm = async (request: ConfirmRequest, signal: AbortSignal): Promise<ConfirmAnswer> => {
+    if (!broker.asker) {
+      log(request.agentId, 'warn', `refused without asking: ${request.summary} (${headlessReason})`);
+      return { kind: 'unavailable', reason: `nobody can answer here (${headlessReason})` };
+    }
+    const requester = requesterOf(request.agentId, request.role);
+    const approval: ApprovalRequest = {
+      requester,
+      callId: request.callId,
+      tool: request.tool,
+      summary: request.summary,
+      detail: request.card,
+      card: request.card,
+      reason: `${request.tool} always asks, in every permission mode`,
+      alwaysRules: [],
+    };
+    log(request.agentId, 'info', `waiting for approval: ${request.summary} (${describeRequester(requester)})`);
+    const answer = await broker.approve(approval, signal);
+    if (isUnanswered(answer)) return { kind: 'unavailable', reason: answer.reason };
+    if (answer.kind === 'deny') {
+      log(request.agentId, 'warn', `the user rejected: ${request.summary}`);
+      return answer.feedback?.trim() ? { kind: 'rejected', feedback: answer.feedback.trim() } : { kind: 'rejected' };
+    }
+    log(request.agentId, 'info', `approved: ${request.summary}`);
+    return { kind: 'approved' };
+  };
+
   return {
     mode,
     swarmMode,
+    confirm,
     permission,
     extraVetoes: () => exitPlanAloneVeto,
     userChannel,

@@ -17,11 +17,12 @@ export function deferred<T = void>(): Deferred<T> {
   return { promise, resolve };
 }
 
-export function scriptedAgent(script: Script, tools: RuntimeTool[], extra: Partial<LoopConfig> = {}, role = 'main') {
+/** A scripted agent on its own bus; `subscribe: false` leaves the bus without listeners (events go nowhere). */
+export function scriptedAgent(script: Script, tools: RuntimeTool[], extra: Partial<LoopConfig> = {}, role = 'main', options: { subscribe?: boolean } = {}) {
   const model = new ScriptedModel(script);
   const bus = new EventBus();
   const events: MurmurEvent[] = [];
-  bus.on('*', (e) => events.push(e));
+  if (options.subscribe !== false) bus.on('*', (e) => events.push(e));
   const loopTools = toLoopTools(tools, { fallback: false });
   const agent = new Agent(
     { id: 'a1', role },

@@ -208,6 +208,25 @@ describe('the agent loop', () => {
     expect(warnings.some((w) => w.includes('bad subscriber'))).toBe(true);
   });
 
+  it('builds no event nobody listens to, and only the ones somebody does', async () => {
+    const echo = defineRuntimeTool({ def: { name: 'e', description: '', parameters: Type.Object({}), executionMode: 'parallel' }, execute: () => ({ content: [{ type: 'text', text: 'ran' }] }) });
+    const calls = { toolCalls: [{ name: 'e', arguments: {} }, { name: 'e', arguments: {} }] };
+    const script = { agents: [{ turns: [calls, { text: 'done' }, calls, { text: 'done again' }] }] };
+    const quiet = scriptedAgent(script, [echo], {}, 'worker', { subscribe: false });
+    const emitted: string[] = [];
+    const emit = quiet.bus.emit.bind(quiet.bus);
+    quiet.bus.emit = (event) => {
+      emitted.push(event.type);
+      emit(event);
+    };
+    expect((await quiet.agent.run('go')).status).toBe('completed');
+    expect(emitted).toEqual([]);
+
+    quiet.bus.on('tool.end', () => undefined);
+    expect((await quiet.agent.run('again')).status).toBe('completed');
+    expect(emitted).toEqual(['tool.end', 'tool.end']);
+  });
+
   it('emits the contract events with agentId and ts', async () => {
     const { agent, events } = scriptedAgent({ agents: [{ turns: [{ text: 'hi', usage: { input: 3, output: 2 } }] }] }, []);
     await agent.run('go');

@@ -34,8 +34,8 @@ const ESC = '\x1b';
 const ENTER = '\r';
 const sessions: TerminalSession[] = [];
 
-function open(args: string[], term = 'xterm-256color', cols = 120, rows = 40): TerminalSession {
-  const session = new TerminalSession([fixture, ...args], { cols, rows, term, cwd: root });
+function open(args: string[], term = 'xterm-256color', cols = 120, rows = 40, env?: Record<string, string>): TerminalSession {
+  const session = new TerminalSession([fixture, ...args], { cols, rows, term, cwd: root, ...(env ? { env } : {}) });
   sessions.push(session);
   return session;
 }
@@ -200,6 +200,16 @@ describe('the dashboard in a terminal', () => {
     await s.waitForText('Abort the run?');
     s.press('y');
     expect((await s.exit).exitCode).toBe(0);
+  });
+
+  it.each(['xterm-256color', 'tmux-256color', 'screen-256color'])('draws its frames with line characters on %s', async (term) => {
+    const s = open([], term, 100, 30, { LANG: 'C.UTF-8' });
+    const screen = await s.waitForText('RATE LIMITED');
+    expect(screen).toMatch(/── log ──+/);
+    expect(screen).not.toContain('qqqq');
+    // Never through the alternate character set: tmux and screen show it as letters (`qqqq`).
+    expect(s.raw).not.toContain('\x1b(0');
+    expect(s.raw).not.toContain('\x0e');
   });
 
   it('falls back to plain lines when the terminal cannot be driven', async () => {

@@ -1,12 +1,12 @@
 // Shared fixtures for the engine suites: a real temp workspace, an Engine driven by the scripted model, an
-// event recorder, and a fake clock whose time only moves when a test says so.
+// event recorder (the shared fake clock is test/fakes/clock.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Clock } from '../../orchestrator/clock.js';
+import { afterEach, beforeEach } from 'vitest';
 import { Engine, type EngineOptions } from '../../orchestrator/engine.js';
 import { EventBus, type EventOf, type EventType, type MurmurEvent } from '../../orchestrator/events.js';
 import { ScriptedModel, type Script } from '../../orchestrator/models/scripted.js';
@@ -21,6 +21,18 @@ export async function tempDir(prefix = 'murmur-engine-'): Promise<string> {
 
 export async function removeDir(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
+}
+
+/** A fresh temp workspace for every test of the calling file, removed after it: read `workspace.dir` in a test. */
+export function workspacePerTest(prefix?: string): { readonly dir: string } {
+  const workspace = { dir: '' };
+  beforeEach(async () => {
+    workspace.dir = await tempDir(prefix);
+  });
+  afterEach(async () => {
+    await removeDir(workspace.dir);
+  });
+  return workspace;
 }
 
 export function writeTree(root: string, files: Record<string, string>): void {
@@ -102,52 +114,6 @@ export function readJsonLines<T>(file: string): T[] {
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as T);
-}
-
-/**
- * A clock whose time moves only through `advance`. Like a process that was asleep, the whole step is taken at
- * once and then every callback that has come due runs (so checks that were missed collapse into one).
- */
-export class FakeClock implements Clock {
-  private time: number;
-  private nextHandle = 1;
-  private readonly pending = new Map<number, { at: number; fn: () => void }>();
-
-  constructor(start = Date.UTC(2025, 0, 1)) {
-    this.time = start;
-  }
-
-  now(): number {
-    return this.time;
-  }
-
-  setTimeout(fn: () => void, ms: number): unknown {
-    const handle = this.nextHandle++;
-    this.pending.set(handle, { at: this.time + Math.max(0, ms), fn });
-    return handle;
-  }
-
-  clearTimeout(handle: unknown): void {
-    this.pending.delete(handle as number);
-  }
-
-  /** Callbacks waiting, soonest first (for assertions). */
-  get scheduled(): number[] {
-    return [...this.pending.values()].map((p) => p.at - this.time).sort((a, b) => a - b);
-  }
-
-  /** Moves time forward by `ms`, then runs every callback now due (including ones they schedule that are due). */
-  advance(ms: number): void {
-    this.time += ms;
-    for (;;) {
-      const due = [...this.pending.entries()].filter(([, p]) => p.at <= this.time).sort((a, b) => a[1].at - b[1].at);
-      if (due.length === 0) return;
-      for (const [handle, p] of due) {
-        if (!this.pending.delete(handle)) continue;
-        p.fn();
-      }
-    }
-  }
 }
 
 /** The built command line; CLI suites need `npx tsc -p .` first. */

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SessionStore } from '../../orchestrator/session.js';
+import { TranscriptWriter } from '../../orchestrator/transcript-writer.js';
 import { globTool, grepTool } from '../../tools/workspace-tools.js';
 import type { RuntimeTool } from '../../tools/contract.js';
 
@@ -17,9 +18,10 @@ describe('the run state folder', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'murmur-state-'));
     writeFileSync(join(cwd, 'notes.txt'), 'needle here\n');
     const session = SessionStore.create(join(cwd, '.murmur'));
-    session.appendTranscript('a-1', { role: 'user', content: 'find the needle' });
+    const transcripts = new TranscriptWriter((id) => session.transcriptPath(id));
+    transcripts.append('a-1', { role: 'user', content: 'find the needle' });
     writeFileSync(join(session.toolOutputsDir, 'c-9.txt'), 'a needle in a spilled output\n');
-    await session.flush();
+    await Promise.all([session.flush(), transcripts.flush()]);
     expect(readFileSync(join(cwd, '.murmur', '.gitignore'), 'utf8')).toMatch(/^sessions\/$/m);
 
     const found = await call(grepTool, cwd, { pattern: 'needle' });

@@ -8,6 +8,7 @@ import { SessionStore, stateHome } from '../../orchestrator/session.js';
 import { INTERRUPTED_TASK_RESULT } from '../../orchestrator/tasks.js';
 import { INTERRUPTED_RESULT } from '../../orchestrator/transcript-repair.js';
 import type { Message } from '../../orchestrator/types.js';
+import { TranscriptWriter } from '../../orchestrator/transcript-writer.js';
 import { createResultBudget } from '../../tools/budget.js';
 import { readJson, readJsonLines, removeDir, scriptedEngine, tempDir, textOf, toolResults, waitFor, type Script } from './helpers.js';
 
@@ -139,9 +140,10 @@ describe('restoring a session left by a killed process', () => {
       { role: 'user', content: 'Slow job' },
       { role: 'assistant', text: '', stopReason: 'tool_calls', toolCalls: [call('call_1_1', 'write', { path: 'slow.txt', content: 's' })] },
     ];
-    for (const m of mainMessages) crashed.appendTranscript('main', m);
-    for (const m of quickMessages) crashed.appendTranscript('a-1', m);
-    for (const m of slowMessages) crashed.appendTranscript('a-2', m);
+    const writer = new TranscriptWriter((id) => crashed.transcriptPath(id));
+    for (const m of mainMessages) writer.append('main', m);
+    for (const m of quickMessages) writer.append('a-1', m);
+    for (const m of slowMessages) writer.append('a-2', m);
     const agent = (id: string, status: string, extra: object) => ({ id, role: 'worker', profile: 'worker', status, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, turns: 1, toolCalls: 0, depth: 1, parentId: 'main', ...extra });
     const task = (taskId: string, status: string) => ({ taskId, kind: 'bash', description: taskId, status, ownerAgentId: 'main', startedAt: 1, outputPath: path.join(crashed.dir, 'tasks', taskId, 'output.log') });
     crashed.saveState(() => ({
@@ -158,7 +160,7 @@ describe('restoring a session left by a killed process', () => {
       tasks: [task('t-1', 'completed'), task('t-2', 'running')],
       usage: { input: 5, output: 1, cacheRead: 0, cacheWrite: 0 },
     }));
-    await crashed.flush();
+    await Promise.all([crashed.flush(), writer.flush()]);
     // The kill cut the last line of a-2's transcript in half.
     appendFileSync(crashed.transcriptPath('a-2'), '{"role":"tool","toolCallId":"call_1_1","toolN');
 

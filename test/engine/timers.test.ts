@@ -2,7 +2,8 @@
 // delivered after the current turn or as a new turn of an idle agent, missed firings collapsed into one.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TIMER_CHECK_INTERVAL_MS } from '../../orchestrator/timers.js';
-import { FakeClock, removeDir, scriptedEngine, syntheticMessages, tempDir, textOf, toolResults, waitFor, type Script } from './helpers.js';
+import { FakeClock } from '../fakes/clock.js';
+import { removeDir, scriptedEngine, syntheticMessages, tempDir, textOf, toolResults, waitFor, type Script } from './helpers.js';
 
 let cwd: string;
 beforeEach(async () => {

@@ -54,10 +54,13 @@ export interface FakeToolUse {
   input: string | string[];
 }
 
+/** A thinking block (its text in streamed pieces, then its signature) or a redacted one. */
+export type FakeThinking = { thinking: string | string[]; signature: string } | { redacted: string };
+
 let counter = 0;
 
-/** The events of one streamed answer, in the API's order: text block first, then one block per tool use. */
-export function anthropicEvents(spec: { text?: string | string[]; toolUses?: FakeToolUse[] } & StreamOptions): SseEvent[] {
+/** The events of one streamed answer, in the API's order: thinking blocks, a text block, then one block per tool use. */
+export function anthropicEvents(spec: { text?: string | string[]; toolUses?: FakeToolUse[]; thinking?: FakeThinking[] } & StreamOptions): SseEvent[] {
   const id = `msg_fake${++counter}`;
   const usage = spec.usage ?? { input_tokens: 10, output_tokens: 5 };
   const toolUses = spec.toolUses ?? [];
@@ -87,6 +90,19 @@ export function anthropicEvents(spec: { text?: string | string[]; toolUses?: Fak
     { event: 'ping', data: { type: 'ping' } },
   ];
   let index = 0;
+  for (const block of spec.thinking ?? []) {
+    if ('redacted' in block) {
+      events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'redacted_thinking', data: block.redacted } } });
+    } else {
+      events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } } });
+      for (const piece of typeof block.thinking === 'string' ? [block.thinking] : block.thinking) {
+        events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } } });
+      }
+      events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } } });
+    }
+    events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
+    index++;
+  }
   const texts = spec.text === undefined ? [] : typeof spec.text === 'string' ? [spec.text] : spec.text;
   if (texts.length > 0) {
     events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } } });
@@ -113,12 +129,12 @@ export function anthropicEvents(spec: { text?: string | string[]; toolUses?: Fak
 }
 
 /** A streamed text answer. */
-export function anthropicText(text: string | string[], options: StreamOptions = {}): AnthropicReply {
+export function anthropicText(text: string | string[], options: StreamOptions & { thinking?: FakeThinking[] } = {}): AnthropicReply {
   return { kind: 'stream', events: anthropicEvents({ text, ...options }) };
 }
 
 /** A streamed answer with tool_use blocks (and optional text before them). */
-export function anthropicToolUse(toolUses: FakeToolUse[], options: StreamOptions & { text?: string | string[] } = {}): AnthropicReply {
+export function anthropicToolUse(toolUses: FakeToolUse[], options: StreamOptions & { text?: string | string[]; thinking?: FakeThinking[] } = {}): AnthropicReply {
   return { kind: 'stream', events: anthropicEvents({ ...options, toolUses }) };
 }
 

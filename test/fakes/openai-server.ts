@@ -36,6 +36,7 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens?: number;
+  reasoning_tokens?: number;
 }
 
 export interface StreamOptions {
@@ -72,7 +73,7 @@ function usageObject(usage: Usage): object {
     completion_tokens: usage.completion_tokens,
     total_tokens: usage.prompt_tokens + usage.completion_tokens,
     prompt_tokens_details: { cached_tokens: usage.cached_tokens ?? 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: usage.reasoning_tokens ?? 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
 }
 
@@ -81,12 +82,16 @@ function usageObject(usage: Usage): object {
  * (the first piece of each call carries id, type and name), a chunk with finish_reason, then the usage chunk.
  * `interleave` sends the calls' argument pieces round-robin, as a server streaming parallel calls may.
  */
-export function openaiChunks(spec: { text?: string | string[]; toolCalls?: FakeToolCall[]; interleave?: boolean } & StreamOptions): object[] {
+export function openaiChunks(
+  spec: { text?: string | string[]; toolCalls?: FakeToolCall[]; interleave?: boolean; reasoning?: { field: 'reasoning_content' | 'reasoning'; pieces: string[] } } & StreamOptions,
+): object[] {
   const model = spec.model ?? 'gpt-4.1-2025-04-14';
   const id = `chatcmpl-fake${++counter}`;
   // With include_usage the API sends `usage: null` on every chunk but the last.
   const nullUsage = spec.usage ? null : undefined;
   const chunks: object[] = [envelope(model, id, { delta: { role: 'assistant', content: '', refusal: null } }, nullUsage)];
+  // Reasoning streams before the answer, in the field the server uses (content null meanwhile, as DeepSeek sends).
+  for (const piece of spec.reasoning?.pieces ?? []) chunks.push(envelope(model, id, { delta: { content: null, [spec.reasoning!.field]: piece } }, nullUsage));
   const texts = spec.text === undefined ? [] : typeof spec.text === 'string' ? [spec.text] : spec.text;
   for (const text of texts) chunks.push(envelope(model, id, { delta: { content: text } }, nullUsage));
   const calls = (spec.toolCalls ?? []).map((call, index) => ({

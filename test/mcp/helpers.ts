@@ -49,4 +49,4 @@ export function toolContext(role = 'worker', cwd = os.tmpdir()): ToolContext {
   return { agentId: 'test-agent', role, cwd, callId: 'call-1' };
 }
 
-export const never = new AbortController().signal;
+export const never: AbortSignal = new AbortController().signal;

@@ -80,7 +80,7 @@ describe('one definition file', () => {
       {
         path: '/p/unknown.md',
         field: 'permissionMode',
-        message: 'unknown field "permissionMode"; accepted fields: name, description, tools, disallowedTools, model, maxTurns, timeout, subagents, mcpServers',
+        message: 'unknown field "permissionMode"; accepted fields: name, description, tools, disallowedTools, model, effort, maxTurns, timeout, subagents, mcpServers, shellBridge',
       },
     ]);
     const wrong = (yaml: string) => parseDefinition('/p/wrong.md', `---\n${yaml}\n---\nbody`).problems.map((p) => [p.field, p.message]);

@@ -8,7 +8,7 @@ import { execa, type ResultPromise } from 'execa';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../orchestrator/models/scripted.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
-import { removeDir, tempDir, waitFor, writeTree } from './helpers.js';
+import { readEvents, removeDir, tempDir, waitFor, writeTree } from './helpers.js';
 
 const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/cli/main.js');
 
@@ -39,19 +39,6 @@ function murmur(args: string[], env: Record<string, string> = {}): ResultPromise
   return execa(process.execPath, [MAIN, ...args], { reject: false, cwd: dir, env: childEnv(env), extendEnv: false, stdin: 'ignore' });
 }
 
-/** The events written so far (a line still being written is skipped). */
-function readEvents(file: string): MurmurEvent[] {
-  const events: MurmurEvent[] = [];
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    try {
-      if (line) events.push(JSON.parse(line) as MurmurEvent);
-    } catch {
-      // cut mid-write
-    }
-  }
-  return events;
-}
-
 const HOSTILE_SCRIPT: Script = {
   agents: [
     { match: { prompt: 'Check broken' }, turns: [{ failFirst: { status: 400, times: 1, message: 'no <good> "reason"' } }] },
@@ -76,6 +63,16 @@ describe('murmur swarm', () => {
     expect(result.exitCode).toBe(0);
     const types = readEvents(events).map((e) => e.type);
     for (const type of ['run.start', 'swarm.start', 'swarm.item', 'agent.start', 'agent.end', 'swarm.end', 'run.end']) expect(types).toContain(type);
+  });
+
+  it('runs a single item (a glob that matches one file is no mistake; agent_swarm still needs 2)', async () => {
+    const model = scriptFile(HOSTILE_SCRIPT);
+    writeTree(dir, { 'src/only.ts': 'x' });
+    const result = await murmur(['swarm', '--template', 'Check {{item}}', '--glob', 'src/*.ts', '--model', `scripted:${model}`]);
+    expect(result.stderr).not.toMatch(/at least 2/);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('<summary>completed: 1</summary>');
+    expect(result.stdout).toContain('item="src/only.ts" outcome="completed"');
   });
 
   it('exits 1 when an item failed; the report says why and how to resume', async () => {
@@ -112,7 +109,9 @@ describe('murmur swarm', () => {
         { index: 1, item: 'broken', agentId: 'a-2', outcome: 'failed', rounds: 0, text: '', reason: 'no <good> "reason"' },
       ],
     });
-    expect(existsSync(path.join(dir, '.murmur', 'sessions', report.sessionId as string, 'state.json'))).toBe(true);
+    const state = JSON.parse(readFileSync(path.join(dir, '.murmur', 'sessions', report.sessionId as string, 'state.json'), 'utf8')) as { status: string };
+    // The session records how the swarm ended (murmur sessions and the console read it), not "running".
+    expect(state.status).toBe('failed');
   });
 
   it('takes items from a file (blank lines skipped) or a glob (workspace-relative paths)', async () => {

@@ -1,7 +1,7 @@
 // Shared fixtures for the swarm suites: a real temp workspace, a real Engine on the scripted model with the
 // agent_swarm tool wired as the command line wires it, event capture, and small git helpers.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -117,4 +117,18 @@ export async function waitFor<T>(check: () => T | undefined, timeoutMs = 10_000,
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** The events of an --events file written so far (a line still being written is skipped). */
+export function readEvents(file: string): MurmurEvent[] {
+  if (!existsSync(file)) return [];
+  const events: MurmurEvent[] = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    try {
+      if (line) events.push(JSON.parse(line) as MurmurEvent);
+    } catch {
+      // cut mid-write
+    }
+  }
+  return events;
 }

@@ -41,6 +41,12 @@ describe('validateSwarmItems', () => {
     expect(none.ok).toBe(false);
   });
 
+  it('takes a single item when the caller allows it (murmur swarm), but never none', () => {
+    expect(validateSwarmItems({ promptTemplate: 'Do {{item}}', items: ['a'] }, Number.POSITIVE_INFINITY, 1)).toEqual({ ok: true, items: ['a'], prompts: ['Do a'] });
+    const none = validateSwarmItems({ promptTemplate: 'Do {{item}}', items: [] }, Number.POSITIVE_INFINITY, 1);
+    expect(!none.ok && none.error).toMatch(/nothing to run/);
+  });
+
   it('refuses a blank item, naming its index', () => {
     const result = ok({ promptTemplate: 'Do {{item}}', items: ['a', '  '] });
     expect(!result.ok && result.error).toContain('items[1] is empty');

@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeToolBatch, type BatchHooks } from '../../orchestrator/tool-batch.js';
-import { createResultBudget, DEFAULT_SPILL_CHARS, SPILL_FAILURE_PREVIEW_CHARS } from '../../tools/budget.js';
+import { createResultBudget, resultBudgetStage, DEFAULT_SPILL_CHARS, SPILL_FAILURE_PREVIEW_CHARS } from '../../tools/budget.js';
 import type { RuntimeTool, ToolResult } from '../../tools/contract.js';
 import { READ_RESULT_MAX_CHARS } from '../../tools/fs/read.js';
 import { bashTool, grepTool, readTool } from '../../tools/workspace-tools.js';
@@ -24,9 +24,9 @@ const bigText = (lines: number) => Array.from({ length: lines }, (_, i) => `row 
 const image = { type: 'image' as const, data: 'AAAA', mimeType: 'image/png' };
 
 describe('result budget', () => {
-  it('fits the afterCall hook of the tool batch', () => {
-    const hook: BatchHooks['afterCall'] = createResultBudget({ agentHasRead: true });
-    expect(typeof hook).toBe('function');
+  it('fits the after-call stages of the tool batch', () => {
+    const stages: BatchHooks['afterCall'] = [resultBudgetStage(createResultBudget({ agentHasRead: true }), 'a1')];
+    expect(stages[0]!.name).toBe('result budget');
     expect(DEFAULT_SPILL_CHARS).toBeGreaterThan(READ_RESULT_MAX_CHARS);
   });
 
@@ -97,7 +97,7 @@ describe('result budget', () => {
     expect(preview.length).toBeLessThan(SPILL_FAILURE_PREVIEW_CHARS + 400);
   });
 
-  it('works as the afterCall hook of a real tool batch', async () => {
+  it('works as an after-call stage of a real tool batch, naming the spill file after the agent and the call', async () => {
     const tools = new Map<string, RuntimeTool>([
       ['bash', bashTool],
       ['read', readTool],
@@ -106,11 +106,11 @@ describe('result budget', () => {
       tools,
       context: { agentId: 'a1', role: 'worker', cwd: root },
       signal: new AbortController().signal,
-      hooks: { afterCall: createResultBudget({ agentHasRead: true, toolOutputsDir: outputs, spillChars: 50_000 }) },
+      hooks: { afterCall: [resultBudgetStage(createResultBudget({ agentHasRead: true, toolOutputsDir: outputs, spillChars: 50_000 }), 'a1')] },
     });
     const receipt = message!.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
-    expect(receipt).toContain(path.join(outputs, 'call_batch.txt'));
-    const saved = await readFile(path.join(outputs, 'call_batch.txt'), 'utf8');
+    expect(receipt).toContain(path.join(outputs, 'a1-call_batch.txt'));
+    const saved = await readFile(path.join(outputs, 'a1-call_batch.txt'), 'utf8');
     expect(saved.startsWith('1\n2\n3\n')).toBe(true);
     expect(saved).toContain('\n40000\n\nExit code 0.');
   });

@@ -1,5 +1,5 @@
 // What a worker changed, for its verifier: write and edit calls count whichever argument name carried the path
-// (the tools accept `file_path` as well as `path`), read the way the tools themselves read them.
+// (the tools accept `file_path` as well as `path`): each tool reports the file it changed in its result's details.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ async function workerConversation(calls: Array<{ tool: RuntimeTool; args: Record
     const callId = `call-${++id}`;
     messages.push({ role: 'assistant', text: '', toolCalls: [{ id: callId, name: tool.def.name, arguments: JSON.stringify(args) }], stopReason: 'tool_calls' });
     const result = await call(tool, ctx, args);
-    messages.push({ role: 'tool', toolCallId: callId, toolName: tool.def.name, content: result.content, isError: result.isError === true });
+    messages.push({ role: 'tool', toolCallId: callId, toolName: tool.def.name, content: result.content, isError: result.isError === true, details: result.details });
   }
   return messages;
 }

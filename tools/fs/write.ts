@@ -53,9 +53,11 @@ export async function executeWrite(ctx: ToolContext, input: { path: string; cont
     const after = await stat(file.real);
     ctx.reads?.recordRead(file.real, { mtimeMs: after.mtimeMs, size: after.size });
     const bytes = Buffer.byteLength(input.content, 'utf8');
-    if (mode === 'append') return textResult(`Appended ${bytes} bytes to ${file.display} (now ${after.size} bytes).`);
+    // details.path: the file changed, as shown to the model (a verifier's diff reads it).
+    const details = { path: file.display, bytes, mode };
+    if (mode === 'append') return textResult(`Appended ${bytes} bytes to ${file.display} (now ${after.size} bytes).`, details);
     const what = before ? `replaced its ${before.size} bytes` : 'new file';
-    return textResult(`Wrote ${bytes} bytes to ${file.display} (${what}).`);
+    return textResult(`Wrote ${bytes} bytes to ${file.display} (${what}).`, details);
   });
 }
 

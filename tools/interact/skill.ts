@@ -1,6 +1,7 @@
 // skill: loads an inline skill's instructions into the calling agent's conversation.
 import { Type } from '@sinclair/typebox';
-import type { SkillInfo } from '../adapters-interaction.js';
+import type { InteractionAdapters, SkillInfo } from '../adapters-interaction.js';
+import type { AfterCallStage } from '../call-stage.js';
 import { defineRuntimeTool, errorResult, textResult } from '../contract.js';
 import { invocableSkills } from './skills.js';
 
@@ -61,3 +62,25 @@ export const skillTool = defineRuntimeTool({
     return textResult(text, { skill: name, path: skill.path, chain: [...chain, name] });
   },
 });
+
+/**
+ * The skill chain of one agent: skills loaded since the last prompt from a person nest, and this tool caps how
+ * deep. The stage reads the chain a successful skill call returned (its details) into the agent's context,
+ * which later skill calls see; `onPrompt` starts a fresh chain when a person speaks.
+ */
+export function skillChainTracker(context: Pick<InteractionAdapters, 'skillChain'>): { stage: AfterCallStage; onPrompt(): void } {
+  return {
+    stage: {
+      name: 'skill chain',
+      run: (call, _tool, result) => {
+        if (call.name !== skillTool.def.name || result.isError) return result;
+        const chain = (result.details as { chain?: unknown } | undefined)?.chain;
+        if (Array.isArray(chain)) context.skillChain = chain as string[];
+        return result;
+      },
+    },
+    onPrompt: () => {
+      delete context.skillChain;
+    },
+  };
+}

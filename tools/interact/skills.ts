@@ -1,8 +1,10 @@
 // Skills in the Agent Skills layout: <root>/<name>/SKILL.md with YAML front matter. The loader reads the project
-// and user roots, keeps every good skill, and reports each bad file with its path and field.
+// and user roots (and murmur's own built-in skills), keeps every good skill, and reports each bad file with its path and field.
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import type { SkillCatalog, SkillInfo, SkillScope } from '../adapters-interaction.js';
 
@@ -31,11 +33,28 @@ export interface SkillLoadResult {
   shadowed: Array<{ name: string; path: string; by: string }>;
 }
 
-/** Project first, so a project skill wins over a user skill of the same name. */
-export function skillRoots(options: { workspaceRoot: string; homeDir?: string }): SkillRoot[] {
+/** The package's own skills (murmur-tools…): `skills/` beside the nearest package.json above this file (source or dist). */
+export function builtinSkillsDir(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  for (let dir = here; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return path.join(dir, 'skills');
+  }
+  return path.join(here, 'skills');
+}
+
+export interface SkillRootOptions {
+  workspaceRoot: string;
+  homeDir?: string;
+  /** Also the skills shipped with murmur, last (a project or user skill of the same name wins). */
+  builtin?: boolean;
+}
+
+/** Project first, so a project skill wins over a user skill of the same name; built-in skills last. */
+export function skillRoots(options: SkillRootOptions): SkillRoot[] {
   const roots: SkillRoot[] = [{ dir: path.join(options.workspaceRoot, '.murmur', 'skills'), scope: 'project' }];
   const user = path.join(options.homeDir ?? homedir(), '.murmur', 'skills');
   if (path.resolve(user) !== path.resolve(roots[0]!.dir)) roots.push({ dir: user, scope: 'user' });
+  if (options.builtin) roots.push({ dir: builtinSkillsDir(), scope: 'builtin' });
   return roots;
 }
 
@@ -135,7 +154,7 @@ async function loadRoot(root: SkillRoot, problems: SkillProblem[]): Promise<Skil
 }
 
 /** Loads every root; earlier roots win on a name clash. Never throws for bad files. */
-export async function loadSkills(options: { roots: readonly SkillRoot[] } | { workspaceRoot: string; homeDir?: string }): Promise<SkillLoadResult> {
+export async function loadSkills(options: { roots: readonly SkillRoot[] } | SkillRootOptions): Promise<SkillLoadResult> {
   const roots = 'roots' in options ? options.roots : skillRoots(options);
   const result: SkillLoadResult = { skills: [], problems: [], shadowed: [] };
   const byName = new Map<string, SkillInfo>();
@@ -156,6 +175,11 @@ export async function loadSkills(options: { roots: readonly SkillRoot[] } | { wo
 export function createSkillCatalog(skills: readonly SkillInfo[]): SkillCatalog {
   const byName = new Map(skills.map((skill) => [skill.name, skill] as const));
   return { list: () => [...byName.values()], get: (name) => byName.get(name) };
+}
+
+/** The catalog without one skill (a built-in skill an agent has no use for). */
+export function withoutSkill(catalog: SkillCatalog, name: string): SkillCatalog {
+  return { list: () => catalog.list().filter((skill) => skill.name !== name), get: (wanted) => (wanted === name ? undefined : catalog.get(wanted)) };
 }
 
 /** Skills the model may invoke through the skill tool. */

@@ -1,7 +1,8 @@
 // bash: runs a shell command in the workspace. Output streams as it comes; stdin is closed; a timeout or an
 // abort stops the whole process group; secrets are kept out of the environment; long-running commands can
-// go to the background task registry.
+// go to the background task registry; murmur-tools is on PATH with the agent's lease when the bridge is on.
 import { stat } from 'node:fs/promises';
+import { delimiter } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import type { TaskOutcome } from '../adapters.js';
 import { defineRuntimeTool, errorResult, textResult, type ToolContext, type ToolResult, type ToolUpdate } from '../contract.js';
@@ -121,6 +122,14 @@ function startInBackground(ctx: ToolContext, input: BashInput, cwd: string, env:
   );
 }
 
+/** murmur-tools on PATH and the agent's lease in the environment, when the bridge is on for this agent. */
+async function addBridgeLease(ctx: ToolContext, env: Record<string, string>): Promise<void> {
+  const lease = await ctx.shellBridge?.lease();
+  if (!lease) return;
+  Object.assign(env, lease.variables);
+  env.PATH = env.PATH ? `${lease.binDir}${delimiter}${env.PATH}` : lease.binDir;
+}
+
 export async function executeBash(ctx: ToolContext, input: BashInput, signal: AbortSignal, onUpdate: (update: ToolUpdate) => void): Promise<ToolResult> {
   if (input.command.trim() === '') return errorResult('command is empty; give a shell command to run.');
   const background = input.run_in_background === true;
@@ -135,6 +144,8 @@ export async function executeBash(ctx: ToolContext, input: BashInput, signal: Ab
   if (!folder.ok) return errorResult(folder.error);
   // Configured patterns add to the defaults: a narrow list in murmur.toml must not let API keys through.
   const env = scrubSecrets(process.env, ctx.env?.secretPatterns ?? []);
+  // Added after the secrets are stripped, so the stripping never removes the lease.
+  await addBridgeLease(ctx, env);
   if (background) return startInBackground(ctx, input, folder.path, env);
   const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
   const output = new HeadTailBuffer(BASH_MAX_OUTPUT_CHARS);

@@ -21,6 +21,8 @@ export const DEFAULT_SECRET_PATTERNS: readonly string[] = [
   '*_PASSWD',
   '*_CREDENTIAL',
   '*_CREDENTIALS',
+  // The swarm queue's Redis URL may hold its password.
+  'MURMUR_QUEUE',
 ];
 
 /** `*` matches any run of characters, `?` one; case-insensitive, whole name. */

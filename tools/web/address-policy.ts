@@ -12,8 +12,10 @@ function listOf(subnets: ReadonlyArray<readonly [string, number]>): BlockList {
 }
 
 // Order matters: the first list that holds the address names its kind. IPv4-mapped IPv6 addresses
-// (::ffff:10.0.0.1) match the IPv4 rules, which BlockList handles.
-const KINDS: ReadonlyArray<readonly [AddressKind, BlockList]> = [
+// (::ffff:10.0.0.1) match the IPv4 rules, which BlockList handles. Built on first use: BlockLists are slow
+// enough to show in the command's start-up, and most runs never fetch a URL.
+let kinds: ReadonlyArray<readonly [AddressKind, BlockList]> | undefined;
+const KINDS = (): ReadonlyArray<readonly [AddressKind, BlockList]> => (kinds ??= [
   ['loopback', listOf([['127.0.0.0', 8], ['::1', 128]])],
   [
     'private',
@@ -45,14 +47,14 @@ const KINDS: ReadonlyArray<readonly [AddressKind, BlockList]> = [
       ['ff00::', 8],
     ]),
   ],
-];
+]);
 
 /** The kind of an IP address (v4 or v6, without brackets). */
 export function classifyAddress(ip: string): AddressKind {
   const family = isIP(ip);
   if (family === 0) throw new Error(`not an IP address: ${ip}`);
   const type = family === 6 ? 'ipv6' : 'ipv4';
-  for (const [kind, list] of KINDS) if (list.check(ip, type)) return kind;
+  for (const [kind, list] of KINDS()) if (list.check(ip, type)) return kind;
   return 'public';
 }
 

@@ -2,7 +2,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRuntimeTool, errorResult, textResult } from '../contract.js';
 import { bodyKind, decodeBody, parseContentType } from './content-type.js';
-import { guardedFetch } from './guarded-fetch.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 
 const Parameters = Type.Object(
@@ -44,6 +43,8 @@ export const fetchUrlTool = defineRuntimeTool({
     const url = parseUrl(input.url);
     if (typeof url === 'string') return errorResult(url);
     const policy = ctx.web ?? {};
+    // Loaded on first fetch: http, https, zlib and dns would otherwise load with every run that never fetches.
+    const { guardedFetch } = await import('./guarded-fetch.js');
     const outcome = await guardedFetch(url, policy, signal);
     if (!outcome.ok) return errorResult(`fetch_url failed: ${outcome.message}`, { kind: outcome.kind });
     const { page } = outcome;

@@ -1,0 +1,15 @@
+// murmur as a library: `import { createMurmur } from 'murmur'`. Everything here is the public, versioned surface;
+// nothing else in the package is importable (package.json `exports`).
+export { createMurmur, type Murmur, type RunOptions, type SwarmOptions } from './murmur.js';
+export { MurmurOptionsError } from './errors.js';
+export type { MurmurOptions, PermissionMode, PermissionRules, Limits, Effort, CustomTool, ApprovalHandler, QuestionHandler } from './options.js';
+export type { RunReport, SwarmReport } from '../host/reports.js';
+export type { ItemResult, ItemOutcome } from '../swarm/report.js';
+export type { AgentSummary } from '../orchestrator/engine.js';
+export type { Usage, AgentStatus } from '../orchestrator/types.js';
+export type { MurmurEvent, EventType, EventOf } from '../orchestrator/events.js';
+export { EVENT_TYPES } from '../orchestrator/events.js';
+export type { ModelProvider, ModelCapabilities, ModelRequest, ModelResult } from '../orchestrator/models/provider.js';
+export type { ApprovalRequest, ApprovalAnswer, Requester, AgentLabel } from '../orchestrator/permissions/asker.js';
+export type { QuestionRequest, QuestionReply } from '../tools/adapters-interaction.js';
+export { defineTool, textResult, errorResult, Type, type RuntimeTool, type ToolContext, type ToolResult, type ToolDefinition, type Static, type TSchema } from './tools.js';

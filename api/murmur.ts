@@ -1,0 +1,337 @@
+// A murmur instance for one workspace: each run, swarm or resume gets its own engine (and session), built by the
+// host assembly exactly as the command line builds it, with this instance's listeners on its bus.
+import { EventBus, type EventOf, type EventType, type MurmurEvent } from '../orchestrator/events.js';
+import type { Engine, SessionState } from '../orchestrator/engine.js';
+import type { ModelProvider } from '../orchestrator/models/provider.js';
+import type { Asker } from '../orchestrator/permissions/asker.js';
+import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
+import { SessionStore, stateHome } from '../orchestrator/session.js';
+import { buildLocalToolRegistry } from '../tools/registry.js';
+import { planModeTools } from '../tools/interact/plan-mode.js';
+import { CREATE_SCHEDULED_TASK } from '../tools/agents/create-scheduled-task.js';
+import { loadAgentDefinitions } from '../roles/definitions.js';
+import { knownProfileNames, resolveProfile } from '../roles/profile.js';
+import { validateSwarmItems } from '../swarm/validate.js';
+import type { SavedSwarm } from '../swarm/runner.js';
+import { prepareSwarm, restoreSwarm, type Prepared, type QueueTarget } from '../swarm/launch.js';
+import { noteInterruptedSubagents } from '../host/resume.js';
+import { runSwarmOn } from '../host/swarm.js';
+import { assembleEngine } from '../host/assemble.js';
+import { HostInputError } from '../host/errors.js';
+import { providerFactory, providerFromSpec } from '../host/models.js';
+import { runReport, swarmReport, type RunReport, type SwarmReport } from '../host/reports.js';
+import { checkOptions, type CheckedOptions, type MurmurOptions } from './options.js';
+import { MurmurOptionsError } from './errors.js';
+
+export interface RunOptions {
+  /** A role (`worker`, `explore`…) or a defined agent's name; absent = the main agent. */
+  agent?: string;
+  /** Aborts this run (finished work is kept). */
+  signal?: AbortSignal;
+}
+
+export interface SwarmOptions {
+  /** The prompt for each item; every {{item}} is replaced by the item. */
+  template: string;
+  items: readonly string[];
+  /** explore, worker (default), verifier, or a defined agent's name. */
+  role?: string;
+  /** A verifier checks each completed item; failures go back to the worker. */
+  verify?: boolean;
+  /** Verify rounds per item (default 2). */
+  maxRounds?: number;
+  /** worktree: each worker in its own git worktree, merged back when it completes. */
+  isolation?: 'none' | 'worktree';
+  maxConcurrency?: number;
+  /** A short title (default: the template's first line and the item count). */
+  description?: string;
+  /** Run the items on `murmur worker`s through this Redis queue (redis://…) instead of in this process. */
+  queue?: string;
+  signal?: AbortSignal;
+}
+
+type Listener = (event: MurmurEvent) => void;
+interface Subscription {
+  type: string;
+  listener: Listener;
+  offs: Map<EventBus, () => void>;
+}
+
+/** The tools a host adds besides the registry's: a custom tool may not take their names. */
+const HOST_TOOL_NAMES = new Set(['agent_swarm', CREATE_SCHEDULED_TASK, ...planModeTools.map((t) => t.def.name)]);
+
+export interface Murmur {
+  /** The workspace (absolute). */
+  readonly cwd: string;
+  /** The model's name (`openai:gpt-4.1`, `scripted`…). */
+  readonly model: string;
+  /** Subscribes to one event type, or '*' for all (the events of `--events`, plus `message` and `message.delta`). Returns the unsubscribe. */
+  on<T extends EventType>(type: T, listener: (event: EventOf<T>) => void): () => void;
+  on(type: '*', listener: (event: MurmurEvent) => void): () => void;
+  /** Runs a task with the main agent, or with `agent`; the report is what `murmur run --json` prints. */
+  run(task: string, options?: RunOptions): Promise<RunReport>;
+  /** One subagent per item, without a main agent; the report is what `murmur swarm --json` prints. */
+  swarm(options: SwarmOptions): Promise<SwarmReport>;
+  /** Continues a session left by a crash or an abort (a swarm finishes only the items that had not completed). */
+  resume(sessionId: string, options?: { signal?: AbortSignal }): Promise<RunReport | SwarmReport>;
+  /** Stops MCP servers started for this instance. */
+  close(): Promise<void>;
+}
+
+function fail(option: string, message: string): never {
+  throw new MurmurOptionsError(option, `murmur: option ${option}: ${message}`);
+}
+
+function askerFrom(options: MurmurOptions): Asker | undefined {
+  const { onApproval, onQuestion } = options;
+  if (!onApproval && !onQuestion) return undefined;
+  return {
+    approve: async (request, signal) => (onApproval ? onApproval(request, signal) : { kind: 'deny', feedback: 'this host answers no permission requests' }),
+    question: async (request, requester, signal) => (onQuestion ? onQuestion(request, requester, signal) : { kind: 'declined', reason: 'this host answers no questions' }),
+    plan: async () => ({ kind: 'reject', reason: 'this host approves no plans (set permissions.approvePlans to approve them)' }),
+  };
+}
+
+function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const given = signals.filter((s): s is AbortSignal => s !== undefined);
+  if (given.length <= 1) return given[0];
+  return AbortSignal.any(given);
+}
+
+class MurmurInstance implements Murmur {
+  private readonly listeners = new Set<Subscription>();
+  private readonly buses = new Set<EventBus>();
+  private mcp: Promise<McpSource | undefined> | undefined;
+  /** The MCP source outlives each run: its warnings arrive here and go to every run in progress. */
+  private readonly shared = new EventBus();
+  readonly cwd: string;
+  readonly model: string;
+
+  constructor(
+    private readonly checked: CheckedOptions,
+    private readonly provider: ModelProvider,
+  ) {
+    this.cwd = checked.cwd;
+    this.model = provider.name;
+    this.shared.on('log', (event) => {
+      for (const bus of this.buses) bus.emit(event);
+    });
+  }
+
+  on(type: string, listener: (event: never) => void): () => void {
+    const entry: Subscription = { type, listener: listener as Listener, offs: new Map() };
+    this.listeners.add(entry);
+    // A run already going hears it from now on.
+    for (const bus of this.buses) entry.offs.set(bus, bus.on(type as EventType, entry.listener));
+    return () => {
+      this.listeners.delete(entry);
+      for (const off of entry.offs.values()) off();
+      entry.offs.clear();
+    };
+  }
+
+  /** Subscribes the listeners to a run's bus (only the types listened to, so unwatched events are never built). */
+  private attach(bus: EventBus): () => void {
+    this.buses.add(bus);
+    for (const entry of this.listeners) entry.offs.set(bus, bus.on(entry.type as EventType, entry.listener));
+    return () => {
+      this.buses.delete(bus);
+      for (const entry of this.listeners) {
+        entry.offs.get(bus)?.();
+        entry.offs.delete(bus);
+      }
+    };
+  }
+
+  /** One engine on a fresh bus carrying this instance's listeners. */
+  private async open(kind: 'run' | 'swarm', title: string, signal: AbortSignal | undefined, session?: SessionStore, unlimited = false): Promise<{ engine: Engine; done: () => Promise<void> }> {
+    const { cwd, config, env, options } = this.checked;
+    const bus = new EventBus();
+    const off = this.attach(bus);
+    this.mcp ??= createMcpSource({ cwd, config, env, bus: this.shared, provider: this.provider });
+    const mcp = await this.mcp;
+    const asker = askerFrom(options);
+    const aborts = anySignal(options.signal, signal);
+    const { engine, release } = await assembleEngine({
+      cwd,
+      config,
+      env,
+      bus,
+      provider: this.provider,
+      providerFor: providerFactory({ config, cwd, env, ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}) }, this.provider.name),
+      hostInterface: 'cli',
+      sessionKind: kind,
+      ...(mcp ? { mcp } : {}),
+      ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
+      ...(options.swarmMode === true ? { swarmMode: true } : {}),
+      ...(asker ? { asker } : { headlessReason: 'murmur runs as a library without an approval handler, so nobody can answer' }),
+      ...(session ? { session } : options.sessions === false ? { session: false } : {}),
+      settings: {
+        ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
+        ...(options.swarmMode === true ? { swarmMode: true } : {}),
+        ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
+        ...(options.effort ? { effort: options.effort } : {}),
+      },
+      ...(unlimited ? { limits: { maxAgents: Number.POSITIVE_INFINITY } } : {}),
+      tools: (options.tools ?? []).map(({ tool, roles }) => ({ ...tool, grantedTo: [...roles] })),
+      ...(aborts ? { signal: aborts } : {}),
+    }).catch((error: unknown) => {
+      off();
+      if (error instanceof HostInputError) fail(error.option, error.message);
+      throw error;
+    });
+    bus.emit({ type: 'run.start', mode: kind, task: title, model: this.provider.name });
+    return {
+      engine,
+      done: async () => {
+        release();
+        await engine.close();
+        off();
+      },
+    };
+  }
+
+  async run(task: string, options: RunOptions = {}): Promise<RunReport> {
+    if (typeof task !== 'string' || task.trim() === '') fail('task', 'give the task as a non-empty string.');
+    if (options.agent !== undefined) this.checkProfile('agent', options.agent, false);
+    const { engine, done } = await this.open('run', task.trim(), options.signal);
+    try {
+      const profile = options.agent === undefined ? undefined : engine.profile(options.agent);
+      if (typeof profile === 'string') fail('agent', `${JSON.stringify(options.agent)}: ${profile}.`);
+      const outcome = await engine.runTask(task.trim(), profile);
+      engine.bus.emit({ type: 'run.end', status: outcome.status, usage: outcome.usage });
+      return runReport(outcome);
+    } finally {
+      await done();
+    }
+  }
+
+  async swarm(options: SwarmOptions): Promise<SwarmReport> {
+    if (typeof options !== 'object' || options === null) fail('swarm', 'give { template, items }.');
+    if (typeof options.template !== 'string') fail('swarm.template', 'give the prompt for each item, with {{item}}.');
+    if (!Array.isArray(options.items)) fail('swarm.items', 'give the items as a list of strings.');
+    const checked = validateSwarmItems({ promptTemplate: options.template, items: options.items }, Number.POSITIVE_INFINITY, 1);
+    if (!checked.ok) fail('swarm', `${checked.error.replace('prompt_template', 'template')}.`);
+    if (options.role !== undefined) this.checkProfile('swarm.role', options.role, true);
+    for (const key of ['maxConcurrency', 'maxRounds'] as const) {
+      const value = options[key];
+      if (value !== undefined && (!Number.isInteger(value) || value < 1)) fail(`swarm.${key}`, `${JSON.stringify(value)} is not accepted; give a whole number, at least 1.`);
+    }
+    if (options.isolation !== undefined && options.isolation !== 'none' && options.isolation !== 'worktree') fail('swarm.isolation', `${JSON.stringify(options.isolation)} is not accepted; use none or worktree.`);
+    const queue = options.queue === undefined ? undefined : await this.queue(options.queue);
+    const description = options.description ?? `${options.template.split('\n', 1)[0]!.slice(0, 60)} × ${options.items.length}`;
+    const { engine, done } = await this.open('swarm', description, options.signal, undefined, true);
+    try {
+      const prepared = await prepareSwarm(
+        engine,
+        undefined,
+        {
+          promptTemplate: options.template,
+          items: options.items,
+          description,
+          verify: options.verify === true,
+          maxItems: Number.POSITIVE_INFINITY,
+          minItems: 1,
+          ...(options.role !== undefined ? { subagentType: options.role } : {}),
+          ...(options.isolation !== undefined ? { isolation: options.isolation } : {}),
+          ...(options.maxConcurrency !== undefined ? { maxConcurrency: options.maxConcurrency } : {}),
+          ...(options.maxRounds !== undefined ? { maxRounds: options.maxRounds } : {}),
+          ...(queue ? { queue } : {}),
+        },
+        this.checked.env,
+      );
+      return await this.finishSwarm(engine, prepared);
+    } finally {
+      await done();
+    }
+  }
+
+  async resume(sessionId: string, options: { signal?: AbortSignal } = {}): Promise<RunReport | SwarmReport> {
+    if (typeof sessionId !== 'string' || sessionId.trim() === '') fail('sessionId', 'give the id of a session of this workspace.');
+    let session: SessionStore;
+    try {
+      session = SessionStore.open(stateHome(this.cwd, this.checked.env), sessionId);
+    } catch (error) {
+      fail('sessionId', (error as Error).message);
+    }
+    const state = session.loadState<SessionState>();
+    if (state.kind === 'swarm') {
+      const saved = state.swarm as SavedSwarm | undefined;
+      if (!saved) fail('sessionId', `session ${session.id} is a swarm session without saved swarm state; it cannot be resumed.`);
+      // A queue URL with a password is never saved: MURMUR_QUEUE gives it again.
+      const queueUrl = saved.queue ? (this.checked.env.MURMUR_QUEUE?.trim() || saved.queue.url) : undefined;
+      if (saved.queue && !queueUrl) fail('sessionId', `session ${session.id} ran on a queue whose URL was not saved (it held a password); set MURMUR_QUEUE to resume it.`);
+      const queue = queueUrl ? await this.queue(queueUrl) : undefined;
+      const { engine, done } = await this.open('swarm', saved.description, options.signal, session, true);
+      try {
+        engine.restore(state);
+        return await this.finishSwarm(engine, await restoreSwarm(engine, saved, undefined, this.checked.env, queue));
+      } finally {
+        await done();
+      }
+    }
+    const { engine, done } = await this.open('run', state.task ?? `session ${sessionId}`, options.signal, session);
+    try {
+      const { interrupted } = engine.restore(state);
+      noteInterruptedSubagents(engine, interrupted);
+      const outcome = await engine.continueMain();
+      engine.bus.emit({ type: 'run.end', status: outcome.status, usage: outcome.usage });
+      return runReport(outcome);
+    } finally {
+      await done();
+    }
+  }
+
+  async close(): Promise<void> {
+    const mcp = await this.mcp;
+    this.mcp = undefined;
+    await mcp?.close();
+  }
+
+  private async finishSwarm(engine: Engine, prepared: Prepared): Promise<SwarmReport> {
+    if (!prepared.ok) fail('swarm', `${prepared.error}.`);
+    const { results, status } = await runSwarmOn(engine, prepared.run);
+    engine.bus.emit({ type: 'run.end', status, usage: { ...engine.scheduler.runUsage } });
+    return swarmReport(results, status, engine.session?.id);
+  }
+
+  private checkProfile(option: string, name: string, forItems: boolean): void {
+    const { env } = this.checked;
+    const definitions = loadAgentDefinitions({ workspace: this.cwd, ...(env.HOME ? { userHome: env.HOME } : {}) }).profiles;
+    const profile = resolveProfile(name, definitions);
+    if (!profile) fail(option, `${JSON.stringify(name)} is not a role or a defined agent; known: ${knownProfileNames(definitions).join(', ')}.`);
+    if (forItems && profile.role === 'main') fail(option, 'main cannot run swarm items; use worker, explore, verifier or a defined agent.');
+  }
+
+  private async queue(raw: string): Promise<QueueTarget> {
+    const { connectQueue, parseQueueUrl } = await import('../swarm/queue/url.js');
+    const parsed = parseQueueUrl(raw, 'queue');
+    if (!parsed.ok) fail('swarm.queue', `${parsed.error}.`);
+    const connected = await connectQueue(parsed.url, parsed.shown);
+    if (!connected.ok) fail('swarm.queue', `${connected.error}.`);
+    // The probe connection is not needed any more: BullMQ opens its own.
+    connected.redis.disconnect();
+    return { url: parsed.url, shown: parsed.shown, open: connected.open };
+  }
+}
+
+/** A murmur for a workspace. Bad options throw MurmurOptionsError (naming the option and what is accepted). */
+export async function createMurmur(options: MurmurOptions): Promise<Murmur> {
+  const checked = await checkOptions(options);
+  const { cwd, config, env } = checked;
+  const builtin = buildLocalToolRegistry({ subagents: true, tasks: true, timers: true, askUser: true, skills: true, fetch: true, webSearch: true });
+  for (const [index, { tool }] of (options.tools ?? []).entries()) {
+    if (builtin.has(tool.def.name) || HOST_TOOL_NAMES.has(tool.def.name)) fail(`tools[${index}]`, `${JSON.stringify(tool.def.name)} is the name of a built-in tool; choose another.`);
+  }
+  let provider: ModelProvider;
+  if (typeof options.model === 'object') provider = options.model;
+  else {
+    try {
+      provider = await providerFromSpec({ config, cwd, env, ...(options.model !== undefined ? { model: options.model } : {}), ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}) });
+    } catch (error) {
+      if (error instanceof HostInputError) fail(error.option, error.message);
+      throw error;
+    }
+  }
+  return new MurmurInstance(checked, provider);
+}

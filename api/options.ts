@@ -1,0 +1,170 @@
+// The library's options, checked like the command line checks its flags and murmur.toml: the same schema, the
+// same defaults (options override murmur.toml, which overrides the built-in defaults).
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ConfigError, loadConfig, validateConfig, type MurmurConfig } from '../orchestrator/config.js';
+import type { ModelProvider } from '../orchestrator/models/provider.js';
+import type { ApprovalAnswer, ApprovalRequest, Requester } from '../orchestrator/permissions/asker.js';
+import type { QuestionReply, QuestionRequest } from '../tools/adapters-interaction.js';
+import type { RuntimeTool } from '../tools/contract.js';
+import { describeRuleProblem, parseRuleLists } from '../orchestrator/permissions/rules.js';
+import { MurmurOptionsError } from './errors.js';
+
+export type PermissionMode = 'manual' | 'auto' | 'yolo';
+export type Effort = 'low' | 'medium' | 'high';
+
+/** Permission rules, as in murmur.toml's `[permissions]` (`Bash(npm test:*)`, `Edit(src/**)`…). */
+export interface PermissionRules {
+  allow?: readonly string[];
+  ask?: readonly string[];
+  deny?: readonly string[];
+  /** Plans are approved without asking. */
+  approvePlans?: boolean;
+  /** What happens to a request when nobody can answer (no `onApproval`): deny (default) or allow. */
+  headless?: 'deny' | 'allow';
+}
+
+/** Limits, as in murmur.toml's `[limits]`. */
+export interface Limits {
+  maxDepth?: number;
+  maxAgents?: number;
+  maxModelRequests?: number;
+  /** Seconds, or text such as "90s", "10m". */
+  agentTimeout?: number | string;
+  agentBudgetTokens?: number;
+  runBudgetTokens?: number;
+}
+
+/** A tool of yours and the roles (or defined agents) whose catalog it joins. */
+export interface CustomTool {
+  tool: RuntimeTool;
+  /** `worker`, `explore`, `verifier`, `main`, or a defined agent's name. */
+  roles: readonly string[];
+}
+
+/** Answers a permission request; undefined = dismissed (the call is denied). */
+export type ApprovalHandler = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalAnswer | undefined> | ApprovalAnswer | undefined;
+/** Answers ask_user_question; undefined = dismissed. */
+export type QuestionHandler = (request: QuestionRequest, requester: Requester, signal: AbortSignal) => Promise<QuestionReply | undefined> | QuestionReply | undefined;
+
+export interface MurmurOptions {
+  /** The workspace: an existing folder. Its murmur.toml, .mcp.json and agent definitions are read as on the command line. */
+  cwd: string;
+  /** A spec (`openai:gpt-4.1`, `anthropic:…`, `ollama:…`, `scripted:FILE`) or a provider object (`scriptedModel` of murmur/testing). Absent = MURMUR_MODEL, murmur.toml, then a key in the environment. */
+  model?: string | ModelProvider;
+  /** The endpoint of the model's provider (as --base-url). */
+  baseUrl?: string;
+  /** As --permission-mode; absent = murmur.toml, else manual. */
+  permissionMode?: PermissionMode;
+  /** As --swarm-mode. */
+  swarmMode?: boolean;
+  permissions?: PermissionRules;
+  /** MCP servers, each as in murmur.toml's `[mcpServers.NAME]` (`{ command, args, env }` or `{ url }`); added to .mcp.json's. */
+  mcpServers?: Record<string, unknown>;
+  limits?: Limits;
+  /** Reasoning effort (as --effort). */
+  effort?: Effort;
+  /** Who answers when a person must approve a call. Absent = nobody: requests are settled by policy at once. */
+  onApproval?: ApprovalHandler;
+  /** Who answers the agents' questions (ask_user_question is offered only with it). */
+  onQuestion?: QuestionHandler;
+  /** Aborts every run of this instance (finished work is kept). */
+  signal?: AbortSignal;
+  /** The environment (keys, MURMUR_* settings); default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Your tools, each offered to the roles you name. */
+  tools?: readonly CustomTool[];
+  /** false: nothing written under .murmur (no sessions, so nothing to resume). Default true. */
+  sessions?: boolean;
+}
+
+const KNOWN = new Set(['cwd', 'model', 'baseUrl', 'permissionMode', 'swarmMode', 'permissions', 'mcpServers', 'limits', 'effort', 'onApproval', 'onQuestion', 'signal', 'env', 'tools', 'sessions']);
+
+export interface CheckedOptions {
+  cwd: string;
+  config: MurmurConfig;
+  env: NodeJS.ProcessEnv;
+  options: MurmurOptions;
+}
+
+function fail(option: string, message: string): never {
+  throw new MurmurOptionsError(option, `murmur: option ${option}: ${message}`);
+}
+
+function oneOf(option: string, value: unknown, accepted: readonly string[]): void {
+  if (value !== undefined && !accepted.includes(value as string)) fail(option, `${JSON.stringify(value)} is not accepted; use one of ${accepted.join(', ')}.`);
+}
+
+function isFunction(option: string, value: unknown): void {
+  if (value !== undefined && typeof value !== 'function') fail(option, 'must be a function.');
+}
+
+/** Checks the options and merges them over murmur.toml; throws MurmurOptionsError naming the first bad option. */
+export async function checkOptions(options: MurmurOptions): Promise<CheckedOptions> {
+  if (typeof options !== 'object' || options === null) fail('options', 'give an object with at least { cwd }.');
+  for (const key of Object.keys(options)) if (!KNOWN.has(key)) fail(key, `unknown option; accepted: ${[...KNOWN].join(', ')}.`);
+  if (typeof options.cwd !== 'string' || options.cwd.trim() === '') fail('cwd', 'give the workspace folder as a string.');
+  const cwd = resolve(options.cwd);
+  let isDir = false;
+  try {
+    isDir = statSync(cwd).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) fail('cwd', `${JSON.stringify(cwd)} is not a folder.`);
+  const model = options.model;
+  if (model !== undefined && typeof model !== 'string' && (typeof model !== 'object' || model === null || typeof (model as ModelProvider).complete !== 'function' || typeof (model as ModelProvider).name !== 'string')) {
+    fail('model', 'give a model spec such as "openai:gpt-4.1" or "scripted:FILE", or a provider object (name, capabilities, complete()).');
+  }
+  if (typeof model === 'string' && model.trim() === '') fail('model', 'needs a value, such as "openai:gpt-4.1".');
+  oneOf('permissionMode', options.permissionMode, ['manual', 'auto', 'yolo']);
+  oneOf('effort', options.effort, ['low', 'medium', 'high']);
+  if (options.swarmMode !== undefined && typeof options.swarmMode !== 'boolean') fail('swarmMode', 'must be true or false.');
+  if (options.sessions !== undefined && typeof options.sessions !== 'boolean') fail('sessions', 'must be true or false.');
+  if (options.baseUrl !== undefined && typeof options.baseUrl !== 'string') fail('baseUrl', 'must be a URL string.');
+  isFunction('onApproval', options.onApproval);
+  isFunction('onQuestion', options.onQuestion);
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) fail('signal', 'must be an AbortSignal.');
+  if (options.env !== undefined && (typeof options.env !== 'object' || options.env === null)) fail('env', 'must be an object of strings.');
+  checkTools(options.tools);
+
+  let file: MurmurConfig;
+  try {
+    file = (await loadConfig(cwd)).config;
+  } catch (error) {
+    if (error instanceof ConfigError) fail('cwd', `the workspace's ${error.message}`);
+    throw error;
+  }
+  // The options go through murmur.toml's own schema: a bad key or type is named with its path.
+  const merged: Record<string, unknown> = { ...file };
+  if (options.permissions !== undefined) merged.permissions = { ...file.permissions, ...options.permissions };
+  if (options.mcpServers !== undefined) merged.mcpServers = { ...file.mcpServers, ...options.mcpServers };
+  if (options.limits !== undefined) merged.limits = { ...file.limits, ...options.limits };
+  if (options.effort !== undefined) merged.effort = options.effort;
+  let config: MurmurConfig;
+  try {
+    config = validateConfig(merged, 'options');
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const key = /"([a-zA-Z.]+)"/.exec(error.message)?.[1] ?? 'options';
+    fail(key, error.message.replace(/^options: /, ''));
+  }
+  // The rules as the permission setup reads them (checked here so a bad one fails before any run).
+  const rules = parseRuleLists(config.permissions ?? {});
+  if (rules.problems.length > 0) fail('permissions', rules.problems.map(describeRuleProblem).join('; '));
+  return { cwd, config, env: options.env ?? process.env, options };
+}
+
+function checkTools(tools: unknown): void {
+  if (tools === undefined) return;
+  if (!Array.isArray(tools)) fail('tools', 'give a list of { tool, roles }.');
+  const names = new Set<string>();
+  tools.forEach((entry: unknown, index) => {
+    const at = `tools[${index}]`;
+    const e = entry as Partial<CustomTool> | null;
+    if (typeof e !== 'object' || e === null || typeof e.tool?.def?.name !== 'string' || typeof e.tool.impl !== 'function') fail(at, 'give { tool: defineTool({ def, execute }), roles: [...] }.');
+    if (!Array.isArray(e.roles) || e.roles.length === 0 || !e.roles.every((r) => typeof r === 'string' && r.trim() !== '')) fail(`${at}.roles`, 'name at least one role (worker, explore, verifier, main) or defined agent.');
+    if (names.has(e.tool.def.name)) fail(at, `two tools are named ${JSON.stringify(e.tool.def.name)}.`);
+    names.add(e.tool.def.name);
+  });
+}

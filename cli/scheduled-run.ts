@@ -1,0 +1,78 @@
+// One run of a scheduled task, in the child process the scheduler starts (`murmur scheduler --exec-run RUN
+// --task ID --session-id SID --cwd DIR [--model M] [--permission-mode P] [--effort E]`, prompt on stdin).
+// An ordinary session with one difference: its asker holds a request that needs a person — the session is
+// saved at that call, the run ends "waiting for approval" (exit 75) and `murmur resume SID` carries on.
+import { boolFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
+import { buildHost, type Host } from './host.js';
+import { printOutcome } from './run.js';
+import { SessionStore, stateHome } from '../orchestrator/session.js';
+import { holdAsker, type HeldCall } from '../orchestrator/cron/hold-asker.js';
+import { SCHEDULED_FILE, writeHeld } from '../orchestrator/cron/held.js';
+import { HELD_EXIT_CODE } from '../orchestrator/cron/launcher.js';
+import { workspaceFrom } from './setup.js';
+import writeFileAtomic from 'write-file-atomic';
+import { join } from 'node:path';
+
+async function readStdin(): Promise<string> {
+  let text = '';
+  process.stdin.setEncoding('utf8');
+  for await (const chunk of process.stdin) text += chunk as string;
+  return text;
+}
+
+export async function scheduledRun(args: ParsedArgs): Promise<number> {
+  const runId = stringFlag(args, 'exec-run')!;
+  const taskId = stringFlag(args, 'task');
+  const sessionId = stringFlag(args, 'session-id');
+  if (!taskId || !sessionId) throw new UsageError('murmur scheduler --exec-run: needs --task and --session-id (this mode is for the scheduler itself).');
+  // The scheduler that started this run; from the start, so a scheduler killed while this one loads is noticed.
+  const parent = Number(stringFlag(args, 'scheduler-pid') ?? process.ppid);
+  const cwd = workspaceFrom('scheduler', args);
+  const prompt = (await readStdin()).trim();
+  if (!prompt) throw new UsageError('murmur scheduler --exec-run: no prompt on stdin.');
+  const home = stateHome(cwd);
+  const session = SessionStore.create(home, sessionId);
+  writeFileAtomic.sync(join(session.dir, SCHEDULED_FILE), `${JSON.stringify({ taskId, runId, home, workspace: cwd }, null, 1)}\n`);
+
+  args.flags.json = true;
+  // The scheduler may be gone (killed) when the outcome is printed: a closed pipe must not stop the session's save.
+  process.stdout.on('error', () => undefined);
+  let host: Host | undefined;
+  const held: HeldCall[] = [];
+  let holding = false;
+  const hold = (call: HeldCall) => {
+    held.push(call);
+    if (holding) return;
+    holding = true;
+    // Parallel calls of the same batch may be held too: gather them, then save the session and leave.
+    setTimeout(() => {
+      void (async () => {
+        writeHeld(session.dir, held);
+        await host?.close();
+        process.stdout.write(`${JSON.stringify({ status: 'held', held: held.map((h) => h.summary).join('; '), sessionId })}\n`, () => process.exit(HELD_EXIT_CODE));
+      })();
+    }, 50);
+  };
+  host = await buildHost('scheduler', args, { title: prompt.split('\n', 1)[0]!, sessionKind: 'run', session, asker: { asker: holdAsker(hold) } });
+  // The scheduler went away (killed): stop, so the session is saved and the run is not left going unseen.
+  const watchdog = setInterval(() => {
+    if (process.ppid !== parent) host?.engine.abort();
+  }, 500);
+  watchdog.unref();
+  try {
+    if (process.ppid !== parent) {
+      process.stderr.write('murmur: the scheduler that started this run is gone; the run does not start.\n');
+      return 1;
+    }
+    const outcome = await host.engine.runTask(prompt);
+    if (holding) return await new Promise<number>(() => undefined);
+    return await host.finishRun(outcome, printOutcome(args, outcome));
+  } finally {
+    clearInterval(watchdog);
+    if (!holding) await host.close();
+  }
+}
+
+export function isScheduledRun(args: ParsedArgs): boolean {
+  return stringFlag(args, 'exec-run') !== undefined || boolFlag(args, 'exec-run');
+}

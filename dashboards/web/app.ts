@@ -1,0 +1,276 @@
+// The web console's HTTP app (Hono: small, typed, on web-standard Request/Response). Every request passes two
+// gates before anything else: its Host header must name this console (DNS rebinding → 403), and it must carry
+// the start's token — from the link (then kept in an HttpOnly SameSite=Strict cookie and dropped from the URL),
+// the cookie, or `Authorization: Bearer` (→ 401 with nothing else). No CORS headers are ever sent. Changes go
+// through the scheduled-task store and its validation, the same as `murmur schedule`.
+import { Hono, type Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { streamSSE } from 'hono/streaming';
+import { timingSafeEqual } from 'node:crypto';
+import { CronStore } from '../../orchestrator/cron/store.js';
+import { taskObject, taskStatus } from '../../orchestrator/cron/task-view.js';
+import { defaultTimeZone } from '../../orchestrator/cron/schedule.js';
+import type { FieldError, TaskInput } from '../../orchestrator/cron/validate.js';
+import { listSessionSummaries } from '../../orchestrator/session-list.js';
+import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
+import { newTaskPage, sessionPage, sessionsPage, STATUS_FILTERS, taskPage, tasksPage, type FormChoices, type StatusFilter } from './pages.js';
+import { endedStatus, isSessionId, SessionSource } from './session-source.js';
+import { predictTimeline } from './task-forms.js';
+
+export const COOKIE = 'murmur_console';
+
+export interface ConsoleOptions {
+  token: string;
+  /** The Host header values accepted (host:port, lower case). */
+  allowedHosts: readonly string[];
+  /** The workspace whose sessions are shown and where new tasks go by default. */
+  workspace: string;
+  /** Every task store shown (the user-level list plus the workspace). */
+  stores: () => CronStore[];
+  /** The state folder of the workspace (its sessions). */
+  home: string;
+  now?: () => number;
+  env?: NodeJS.ProcessEnv;
+  /** How often a live session's events file is read for the SSE stream (default 1 s). */
+  pollMs?: number;
+}
+
+const assets = { css: CONSOLE_CSS, js: CONSOLE_JS };
+
+function sameToken(given: string | undefined, token: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+const OPTIONAL_FIELDS = ['until', 'maxFires', 'permissionMode', 'model', 'effort'] as const;
+const INPUT_FIELDS = ['cron', 'every', 'at', 'start', 'until', 'title', 'prompt', 'timezone', 'recurring', 'maxFires', 'permissionMode', 'model', 'effort'] as const;
+
+/** A JSON body to a TaskInput: only known fields; strings stay strings (the store's checks name bad values). */
+function inputOf(body: Record<string, unknown>): { input: TaskInput; errors: FieldError[] } {
+  const input: Record<string, unknown> = {};
+  const errors: FieldError[] = [];
+  for (const key of INPUT_FIELDS) {
+    const value = body[key];
+    if (value === undefined || value === null || value === '') continue;
+    if (key === 'recurring') {
+      if (typeof value !== 'boolean') errors.push({ field: 'recurring', message: `recurring ${JSON.stringify(value)} is not true or false` });
+      else input.recurring = value;
+    } else if (key === 'maxFires' && typeof value === 'number') input.maxFires = value;
+    else if (typeof value === 'string') input[key] = value;
+    else errors.push({ field: key, message: `${key} must be text, got ${JSON.stringify(value)}` });
+  }
+  return { input: input as TaskInput, errors };
+}
+
+async function jsonBody(c: Context): Promise<Record<string, unknown> | undefined> {
+  if (!(c.req.header('content-type') ?? '').includes('application/json')) return undefined;
+  try {
+    const body = (await c.req.json()) as unknown;
+    return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function consoleApp(options: ConsoleOptions): Hono {
+  const app = new Hono();
+  const now = options.now ?? Date.now;
+  const allowed = new Set(options.allowedHosts.map((h) => h.toLowerCase()));
+  const sources = new Map<string, SessionSource>();
+  const pollMs = options.pollMs ?? 1000;
+
+  app.use('*', async (c, next) => {
+    const host = (c.req.header('host') ?? '').toLowerCase();
+    if (!allowed.has(host)) return c.text('Forbidden: this console does not answer to that host name.\n', 403);
+    const url = new URL(c.req.url);
+    const fromQuery = url.searchParams.get('token') ?? undefined;
+    if (fromQuery !== undefined && sameToken(fromQuery, options.token)) {
+      setCookie(c, COOKIE, options.token, { httpOnly: true, sameSite: 'Strict', path: '/' });
+      url.searchParams.delete('token');
+      return c.redirect(`${url.pathname}${url.search}`, 303);
+    }
+    const auth = c.req.header('authorization');
+    const bearer = auth?.startsWith('Bearer ') ? auth.slice(7).trim() : undefined;
+    if (!sameToken(bearer, options.token) && !sameToken(getCookie(c, COOKIE), options.token)) return c.body(null, 401);
+    await next();
+  });
+
+  const allTasks = () => {
+    const rows = [];
+    for (const store of options.stores()) {
+      let tasks;
+      try {
+        tasks = store.list();
+      } catch {
+        continue;
+      }
+      for (const task of tasks) rows.push({ store, task, history: store.history(task.id) });
+    }
+    return rows.sort((a, b) => b.task.createdAt - a.task.createdAt);
+  };
+  const findTask = (id: string) => allTasks().find((r) => r.task.id === id);
+  const storeFor = (workspace: string | undefined) => (workspace ? options.stores().find((s) => s.workspace === workspace) : undefined) ?? options.stores().find((s) => s.workspace === options.workspace)!;
+  const choices = (): FormChoices => {
+    const stores = options.stores();
+    const models = new Set<string>();
+    const envModel = (options.env ?? process.env).MURMUR_MODEL;
+    if (envModel) models.add(envModel);
+    for (const { task } of allTasks()) if (task.model) models.add(task.model);
+    let zones: string[];
+    try {
+      zones = Intl.supportedValuesOf('timeZone');
+    } catch {
+      zones = [];
+    }
+    const zone = defaultTimeZone();
+    if (!zones.includes(zone)) zones.unshift(zone);
+    if (!zones.includes('UTC')) zones.unshift('UTC');
+    return { workspaces: [options.workspace, ...stores.map((s) => s.workspace).filter((w) => w !== options.workspace)], models: [...models], zones, defaultZone: zone };
+  };
+  const sessions = () =>
+    listSessionSummaries(options.home).map((s) => {
+      if (s.status !== 'running') return s;
+      const ended = endedStatus(options.home, s.id);
+      return ended ? { ...s, status: ended } : s;
+    });
+  const source = (id: string) => {
+    let s = sources.get(id);
+    if (!s) {
+      s = new SessionSource(options.home, id);
+      sources.set(id, s);
+    }
+    s.poll();
+    return s;
+  };
+
+  // ---- pages ----
+  app.get('/', (c) => c.redirect('/tasks', 303));
+  app.get('/assets/console.css', (c) => c.body(CONSOLE_CSS, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache' }));
+  app.get('/assets/console.js', (c) => c.body(CONSOLE_JS, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }));
+  app.get('/tasks', (c) => {
+    const status = (c.req.query('status') ?? 'all') as StatusFilter;
+    const filter = STATUS_FILTERS.includes(status) ? status : 'all';
+    return c.html(tasksPage(allTasks(), filter, now(), assets));
+  });
+  app.get('/tasks/new', (c) => c.html(newTaskPage(choices(), assets)));
+  app.get('/tasks/:id', (c) => {
+    const row = findTask(c.req.param('id'));
+    if (!row) return c.html('<!doctype html><p>No such scheduled task. <a href="/tasks">All tasks</a></p>', 404);
+    const tab = c.req.query('tab') === 'history' ? 'history' : 'settings';
+    return c.html(taskPage(row.task, row.history, tab, choices(), now(), assets));
+  });
+  app.get('/sessions', (c) => c.html(sessionsPage(sessions(), assets)));
+  app.get('/sessions/:id', (c) => {
+    const id = c.req.param('id');
+    if (!isSessionId(id)) return c.html('<!doctype html><p>No such session.</p>', 404);
+    const s = source(id);
+    const model = s.model();
+    if (model.agents.length === 0 && !s.hasEvents && model.status === 'unknown') return c.html('<!doctype html><p>No such session. <a href="/sessions">All sessions</a></p>', 404);
+    return c.html(sessionPage(model, assets, { live: model.status === 'running' }));
+  });
+
+  // ---- the JSON API ----
+  const badInput = (c: Context, errors: FieldError[]) => c.json({ errors }, 400);
+  const notFound = (c: Context, id: string) => c.json({ error: `no scheduled task "${id}"` }, 404);
+
+  app.get('/api/tasks', (c) => {
+    const status = c.req.query('status') ?? 'all';
+    if (![...STATUS_FILTERS, 'ended'].includes(status as StatusFilter)) return c.json({ errors: [{ field: 'status', message: `status ${JSON.stringify(status)} is not one of all, active, paused, failed, ended` }] }, 400);
+    const out = allTasks()
+      .filter((r) => status === 'all' || taskStatus(r.task, r.history) === status)
+      .map((r) => taskObject(r.task, r.history, now()));
+    return c.json(out);
+  });
+  app.post('/api/tasks', async (c) => {
+    const body = await jsonBody(c);
+    if (!body) return c.json({ error: 'send a JSON object with Content-Type: application/json' }, 400);
+    const { input, errors } = inputOf(body);
+    if (errors.length > 0) return badInput(c, errors);
+    const workspace = typeof body.workspace === 'string' ? body.workspace : undefined;
+    if (workspace !== undefined && !options.stores().some((s) => s.workspace === workspace)) {
+      return c.json({ errors: [{ field: 'workspace', message: `workspace ${JSON.stringify(workspace)} is not one this console serves` }] }, 400);
+    }
+    const store = storeFor(workspace);
+    const created = store.create(input, { createdBy: 'person' });
+    if (!created.ok) return badInput(c, created.errors);
+    return c.json(taskObject(created.value, [], now()), 201);
+  });
+  app.post('/api/preview', async (c) => {
+    const body = await jsonBody(c);
+    if (!body) return c.json({ error: 'send a JSON object with Content-Type: application/json' }, 400);
+    const { input, errors } = inputOf(body);
+    if (errors.length > 0) return badInput(c, errors);
+    const predicted = predictTimeline(input, now());
+    return predicted.ok ? c.json(predicted.value) : badInput(c, predicted.errors);
+  });
+  app.get('/api/tasks/:id', (c) => {
+    const row = findTask(c.req.param('id'));
+    return row ? c.json(taskObject(row.task, row.history, now(), true)) : notFound(c, c.req.param('id'));
+  });
+  app.put('/api/tasks/:id', async (c) => {
+    const row = findTask(c.req.param('id'));
+    if (!row) return notFound(c, c.req.param('id'));
+    const body = await jsonBody(c);
+    if (!body) return c.json({ error: 'send a JSON object with Content-Type: application/json' }, 400);
+    const { input, errors } = inputOf(body);
+    if (errors.length > 0) return badInput(c, errors);
+    // The form sends the whole definition: what it leaves empty is cleared, not kept.
+    const changes: TaskInput = { ...input };
+    for (const key of OPTIONAL_FIELDS) if (!(key in changes)) (changes as Record<string, unknown>)[key] = undefined;
+    // Saving in the console is a person's decision: the task is kept (never goes stale).
+    const updated = row.store.update(row.task.id, changes, { keep: true });
+    if (!updated.ok) return 'notFound' in updated ? notFound(c, row.task.id) : badInput(c, updated.errors);
+    return c.json(taskObject(updated.value, row.store.history(row.task.id), now(), true));
+  });
+  app.post('/api/tasks/:id/:action{pause|unpause|run-now|keep}', (c) => {
+    const row = findTask(c.req.param('id'));
+    if (!row) return notFound(c, c.req.param('id'));
+    const action = c.req.param('action');
+    const task = action === 'pause' ? row.store.pause(row.task.id) : action === 'unpause' ? row.store.unpause(row.task.id) : action === 'keep' ? row.store.keep(row.task.id) : row.store.runNow(row.task.id);
+    if (!task) return notFound(c, row.task.id);
+    return c.json(taskObject(task, row.store.history(task.id), now()));
+  });
+  app.delete('/api/tasks/:id', (c) => {
+    const row = findTask(c.req.param('id'));
+    if (!row) return notFound(c, c.req.param('id'));
+    row.store.remove(row.task.id);
+    return c.json({ removed: row.task.id });
+  });
+
+  app.get('/api/sessions', (c) => c.json(sessions()));
+  app.get('/api/sessions/:id', (c) => {
+    const id = c.req.param('id');
+    if (!isSessionId(id)) return c.json({ error: `no session "${id}"` }, 404);
+    const model = source(id).model();
+    if (model.agents.length === 0 && model.status === 'unknown') return c.json({ error: `no session "${id}"` }, 404);
+    return c.json(model);
+  });
+  // A running session, live: the folded model whenever new events arrived (at most every pollMs), then `end`.
+  app.get('/api/sessions/:id/events', (c) => {
+    const id = c.req.param('id');
+    if (!isSessionId(id)) return c.json({ error: `no session "${id}"` }, 404);
+    return streamSSE(c, async (stream) => {
+      let sent = -1;
+      let closed = false;
+      stream.onAbort(() => {
+        closed = true;
+      });
+      while (!closed) {
+        const s = source(id);
+        const model = s.version !== sent ? s.model() : undefined;
+        if (model) {
+          sent = s.version;
+          await stream.writeSSE({ event: 'model', data: JSON.stringify(model) });
+          if (model.status !== 'running') {
+            await stream.writeSSE({ event: 'end', data: model.status });
+            break;
+          }
+        }
+        await stream.sleep(pollMs);
+      }
+    });
+  });
+  return app;
+}

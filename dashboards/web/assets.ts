@@ -1,0 +1,273 @@
+// The console's stylesheet and script, served by the console itself (/assets/…) and inlined into a report: no
+// CDN, no framework, nothing fetched from anywhere else. The timeline is one <canvas>: thousands of bars cost
+// one DOM node, and a redraw is a loop over flat arrays.
+import { ITEM_STATES } from './session-model.js';
+
+export const CONSOLE_CSS = `
+:root{--bg:#f7f7f5;--fg:#1d1d1f;--muted:#6b6b70;--line:#dcdcd8;--card:#fff;--accent:#3558d6}
+*{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;background:var(--bg);color:var(--fg)}
+nav{display:flex;gap:18px;align-items:center;padding:10px 24px;background:#1d1d1f}nav a,nav span{color:#ddd;text-decoration:none}nav a.on{color:#fff;font-weight:600}.brand{font-weight:700;color:#fff!important;margin-right:12px}
+main{max-width:1200px;margin:0 auto;padding:18px 24px}
+.bar{display:flex;align-items:center;justify-content:space-between;gap:12px}.bar h1{font-size:22px;margin:8px 0}
+.button{display:inline-block;border:1px solid var(--line);background:#fff;border-radius:6px;padding:6px 14px;color:var(--fg);text-decoration:none;cursor:pointer;font:inherit}.button.primary{background:var(--accent);color:#fff;border-color:var(--accent)}.button[disabled]{opacity:.5}
+.filters{display:flex;gap:6px;margin:10px 0 16px}.filter{padding:4px 12px;border-radius:14px;border:1px solid var(--line);text-decoration:none;color:var(--fg)}.filter.on{background:var(--fg);color:#fff}
+.cards{display:grid;grid-template-columns:1fr 1fr;gap:14px}.card{display:block;background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px 16px;color:inherit;text-decoration:none}.card:hover{border-color:var(--accent)}
+.card h3{margin:0 0 6px;font-size:16px}.card .summary{margin:0 0 8px;color:var(--muted)}.card .rule{margin:0;font-size:13px}
+.empty{color:var(--muted)}.meta{color:var(--muted);margin:0 0 10px}
+.task-form{display:flex;flex-direction:column;gap:14px;max-width:860px}.block{background:#fff;border:1px solid var(--line);border-radius:10px;padding:12px 16px}.block h2{font-size:14px;margin:0 0 8px}
+.task-form label{display:block;margin:4px 0}.task-form input[name=title],.task-form textarea{width:100%;font:inherit;padding:6px}.kinds{display:flex;flex-wrap:wrap;gap:12px;margin-bottom:8px}.kinds label{display:inline}
+.when{display:flex;flex-wrap:wrap;gap:8px 18px}.when label{display:inline-block}
+.selectors{display:grid;grid-template-columns:repeat(4,1fr);gap:10px}.selectors select{width:100%}
+.error{color:#b3261e;margin:2px 0;font-size:13px}.error:empty{display:none}
+.timeline{list-style:none;display:flex;gap:8px;padding:0;margin:0;align-items:center}.timeline li{padding:6px 10px;border-radius:6px;background:#eef1fb}.timeline li+li:before{content:"→ ";color:var(--muted)}
+.timeline li.theoretical{opacity:.45;background:#f0f0ee;font-style:italic}.timeline .zone{color:var(--muted);font-size:12px;margin-left:4px}
+.tabs{display:flex;gap:4px;border-bottom:1px solid var(--line);margin:8px 0 14px}.tab{padding:6px 14px;text-decoration:none;color:var(--muted)}.tab.on{color:var(--fg);border-bottom:2px solid var(--accent)}
+table{border-collapse:collapse;width:100%;background:#fff}th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);font-size:13px;vertical-align:top}
+.state-succeeded,.state-completed{color:#1b7f3b}.state-failed{color:#b3261e}.state-waiting-for-approval{color:#a15c00}.state-running{color:var(--accent)}
+.tree{font-size:13px}.tree ul{list-style:none;margin:0;padding-left:18px;border-left:1px dotted var(--line)}.tree>ul{padding-left:0;border:0}.tree li{margin:2px 0}.tree .final{color:var(--muted);white-space:pre-wrap;margin:2px 0 6px}
+.tree details>summary{cursor:pointer}
+.swarm{background:#fff;border:1px solid var(--line);border-radius:10px;padding:10px 14px;margin:12px 0}.swarm canvas{display:block;width:100%;border-top:1px solid var(--line)}
+.legend{display:flex;flex-wrap:wrap;gap:10px;font-size:12px;margin:6px 0}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
+`;
+
+const COLORS: Record<string, string> = {
+  queued: '#c9ccd3',
+  launched: '#4f7bea',
+  rate_limited: '#f0a020',
+  verifying: '#9b59d0',
+  completed: '#2e9e5b',
+  failed: '#d64541',
+  aborted: '#7d7d7d',
+  conflict: '#e0589b',
+};
+
+// The page's script (plain ES2020, no build step). Kept as text so the same bytes are served and inlined.
+export const CONSOLE_JS = `(() => {
+'use strict';
+const STATES = ${JSON.stringify(ITEM_STATES)};
+const COLORS = ${JSON.stringify(COLORS)};
+const $ = (s, r = document) => r.querySelector(s);
+const esc = (t) => String(t ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+async function api(method, url, body) {
+  const res = await fetch(url, { method, headers: body ? { 'Content-Type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined, credentials: 'same-origin' });
+  let data = null;
+  try { data = await res.json(); } catch {}
+  return { ok: res.ok, status: res.status, data };
+}
+
+// ---- the task form ----
+function scheduleInput(form) {
+  const v = (n) => form.elements[n] ? form.elements[n].value.trim() : '';
+  const kind = (form.querySelector('input[name=kind]:checked') || {}).value || 'weekly';
+  const input = { timezone: v('timezone') };
+  const [hh, mm] = (v('time') || '').split(':');
+  const hm = hh !== undefined && mm !== undefined ? Number(mm) + ' ' + Number(hh) : v('time') || '?';
+  if (kind === 'hourly') input.cron = v('minute') + ' * * * *';
+  else if (kind === 'daily') input.cron = hm + ' * * *';
+  else if (kind === 'weekday') input.cron = hm + ' * * 1-5';
+  else if (kind === 'weekly') input.cron = hm + ' * * ' + v('day');
+  else if (kind === 'monthly') input.cron = hm.split(' ')[0] + ' ' + (hm.split(' ')[1] ?? '?') + ' ' + v('dom') + ' * *';
+  else if (kind === 'cron') { input.cron = v('cron'); if (v('until')) input.until = v('until'); }
+  else {
+    input.every = v('everyN') + v('everyUnit');
+    input.at = v('time');
+    if (v('start')) input.start = v('start');
+    if (v('until')) input.until = v('until');
+  }
+  return { kind, input };
+}
+function taskInput(form) {
+  const v = (n) => form.elements[n] ? form.elements[n].value.trim() : '';
+  const { input } = scheduleInput(form);
+  input.title = v('title');
+  input.prompt = form.elements.prompt.value;
+  if (v('maxFires')) input.maxFires = v('maxFires');
+  for (const k of ['permissionMode', 'model', 'effort']) if (v(k)) input[k] = v(k);
+  if (v('workspace')) input.workspace = v('workspace');
+  return input;
+}
+function showKind(form) {
+  const { kind } = scheduleInput(form);
+  for (const el of form.querySelectorAll('[data-for]')) el.hidden = !el.dataset.for.split(' ').includes(kind);
+}
+function showErrors(form, errors) {
+  for (const el of document.querySelectorAll('[data-error]')) el.textContent = '';
+  for (const e of errors || []) {
+    const el = form.querySelector('[data-error="' + e.field + '"]') || $('[data-error="form"]');
+    el.textContent += (el.textContent ? ' ' : '') + e.message;
+  }
+}
+const fmt = (iso, zone) => iso ? esc(iso.slice(0, 10) + ' ' + iso.slice(11, 16)) + '<span class="zone">' + esc(zone) + '</span>' : '—';
+let previewTimer;
+function preview(form) {
+  clearTimeout(previewTimer);
+  previewTimer = setTimeout(async () => {
+    const { input } = scheduleInput(form);
+    const res = await api('POST', '/api/preview', input);
+    const list = $('#predicted');
+    if (!res.ok) { showErrors(form, res.data && res.data.errors); list.innerHTML = '<li class="theoretical">—</li><li>—</li><li>—</li>'; return; }
+    showErrors(form, []);
+    const p = res.data;
+    list.innerHTML = '<li class="theoretical" title="computed from the schedule, not a run record">theoretical last: ' + fmt(p.theoretical, p.zone) + '</li>' +
+      '<li class="next">next: ' + fmt(p.next[0], p.zone) + '</li><li class="after">then: ' + fmt(p.next[1], p.zone) + '</li>';
+  }, 150);
+}
+function setupForm(form) {
+  showKind(form);
+  preview(form);
+  form.addEventListener('input', () => { showKind(form); preview(form); });
+  form.addEventListener('change', () => { showKind(form); preview(form); });
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const id = form.dataset.task;
+    const res = id ? await api('PUT', '/api/tasks/' + encodeURIComponent(id), taskInput(form)) : await api('POST', '/api/tasks', taskInput(form));
+    if (!res.ok) return showErrors(form, (res.data && res.data.errors) || [{ field: 'form', message: (res.data && res.data.error) || 'failed: HTTP ' + res.status }]);
+    location.href = id ? '/tasks/' + encodeURIComponent(id) + '?tab=settings&saved=1' : '/tasks';
+  });
+}
+function setupActions(box) {
+  for (const b of box.querySelectorAll('[data-action]')) b.addEventListener('click', async () => {
+    const res = await api('POST', '/api/tasks/' + encodeURIComponent(box.dataset.task) + '/' + b.dataset.action);
+    if (!res.ok) { $('[data-error="action"]').textContent = (res.data && res.data.error) || 'failed'; return; }
+    location.href = '/tasks/' + encodeURIComponent(box.dataset.task) + (b.dataset.action === 'run-now' ? '?tab=history' : location.search);
+  });
+}
+
+// ---- the session page ----
+function tokens(n) { return n >= 1e6 ? (n / 1e6).toFixed(1) + 'M' : n >= 1e3 ? (n / 1e3).toFixed(1) + 'k' : String(n); }
+function renderMeta(m) {
+  $('#status').textContent = m.status;
+  $('#status').className = 'state state-' + m.status;
+  const end = m.endedAt || m.lastTs;
+  $('#meta').textContent = [m.mode || 'run', m.model, new Date(m.startedAt || m.t0).toISOString().slice(0, 19).replace('T', ' ') + ' UTC',
+    Math.round((end - (m.startedAt || m.t0)) / 1000) + ' s', m.agents.length + ' agents', tokens(m.tokens) + ' tokens', m.cost !== undefined ? '$' + m.cost.toFixed(4) : ''].filter(Boolean).join(' · ');
+}
+function renderTree(m) {
+  const kids = new Map();
+  for (const a of m.agents) { const p = a.parentId || ''; if (!kids.has(p)) kids.set(p, []); kids.get(p).push(a); }
+  const ids = new Set(m.agents.map((a) => a.id));
+  const roots = m.agents.filter((a) => !a.parentId || !ids.has(a.parentId));
+  const item = (a) => {
+    const children = kids.get(a.id) || [];
+    const head = '<b>' + esc(a.id) + '</b> ' + esc(a.role) + ' · <span class="state state-' + esc(a.state) + '">' + esc(a.state) + '</span> · ' + a.turns + ' turns · ' + tokens(a.tokens) + ' tokens' + (a.item ? ' · ' + esc(a.item) : '') + (a.reason ? ' · ' + esc(a.reason) : '');
+    const final = a.final ? '<div class="final">' + esc(a.final) + '</div>' : '';
+    // A large group is drawn only when opened: a live swarm of 1,000 items does not rebuild 1,000 rows a second.
+    if (children.length > 50) return '<li>' + head + final + '<details data-group="' + esc(a.id) + '"' + (openGroups.has(a.id) ? ' open' : '') + '><summary>' + children.length + ' subagents</summary>' + (openGroups.has(a.id) ? '<ul>' + children.map(item).join('') + '</ul>' : '') + '</details></li>';
+    return '<li>' + head + final + (children.length ? '<ul>' + children.map(item).join('') + '</ul>' : '') + '</li>';
+  };
+  const tree = $('#tree');
+  // Swarm items without a parent agent (murmur swarm) hang under their swarm, drawn when opened.
+  const loose = roots.filter((a) => !a.swarmId);
+  const swarms = new Map();
+  for (const a of roots) if (a.swarmId) { if (!swarms.has(a.swarmId)) swarms.set(a.swarmId, []); swarms.get(a.swarmId).push(a); }
+  const groups = [...swarms].map(([id, list]) => {
+    const key = 'swarm:' + id, open = openGroups.has(key);
+    return '<li><b>swarm ' + esc(id) + '</b><details data-group="' + esc(key) + '"' + (open ? ' open' : '') + '><summary>' + list.length + ' items</summary>' + (open ? '<ul>' + list.map(item).join('') + '</ul>' : '') + '</details></li>';
+  });
+  tree.innerHTML = '<ul>' + loose.map(item).join('') + groups.join('') + '</ul>';
+  for (const d of tree.querySelectorAll('details[data-group]')) d.addEventListener('toggle', () => {
+    if (d.open === openGroups.has(d.dataset.group)) return;
+    if (d.open) openGroups.add(d.dataset.group); else openGroups.delete(d.dataset.group);
+    renderTree(current);
+  });
+}
+const openGroups = new Set();
+const ROW = 3, LEFT = 0, AXIS = 18;
+function drawSwarm(canvas, s, m) {
+  const n = s.items.length;
+  const width = canvas.clientWidth || 1000;
+  const rowH = n > 200 ? ROW : n > 50 ? 6 : 14;
+  const height = n * rowH + AXIS + 40;
+  const dpr = window.devicePixelRatio || 1;
+  canvas.width = Math.round(width * dpr); canvas.height = Math.round(height * dpr); canvas.style.height = height + 'px';
+  const g = canvas.getContext('2d');
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  g.clearRect(0, 0, width, height);
+  const start = s.startedAt - m.t0;
+  const end = Math.max((s.endedAt || m.endedAt || m.lastTs) - m.t0, start + 1);
+  const x = (t) => LEFT + ((t - start) / (end - start)) * (width - LEFT - 4);
+  const top = 40;
+  // Per item: its state changes in order, then one rect per span.
+  const last = new Array(n).fill(-1), lastT = new Array(n).fill(start);
+  let bars = 0;
+  const drawn = new Uint8Array(n);
+  const c = s.changes;
+  for (let i = 0; i < c.length; i += 3) {
+    const idx = c[i], t = c[i + 1], st = c[i + 2];
+    if (idx >= n) continue;
+    if (last[idx] >= 0) { g.fillStyle = COLORS[STATES[last[idx]]] || '#999'; g.fillRect(x(lastT[idx]), top + idx * rowH, Math.max(1, x(t) - x(lastT[idx])), Math.max(1, rowH - 1)); }
+    last[idx] = st; lastT[idx] = t;
+    if (!drawn[idx]) { drawn[idx] = 1; bars++; }
+  }
+  for (let idx = 0; idx < n; idx++) {
+    if (last[idx] < 0) continue;
+    const st = STATES[last[idx]];
+    const running = st === 'launched' || st === 'verifying' || st === 'rate_limited' || st === 'queued';
+    const stop = running ? end : lastT[idx] + (end - start) * 0.004;
+    g.fillStyle = COLORS[st] || '#999';
+    g.fillRect(x(lastT[idx]), top + idx * rowH, Math.max(2, x(stop) - x(lastT[idx])), Math.max(1, rowH - 1));
+  }
+  const mk = s.marks;
+  const MARK = ['#111', '#f0a020', '#1b7f3b', '#b3261e'];
+  for (let i = 0; i < mk.length; i += 3) {
+    g.fillStyle = MARK[mk[i + 2]] || '#111';
+    g.fillRect(x(mk[i + 1]) - 1, top + mk[i] * rowH - 1, 3, rowH + 1);
+  }
+  // Capacity: a step line over the same time axis, scaled to the top strip.
+  const cap = s.capacity;
+  let maxCap = s.maxConcurrency || 1;
+  for (let i = 1; i < cap.length; i += 2) maxCap = Math.max(maxCap, cap[i]);
+  g.strokeStyle = '#3558d6'; g.lineWidth = 1.5; g.beginPath();
+  for (let i = 0; i < cap.length; i += 2) {
+    const px = x(cap[i]), py = top - 4 - (cap[i + 1] / maxCap) * 30;
+    if (i === 0) g.moveTo(px, py); else g.lineTo(px, py);
+    if (i + 2 < cap.length) g.lineTo(x(cap[i + 2]), py); else g.lineTo(x(end), py);
+  }
+  g.stroke();
+  g.fillStyle = '#6b6b70'; g.font = '11px system-ui';
+  g.fillText('capacity (max ' + maxCap + ')', 4, 10);
+  g.fillText(((end - start) / 1000).toFixed(1) + ' s', width - 50, height - 4);
+  canvas.dataset.bars = String(bars);
+  canvas.dataset.items = String(n);
+  canvas.dataset.changes = String(c.length / 3);
+}
+function renderSwarms(m) {
+  const box = $('#swarms');
+  for (const s of m.swarms) {
+    let el = box.querySelector('[data-swarm="' + CSS.escape(s.id) + '"]');
+    if (!el) {
+      el = document.createElement('div');
+      el.className = 'swarm'; el.dataset.swarm = s.id;
+      el.innerHTML = '<h2></h2><div class="legend">' + STATES.map((st) => '<span><i style="background:' + COLORS[st] + '"></i>' + st + '</span>').join('') + '<span><i style="background:#111"></i>retry</span><span><i style="background:#f0a020"></i>429</span><span><i style="background:#1b7f3b"></i>pass</span><span><i style="background:#b3261e"></i>fail</span><span><i style="background:#3558d6"></i>capacity</span></div><p class="meta counts"></p><canvas class="timeline-canvas"></canvas>';
+      box.appendChild(el);
+    }
+    el.querySelector('h2').textContent = 'Swarm ' + s.id + ' — ' + s.description + ' (' + s.items.length + ' items, ' + s.role + ')';
+    el.querySelector('.counts').textContent = Object.entries(s.counts).map(([k, v]) => k + ': ' + v).join(' · ');
+    drawSwarm(el.querySelector('canvas'), s, m);
+  }
+}
+let current;
+function renderSession(m) {
+  current = m;
+  renderMeta(m); renderSwarms(m); renderTree(m);
+  document.body.dataset.version = String((Number(document.body.dataset.version) || 0) + 1);
+}
+function setupSession(data) {
+  renderSession(data.model);
+  let resize;
+  window.addEventListener('resize', () => { clearTimeout(resize); resize = setTimeout(() => current && renderSwarms(current), 100); });
+  if (!data.live || typeof EventSource === 'undefined') return;
+  const es = new EventSource('/api/sessions/' + encodeURIComponent(data.model.id) + '/events');
+  es.addEventListener('model', (ev) => { const m = JSON.parse(ev.data); renderSession(m); });
+  es.addEventListener('end', () => es.close());
+}
+
+const dataEl = document.getElementById('data');
+const data = dataEl ? JSON.parse(dataEl.textContent) : {};
+if (data.page === 'session') setupSession(data);
+const form = document.getElementById('task-form');
+if (form) setupForm(form);
+const actions = document.querySelector('.actions[data-task]');
+if (actions) setupActions(actions);
+})();
+`;

@@ -1,0 +1,190 @@
+// The console's pages as server-rendered HTML: a layout, the scheduled tasks (list, form, detail) and the
+// sessions (list, session page). Every value goes through `h()`; data for the page's script travels as JSON in a
+// <script type="application/json"> block, escaped so no text can close it.
+import type { ScheduledTask, RunRecord } from '../../orchestrator/cron/types.js';
+import { describeSchedule, nextIdealTimes, taskStatus } from '../../orchestrator/cron/task-view.js';
+import { isoInZone } from '../../orchestrator/cron/schedule.js';
+import type { SessionSummary } from '../../orchestrator/session-list.js';
+import { choiceOf, shortTime, type ScheduleChoice } from './task-forms.js';
+import type { SessionModel } from './session-model.js';
+
+export function h(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** JSON safe inside a <script> element. */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+export interface Assets {
+  css: string;
+  js: string;
+  /** Inline both (the self-contained report) instead of linking /assets/…. */
+  inline?: boolean;
+}
+
+export function layout(title: string, body: string, options: { nav?: 'tasks' | 'sessions'; assets: Assets; data?: unknown }): string {
+  const { assets } = options;
+  const head = assets.inline ? `<style>${assets.css}</style>` : '<link rel="stylesheet" href="/assets/console.css">';
+  const script = assets.inline ? `<script>${assets.js.replace(/<\/script/gi, '<\\/script')}</script>` : '<script src="/assets/console.js" defer></script>';
+  const data = options.data === undefined ? '' : `<script type="application/json" id="data">${scriptJson(options.data)}</script>`;
+  const nav = assets.inline
+    ? '<span class="brand">murmur report</span>'
+    : `<a class="brand" href="/">murmur</a><a href="/tasks"${options.nav === 'tasks' ? ' class="on"' : ''}>Scheduled tasks</a><a href="/sessions"${options.nav === 'sessions' ? ' class="on"' : ''}>Sessions</a>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${h(title)}</title>${head}</head><body><nav>${nav}</nav><main>${body}</main>${data}${script}</body></html>`;
+}
+
+// ---- scheduled tasks ----
+
+export const STATUS_FILTERS = ['all', 'active', 'paused', 'failed'] as const;
+export type StatusFilter = (typeof STATUS_FILTERS)[number];
+
+export interface TaskRow {
+  task: ScheduledTask;
+  history: RunRecord[];
+}
+
+/** "rule · next run · run count", the card's last line (every run counts, run-now ones too). */
+export function cardLine(task: ScheduledTask, history: readonly RunRecord[], now: number): string {
+  const next = nextIdealTimes(task, now, 1)[0];
+  const count = Math.max(task.fires, history.length);
+  const runs = `${count} run${count === 1 ? '' : 's'}`;
+  return `${describeSchedule(task)} · ${next ? `next ${shortTime(next, task.timezone)}` : 'no next run'} · ${runs}`;
+}
+
+function summary(prompt: string): string {
+  const text = prompt.replace(/\s+/g, ' ').trim();
+  return text.length > 160 ? `${text.slice(0, 159)}…` : text;
+}
+
+export function tasksPage(rows: readonly TaskRow[], filter: StatusFilter, now: number, assets: Assets): string {
+  const filters = STATUS_FILTERS.map((f) => `<a href="/tasks${f === 'all' ? '' : `?status=${f}`}" class="filter${f === filter ? ' on' : ''}" data-filter="${f}">${f[0]!.toUpperCase()}${f.slice(1)}</a>`).join('');
+  const shown = rows.filter((r) => filter === 'all' || taskStatus(r.task, r.history) === filter);
+  const cards = shown
+    .map(({ task, history }) => `<a class="card" href="/tasks/${h(task.id)}" data-id="${h(task.id)}"><h3>${h(task.title)}</h3><p class="summary">${h(summary(task.prompt))}</p><p class="rule">${h(cardLine(task, history, now))}</p></a>`)
+    .join('');
+  const empty = shown.length === 0 ? `<p class="empty">${filter === 'all' ? 'No scheduled tasks yet.' : `No ${filter} tasks.`}</p>` : '';
+  return layout('Scheduled tasks — murmur', `<header class="bar"><h1>Scheduled tasks</h1><a class="button" href="/tasks/new">New task</a></header><div class="filters" role="tablist">${filters}</div>${empty}<div class="cards">${cards}</div>`, { nav: 'tasks', assets });
+}
+
+export interface FormChoices {
+  workspaces: string[];
+  models: string[];
+  zones: string[];
+  defaultZone: string;
+}
+
+const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+function options(values: readonly (readonly [string, string])[], selected: string | undefined): string {
+  return values.map(([v, label]) => `<option value="${h(v)}"${v === (selected ?? '') ? ' selected' : ''}>${h(label)}</option>`).join('');
+}
+
+/** The creation form; pre-filled from a task for its Settings tab. */
+export function taskForm(choices: FormChoices, task?: ScheduledTask): string {
+  const c: ScheduleChoice = task ? choiceOf(task) : { kind: 'weekly', time: '09:00', day: 1 };
+  const kinds: [string, string][] = [['hourly', 'Hourly'], ['daily', 'Daily'], ['weekday', 'Every weekday'], ['weekly', 'Weekly'], ['monthly', 'Monthly'], ['custom', 'Custom']];
+  if (c.kind === 'cron') kinds.push(['cron', `As set elsewhere: cron ${c.cron}`]);
+  const zone = task?.timezone ?? choices.defaultZone;
+  const field = (name: string) => `<p class="error" data-error="${name}"></p>`;
+  return `<form id="task-form" class="task-form" data-task="${h(task?.id ?? '')}" novalidate>
+<section class="block"><label>Title <input name="title" value="${h(task?.title ?? '')}" maxlength="80" placeholder="A name for this task"></label>${field('title')}</section>
+<section class="block schedule"><h2>Schedule</h2>
+<div class="kinds">${kinds.map(([k, label]) => `<label class="kind"><input type="radio" name="kind" value="${k}"${k === c.kind ? ' checked' : ''}> ${h(label)}</label>`).join('')}</div>
+<div class="when">
+<label data-for="hourly">At minute <input name="minute" type="number" min="0" max="59" value="${c.minute ?? 0}"></label>
+<label data-for="daily weekday weekly monthly custom">At <input name="time" type="time" value="${h(c.time ?? '09:00')}"></label>
+<label data-for="weekly">On <select name="day">${options(DAYS.map((d, i) => [String(i), d] as const), String(c.day ?? 1))}</select></label>
+<label data-for="monthly">On day <input name="dom" type="number" min="1" max="31" value="${c.dom ?? 1}"></label>
+<label data-for="custom">Every <input name="everyN" type="number" min="1" max="1000" value="${h(c.every ? /\d+/.exec(c.every)![0] : '1')}"> <select name="everyUnit">${options([['d', 'days'], ['w', 'weeks'], ['mo', 'months']], c.every ? /[a-z]+$/.exec(c.every)![0] : 'd')}</select></label>
+<label data-for="custom">Starting <input name="start" type="date" value="${h(c.start ?? '')}"></label>
+<label data-for="custom cron">Until (that day still runs) <input name="until" type="date" value="${h(c.until ?? '')}"></label>
+<label>Time zone <select name="timezone">${options(choices.zones.map((z) => [z, z] as const), zone)}</select></label>
+<label data-for="hourly daily weekday weekly monthly custom cron">At most <input name="maxFires" type="number" min="1" value="${h(task?.maxFires ?? '')}" placeholder="no cap"> runs</label>
+<input type="hidden" name="cron" value="${h(c.cron ?? '')}">
+</div>
+${['cron', 'every', 'at', 'start', 'until', 'timezone', 'maxFires'].map(field).join('')}
+</section>
+<section class="block"><h2>Predicted timeline</h2><ol class="timeline" id="predicted"><li class="theoretical">…</li><li>…</li><li>…</li></ol></section>
+<section class="block"><label>Instruction (run each time) <textarea name="prompt" rows="6" placeholder="What each run does">${h(task?.prompt ?? '')}</textarea></label>${field('prompt')}</section>
+<section class="selectors">
+<label>Workspace <select name="workspace"${task ? ' disabled' : ''}>${options(choices.workspaces.map((w) => [w, w] as const), task?.workspace ?? choices.workspaces[0])}</select></label>
+<label>Permission mode <select name="permissionMode">${options([['', 'workspace default'], ['manual', 'manual'], ['auto', 'auto'], ['yolo', 'yolo']], task?.permissionMode)}</select></label>
+<label>Model <select name="model">${options([['', 'workspace default'], ...choices.models.map((m) => [m, m] as const)], task?.model)}</select></label>
+<label>Effort <select name="effort">${options([['', 'workspace default'], ['low', 'low'], ['medium', 'medium'], ['high', 'high']], task?.effort)}</select></label>
+${field('permissionMode')}${field('model')}${field('effort')}
+</section>
+<p class="error" data-error="form"></p>
+<button type="submit" class="button primary">${task ? 'Save' : 'Create task'}</button>
+</form>`;
+}
+
+export function newTaskPage(choices: FormChoices, assets: Assets): string {
+  return layout('New task — murmur', `<header class="bar"><h1>New scheduled task</h1></header>${taskForm(choices)}`, { nav: 'tasks', assets });
+}
+
+const TRIGGERS: Record<string, string> = { scheduled: 'scheduled', 'run-now': 'run now', queued: 'queued' };
+const STATES: Record<string, string> = { running: 'running', succeeded: 'succeeded', failed: 'failed', 'waiting-for-approval': 'waiting for approval', interrupted: 'interrupted' };
+
+function lateness(ms: number): string {
+  if (Math.abs(ms) < 1000) return 'on time';
+  const s = Math.round(Math.abs(ms) / 1000);
+  const text = s < 120 ? `${s} s` : `${Math.round(s / 60)} min`;
+  return ms < 0 ? `${text} early` : `${text} late`;
+}
+
+export function historyTable(task: ScheduledTask, history: readonly RunRecord[]): string {
+  if (history.length === 0) return '<p class="empty">No runs yet.</p>';
+  const rows = [...history]
+    .reverse()
+    .map((r) => {
+      const session = r.sessionId ? `<a href="/sessions/${h(r.sessionId)}">${h(r.sessionId)}</a>` : '—';
+      return `<tr data-run="${h(r.id)}"><td class="trigger">${h(TRIGGERS[r.trigger] ?? r.trigger)}</td><td>${h(shortTime(isoInZone(r.planned, task.timezone), task.timezone))}</td><td>${h(shortTime(isoInZone(r.started, task.timezone), task.timezone))}</td><td>${h(lateness(r.lateMs))}</td><td class="state state-${h(r.state)}">${h(STATES[r.state] ?? r.state)}</td><td>${session}</td><td>${h(r.summary ?? '')}</td></tr>`;
+    })
+    .join('');
+  return `<table class="history"><thead><tr><th>Trigger</th><th>Planned</th><th>Started</th><th>Lateness</th><th>State</th><th>Session</th><th>Result</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+export function taskPage(task: ScheduledTask, history: readonly RunRecord[], tab: 'settings' | 'history', choices: FormChoices, now: number, assets: Assets): string {
+  const status = taskStatus(task, history);
+  const actions = [
+    task.paused ? `<button class="button" data-action="unpause">Resume</button>` : `<button class="button" data-action="pause"${task.ended ? ' disabled' : ''}>Pause</button>`,
+    `<button class="button" data-action="run-now">Run now</button>`,
+  ].join('');
+  const tabs = `<div class="tabs"><a href="/tasks/${h(task.id)}?tab=settings" class="tab${tab === 'settings' ? ' on' : ''}">Settings</a><a href="/tasks/${h(task.id)}?tab=history" class="tab${tab === 'history' ? ' on' : ''}">History</a></div>`;
+  const body = tab === 'settings' ? taskForm(choices, task) : historyTable(task, history);
+  const header = `<header class="bar"><h1>${h(task.title)}</h1><div class="actions" data-task="${h(task.id)}">${actions}</div></header><p class="meta">${h(status)}${task.ended ? ` (${h(task.ended.reason)})` : ''} · ${h(cardLine(task, history, now))} · ${h(task.workspace)}</p><p class="error" data-error="action"></p>`;
+  return layout(`${task.title} — murmur`, `${header}${tabs}${body}`, { nav: 'tasks', assets });
+}
+
+// ---- sessions ----
+
+function duration(ms: number | undefined): string {
+  if (ms === undefined || ms < 0) return '—';
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+}
+
+export function sessionsPage(sessions: readonly SessionSummary[], assets: Assets): string {
+  const rows = sessions
+    .map((s) => {
+      const start = s.createdAt !== undefined ? new Date(s.createdAt).toISOString().slice(0, 19).replace('T', ' ') + ' UTC' : '—';
+      const cost = s.usage.cost !== undefined ? `$${s.usage.cost.toFixed(4)}` : '—';
+      return `<tr><td><a href="/sessions/${h(s.id)}">${h(s.id)}</a></td><td>${h(s.kind)}${s.task ? ` — ${h(s.task.slice(0, 80))}` : ''}</td><td class="state state-${h(s.status)}">${h(s.status)}</td><td>${h(start)}</td><td>${h(duration(s.updatedAt !== undefined && s.createdAt !== undefined ? s.updatedAt - s.createdAt : undefined))}</td><td>${s.agents}</td><td>${s.tokens}</td><td>${h(cost)}</td></tr>`;
+    })
+    .join('');
+  const table = sessions.length === 0 ? '<p class="empty">No sessions in this workspace yet.</p>' : `<table class="sessions"><thead><tr><th>Session</th><th>Command</th><th>Status</th><th>Start</th><th>Duration</th><th>Agents</th><th>Tokens</th><th>Cost</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return layout('Sessions — murmur', `<header class="bar"><h1>Sessions</h1></header>${table}`, { nav: 'sessions', assets });
+}
+
+/** The session page: filled in by the page's script from the model (and kept live over SSE while it runs). */
+export function sessionPage(model: SessionModel, assets: Assets, options: { live: boolean }): string {
+  const body = `<header class="bar"><h1 id="title">${h(model.title || model.id)}</h1><span class="state" id="status">${h(model.status)}</span></header>
+<p class="meta" id="meta"></p>
+<section id="swarms"></section>
+<section><h2>Agents</h2><div id="tree" class="tree"></div></section>`;
+  return layout(`${model.id} — murmur`, body, { nav: 'sessions', assets, data: { page: 'session', live: options.live, model } });
+}

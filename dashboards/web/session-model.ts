@@ -1,0 +1,195 @@
+// The web console's picture of one session: the terminal dashboard's fold (view-model.ts `reduce`) plus what a
+// timeline needs and the dashboard forgets — every swarm item's state changes over time, the marks (retries,
+// 429s, verdicts) and the capacity line. Pure: events in, a compact JSON-ready model out. Flat number arrays keep
+// a 1,000-item swarm small enough to embed in one HTML report and to push to a page every half second.
+import { initialSnapshot, reduce, type Snapshot } from '../view-model.js';
+import type { MurmurEvent, SwarmItemState } from '../../orchestrator/events.js';
+import { totalTokens } from '../../orchestrator/types.js';
+
+/** Item states by index (the numbers in `changes`); the page colours them in this order. */
+export const ITEM_STATES: readonly SwarmItemState[] = ['queued', 'launched', 'rate_limited', 'verifying', 'completed', 'failed', 'aborted', 'conflict'];
+/** Mark kinds by index (the numbers in `marks`). */
+export const MARK_KINDS = ['retry', '429', 'pass', 'fail'] as const;
+
+export interface AgentRow {
+  id: string;
+  parentId?: string;
+  role: string;
+  state: string;
+  turns: number;
+  tokens: number;
+  cost?: number;
+  item?: string;
+  swarmId?: string;
+  startedAt: number;
+  endedAt?: number;
+  reason?: string;
+  /** The agent's final message (read from its transcript by the caller). */
+  final?: string;
+}
+
+export interface SwarmTimeline {
+  id: string;
+  description: string;
+  role: string;
+  parentId?: string;
+  startedAt: number;
+  endedAt?: number;
+  items: string[];
+  /** Flat triples [itemIndex, ms since the session's t0, state index], in event order. */
+  changes: number[];
+  /** Flat triples [itemIndex, ms since t0, mark kind index]. */
+  marks: number[];
+  /** Flat pairs [ms since t0, capacity]. */
+  capacity: number[];
+  maxConcurrency?: number;
+  counts: Record<string, number>;
+}
+
+export interface SessionModel {
+  id: string;
+  title: string;
+  mode?: 'run' | 'swarm';
+  model: string;
+  /** running until run.end (then its status). */
+  status: string;
+  /** Epoch ms every relative time counts from. */
+  t0: number;
+  startedAt: number;
+  endedAt?: number;
+  /** The newest event's time (the right edge of a live timeline). */
+  lastTs: number;
+  tokens: number;
+  cost?: number;
+  agents: AgentRow[];
+  swarms: SwarmTimeline[];
+  events: number;
+}
+
+export interface SessionFold {
+  add(event: MurmurEvent): void;
+  /** Bumped by every event: a pusher sends only when it moved. */
+  readonly version: number;
+  model(finals?: ReadonlyMap<string, string>): SessionModel;
+}
+
+interface TimelineState {
+  view: SwarmTimeline;
+}
+
+/** A fold that grows with each event; `model()` reads it out at any time. */
+export function sessionFold(id: string): SessionFold {
+  let snapshot: Snapshot = initialSnapshot({ now: 0 });
+  let t0: number | undefined;
+  let lastTs = 0;
+  let version = 0;
+  const swarms = new Map<string, TimelineState>();
+  // An item's worker (and verifier) → its row, so retries of that agent mark the right bar.
+  const rowOfAgent = new Map<string, { swarm: SwarmTimeline; index: number }>();
+
+  const rel = (ts: number) => ts - (t0 ?? ts);
+  const add = (e: MurmurEvent) => {
+    version++;
+    t0 ??= e.ts;
+    lastTs = Math.max(lastTs, e.ts);
+    snapshot = reduce(snapshot, e);
+    switch (e.type) {
+      case 'swarm.start': {
+        const view: SwarmTimeline = { id: e.swarmId, description: e.description, role: e.role, startedAt: e.ts, items: [...e.items], changes: [], marks: [], capacity: [], counts: {} };
+        if (e.parentId !== undefined) view.parentId = e.parentId;
+        if (e.maxConcurrency !== undefined) view.maxConcurrency = e.maxConcurrency;
+        swarms.set(e.swarmId, { view });
+        break;
+      }
+      case 'swarm.item': {
+        const swarm = swarms.get(e.swarmId)?.view;
+        if (!swarm) break;
+        const t = rel(e.ts);
+        swarm.changes.push(e.index, t, ITEM_STATES.indexOf(e.state));
+        if (e.state === 'rate_limited') swarm.marks.push(e.index, t, 1);
+        if (e.verdict !== undefined) swarm.marks.push(e.index, t, e.verdict === 'pass' ? 2 : 3);
+        if (e.agentId !== undefined) rowOfAgent.set(e.agentId, { swarm, index: e.index });
+        if (e.verifierId !== undefined) rowOfAgent.set(e.verifierId, { swarm, index: e.index });
+        if (e.capacity !== undefined) swarm.capacity.push(t, e.capacity);
+        break;
+      }
+      case 'agent.start': {
+        if (e.swarmId !== undefined && e.item !== undefined) {
+          const swarm = swarms.get(e.swarmId)?.view;
+          const index = swarm ? swarm.items.indexOf(e.item) : -1;
+          if (swarm && index >= 0 && !rowOfAgent.has(e.agentId)) rowOfAgent.set(e.agentId, { swarm, index });
+        }
+        break;
+      }
+      case 'model.retry': {
+        const row = rowOfAgent.get(e.agentId);
+        if (row) row.swarm.marks.push(row.index, rel(e.ts), e.status === 429 ? 1 : 0);
+        break;
+      }
+      case 'swarm.capacity': {
+        const swarm = swarms.get(e.swarmId)?.view;
+        if (swarm) swarm.capacity.push(rel(e.ts), e.capacity);
+        break;
+      }
+      case 'swarm.end': {
+        const swarm = swarms.get(e.swarmId)?.view;
+        if (swarm) swarm.endedAt = e.ts;
+        break;
+      }
+      default:
+        break;
+    }
+  };
+
+  return {
+    add,
+    get version() {
+      return version;
+    },
+    model(finals) {
+      const agents: AgentRow[] = [...snapshot.agents.values()]
+        .sort((a, b) => a.order - b.order)
+        .map((a) => {
+          const row: AgentRow = { id: a.id, role: a.role, state: a.state, turns: a.turns, tokens: totalTokens(a.usage), startedAt: a.startedAt };
+          if (a.parentId !== undefined) row.parentId = a.parentId;
+          if (a.usage.cost !== undefined) row.cost = a.usage.cost;
+          if (a.item !== undefined) row.item = a.item;
+          if (a.swarmId !== undefined) row.swarmId = a.swarmId;
+          if (a.endedAt !== undefined) row.endedAt = a.endedAt;
+          if (a.reason !== undefined) row.reason = a.reason;
+          const final = finals?.get(a.id);
+          if (final) row.final = final;
+          return row;
+        });
+      const model: SessionModel = {
+        id,
+        title: snapshot.title,
+        model: snapshot.model,
+        status: snapshot.runStatus ?? 'running',
+        t0: t0 ?? 0,
+        startedAt: snapshot.startedAt,
+        lastTs,
+        tokens: totalTokens(snapshot.usage),
+        agents,
+        swarms: [...swarms.values()].map(({ view }) => {
+          const counts: Record<string, number> = {};
+          const live = snapshot.swarms.get(view.id);
+          if (live) for (const [state, n] of Object.entries(live.counts)) if (n > 0) counts[state] = n;
+          return { ...view, counts };
+        }),
+        events: snapshot.events,
+      };
+      if (snapshot.mode !== undefined) model.mode = snapshot.mode;
+      if (snapshot.endedAt !== undefined) model.endedAt = snapshot.endedAt;
+      if (snapshot.costKnown) model.cost = snapshot.usage.cost ?? 0;
+      return model;
+    },
+  };
+}
+
+/** The whole model of a list of events (a finished session, a report). */
+export function foldEvents(id: string, events: Iterable<MurmurEvent>, finals?: ReadonlyMap<string, string>): SessionModel {
+  const fold = sessionFold(id);
+  for (const event of events) fold.add(event);
+  return fold.model(finals);
+}

@@ -1,0 +1,39 @@
+// The reports as data: the objects `murmur run --json` and `murmur swarm --json` print, and the library returns.
+import type { AgentSummary, RunOutcome } from '../orchestrator/engine.js';
+import type { Usage } from '../orchestrator/types.js';
+import { reportJson, type ItemResult } from '../swarm/report.js';
+
+export interface RunReport {
+  /** completed, or why not (failed, aborted, timeout, interrupted…); `reason` says more. */
+  status: RunOutcome['status'];
+  /** The main agent's last answer. */
+  result: string;
+  reason?: string;
+  usage: Usage;
+  agents: AgentSummary[];
+  /** The session on disk (absent when sessions are off): `murmur resume ID` or `resume(ID)` continues it. */
+  sessionId?: string;
+}
+
+export interface SwarmReport {
+  /** completed when every item completed; aborted when the run was aborted; else failed. */
+  status: 'completed' | 'failed' | 'aborted';
+  /** How many items ended each way (completed, failed, conflict, aborted). */
+  summary: Record<string, number>;
+  /** The agents of items that did not complete, for a resume. */
+  resumeAgentIds: string[];
+  /** One row per item, in input order. */
+  items: ItemResult[];
+  sessionId?: string;
+}
+
+export function runReport(outcome: RunOutcome): RunReport {
+  const report: RunReport = { status: outcome.status, result: outcome.result, usage: outcome.usage, agents: outcome.agents };
+  if (outcome.reason !== undefined) report.reason = outcome.reason;
+  if (outcome.sessionId !== undefined) report.sessionId = outcome.sessionId;
+  return report;
+}
+
+export function swarmReport(results: readonly ItemResult[], status: SwarmReport['status'], sessionId: string | undefined): SwarmReport {
+  return { ...reportJson(results), status, ...(sessionId ? { sessionId } : {}) };
+}

@@ -1,0 +1,115 @@
+// The sessions of a workspace as a list, newest first: what `murmur sessions` prints and what a console can show.
+// Reads each `sessions/<id>/state.json` on its own, so one damaged session never hides the others.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { emptyUsage, totalTokens, type Usage } from './types.js';
+
+export interface SessionSummary {
+  id: string;
+  /** The command that started it. */
+  kind: 'run' | 'swarm' | 'unknown';
+  /** The session's status as last saved (`completed`, `running`, `failed`, `aborted`…), or `unreadable`. */
+  status: string;
+  /** Epoch ms; absent when the state could not be read. */
+  createdAt?: number;
+  updatedAt?: number;
+  model?: string;
+  /** The task, or the swarm's description. */
+  task?: string;
+  agents: number;
+  /** For a swarm: its items and how many completed. */
+  items?: { total: number; completed: number };
+  usage: Usage;
+  tokens: number;
+  /** Why the state could not be read (missing, not JSON, not a session). */
+  problem?: string;
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+function usageOf(value: unknown): Usage {
+  const usage = emptyUsage();
+  if (!isObject(value)) return usage;
+  usage.input = num(value.input) ?? 0;
+  usage.output = num(value.output) ?? 0;
+  usage.cacheRead = num(value.cacheRead) ?? 0;
+  usage.cacheWrite = num(value.cacheWrite) ?? 0;
+  const cost = num(value.cost);
+  if (cost !== undefined) usage.cost = cost;
+  return usage;
+}
+
+function itemsOf(swarm: unknown): SessionSummary['items'] {
+  if (!isObject(swarm) || !Array.isArray(swarm.items)) return undefined;
+  let completed = 0;
+  for (const item of swarm.items) {
+    const result = isObject(item) && isObject(item.result) ? item.result : undefined;
+    if (result?.outcome === 'completed') completed++;
+  }
+  return { total: swarm.items.length, completed };
+}
+
+/** One session's summary from the text of its state.json (a pure function, for tests and other readers). */
+export function summarizeState(id: string, text: string | undefined): SessionSummary {
+  const unreadable = (problem: string): SessionSummary => ({ id, kind: 'unknown', status: 'unreadable', agents: 0, usage: emptyUsage(), tokens: 0, problem });
+  if (text === undefined) return unreadable('no state.json (the process stopped before saving anything)');
+  let state: unknown;
+  try {
+    state = JSON.parse(text);
+  } catch (error) {
+    return unreadable(`state.json is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!isObject(state)) return unreadable('state.json does not hold a session');
+  const usage = usageOf(state.usage);
+  const summary: SessionSummary = {
+    id,
+    kind: state.kind === 'run' || state.kind === 'swarm' ? state.kind : 'unknown',
+    status: str(state.status) ?? 'unknown',
+    agents: Array.isArray(state.agents) ? state.agents.length : 0,
+    usage,
+    tokens: totalTokens(usage),
+  };
+  const createdAt = num(state.createdAt);
+  if (createdAt !== undefined) summary.createdAt = createdAt;
+  const updatedAt = num(state.updatedAt);
+  if (updatedAt !== undefined) summary.updatedAt = updatedAt;
+  const model = str(state.model);
+  if (model) summary.model = model;
+  const task = str(state.task) ?? (isObject(state.swarm) ? str(state.swarm.description) : undefined);
+  if (task) summary.task = task;
+  const items = itemsOf(state.swarm);
+  if (items) summary.items = items;
+  return summary;
+}
+
+/** Newest first: by start time, then by id (ids begin with their UTC start time). */
+export function newestFirst(a: SessionSummary, b: SessionSummary): number {
+  const byTime = (b.createdAt ?? 0) - (a.createdAt ?? 0);
+  return byTime !== 0 ? byTime : b.id.localeCompare(a.id);
+}
+
+/** Every session under a state folder (`.murmur`, or MURMUR_HOME), newest first; none when the folder is missing. */
+export function listSessionSummaries(home: string): SessionSummary[] {
+  let ids: string[];
+  try {
+    ids = readdirSync(join(home, 'sessions'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+  } catch {
+    return [];
+  }
+  const out = ids.map((id) => {
+    let text: string | undefined;
+    try {
+      text = readFileSync(join(home, 'sessions', id, 'state.json'), 'utf8');
+    } catch {
+      text = undefined;
+    }
+    return summarizeState(id, text);
+  });
+  return out.sort(newestFirst);
+}

@@ -1,0 +1,257 @@
+// murmur-tools on the engine's side: which agents get a lease, what each may reach from its shell, and how a
+// call from the shell is decided — through the agent's own tool-call pipeline, exactly as if the agent had
+// made it in its catalog (role caps, definition lists, MCP filters, permissions and approvals asked as that
+// agent, the result budget), with tool.start/tool.end events marked `via: "shell"`.
+import path from 'node:path';
+import type { ShellBridgeAdapter } from '../tools/adapters.js';
+import type { RuntimeTool } from '../tools/contract.js';
+import { bridgeHandler, shellCallId, type BridgeAgent, type BridgeCatalog } from '../tools/bridge/agent-handler.js';
+import type { LeaseServer } from '../tools/bridge/lease-server.js';
+import { mcpServerName } from '../roles/builtin.js';
+import { applyFilters, FILTER_PIPELINE, type TurnFacts } from '../roles/filters.js';
+import { normalizeName } from '../roles/names.js';
+import { invocableSkills, withoutSkill } from '../tools/interact/skills.js';
+import type { AgentLoopConfig } from './agent.js';
+import type { RuntimeDeps } from './agent-runtime.js';
+import type { EventBus, TaskEvent } from './events.js';
+import type { AgentRecord } from './scheduler.js';
+import { runToolCallOutcome, type BatchHooks } from './tool-batch.js';
+
+/** Built-in tools that make sense from a shell; MCP tools all do. */
+export const SHELL_BUILTINS: ReadonlySet<string> = new Set(['web_search', 'fetch_url']);
+
+const FILTER_REASONS: Record<string, (facts: TurnFacts) => string> = {
+  excluded: () => 'it is excluded for this agent',
+  'model capability': () => "the agent's model cannot take it",
+  desktop: () => 'no desktop runtime is available',
+  selector: (facts) => `the agent definition's tools / disallowedTools lists leave it out${facts.profile.path ? ` (${facts.profile.path})` : ''}`,
+  'mcp servers': (facts) => `its MCP server is not in the agent definition's mcpServers list${facts.profile.path ? ` (${facts.profile.path})` : ''}`,
+  delegation: () => 'this agent may not delegate',
+  'profile caps': () => 'subagents and the feature switches leave it out',
+  'role caps': (facts) => `the ${facts.profile.role} role may not use it`,
+};
+
+/** Why the filters keep a tool from this agent: the first filter that drops it, or undefined when none does. */
+export function filterRefusal(tool: RuntimeTool, facts: TurnFacts): string | undefined {
+  let tools = [tool];
+  for (const step of FILTER_PIPELINE) {
+    tools = step.filter(tools, { facts, warnings: [] });
+    if (tools.length === 0) return `${tool.def.name} is not available to the ${facts.profile.name} agent: ${FILTER_REASONS[step.name]?.(facts) ?? step.name}.`;
+  }
+  return undefined;
+}
+
+export interface ShellBridgeDeps {
+  bus: EventBus;
+  registry: ReadonlyMap<string, RuntimeTool>;
+  /** The MCP tools of the servers the agent may use (only those are started). */
+  mcpTools?: (record: AgentRecord) => Promise<readonly RuntimeTool[]>;
+}
+
+/** The engine's murmur-tools: leases per agent on the process's lease server, revoked as agents end and when the engine closes. */
+export class EngineShellBridge {
+  private readonly owners = new Map<string, object>();
+  private readonly offs: Array<() => void>;
+  private server: Promise<LeaseServer> | undefined;
+  private failed = false;
+
+  constructor(
+    private readonly bus: EventBus,
+    /** The process's lease server: taken on the first lease, given back on close. */
+    private readonly leaseServer: { acquire(): Promise<LeaseServer>; release(): Promise<void> },
+    /** Whether an agent still has background work running (its lease then outlives its answer), and whether it runs. */
+    private readonly agents: { hasTasks(agentId: string): boolean; isRunning(agentId: string): boolean },
+  ) {
+    this.offs = [
+      bus.on('agent.end', (event) => {
+        // Stopped, timed out or failed: revoke now. Completed with background commands still running: when they end.
+        if (event.status !== 'completed' || !this.agents.hasTasks(event.agentId)) this.revoke(event.agentId);
+      }),
+      bus.on('task.end', (event) => {
+        // (TaskEvent covers task.start and task.end in one type, which EventOf cannot narrow.)
+        const id = (event as unknown as TaskEvent).agentId;
+        if ( !this.agents.hasTasks(id) && !this.agents.isRunning(id)) this.revoke(id);
+      }),
+    ];
+  }
+
+  adapterFor(record: AgentRecord, agent: BridgeAgent): ShellBridgeAdapter {
+    const handler = bridgeHandler(agent);
+    return {
+      lease: async () => {
+        this.server ??= this.leaseServer.acquire();
+        let server: LeaseServer;
+        try {
+          server = await this.server;
+        } catch (error) {
+          // The command still runs, without murmur-tools; said once.
+          if (!this.failed) this.bus.emit({ type: 'log', level: 'warn', agentId: record.id, message: `murmur-tools is not available: ${(error as Error).message}` });
+          this.failed = true;
+          return undefined;
+        }
+        let owner = this.owners.get(record.id);
+        if (!owner) {
+          owner = {};
+          this.owners.set(record.id, owner);
+        }
+        return server.lease(owner, handler);
+      },
+    };
+  }
+
+  revoke(agentId: string): void {
+    const owner = this.owners.get(agentId);
+    if (!owner) return;
+    this.owners.delete(agentId);
+    void this.server?.then((server) => server.revoke(owner));
+  }
+
+  /** Revokes every lease of this engine (the process's server stays for other engines). */
+  async close(): Promise<void> {
+    for (const off of this.offs) off();
+    if (!this.server) return;
+    const starting = this.server;
+    this.server = undefined;
+    // The server never started (already said on the first lease): nothing is held, nothing to release.
+    const server = await starting.catch(() => undefined);
+    if (!server) return;
+    for (const owner of this.owners.values()) server.revoke(owner);
+    this.owners.clear();
+    await this.leaseServer.release();
+  }
+}
+
+export interface AgentBridgeInput {
+  record: AgentRecord;
+  facts: TurnFacts;
+  context: AgentLoopConfig['context'];
+  hooks: BatchHooks;
+  deps: ShellBridgeDeps;
+  /** Where media results go when there is no session folder. */
+  fallbackOutputsDir: string;
+}
+
+/** The candidates a shell may reach: the shell-sensible built-ins and the MCP tools, before the agent's filters. */
+async function shellCandidates(input: AgentBridgeInput): Promise<RuntimeTool[]> {
+  const local = [...input.deps.registry.values()].filter((tool) => SHELL_BUILTINS.has(tool.def.name));
+  const mcp = input.deps.mcpTools ? await input.deps.mcpTools(input.record) : [];
+  return [...local, ...mcp];
+}
+
+export function agentBridge(input: AgentBridgeInput): BridgeAgent {
+  const { record, facts, context, hooks, deps } = input;
+  const observer = {
+    start: (call: { id: string; name: string; arguments: string }) => {
+      if (deps.bus.wants('tool.start')) deps.bus.emit({ type: 'tool.start', agentId: record.id, tool: call.name, callId: call.id, args: call.arguments.slice(0, 200), via: 'shell' });
+    },
+    end: (call: { id: string; name: string }, result: { isError?: boolean; content: { type: string; text?: string }[] }, durationMs: number) => {
+      if (!deps.bus.wants('tool.end')) return;
+      const first = result.content[0];
+      const error = result.isError && first?.type === 'text' ? { error: (first.text ?? '').slice(0, 200) } : {};
+      deps.bus.emit({ type: 'tool.end', agentId: record.id, tool: call.name, callId: call.id, isError: result.isError === true, durationMs, via: 'shell', ...error });
+    },
+  };
+  return {
+    agentId: record.id,
+    outputsDir: context.session?.toolOutputsDir ?? input.fallbackOutputsDir,
+    async catalog(): Promise<BridgeCatalog> {
+      const candidates = await shellCandidates(input);
+      const offered = applyFilters(candidates, facts).tools;
+      const offeredNames = new Set(offered.map((t) => t.def.name));
+      return {
+        offered,
+        refusal: (name) => {
+          if (offeredNames.has(name)) return undefined;
+          const tool = candidates.find((t) => t.def.name === name);
+          if (tool) return filterRefusal(tool, facts);
+          // Servers outside the agent's allow list are never started for it, so such a name is refused unlisted.
+          const server = mcpServerName(name);
+          const allow = facts.profile.mcpServers;
+          if (server === undefined || !allow || allow.some((s) => normalizeName(s) === normalizeName(server))) return undefined;
+          return `${name} is not available to the ${facts.profile.name} agent: ${FILTER_REASONS['mcp servers']!(facts)}.`;
+        },
+      };
+    },
+    async call(tool, rawArguments, signal) {
+      const call = { id: shellCallId(), name: tool.def.name, arguments: rawArguments };
+      // The same gate and after-call stages as the agent's catalog calls; batch vetoes concern a model message only.
+      const pipeline: BatchHooks = {};
+      if (hooks.beforeCall) pipeline.beforeCall = hooks.beforeCall;
+      if (hooks.afterCall) pipeline.afterCall = hooks.afterCall;
+      const { message, refused } = await runToolCallOutcome(call, { tools: new Map([[tool.def.name, tool]]), context, signal, hooks: pipeline, observer });
+      const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
+      if (refused === 'invalid') return { kind: 'invalid', message: text };
+      if (refused === 'denied') return { kind: 'denied', message: text };
+      const result = { content: message.content, isError: message.isError, ...(message.details !== undefined ? { details: message.details } : {}) };
+      return { kind: 'ran', result, callId: call.id };
+    },
+  };
+}
+
+/**
+ * The agent's bridge adapter, built on its first lease: most agents never run bash, and a swarm keeps
+ * thousands of finished agents' records, so until then it costs one object and one closure per agent.
+ */
+function lazyAdapter(
+  bridge: EngineShellBridge,
+  record: AgentRecord,
+  facts: TurnFacts,
+  context: AgentLoopConfig['context'],
+  hooks: BatchHooks,
+  root: string,
+  deps: Pick<RuntimeDeps, 'bus' | 'registry' | 'mcpTools'>,
+): ShellBridgeAdapter {
+  let adapter: ShellBridgeAdapter | undefined;
+  return {
+    lease: () => {
+      if (!adapter) {
+        const bridgeDeps: ShellBridgeDeps = { bus: deps.bus, registry: deps.registry };
+        if (deps.mcpTools) bridgeDeps.mcpTools = deps.mcpTools;
+        // Without a session (benchmarks, embedders) media results still land under the workspace's state folder.
+        const fallbackOutputsDir = path.join(root, '.murmur', 'tool-outputs');
+        adapter = bridge.adapterFor(record, agentBridge({ record, facts, context, hooks, deps: bridgeDeps, fallbackOutputsDir }));
+      }
+      return adapter.lease();
+    },
+  };
+}
+
+/** The name of the built-in skill that teaches murmur-tools. */
+export const BRIDGE_SKILL = 'murmur-tools';
+
+/** Whether the agent could reach anything through its shell: an MCP tool its filters let through, or web_search. */
+export function mayReachFromShell(facts: TurnFacts, mcpConfigured: boolean, localTools: ReadonlySet<string>): boolean {
+  if (localTools.has('web_search')) return true;
+  if (!mcpConfigured) return false;
+  const allow = facts.profile.mcpServers;
+  if (allow && allow.length === 0) return false;
+  // A stand-in MCP tool of a server the agent may use: the filters decide for it as for the real ones.
+  const probe: RuntimeTool = { def: { name: `mcp__${allow?.[0] ?? 'any'}__probe`, description: '', parameters: {} as never }, impl: () => ({ content: [] }), source: 'configured' };
+  return applyFilters([probe], { ...facts, mcpOrigin: () => undefined }).tools.length > 0;
+}
+
+/**
+ * An agent's murmur-tools: a lease for its bash (unless its definition or the configuration opts out), and the
+ * built-in skill only where the agent has something to reach. `skillToolUnused`: the skill tool lost its only skill.
+ */
+export function setUpShellBridge(input: {
+  record: AgentRecord;
+  facts: TurnFacts;
+  context: AgentLoopConfig['context'];
+  hooks: BatchHooks;
+  /** The local tools the agent holds. */
+  local: ReadonlySet<string>;
+  root: string;
+  deps: Pick<RuntimeDeps, 'shellBridge' | 'bus' | 'registry' | 'mcpTools'>;
+}): { skillToolUnused: boolean } {
+  const { record, facts, context, deps } = input;
+  const bridge = deps.shellBridge && record.profile.shellBridge !== false && input.local.has('bash') ? deps.shellBridge : undefined;
+  if (bridge) {
+    context.shellBridge = lazyAdapter(bridge, record, facts, context, input.hooks, input.root, deps);
+  }
+  if (context.skills?.get(BRIDGE_SKILL)?.scope !== 'builtin' || (bridge && mayReachFromShell(facts, deps.mcpTools !== undefined, input.local))) {
+    return { skillToolUnused: false };
+  }
+  context.skills = withoutSkill(context.skills, BRIDGE_SKILL);
+  return { skillToolUnused: invocableSkills(context.skills).length === 0 };
+}

@@ -1,0 +1,55 @@
+// Transcripts on disk, written by a subscriber of the event bus (beside the JSONL log of events-log.ts): every
+// `message` event is appended to `agents/<agentId>/transcript.jsonl` of the session, one JSON message a line, in
+// conversation order. Streams buffer the writes, so a slow disk never stalls the loop; an agent's stream closes
+// when its run ends (10,000 swarm items must not hold 10,000 files open) and reopens if it runs again.
+// The agent's folder is made synchronously on its first line: an asynchronous mkdir was tried and let a 10,000-item
+// swarm run ahead of its disk (peak RSS +30 MB), while this keeps the writes in step with the work.
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { dirname } from 'node:path';
+import type { EventBus } from './events.js';
+import type { Message } from './types.js';
+
+export class TranscriptWriter {
+  private readonly streams = new Map<string, WriteStream>();
+
+  /** `pathOf` names an agent's transcript file (SessionStore.transcriptPath). */
+  constructor(private readonly pathOf: (agentId: string) => string) {}
+
+  /** Appends one message to the agent's transcript (ordered, buffered by the stream). */
+  append(agentId: string, message: Message): void {
+    let stream = this.streams.get(agentId);
+    if (!stream) {
+      const path = this.pathOf(agentId);
+      mkdirSync(dirname(path), { recursive: true });
+      stream = createWriteStream(path, { flags: 'a' });
+      stream.on('error', (error) => process.emitWarning(`murmur: cannot write the transcript of ${agentId}: ${error.message}`));
+      this.streams.set(agentId, stream);
+    }
+    stream.write(`${JSON.stringify(message)}\n`);
+  }
+
+  /** Closes an agent's stream (what was written still reaches the file); the next append reopens it. */
+  close(agentId: string): void {
+    const stream = this.streams.get(agentId);
+    if (!stream) return;
+    this.streams.delete(agentId);
+    stream.end();
+  }
+
+  /** Closes every stream and resolves once everything written is on disk. */
+  async flush(): Promise<void> {
+    const closing = [...this.streams.values()].map((stream) => new Promise<void>((done) => stream.end(done)));
+    this.streams.clear();
+    await Promise.all(closing);
+  }
+
+  /** Writes every message of the bus's agents; the returned function stops listening. */
+  subscribe(bus: EventBus): () => void {
+    const offMessage = bus.on('message', (event) => this.append(event.agentId, event.message));
+    const offEnd = bus.on('agent.end', (event) => this.close(event.agentId));
+    return () => {
+      offMessage();
+      offEnd();
+    };
+  }
+}

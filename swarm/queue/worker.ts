@@ -1,0 +1,255 @@
+// `murmur worker`'s service: it serves every swarm queue listed in Redis, runs each job's item in a fresh git
+// worktree at the job's base commit (the same role caps, permissions, verify rounds and budgets as a local
+// swarm, through the local launcher), and returns the item's end with the diff of its changes.
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Redis as RedisClient } from 'ioredis';
+import type { Job, Worker } from 'bullmq';
+import type { Engine } from '../../orchestrator/engine.js';
+import type { ModelProvider } from '../../orchestrator/models/provider.js';
+import { builtinProfile } from '../../roles/profile.js';
+import { git, serialised } from '../git.js';
+import type { ItemHooks } from '../launcher.js';
+import { LocalLauncher } from '../local-launcher.js';
+import { JOB_FORMAT, parseItemJob, type ItemJob, type ItemOutcomeData, type ItemProgress } from './job.js';
+import { liveQueues } from './listing.js';
+import { LeaseGate, leasedProvider } from './leases.js';
+
+/** What the command line builds for one job: an engine in the job's worktree on the given provider. */
+export type EngineFactory = (input: { cwd: string; job: ItemJob; provider: ModelProvider }) => Promise<{ engine: Engine; close: () => Promise<void> }>;
+
+export interface QueueWorkerOptions {
+  open: () => RedisClient;
+  /** The worker's checkout (the top of its repository). */
+  root: string;
+  concurrency: number;
+  /** The model every item runs on: the worker's --model, else the job's. */
+  modelOverride?: string;
+  provider: (spec: string) => Promise<ModelProvider>;
+  engineFor: EngineFactory;
+  host: string;
+  /** BullMQ's stalled-job check and lock (ms): a killed worker's item goes to another worker after about this. */
+  stalledMs: number;
+  /** How often the list of swarm queues is read. */
+  discoverMs?: number;
+  /** A queue whose coordinator has not beaten for this long is not served (listing.ts). */
+  staleQueueMs?: number;
+  log: (line: string) => void;
+}
+
+export class QueueWorker {
+  private readonly workers = new Map<string, Worker>();
+  private readonly redis: RedisClient;
+  private timer: NodeJS.Timeout | undefined;
+  private closing = false;
+  /** Items running now, across every queue: --concurrency caps them all together. */
+  private running = 0;
+  private readonly waitingForSlot: ((granted: boolean) => void)[] = [];
+
+  constructor(private readonly options: QueueWorkerOptions) {
+    this.redis = options.open();
+  }
+
+  /** Starts serving; new swarm queues are picked up as they appear. */
+  async start(): Promise<void> {
+    // Worktrees of workers killed before they could remove them (kill -9, a reboot).
+    await sweepStaleItemTrees(this.options.root);
+    await this.discover();
+    this.timer = setInterval(() => void this.discover(), this.options.discoverMs ?? 500);
+  }
+
+  /** Stops taking jobs and waits for the running ones. */
+  async close(): Promise<void> {
+    this.closing = true;
+    if (this.timer) clearInterval(this.timer);
+    // Jobs still waiting for a slot go back to their queue for another worker.
+    for (const waiter of this.waitingForSlot.splice(0)) waiter(false);
+    await Promise.allSettled([...this.workers.values()].map((w) => w.close()));
+    this.redis.disconnect();
+  }
+
+  private async discover(): Promise<void> {
+    if (this.closing) return;
+    let names: string[];
+    try {
+      names = await liveQueues(this.redis, this.options.staleQueueMs);
+    } catch {
+      return; // Redis away: BullMQ's workers reconnect on their own; the list is read again later.
+    }
+    const { Worker } = await import('bullmq');
+    for (const name of names) {
+      if (this.workers.has(name) || this.closing) continue;
+      const connection = this.options.open();
+      const worker = new Worker(name, (job, token) => this.process(job, token), {
+        connection,
+        concurrency: this.options.concurrency,
+        stalledInterval: this.options.stalledMs,
+        lockDuration: this.options.stalledMs,
+        maxStalledCount: 3,
+      });
+      worker.on('error', () => undefined);
+      worker.on('failed', (job, error) => this.options.log(`item ${job?.id ?? '?'} of ${name} failed: ${error.message}`));
+      // BullMQ never closes a connection it was given.
+      worker.on('closed', () => connection.disconnect());
+      this.workers.set(name, worker);
+      this.options.log(`serving ${name}`);
+    }
+    this.throttle();
+    for (const [name, worker] of this.workers) {
+      if (names.includes(name)) continue;
+      this.workers.delete(name);
+      void worker.close();
+    }
+  }
+
+  private async process(job: Job, token: string | undefined): Promise<ItemOutcomeData> {
+    const { UnrecoverableError, WaitingError } = await import('bullmq');
+    const parsed = parseItemJob(job.data);
+    // Refused, never retried: the item fails with the reason and the worker goes on serving.
+    if (!parsed.ok) throw new UnrecoverableError(`malformed job: ${parsed.error}`);
+    const spec = parsed.job;
+    const hasBase = await git(this.options.root, ['cat-file', '-e', `${spec.base}^{commit}`]);
+    if (!hasBase.ok) {
+      throw new UnrecoverableError(
+        `the worker on ${this.options.host} has no commit ${spec.base} in its checkout ${this.options.root}; fetch it (git fetch) or start the worker in a clone of the same repository`,
+      );
+    }
+    const model = this.options.modelOverride ?? spec.model;
+    if (!(await this.slot())) {
+      await job.moveToWait(token);
+      throw new WaitingError();
+    }
+    let tree: string | undefined;
+    try {
+      // The pid in the name tells a later worker whether the folder's owner is gone (sweepStaleItemTrees).
+      const dir = await mkdtemp(join(tmpdir(), `${ITEM_TREE_PREFIX}${process.pid}-`));
+      tree = dir;
+      const made = await serialised(this.options.root, () => git(this.options.root, ['worktree', 'add', '--detach', dir, spec.base]));
+      if (!made.ok) throw new UnrecoverableError(`git worktree add failed on ${this.options.host}: ${made.stderr.trim()}`);
+      return await this.runItem(job, spec, model, dir);
+    } finally {
+      if (tree !== undefined) {
+        const made = tree;
+        await serialised(this.options.root, () => git(this.options.root, ['worktree', 'remove', '--force', made]));
+        await rm(made, { recursive: true, force: true });
+      }
+      this.release();
+    }
+  }
+
+  /** Waits for one of the worker's --concurrency slots (shared by every queue it serves). */
+  private async slot(): Promise<boolean> {
+    if (this.closing) return false;
+    if (this.running < this.options.concurrency) {
+      this.running++;
+      this.throttle();
+      return true;
+    }
+    // Handed over by release() (`running` stays the same), or refused when the worker closes.
+    return new Promise<boolean>((resolve) => this.waitingForSlot.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waitingForSlot.shift();
+    if (next) next(true);
+    else {
+      this.running--;
+      this.throttle();
+    }
+  }
+
+  /** While every slot is taken, the queues' workers fetch no more jobs (they would only hold them from other workers). */
+  private throttle(): void {
+    const full = this.running >= this.options.concurrency;
+    for (const worker of this.workers.values()) {
+      if (full && !worker.isPaused()) void worker.pause(true).catch(() => undefined);
+      else if (!full && worker.isPaused() && !this.closing) void worker.resume();
+    }
+  }
+
+  private async runItem(job: Job, spec: ItemJob, model: string, tree: string): Promise<ItemOutcomeData> {
+    const gate = new LeaseGate(this.redis, `${job.queueName}:model-leases`, Math.max(1, spec.maxModelRequests));
+    const provider = leasedProvider(await this.options.provider(model), gate);
+    const cwd = join(tree, spec.subdir);
+    const { engine, close } = await this.options.engineFor({ cwd, job: spec, provider });
+    const base = { format: JOB_FORMAT, host: this.options.host, model };
+    try {
+      const items = [{ item: spec.item, prompt: spec.prompt, rounds: 0 }];
+      const launcher = new LocalLauncher(
+        {
+          swarmId: spec.swarmId,
+          items,
+          profile: spec.profile,
+          verifierProfile: builtinProfile('verifier'),
+          verify: spec.verify,
+          maxRounds: spec.maxRounds,
+          itemTimeoutMs: spec.itemTimeoutMs,
+        },
+        { scheduler: engine.scheduler, tasks: engine.tasks, bus: engine.bus, cwd, inRepo: true },
+      );
+      const hooks: ItemHooks = {
+        emit: (state, extra) => {
+          if (state !== 'launched' && state !== 'verifying') return;
+          const progress: ItemProgress = { state, host: this.options.host, model, ...(extra ? { extra } : {}) };
+          void job.updateProgress(progress as unknown as object).catch(() => undefined);
+        },
+        changed: () => undefined,
+      };
+      launcher.start(0, hooks);
+      const attempt = await launcher.settle(0);
+      const usage = { ...engine.scheduler.runUsage };
+      if (attempt.kind === 'rate_limited') {
+        return { ...base, kind: 'rate_limited', outcome: 'failed', text: attempt.text ?? '', rounds: items[0]!.rounds, usage, diff: '', ...(attempt.retryAfterMs !== undefined ? { retryAfterMs: attempt.retryAfterMs } : {}) };
+      }
+      const r = attempt.result;
+      const out: ItemOutcomeData = { ...base, kind: 'done', outcome: r.outcome, text: r.text, rounds: r.rounds, usage, diff: await diffOf(tree, spec.base) };
+      if (r.reason !== undefined) out.reason = r.reason;
+      if (r.verdict !== undefined) out.verdict = r.verdict;
+      return out;
+    } finally {
+      await close();
+    }
+  }
+}
+
+/** Everything the item changed against the base commit (its own commits too), murmur's state folder left out. */
+async function diffOf(tree: string, base: string): Promise<string> {
+  const outside = [':(exclude,glob)**/.murmur/**', ':(exclude).murmur'];
+  await git(tree, ['add', '-A', '--', '.', ...outside]);
+  const diff = await git(tree, ['diff', '--cached', '--binary', '--no-color', base, '--', '.', ...outside]);
+  return diff.ok ? diff.stdout : '';
+}
+
+const ITEM_TREE_PREFIX = 'murmur-item-';
+
+/** Whether process `pid` is alive on this machine (EPERM: alive, another user's). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes item worktrees whose worker died without removing them (`murmur-item-<pid>-…` folders of this user
+ * whose pid is gone), then prunes the repository's list of worktrees. Best effort: a failure changes nothing.
+ */
+export async function sweepStaleItemTrees(root: string, base = tmpdir()): Promise<void> {
+  try {
+    const uid = process.getuid?.();
+    for (const name of await readdir(base)) {
+      const pid = /^murmur-item-(\d+)-/.exec(name)?.[1];
+      if (pid === undefined || Number(pid) === process.pid || alive(Number(pid))) continue;
+      const dir = join(base, name);
+      const info = await stat(dir).catch(() => undefined);
+      if (!info?.isDirectory() || (uid !== undefined && info.uid !== uid)) continue;
+      await rm(dir, { recursive: true, force: true });
+    }
+  } catch {
+    // Sweeping is a courtesy.
+  }
+  await serialised(root, () => git(root, ['worktree', 'prune']));
+}

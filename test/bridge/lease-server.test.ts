@@ -1,0 +1,138 @@
+// The lease endpoint: each token answers for exactly one agent, a revoked token is refused and its call in
+// flight aborted, the folder is private, and a request is one JSON line each way.
+import { existsSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventBus, type MurmurEvent } from '../../orchestrator/events.js';
+import type { AgentRecord } from '../../orchestrator/scheduler.js';
+import { EngineShellBridge } from '../../orchestrator/shell-bridge.js';
+import type { BridgeAgent } from '../../tools/bridge/agent-handler.js';
+import { acquireLeaseServer, LeaseServer, releaseLeaseServer, sweepStaleLeaseFolders } from '../../tools/bridge/lease-server.js';
+import type { BridgeAnswer } from '../../tools/bridge/protocol.js';
+import { waitFor } from '../engine/helpers.js';
+import { runCommand } from './helpers.js';
+
+let server: LeaseServer;
+
+beforeAll(async () => {
+  server = await LeaseServer.start();
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+function ask(lease: string, argv: string[]): Promise<BridgeAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.endpoint);
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('connect', () => socket.write(`${JSON.stringify({ lease, argv })}\n`));
+    socket.on('data', (chunk) => (answer += chunk));
+    socket.on('end', () => resolve(JSON.parse(answer) as BridgeAnswer));
+    socket.on('error', reject);
+  });
+}
+
+describe('the lease server', () => {
+  it('keeps its folder private and maps each token to its own agent until revoked', async () => {
+    expect(statSync(server.dir).mode & 0o777).toBe(0o700);
+    const alice = {};
+    const bob = {};
+    const a = server.lease(alice, async (argv) => ({ exit: 0, stdout: `alice ${argv.join(' ')}` }));
+    const b = server.lease(bob, async () => ({ exit: 0, stdout: 'bob' }));
+    expect(server.lease(alice, async () => ({ exit: 0 })).variables).toEqual(a.variables);
+    expect(a.variables.MURMUR_TOOLS_LEASE).not.toBe(b.variables.MURMUR_TOOLS_LEASE);
+    expect(a.variables.MURMUR_TOOLS_ENDPOINT).toBe(server.endpoint);
+    expect(await ask(a.variables.MURMUR_TOOLS_LEASE!, ['tools'])).toEqual({ exit: 0, stdout: 'alice tools' });
+    expect(await ask(b.variables.MURMUR_TOOLS_LEASE!, [])).toEqual({ exit: 0, stdout: 'bob' });
+    server.revoke(alice);
+    expect((await ask(a.variables.MURMUR_TOOLS_LEASE!, ['tools'])).exit).toBe(4);
+    expect((await ask(b.variables.MURMUR_TOOLS_LEASE!, [])).exit).toBe(0);
+    expect(server.lease(alice, async () => ({ exit: 0 })).variables.MURMUR_TOOLS_LEASE).not.toBe(a.variables.MURMUR_TOOLS_LEASE);
+    server.revoke(alice);
+    server.revoke(bob);
+  });
+
+  it("puts a murmur-tools command on the lease's PATH that runs the host's own Node", async () => {
+    const owner = {};
+    const lease = server.lease(owner, async (argv) => ({ exit: argv[0] === 'tools' ? 0 : 2, stdout: `argv=${JSON.stringify(argv)}\n` }));
+    const command = path.join(lease.binDir, 'murmur-tools');
+    expect(readFileSync(command, 'utf8')).toContain(`exec '${process.execPath}'`);
+    // PATH without any node on it: the command must not depend on one.
+    const run = (args: string[]) => runCommand(command, args, { ...lease.variables, PATH: '/usr/bin:/bin' });
+    expect(await run(['tools', '--keyword', "it's"])).toEqual({ code: 0, stdout: `argv=["tools","--keyword","it's"]\n`, stderr: '' });
+    expect((await run(['call', 'x'])).code).toBe(2);
+    server.revoke(owner);
+  });
+
+  it('aborts a call in flight when its lease is revoked', async () => {
+    const owner = {};
+    let aborted: unknown;
+    const lease = server.lease(owner, (_argv, signal) => new Promise((resolve) => {
+      signal.addEventListener('abort', () => {
+        aborted = signal.reason;
+        resolve({ exit: 4, stderr: 'lease ended' });
+      });
+    }));
+    const pending = ask(lease.variables.MURMUR_TOOLS_LEASE!, ['call', 'x']);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    server.revoke(owner);
+    expect(await pending).toEqual({ exit: 4, stderr: 'lease ended' });
+    expect(String(aborted)).toMatch(/lease has ended/);
+    await waitFor('the connection to close', () => server.openConnections === 0);
+  });
+
+  it('sweeps the folders of dead processes, never a live server\'s', async () => {
+    const dead = mkdtempSync(path.join(tmpdir(), 'murmur-tools-'));
+    writeFileSync(path.join(dead, 'lease.sock'), '');
+    const young = mkdtempSync(path.join(tmpdir(), 'murmur-tools-'));
+    const old = new Date(Date.now() - 3_600_000);
+    utimesSync(dead, old, old);
+    utimesSync(server.dir, old, old);
+    await sweepStaleLeaseFolders('/nowhere');
+    expect(existsSync(dead)).toBe(false);
+    expect(existsSync(young)).toBe(true);
+    expect(existsSync(server.endpoint)).toBe(true);
+    utimesSync(young, old, old);
+    await sweepStaleLeaseFolders('/nowhere');
+    expect(existsSync(young)).toBe(false);
+  });
+});
+
+describe('the shared lease server when it cannot start', () => {
+  it('keeps no failure: the next engine starts it afresh, and the failed one holds no count', async () => {
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = path.join(tmpdir(), 'murmur-no-such-folder', 'deeper');
+    try {
+      await expect(acquireLeaseServer()).rejects.toThrow(/ENOENT/);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+    const started = await acquireLeaseServer();
+    expect(existsSync(started.endpoint)).toBe(true);
+    await releaseLeaseServer();
+    // Released by its one real user: closed and removed (a count left by the failed start would keep it open).
+    expect(existsSync(started.dir)).toBe(false);
+  });
+
+  it("lets the engine close after a failed start, without releasing what it never held", async () => {
+    const bus = new EventBus();
+    const logs: MurmurEvent[] = [];
+    bus.on('log', (event) => logs.push(event));
+    let released = 0;
+    const bridge = new EngineShellBridge(
+      bus,
+      { acquire: () => Promise.reject(new Error('no space left on device')), release: async () => void released++ },
+      { hasTasks: () => false, isRunning: () => false },
+    );
+    const adapter = bridge.adapterFor({ id: 'a1' } as AgentRecord, {} as BridgeAgent);
+    expect(await adapter.lease()).toBeUndefined();
+    expect(logs).toMatchObject([{ level: 'warn', message: expect.stringMatching(/no space left on device/) }]);
+    await expect(bridge.close()).resolves.toBeUndefined();
+    expect(released).toBe(0);
+  });
+});

@@ -1,0 +1,45 @@
+// The bundled command (`npm run build` → dist/bundle/main.js, the package's bin): it starts, runs a scripted
+// task, and its crash traces name source files through the maps beside the chunks.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildBundle } from '../../cli/build-bundle.js';
+import { mapStack } from '../../cli/stack-map.js';
+import { workspace } from './helpers.js';
+
+const root = resolve(import.meta.dirname, '../..');
+const bin = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: { murmur: string } }).bin.murmur;
+
+beforeAll(() => buildBundle(root), 60_000);
+
+const node = (args: string[], cwd = root) => execFileSync(process.execPath, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MURMUR_MODEL: '', NO_COLOR: '1' } });
+
+describe('the bundled murmur command', () => {
+  it('is the package\'s bin, starts with a shebang, and prints help and the version', () => {
+    expect(bin).toBe('dist/bundle/main.js');
+    expect(readFileSync(join(root, bin), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
+    expect(node([bin, '--help'])).toContain('murmur run');
+    expect(node([bin, '--version']).trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('runs a one-turn task on the scripted model and lists its session', () => {
+    const dir = workspace({ 's.json': JSON.stringify({ agents: [{ match: { role: 'main' }, turns: [{ text: 'bundled hello' }] }] }) });
+    expect(node([join(root, bin), 'run', '--no-dashboard', '--model', 'scripted:s.json', 'hi'], dir)).toBe('bundled hello\n');
+    expect(node([join(root, bin), 'sessions', '--json'], dir)).toContain('"status":"completed"');
+  });
+});
+
+describe('stack traces from a bundle', () => {
+  it('map minified frames back to the source file and line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'murmur-stack-'));
+    writeFileSync(join(dir, 'thrower.ts'), 'export function explode(): never {\n  throw new Error("kaboom");\n}\n');
+    writeFileSync(join(dir, 'entry.ts'), 'import { explode } from "./thrower.js";\ntry { explode(); } catch (e) { process.stdout.write((e as Error).stack ?? ""); }\n');
+    const esbuild = await import('esbuild');
+    await esbuild.build({ entryPoints: [join(dir, 'entry.ts')], outfile: join(dir, 'out/entry.mjs'), bundle: true, minify: true, sourcemap: 'linked', format: 'esm', platform: 'node', logLevel: 'error' });
+    const stack = node([join(dir, 'out/entry.mjs')], dir);
+    expect(stack).not.toContain('thrower.ts');
+    expect(mapStack(stack)).toContain(`${join(dir, 'thrower.ts')}:2:`);
+  });
+});
