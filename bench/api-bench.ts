@@ -13,24 +13,12 @@ import type { ModelProvider } from '../orchestrator/models/provider.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { script } from './overhead.js';
 
 const RUNS = 200;
 const AT_ONCE = 20;
 const CALLS_PER_RUN = 3;
 const ROUNDS = 9;
-
-const script = {
-  agents: [
-    {
-      match: { prompt: '^task (\\d+)$' },
-      turns: [
-        { toolCalls: [{ name: 'echo', arguments: { text: 'item $1' } }, { name: 'add', arguments: { a: 2, b: 3 } }] },
-        { toolCalls: [{ name: 'echo', arguments: { text: 'again $1' } }] },
-        { text: 'done $1' },
-      ],
-    },
-  ],
-};
 
 const echo = defineTool({ def: { name: 'echo', description: 'echo', parameters: Type.Object({ text: Type.String() }), executionMode: 'parallel' }, execute: (_c, i) => textResult(i.text) });
 const add = defineTool({ def: { name: 'add', description: 'add', parameters: Type.Object({ a: Type.Number(), b: Type.Number() }), executionMode: 'parallel' }, execute: (_c, i) => textResult(String(i.a + i.b)) });

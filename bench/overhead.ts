@@ -19,7 +19,8 @@ const CALLS_PER_RUN = 3;
 const echoParams = Type.Object({ text: Type.String() });
 const addParams = Type.Object({ a: Type.Number(), b: Type.Number() });
 
-const script: Script = {
+/** Three turns, three tool calls: the workload every loop-overhead comparison runs (also bench/api-bench.ts). */
+export const script: Script = {
   agents: [
     {
       match: { prompt: '^task (\\d+)$' },

@@ -3,6 +3,7 @@
 import { parseArgs, stringFlag, UsageError } from './args.js';
 import { COMMON_FLAGS, workspaceFrom } from './setup.js';
 import { buildHost } from './host.js';
+import { noteInterruptedSubagents } from '../host/resume.js';
 import { printOutcome } from './run.js';
 import { SessionStore, stateHome } from '../orchestrator/session.js';
 import type { SessionState } from '../orchestrator/engine.js';
@@ -56,18 +57,7 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
   });
   try {
     const { interrupted } = host.engine.restore(state);
-    const children = interrupted.filter((r) => r.parentId !== undefined);
-    const main = host.engine.scheduler.get('main');
-    if (main && children.length > 0) {
-      // The parent lost its waiting tool calls with the process: tell it which subagents can be resumed.
-      const list = children.map((r) => `${r.id} (${r.profile.name}${r.description ? `: ${r.description}` : ''})`).join(', ');
-      main.agent.enqueue({
-        role: 'user',
-        content: `<session-resumed>The process stopped and this session was resumed. These subagents were interrupted and can be continued with the agent tool's resume parameter: ${list}.</session-resumed>`,
-        synthetic: { kind: 'session-resumed' },
-      }, false);
-      if (main.agent.status === 'completed') main.agent.status = 'interrupted';
-    }
+    noteInterruptedSubagents(host.engine, interrupted);
     const outcome = await host.engine.continueMain();
     const marker = readScheduledMarker(session.dir);
     if (marker) recordResumedRun(marker, outcome, id);

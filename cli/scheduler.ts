@@ -10,7 +10,7 @@ import { CronService, DEFAULT_CHECK_MS, MAX_CHECK_MS } from '../orchestrator/cro
 import { CronStore, allStores } from '../orchestrator/cron/store.js';
 import { processLauncher } from '../orchestrator/cron/launcher.js';
 import { serviceHolder } from '../orchestrator/cron/lock.js';
-import { systemClock, type Clock } from '../orchestrator/clock.js';
+import { cronTiming } from './cron-clock.js';
 
 const FLAGS = {
   cwd: { kind: 'string' },
@@ -25,22 +25,12 @@ const FLAGS = {
   json: { kind: 'boolean' },
 } as const;
 
-function envNumber(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || n > max) throw new UsageError(`murmur scheduler: ${name}=${JSON.stringify(raw)} is not accepted; give a number of milliseconds from ${min} to ${max}.`);
-  return n;
-}
-
 export async function schedulerCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs('scheduler', argv, FLAGS);
   if (stringFlag(args, 'exec-run') !== undefined) return (await import('./scheduled-run.js')).scheduledRun(args);
   if (args.positionals.length > 0) throw new UsageError(`murmur scheduler: unexpected ${JSON.stringify(args.positionals.join(' '))}. Usage: murmur scheduler [--cwd DIR].`);
   const env = process.env;
-  const checkIntervalMs = envNumber(env, 'MURMUR_CRON_CHECK_MS', 10, MAX_CHECK_MS) ?? DEFAULT_CHECK_MS;
-  const offset = envNumber(env, 'MURMUR_CRON_CLOCK_OFFSET_MS', -1e12, 1e12) ?? 0;
-  const clock: Clock = offset === 0 ? systemClock : { ...systemClock, now: () => Date.now() + offset };
+  const { checkIntervalMs, clock } = cronTiming('scheduler', env, { defaultCheckMs: DEFAULT_CHECK_MS, maxCheckMs: MAX_CHECK_MS });
   const only = stringFlag(args, 'cwd') !== undefined ? CronStore.forWorkspace(workspaceFrom('scheduler', args), { env }) : undefined;
   const stores = only ? () => [only] : () => allStores(env);
   const log = (line: string) => process.stdout.write(`${new Date(clock.now()).toISOString()} ${line}\n`);

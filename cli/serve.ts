@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { workspaceFrom } from './setup.js';
 import { stateHome } from '../orchestrator/session.js';
-import { systemClock, type Clock } from '../orchestrator/clock.js';
+import { cronTiming } from './cron-clock.js';
 import type { CronService as CronServiceType } from '../orchestrator/cron/service.js';
 
 export const DEFAULT_PORT = 4777;
@@ -36,14 +36,6 @@ export function allowedHosts(host: string, port: number, extra: readonly string[
   if (LOOPBACK.has(host) || host === '127.0.0.1') return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
   const own = isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
   return [own, ...extra.map((name) => (name.includes(':') && !name.startsWith('[') ? name : `${name}:${port}`))];
-}
-
-function envMs(name: string, min: number, max: number): number | undefined {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || n > max) throw new UsageError(`murmur serve: ${name}=${JSON.stringify(raw)} is not accepted; give a number of milliseconds from ${min} to ${max}.`);
-  return n;
 }
 
 export async function serveCommand(argv: readonly string[]): Promise<number> {
@@ -100,9 +92,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   let service: CronServiceType | undefined;
   if (runScheduler) {
     const [{ CronService, DEFAULT_CHECK_MS, MAX_CHECK_MS }, { processLauncher }] = await Promise.all([import('../orchestrator/cron/service.js'), import('../orchestrator/cron/launcher.js')]);
-    const checkIntervalMs = envMs('MURMUR_CRON_CHECK_MS', 10, MAX_CHECK_MS) ?? DEFAULT_CHECK_MS;
-    const offset = envMs('MURMUR_CRON_CLOCK_OFFSET_MS', -1e12, 1e12) ?? 0;
-    const clock: Clock = offset === 0 ? systemClock : { ...systemClock, now: () => Date.now() + offset };
+    const { checkIntervalMs, clock } = cronTiming('serve', env, { defaultCheckMs: DEFAULT_CHECK_MS, maxCheckMs: MAX_CHECK_MS });
     const log = (line: string) => process.stderr.write(`${new Date(clock.now()).toISOString()} scheduler: ${line}\n`);
     const cron = new CronService({ stores, clock, checkIntervalMs, log, launch: processLauncher({ mainScript: fileURLToPath(new URL('./main.js', import.meta.url)), env }) });
     cron.start();
