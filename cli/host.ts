@@ -13,7 +13,6 @@ import { SessionStore } from '../orchestrator/session.js';
 import type { MurmurConfig } from '../orchestrator/config.js';
 import { assembleEngine } from '../host/assemble.js';
 import { HostInputError } from '../host/errors.js';
-import { recordSessionEvents } from '../dashboards/web/session-events.js';
 
 export interface Host {
   engine: Engine;
@@ -91,8 +90,6 @@ export async function buildHost(command: string, args: ParsedArgs, options: Host
     throw error;
   }
   const { engine } = assembled;
-  // The session's own events.jsonl: what `murmur serve` tails live and `murmur report` folds.
-  const sessionEvents = engine.session ? recordSessionEvents(bus, engine.session.dir) : undefined;
   bus.emit({ type: 'run.start', mode: options.sessionKind, task: options.title, model: provider.name });
 
   // Printed before the screen starts: they stay above the dashboard, which restores the screen when it ends.
@@ -130,7 +127,6 @@ export async function buildHost(command: string, args: ParsedArgs, options: Host
       await engine.close();
       await mcp?.close();
       await eventLog?.close();
-      await sessionEvents?.close();
     },
   };
 }

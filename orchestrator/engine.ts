@@ -23,6 +23,7 @@ import { newSessionId, SessionStore, stateHome } from './session.js';
 import { TaskRegistry } from './tasks.js';
 import { TimerService } from './timers.js';
 import { TranscriptWriter } from './transcript-writer.js';
+import { recordSessionEvents, type SessionEventsWriter } from './session-events.js';
 import type { AgentStatus, Usage } from './types.js';
 import { parseRuleLists } from './permissions/rules.js';
 import { finishedSubagentResults, repairTranscript } from './transcript-repair.js';
@@ -135,6 +136,8 @@ export class Engine {
   readonly shellBridge: EngineShellBridge | undefined;
   /** Writes every agent's conversation into the session (a subscriber of the bus); none without a session. */
   readonly transcripts: TranscriptWriter | undefined;
+  /** The session's own events.jsonl: what `murmur serve` tails live and `murmur report` folds. */
+  private readonly sessionEvents: SessionEventsWriter | undefined;
   readonly definitions: ReadonlyMap<string, AgentProfile>;
   /** What was wrong with the agent definition files (also emitted as log events when the engine starts). */
   readonly definitionProblems: readonly DefinitionProblem[] = [];
@@ -170,6 +173,7 @@ export class Engine {
       const session = this.session;
       this.transcripts = new TranscriptWriter((agentId) => session.transcriptPath(agentId));
       this.transcripts.subscribe(this.bus);
+      this.sessionEvents = recordSessionEvents(this.bus, session.dir);
     }
     if (options.definitions) this.definitions = options.definitions;
     else {
@@ -439,7 +443,7 @@ export class Engine {
     this.timers.stop();
     await this.shellBridge?.close();
     this.saveState();
-    await Promise.all([this.session?.flush(), this.transcripts?.flush()]);
+    await Promise.all([this.session?.flush(), this.transcripts?.flush(), this.sessionEvents?.close()]);
   }
 }
 

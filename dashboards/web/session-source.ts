@@ -5,7 +5,7 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { sessionFold, type AgentRow, type SessionFold, type SessionModel } from './session-model.js';
-import { SESSION_EVENTS_FILE } from './session-events.js';
+import { SESSION_EVENTS_FILE } from '../../orchestrator/session-events.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
 import type { Message, ToolResultMessage } from '../../orchestrator/types.js';
 import type { SessionState } from '../../orchestrator/engine.js';

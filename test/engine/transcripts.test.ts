@@ -30,6 +30,24 @@ describe('the transcript writer', () => {
     expect(readJsonLines(file('a-2'))).toEqual([user('other')]);
   });
 
+  it('keeps the order when an agent runs again while its previous stream is still closing', async () => {
+    const bus = new EventBus();
+    const file = path.join(workspace.dir, 'agents', 'a-1', 'transcript.jsonl');
+    const writer = new TranscriptWriter(() => file);
+    writer.subscribe(bus);
+    const expected: Message[] = [];
+    for (let round = 0; round < 20; round++) {
+      for (let i = 0; i < 50; i++) {
+        const message = user(`${round}.${i} ${'x'.repeat(200)}`);
+        expected.push(message);
+        bus.emit({ type: 'message', agentId: 'a-1', role: 'user', message });
+      }
+      bus.emit({ type: 'agent.end', agentId: 'a-1', role: 'worker', status: 'completed', usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, turns: 0, toolCalls: 0, durationMs: 0 });
+    }
+    await writer.flush();
+    expect(readJsonLines(file)).toEqual(expected);
+  });
+
   it("writes what each agent's conversation holds, for main and its subagent, through the engine's bus", async () => {
     const script: Script = {
       agents: [

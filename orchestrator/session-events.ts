@@ -1,10 +1,11 @@
-// Every session keeps its own event stream on disk: `sessions/<id>/events.jsonl`, the same lines as `--events`
+// Every session keeps its own event stream on disk (written for every host: the command line, the MCP server, the
+// library): `sessions/<id>/events.jsonl`, the same lines as `--events`
 // (message and message.delta stay in the transcripts, tool.update's streamed output is left out too). The web
 // console tails it for a live session and folds it for a finished one. Appended (a resumed session goes on in
 // the same file) through a buffered stream, so the loop never waits for the disk.
 import { createWriteStream, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { EVENT_TYPES, NOT_IN_EVENT_LOG, type EventBus, type EventType, type MurmurEvent } from '../../orchestrator/events.js';
+import { EVENT_TYPES, NOT_IN_EVENT_LOG, type EventBus, type EventType, type MurmurEvent } from './events.js';
 
 export const SESSION_EVENTS_FILE = 'events.jsonl';
 
