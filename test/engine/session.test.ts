@@ -100,7 +100,7 @@ describe('a session on disk', () => {
     ]);
     expect(state.tasks.map((t) => [t.taskId, t.kind, t.status, t.ownerAgentId])).toEqual([['t-1', 'bash', 'completed', 'main']]);
     // Only the expected entries: no temp files left from the atomic writes.
-    expect(readdirSync(session.dir).sort()).toEqual(['agents', 'state.json', 'tasks', 'tool-outputs']);
+    expect(readdirSync(session.dir).sort()).toEqual(['agents', 'events.jsonl', 'state.json', 'tasks', 'tool-outputs']);
 
     for (const id of ['main', 'a-1']) {
       expect(readJsonLines<Message>(session.transcriptPath(id))).toEqual(JSON.parse(JSON.stringify(engine.scheduler.get(id)!.agent.state.messages)));
