@@ -8,7 +8,7 @@ import { parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { hostAsker } from './approvals.js';
 import { packageVersion } from './version.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
-import { COMMON_FLAGS, configFor, providerFor, workspaceFrom } from './setup.js';
+import { COMMON_FLAGS, configFor, providerFactory, providerFor, workspaceFrom } from './setup.js';
 import { Engine, type EngineOptions, type RunOutcome } from '../orchestrator/engine.js';
 import { EventBus } from '../orchestrator/events.js';
 import type { MurmurConfig } from '../orchestrator/config.js';
@@ -17,7 +17,7 @@ import { DEFAULT_LIMITS } from '../orchestrator/scheduler.js';
 import { describeRuleProblem, parseRuleLists } from '../orchestrator/permissions/rules.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
-import { sharedEngineOptions } from './engine-options.js';
+import { assembleForCommand } from './engine-options.js';
 import { prepareSwarm } from '../swarm/launch.js';
 import { runSwarmOn } from '../host/swarm.js';
 import { renderReport, reportJson } from '../swarm/report.js';
@@ -186,26 +186,22 @@ async function openEngine(ctx: ServeContext, kind: 'run' | 'swarm', title: strin
   const { cwd, config, env } = ctx;
   const bus = new EventBus();
   const permissionMode = stringFlag(ctx.args, 'permission-mode') as PermissionMode | undefined;
-  const options = await sharedEngineOptions(
-    {
-      cwd,
-      config,
-      env,
-      bus,
-      provider: ctx.provider,
-      args: ctx.args,
-      hostInterface: 'mcp',
-      sessionKind: kind,
-      ...(ctx.mcp ? { mcp: ctx.mcp } : {}),
-      ...(permissionMode ? { permissionMode } : {}),
-      // Nobody can answer over MCP: approvals are settled by policy at once.
-      headlessReason: hostAsker({ mode: 'quiet', screen: () => undefined, mcpServer: true }).headlessReason ?? 'murmur runs as an MCP server',
-    },
-    () => engine,
-  );
-  options.modelGate = ctx.gate;
-  extend?.(options);
-  const engine: Engine = new Engine(options);
+  const { engine } = await assembleForCommand({
+    cwd,
+    config,
+    env,
+    bus,
+    provider: ctx.provider,
+    providerFor: providerFactory(ctx.args, config, cwd, env, ctx.provider.name),
+    hostInterface: 'mcp',
+    sessionKind: kind,
+    ...(ctx.mcp ? { mcp: ctx.mcp } : {}),
+    ...(permissionMode ? { permissionMode } : {}),
+    // Nobody can answer over MCP: approvals are settled by policy at once.
+    headlessReason: hostAsker({ mode: 'quiet', screen: () => undefined, mcpServer: true }).headlessReason ?? 'murmur runs as an MCP server',
+    modelGate: ctx.gate,
+    ...(extend ? { extend } : {}),
+  });
   bus.on('log', (event) => {
     if (event.level !== 'info') log(`${event.level}: ${event.agentId ? `${event.agentId}: ` : ''}${event.message}`);
   });

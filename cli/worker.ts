@@ -2,8 +2,8 @@
 // runs them in fresh worktrees of this machine's checkout, until Ctrl-C or SIGTERM (running items finish first).
 import { hostname } from 'node:os';
 import { parseArgs, positiveIntFlag, stringFlag, UsageError } from './args.js';
-import { configFor, workspaceFrom } from './setup.js';
-import { sharedEngineOptions } from './engine-options.js';
+import { configFor, providerFactory, workspaceFrom } from './setup.js';
+import { assembleForCommand } from './engine-options.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
 
@@ -84,9 +84,8 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
     }
   }
 
-  const [{ QueueWorker }, { Engine }, { EventBus }, { createMcpSource }] = await Promise.all([
+  const [{ QueueWorker }, { EventBus }, { createMcpSource }] = await Promise.all([
     import('../swarm/queue/worker.js'),
-    import('../orchestrator/engine.js'),
     import('../orchestrator/events.js'),
     import('../orchestrator/mcp-source.js'),
   ]);
@@ -105,27 +104,21 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
       const bus = new EventBus();
       const mcp = await createMcpSource({ cwd: itemCwd, config, env, bus, provider: itemProvider });
       const permissionMode = job.permissionMode !== undefined && PERMISSION_MODES.has(job.permissionMode) ? (job.permissionMode as PermissionMode) : undefined;
-      let engine: InstanceType<typeof Engine> | undefined;
-      const options = await sharedEngineOptions(
-        {
-          cwd: itemCwd,
-          config,
-          env,
-          bus,
-          provider: itemProvider,
-          args: { flags: { model: itemProvider.name, ...(baseUrl ? { 'base-url': baseUrl } : {}) }, positionals: [] },
-          hostInterface: 'cli',
-          sessionKind: 'swarm',
-          ...(mcp ? { mcp } : {}),
-          ...(permissionMode ? { permissionMode } : {}),
-          headlessReason: 'a queue worker has nobody to ask',
-        },
-        () => engine!,
-      );
-      options.session = false;
-      options.limits = { ...options.limits, maxAgents: Number.POSITIVE_INFINITY };
-      engine = new Engine(options);
-      const built = engine;
+      const { engine: built } = await assembleForCommand({
+        cwd: itemCwd,
+        config,
+        env,
+        bus,
+        provider: itemProvider,
+        providerFor: providerFactory({ flags: { model: itemProvider.name, ...(baseUrl ? { 'base-url': baseUrl } : {}) }, positionals: [] }, config, itemCwd, env, itemProvider.name),
+        hostInterface: 'cli',
+        sessionKind: 'swarm',
+        ...(mcp ? { mcp } : {}),
+        ...(permissionMode ? { permissionMode } : {}),
+        headlessReason: 'a queue worker has nobody to ask',
+        session: false,
+        limits: { maxAgents: Number.POSITIVE_INFINITY },
+      });
       return {
         engine: built,
         close: async () => {

@@ -28,8 +28,22 @@ export function recordSessionEvents(bus: EventBus, sessionDir: string): SessionE
   } catch {
     failed = true;
   }
+  // Lines of one tick go to the stream as one chunk: a 10,000-item swarm on a fast model emits far faster than a
+  // disk takes single lines, and each buffered chunk costs more than its text.
+  let batch = '';
+  let scheduled = false;
+  const drain = () => {
+    scheduled = false;
+    if (!failed && batch !== '') stream?.write(batch);
+    batch = '';
+  };
   const write = (event: MurmurEvent) => {
-    if (!failed) stream?.write(`${JSON.stringify(event)}\n`);
+    if (failed) return;
+    batch += `${JSON.stringify(event)}\n`;
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(drain);
+    }
   };
   const offs = EVENT_TYPES.filter((type) => !LEFT_OUT.has(type)).map((type) => bus.on(type, write));
   let closed = false;
@@ -39,6 +53,7 @@ export function recordSessionEvents(bus: EventBus, sessionDir: string): SessionE
         if (closed) return resolve();
         closed = true;
         for (const off of offs) off();
+        drain();
         if (!stream || failed) return resolve();
         stream.end(() => resolve());
       }),
