@@ -12,7 +12,6 @@ import { applyFilters, FILTER_PIPELINE, type TurnFacts } from '../roles/filters.
 import { normalizeName } from '../roles/names.js';
 import { invocableSkills, withoutSkill } from '../tools/interact/skills.js';
 import type { AgentLoopConfig } from './agent.js';
-import type { RuntimeDeps } from './agent-runtime.js';
 import type { EventBus, TaskEvent } from './events.js';
 import type { AgentRecord } from './scheduler.js';
 import { runToolCallOutcome, type BatchHooks } from './tool-batch.js';
@@ -199,7 +198,7 @@ function lazyAdapter(
   context: AgentLoopConfig['context'],
   hooks: BatchHooks,
   root: string,
-  deps: Pick<RuntimeDeps, 'bus' | 'registry' | 'mcpTools'>,
+  deps: ShellBridgeDeps,
 ): ShellBridgeAdapter {
   let adapter: ShellBridgeAdapter | undefined;
   return {
@@ -242,7 +241,7 @@ export function setUpShellBridge(input: {
   /** The local tools the agent holds. */
   local: ReadonlySet<string>;
   root: string;
-  deps: Pick<RuntimeDeps, 'shellBridge' | 'bus' | 'registry' | 'mcpTools'>;
+  deps: ShellBridgeDeps & { shellBridge?: EngineShellBridge | undefined };
 }): { skillToolUnused: boolean } {
   const { record, facts, context, deps } = input;
   const bridge = deps.shellBridge && record.profile.shellBridge !== false && input.local.has('bash') ? deps.shellBridge : undefined;
