@@ -258,8 +258,8 @@ export function terminalAsker(streams: TerminalStreams): Asker {
 export interface HostAskerOptions {
   /** The screen mode (known before the screen starts). */
   mode: ScreenMode;
-  /** The screen once started; read at prompt time, since the engine (and this asker) is built before it. */
-  screen: () => Screen | undefined;
+  /** The screen (made before the engine, drawn after it); its modal is looked up at prompt time. */
+  screen: Pick<Screen, 'ask'> | undefined;
   /** `murmur mcp serve`: the client, not a person, is on the other end. */
   mcpServer?: boolean;
   stdin?: TerminalStreams['input'];
@@ -287,7 +287,7 @@ export function hostAsker(options: HostAskerOptions): HostAsker {
   if (options.mode !== 'dashboard') return { asker: terminal };
   // The dashboard may stop mid-run (it falls back to plain lines): then the terminal prompt takes over.
   const pick = (): Asker => {
-    const ask = options.screen()?.ask;
+    const ask = options.screen?.ask;
     return ask ? dashboardAsker(ask) : terminal;
   };
   return {

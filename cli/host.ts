@@ -2,7 +2,7 @@
 // a terminal has — the screen, the terminal asker, Ctrl-C and the event log.
 import { boolFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { configFor, eventLogFor, onInterrupt, providerFactory, providerFor, workspaceFrom } from './setup.js';
-import { chooseScreenMode, startScreen, type Screen } from './screen.js';
+import { chooseScreenMode, createScreen, type Screen } from './screen.js';
 import { hostAsker, type HostAsker } from './approvals.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
 import { EventBus, type MurmurEvent } from '../orchestrator/events.js';
@@ -49,14 +49,15 @@ export async function buildHost(command: string, args: ParsedArgs, options: Host
   const eventLog: EventLog | undefined = eventLogFor(command, args, bus);
   const mcp = await createMcpSource({ cwd, config, env, bus, provider });
   const mode = chooseScreenMode({ json: boolFlag(args, 'json'), noDashboard: args.flags.dashboard === false, env });
-  let screen: Screen | undefined;
-  const { asker, headlessReason } = options.asker ?? hostAsker({ mode, screen: () => screen });
+  // The screen and Ctrl-C abort through this signal, so nothing needs the engine before it exists.
+  const aborter = new AbortController();
+  // Made now (the asker needs it), drawn once the engine exists and the setup warnings are printed.
+  const screen = createScreen({ mode, bus, title: options.title, model: provider.name, env, onAbort: () => aborter.abort() });
+  const { asker, headlessReason } = options.asker ?? hostAsker({ mode, screen });
   const permissionMode = stringFlag(args, 'permission-mode') as PermissionMode | undefined;
   const baseUrl = stringFlag(args, 'base-url');
   // Only a given flag counts: its absence must not override `swarmMode = true` in the configuration.
   const swarmMode = args.flags['swarm-mode'] === true;
-  // The screen and Ctrl-C abort through this signal, so nothing needs the engine before it exists.
-  const aborter = new AbortController();
   let assembled;
   try {
     assembled = await assembleEngine({
@@ -95,8 +96,8 @@ export async function buildHost(command: string, args: ParsedArgs, options: Host
   // Printed before the screen starts: they stay above the dashboard, which restores the screen when it ends.
   stopCollecting();
   for (const event of early) if (event.type === 'log') process.stderr.write(`murmur: ${event.level === 'info' ? '' : `${event.level}: `}${event.message}\n`);
-  screen = await startScreen({ mode, bus, title: options.title, model: provider.name, env, onAbort: () => aborter.abort() });
-  const started = screen;
+  await screen.start();
+  const started: Screen = screen;
   const offInterrupt = onInterrupt(() => aborter.abort());
   let closed = false;
 

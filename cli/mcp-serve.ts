@@ -198,7 +198,7 @@ async function openEngine(ctx: ServeContext, kind: 'run' | 'swarm', title: strin
     ...(ctx.mcp ? { mcp: ctx.mcp } : {}),
     ...(permissionMode ? { permissionMode } : {}),
     // Nobody can answer over MCP: approvals are settled by policy at once.
-    headlessReason: hostAsker({ mode: 'quiet', screen: () => undefined, mcpServer: true }).headlessReason ?? 'murmur runs as an MCP server',
+    headlessReason: hostAsker({ mode: 'quiet', screen: undefined, mcpServer: true }).headlessReason ?? 'murmur runs as an MCP server',
     modelGate: ctx.gate,
     ...(extend ? { extend } : {}),
   });

@@ -7,9 +7,43 @@ export type ScreenMode = 'dashboard' | 'lines' | 'quiet';
 
 export interface Screen {
   mode: ScreenMode;
-  /** A modal question on the dashboard; undefined when the screen cannot ask. */
+  /** A modal question on the dashboard; undefined when the screen cannot ask (not started yet, or fell back). */
   ask?: (prompt: ModalPrompt, signal?: AbortSignal) => Promise<string | undefined>;
   stop(): void;
+}
+
+/** A screen made before the engine (its asker needs it) and drawn after, so setup warnings print above it. */
+export interface PendingScreen extends Screen {
+  start(): Promise<void>;
+}
+
+export interface ScreenOptions {
+  mode: ScreenMode;
+  bus: EventBus;
+  title: string;
+  model: string;
+  env: NodeJS.ProcessEnv;
+  onAbort: () => void;
+}
+
+export function createScreen(options: ScreenOptions): PendingScreen {
+  let started: Screen | undefined;
+  let stopped = false;
+  const screen: PendingScreen = {
+    mode: options.mode,
+    async start() {
+      if (started || stopped) return;
+      started = await startScreen(options);
+      if (stopped) started.stop();
+    },
+    stop() {
+      stopped = true;
+      started?.stop();
+    },
+  };
+  // Read at prompt time: the dashboard's modal while it runs, nothing before it starts or after it fell back.
+  Object.defineProperty(screen, 'ask', { get: () => started?.ask, enumerable: true });
+  return screen;
 }
 
 export function chooseScreenMode(options: { json: boolean; noDashboard: boolean; env: NodeJS.ProcessEnv }): ScreenMode {
@@ -24,14 +58,7 @@ async function startLines(bus: EventBus, title: string, model: string, env: Node
   return { mode: 'lines', stop: () => reporter.stop() };
 }
 
-export async function startScreen(options: {
-  mode: ScreenMode;
-  bus: EventBus;
-  title: string;
-  model: string;
-  env: NodeJS.ProcessEnv;
-  onAbort: () => void;
-}): Promise<Screen> {
+async function startScreen(options: ScreenOptions): Promise<Screen> {
   const { mode, bus, title, model, env } = options;
   if (mode === 'quiet') return { mode, stop: () => undefined };
   if (mode === 'lines') return startLines(bus, title, model, env);

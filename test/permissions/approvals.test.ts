@@ -175,17 +175,17 @@ describe('choosing the asker', () => {
   const pipe = new PassThrough();
 
   it('has nobody to ask with --json, in MCP server mode, or without a terminal', () => {
-    expect(hostAsker({ mode: 'quiet', screen: () => undefined, stdin: tty })).toEqual({ headlessReason: 'the run prints JSON (--json), so nobody is asked' });
-    expect(hostAsker({ mode: 'lines', screen: () => undefined, stdin: tty, mcpServer: true }).asker).toBeUndefined();
-    expect(hostAsker({ mode: 'lines', screen: () => undefined, stdin: pipe })).toEqual({ headlessReason: 'stdin is not a terminal, so nobody can answer' });
+    expect(hostAsker({ mode: 'quiet', screen: undefined, stdin: tty })).toEqual({ headlessReason: 'the run prints JSON (--json), so nobody is asked' });
+    expect(hostAsker({ mode: 'lines', screen: undefined, stdin: tty, mcpServer: true }).asker).toBeUndefined();
+    expect(hostAsker({ mode: 'lines', screen: undefined, stdin: pipe })).toEqual({ headlessReason: 'stdin is not a terminal, so nobody can answer' });
   });
 
   it('uses the dashboard modal on the dashboard, and the terminal prompt otherwise', async () => {
     const prompts: ModalPrompt[] = [];
     const screen = { mode: 'dashboard' as const, stop: () => undefined, ask: async (prompt: ModalPrompt) => (prompts.push(prompt), 'y') };
-    const { asker } = hostAsker({ mode: 'dashboard', screen: () => screen, stdin: tty, stderr: new PassThrough() });
+    const { asker } = hostAsker({ mode: 'dashboard', screen, stdin: tty, stderr: new PassThrough() });
     expect(await asker!.approve(approval, new AbortController().signal)).toEqual({ kind: 'allow_once' });
     expect(prompts).toHaveLength(1);
-    expect(hostAsker({ mode: 'lines', screen: () => undefined, stdin: tty }).asker).toBeDefined();
+    expect(hostAsker({ mode: 'lines', screen: undefined, stdin: tty }).asker).toBeDefined();
   });
 });
