@@ -53,6 +53,8 @@ export class SessionStore {
 
   /** Opens an existing session; throws a message naming the id and listing the known ones when it is missing. */
   static open(home: string, id: string, clock: Clock = systemClock): SessionStore {
+    // An id names a folder under sessions/: never a path (`../x` would reach outside the state folder).
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(id)) throw new Error(`"${id}" is not a session id (letters, digits, ".", "_" and "-"; see murmur sessions)`);
     const store = new SessionStore(home, id, clock);
     if (!existsSync(join(store.dir, 'state.json'))) {
       const known = listSessions(home);

@@ -98,12 +98,17 @@ export async function runUntilSettled(
 /** Resolves false after `ms` on `clock` (or when aborted); a system timer does not keep the process alive. */
 function sleepUnlessDone(ms: number, signal: AbortSignal, clock: Clock): Promise<boolean> {
   return new Promise((resolve) => {
-    const timer = clock.setTimeout(() => resolve(false), Math.min(ms, 2_147_483_647));
-    (timer as { unref?: () => void } | undefined)?.unref?.();
-    signal.addEventListener('abort', () => {
+    const onAbort = () => {
       clock.clearTimeout(timer);
       resolve(false);
-    }, { once: true });
+    };
+    // The listener goes with the timer: a parent that waits many times must not collect one per wait.
+    const timer = clock.setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(false);
+    }, Math.min(ms, 2_147_483_647));
+    (timer as { unref?: () => void } | undefined)?.unref?.();
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }
 

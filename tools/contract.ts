@@ -60,6 +60,10 @@ export interface ToolContext extends ToolAdapters {
   callId: string;
 }
 
+/**
+ * Runs a call. `signal` aborts this call and is valid only until the call returns: agents reuse their run's
+ * signal once a run has ended cleanly, so work that outlives the call (a background job) takes its own.
+ */
 export type ToolExecute<P extends TSchema = TSchema> = (
   ctx: ToolContext,
   input: Static<P>,

@@ -6,7 +6,7 @@
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { CronStore } from '../../orchestrator/cron/store.js';
 import { taskObject, taskStatus } from '../../orchestrator/cron/task-view.js';
 import { defaultTimeZone } from '../../orchestrator/cron/schedule.js';
@@ -65,7 +65,9 @@ function inputOf(body: Record<string, unknown>): { input: TaskInput; errors: Fie
 }
 
 async function jsonBody(c: Context): Promise<Record<string, unknown> | undefined> {
-  if (!(c.req.header('content-type') ?? '').includes('application/json')) return undefined;
+  // Exactly JSON: `text/plain; application/json` is what a cross-site page can send without asking first.
+  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') return undefined;
   try {
     const body = (await c.req.json()) as unknown;
     return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
@@ -81,19 +83,34 @@ export function consoleApp(options: ConsoleOptions): Hono {
   const sources = new Map<string, SessionSource>();
   const pollMs = options.pollMs ?? 1000;
 
+  // Cookies are kept per host, not per port: each console has its own cookie name (two consoles do not log each
+  // other out), and the cookie holds its own secret, never the token that the API takes as Bearer.
+  const cookieName = `${COOKIE}_${(options.allowedHosts[0] ?? '').replace(/.*:/, '')}`;
+  const cookieValue = createHash('sha256').update(`murmur-console-cookie:${options.token}`).digest('base64url');
   app.use('*', async (c, next) => {
     const host = (c.req.header('host') ?? '').toLowerCase();
     if (!allowed.has(host)) return c.text('Forbidden: this console does not answer to that host name.\n', 403);
     const url = new URL(c.req.url);
     const fromQuery = url.searchParams.get('token') ?? undefined;
     if (fromQuery !== undefined && sameToken(fromQuery, options.token)) {
-      setCookie(c, COOKIE, options.token, { httpOnly: true, sameSite: 'Strict', path: '/' });
+      setCookie(c, cookieName, cookieValue, { httpOnly: true, sameSite: 'Strict', path: '/' });
       url.searchParams.delete('token');
       return c.redirect(`${url.pathname}${url.search}`, 303);
     }
     const auth = c.req.header('authorization');
     const bearer = auth?.startsWith('Bearer ') ? auth.slice(7).trim() : undefined;
-    if (!sameToken(bearer, options.token) && !sameToken(getCookie(c, COOKIE), options.token)) return c.body(null, 401);
+    if (sameToken(bearer, options.token)) return next();
+    if (!sameToken(getCookie(c, cookieName), cookieValue)) return c.body(null, 401);
+    // A cookie rides along on requests that other pages start, and SameSite does not tell ports apart: a page on
+    // another local port is "same-site". So a change made with the cookie must come from this console's own
+    // pages (its Origin), as JSON that a plain form or a no-preflight fetch cannot send.
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      const origin = c.req.header('origin');
+      const site = c.req.header('sec-fetch-site');
+      if (origin !== `${url.protocol}//${host}` || (site !== undefined && site !== 'same-origin')) {
+        return c.text('Forbidden: changes come from the console\'s own pages (or with Authorization: Bearer).\n', 403);
+      }
+    }
     await next();
   });
 

@@ -119,6 +119,16 @@ describe('a session on disk', () => {
 });
 
 describe('restoring a session left by a killed process', () => {
+  it('opens only a session id, never a path out of the state folder', async () => {
+    const elsewhere = SessionStore.create(path.join(cwd, 'other'), 'kept');
+    elsewhere.saveState(() => ({ version: 1 }));
+    await elsewhere.flush();
+    // Another state folder's session is exactly what a "../" id would reach.
+    expect(() => SessionStore.open(path.join(cwd, '.murmur'), '../../other/sessions/kept')).toThrow(/is not a session id/);
+    expect(() => SessionStore.open(path.join(cwd, '.murmur'), '..')).toThrow(/is not a session id/);
+    expect(SessionStore.open(path.join(cwd, 'other'), 'kept').id).toBe('kept');
+  });
+
   it('keeps finished agents finished, marks running ones interrupted, repairs their transcripts, and continues', async () => {
     const home = path.join(cwd, '.murmur');
     const crashed = SessionStore.create(home, 'crashed');

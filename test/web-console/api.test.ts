@@ -82,6 +82,26 @@ describe('the gates', () => {
     expect((await call(`/tasks?token=nope`, { token: false })).status).toBe(401);
   });
 
+  it('refuses changes made with the cookie from another origin (another local port is "same-site"), and JSON-looking text', async () => {
+    const link = await call(`/tasks?token=${TOKEN}`, { token: false });
+    const cookie = link.headers.get('set-cookie')!.split(';')[0]!;
+    // The cookie is named for this console's port and holds its own secret, not the Bearer token.
+    expect(cookie.startsWith('murmur_console_4777=')).toBe(true);
+    expect(cookie).not.toContain(TOKEN);
+    const body = JSON.stringify({ cron: '0 9 * * 1', prompt: 'Audit deps', permissionMode: 'yolo' });
+    const fromElsewhere = await call('/api/tasks', { token: false, method: 'POST', body, headers: { cookie, origin: 'http://127.0.0.1:8000', 'content-type': 'application/json' } });
+    expect(fromElsewhere.status).toBe(403);
+    const noOrigin = await call('/api/tasks', { token: false, method: 'POST', body, headers: { cookie, 'content-type': 'application/json' } });
+    expect(noOrigin.status).toBe(403);
+    const crossSite = await call(`/api/tasks`, { token: false, method: 'POST', body, headers: { cookie, origin: `http://${HOST}`, 'sec-fetch-site': 'same-site', 'content-type': 'application/json' } });
+    expect(crossSite.status).toBe(403);
+    const ownPage = await call('/api/tasks', { token: false, method: 'POST', body, headers: { cookie, origin: `http://${HOST}`, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' } });
+    expect(ownPage.status).toBe(201);
+    // What a page can send cross-origin without a preflight is not JSON here, whoever sends it.
+    const plain = await call('/api/tasks', { method: 'POST', body, headers: { 'content-type': 'text/plain; application/json' } });
+    expect(plain.status).toBe(400);
+  });
+
   it('refuses a Host it does not answer to with 403 (even with the token), and accepts the loopback names', async () => {
     for (const host of ['evil.example:4777', '127.0.0.1:80', 'localhost', '192.168.1.5:4777']) expect((await call('/api/tasks', { host })).status, host).toBe(403);
     for (const host of ['127.0.0.1:4777', 'localhost:4777', '[::1]:4777']) expect((await call('/api/tasks', { host })).status, host).toBe(200);
