@@ -75,20 +75,7 @@ export class SessionStore {
 
   /** The messages of a transcript, and whether its end was damaged (a line cut by a killed process). */
   readTranscript(agentId: string): { messages: Message[]; damaged: boolean } {
-    const path = this.transcriptPath(agentId);
-    if (!existsSync(path)) return { messages: [], damaged: false };
-    const text = readFileSync(path, 'utf8');
-    const messages: Message[] = [];
-    for (const line of text.split('\n')) {
-      if (!line.trim()) continue;
-      try {
-        messages.push(JSON.parse(line) as Message);
-      } catch {
-        // A line cut by a killed process: everything before it is intact.
-        return { messages, damaged: true };
-      }
-    }
-    return { messages, damaged: text.length > 0 && !text.endsWith('\n') };
+    return readTranscriptFile(this.transcriptPath(agentId));
   }
 
   /**
@@ -157,4 +144,23 @@ export function listSessions(home: string): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * A transcript file's messages (none when it does not exist), read without opening a session (the web console and
+ * `murmur report` only look). It stops at a damaged line: a line cut by a killed process; everything before is intact.
+ */
+export function readTranscriptFile(path: string): { messages: Message[]; damaged: boolean } {
+  if (!existsSync(path)) return { messages: [], damaged: false };
+  const text = readFileSync(path, 'utf8');
+  const messages: Message[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      messages.push(JSON.parse(line) as Message);
+    } catch {
+      return { messages, damaged: true };
+    }
+  }
+  return { messages, damaged: text.length > 0 && !text.endsWith('\n') };
 }

@@ -6,6 +6,7 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } fro
 import { join } from 'node:path';
 import { sessionFold, type AgentRow, type SessionFold, type SessionModel } from './session-model.js';
 import { SESSION_EVENTS_FILE } from '../../orchestrator/session-events.js';
+import { readTranscriptFile } from '../../orchestrator/session.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
 import type { Message, ToolResultMessage } from '../../orchestrator/types.js';
 import type { SessionState } from '../../orchestrator/engine.js';
@@ -29,25 +30,9 @@ export function readState(home: string, id: string): SessionState | undefined {
   }
 }
 
-/** The messages of an agent's transcript (damaged lines skipped). */
+/** The messages of an agent's transcript (up to a line cut by a killed process). */
 export function readTranscript(home: string, id: string, agentId: string): Message[] {
-  const file = join(sessionDir(home, id), 'agents', agentId, 'transcript.jsonl');
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return [];
-  }
-  const out: Message[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      out.push(JSON.parse(line) as Message);
-    } catch {
-      // A line cut by a killed process.
-    }
-  }
-  return out;
+  return readTranscriptFile(join(sessionDir(home, id), 'agents', agentId, 'transcript.jsonl')).messages;
 }
 
 /** The agent's last assistant text (its answer), or undefined. */
