@@ -1,4 +1,4 @@
-// murmur as a library: `import { createMurmur } from 'murmur'`. Everything here is the public, versioned surface;
+// murmur as a library: `import { createMurmur } from 'murmur-agents'`. Everything here is the public, versioned surface;
 // nothing else in the package is importable (package.json `exports`).
 export { createMurmur, type Murmur, type RunOptions, type SwarmOptions } from './murmur.js';
 export { MurmurOptionsError } from './errors.js';

@@ -9,6 +9,7 @@ import type { QuestionReply, QuestionRequest } from '../tools/adapters-interacti
 import type { RuntimeTool } from '../tools/contract.js';
 import { describeRuleProblem, parseRuleLists } from '../orchestrator/permissions/rules.js';
 import { MurmurOptionsError } from './errors.js';
+import type { Environment } from '../orchestrator/environment.js';
 
 export type PermissionMode = 'manual' | 'auto' | 'yolo';
 export type Effort = 'low' | 'medium' | 'high';
@@ -71,7 +72,7 @@ export interface MurmurOptions {
   /** Aborts every run of this instance (finished work is kept). */
   signal?: AbortSignal;
   /** The environment (keys, MURMUR_* settings); default process.env. */
-  env?: NodeJS.ProcessEnv;
+  env?: Environment;
   /** Your tools, each offered to the roles you name. */
   tools?: readonly CustomTool[];
   /** false: nothing written under .murmur (no sessions, so nothing to resume). Default true. */
@@ -83,7 +84,7 @@ const KNOWN = new Set(['cwd', 'model', 'baseUrl', 'permissionMode', 'swarmMode',
 export interface CheckedOptions {
   cwd: string;
   config: MurmurConfig;
-  env: NodeJS.ProcessEnv;
+  env: Environment;
   options: MurmurOptions;
 }
 

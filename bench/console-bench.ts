@@ -11,13 +11,14 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { murmurBin } from './package-bin.js';
 
 const ITEMS = 1000;
 const AT_ONCE = 50;
 const TURN_LATENCY_MS = 20;
 const ROUNDS = 3;
 const CHROMIUM = '/usr/bin/chromium';
-const MAIN = resolve(fileURLToPath(new URL('.', import.meta.url)), '../cli/main.js');
+const MAIN = murmurBin();
 
 export interface ConsoleBenchResult {
   noneMs: number;

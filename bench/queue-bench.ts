@@ -5,17 +5,17 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { Engine } from '../orchestrator/engine.js';
 import { ScriptedModel, type Script } from '../orchestrator/models/scripted.js';
 import { prepareSwarm, type QueueTarget } from '../swarm/launch.js';
 import { connectQueue } from '../swarm/queue/url.js';
+import { murmurBin } from './package-bin.js';
 
 type Report = (line: string) => void;
 
-const MAIN = resolve(fileURLToPath(import.meta.url), '../../cli/main.js');
+const MAIN = murmurBin();
 const SCRIPT: Script = {
   agents: [
     {

@@ -4,9 +4,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { buildBundle } from '../cli/build-bundle.js';
+import { murmurBin, PACKAGE_ROOT } from './package-bin.js';
 
 const ROUNDS = 11;
 
@@ -25,8 +25,8 @@ function timeProcess(args: string[], cwd: string): number {
 }
 
 export async function benchStartup(report: (line: string) => void): Promise<void> {
-  const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-  const bundle = join(root, 'dist/bundle/main.js');
+  const root = PACKAGE_ROOT;
+  const bundle = murmurBin();
   if (!existsSync(bundle)) await buildBundle(root);
   const unbundled = join(root, 'dist/cli/main.js');
   const dir = mkdtempSync(join(tmpdir(), 'murmur-startup-'));

@@ -6,13 +6,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { boolFlag, parseArgs, UsageError } from './args.js';
 import { swarmCommand } from './swarm.js';
+import { DEMO_FLAGS } from './flags.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 const TEMPLATE =
   'Convert {{item}} from CommonJS to ES modules: turn every require() into an import (with the .js extension) and module.exports into export statements, then check the file reads correctly.';
 
 export async function demoCommand(argv: readonly string[]): Promise<number> {
-  const args = parseArgs('demo', argv, { dashboard: { kind: 'boolean' }, json: { kind: 'boolean' } });
+  const args = parseArgs('demo', argv, DEMO_FLAGS);
   if (args.positionals.length > 0) throw new UsageError(`murmur demo: unexpected argument ${JSON.stringify(args.positionals[0])}; it takes only --no-dashboard and --json.`);
   const project = mkdtempSync(join(tmpdir(), 'murmur-demo-'));
   cpSync(join(EXAMPLES, 'demo-project'), project, { recursive: true });

@@ -1,60 +1,47 @@
 #!/usr/bin/env node
 // The murmur command. Kept tiny so `murmur --help` and `--version` start fast: each command loads lazily.
-import { UsageError } from './args.js';
+import { asksForHelp, HelpRequest, UsageError } from './args.js';
+import { exitQuietlyOnClosedStdout } from './closed-pipe.js';
+import { installStackMapping } from './stack-map.js';
+import { resolveCommand, subcommands } from './commands.js';
+import { commandHelp, groupHelp, helpFor, overview, unknownCommandMessage } from './help.js';
 import { packageVersion } from './version.js';
 
-export const HELP = `murmur — a multi-agent orchestrator: swarms and subagents with a live dashboard
+/** `murmur help [COMMAND [SUBCOMMAND]]`: the same text as `murmur COMMAND --help`. */
+function help(words: readonly string[]): number {
+  if (words.length === 0 || words[0]!.startsWith('-')) {
+    process.stdout.write(overview());
+    return 0;
+  }
+  const { command, group, rest } = resolveCommand(words);
+  if (!command && !group) throw new UsageError(unknownCommandMessage(words[0]!, 'murmur help'));
+  if (group && rest.length > 0) {
+    const names = subcommands(group).map((c) => c.name.slice(group.length + 1));
+    throw new UsageError(`murmur help: unknown subcommand "${rest[0]}" of murmur ${group}. Subcommands: ${names.join(', ')}.`);
+  }
+  process.stdout.write(helpFor(words)!);
+  return 0;
+}
 
-Usage:
-  murmur run [options] "TASK"           run a task with the main agent (it may start subagents and swarms)
-  murmur swarm --template T (--items A B … | --items-file F | --glob PATTERN) [options]
-                                        run one subagent per item, without a main agent
-  murmur resume ID                      reopen a session after a crash or an abort and finish its work
-  murmur demo                           a scripted swarm on a sample project (no API key needed)
-  murmur mcp serve [--model M] [--cwd DIR]  serve run_agent and run_swarm over MCP (stdio)
-  murmur sessions [--cwd DIR] [--json]  the workspace's sessions, newest first (ids for murmur resume)
-  murmur schedule add|list|show|edit|pause|unpause|rm|run-now|preview …
-                                        scheduled tasks (see murmur schedule --help)
-  murmur scheduler [--cwd DIR]          the service that runs scheduled tasks (foreground)
-  murmur serve [--port N] [--host H] [--allow-host NAME]… [--no-scheduler] [--cwd DIR]
-                                        the web console (scheduled tasks, sessions, swarm timelines)
-  murmur report ID [--html] [-o FILE] [--json]
-                                        a session's report as text, JSON or one self-contained HTML file
-  murmur worker --queue redis://… [--cwd DIR] [--concurrency N] [--model M]
-                                        take swarm items from a Redis queue (see murmur swarm --queue)
-  murmur --help | --version
-
-Options (run):
-  --model M              openai:MODEL | anthropic:MODEL | ollama:MODEL | scripted:FILE (default: $MURMUR_MODEL,
-                         else openai:gpt-4.1 with OPENAI_API_KEY, else anthropic:claude-sonnet-4-6 with ANTHROPIC_API_KEY)
-  --base-url URL         another OpenAI- or Anthropic-compatible endpoint (or OPENAI_BASE_URL / ANTHROPIC_BASE_URL)
-  --cwd DIR              the workspace (default: the current folder)
-  --agent NAME           run as the agent defined in .murmur/agents/NAME.md
-  --events FILE          write every event as one JSON line
-  --json                 print one JSON object {status, result, usage, agents} on stdout
-  --no-dashboard         plain progress lines even on a terminal
-  --permission-mode M    manual | auto | yolo (default manual)
-  --swarm-mode           allow agent_swarm without asking
-  --effort LEVEL         low | medium | high: reasoning_effort (OpenAI-compatible) or a thinking budget (Anthropic)
-
-Options (swarm):
-  --template T           the prompt for each item; {{item}} is replaced by the item
-  --items A B …          the items; or --items-file F (one per line) or --glob PATTERN (matching files)
-  --role R               explore | worker (coder, default) | verifier | a defined agent
-  --verify               a verifier checks each completed item; failures go back to the worker
-  --max-rounds N         verify rounds per item (default 2)
-  --isolation worktree   each worker in its own git worktree, merged back when it completes
-  --max-concurrency N    at most N subagents at once (or MURMUR_SWARM_MAX_CONCURRENCY)
-  --queue redis://…      run the items on murmur workers through Redis (or MURMUR_QUEUE; rediss:// for TLS)
-  --model, --base-url, --cwd, --events, --json, --no-dashboard, --permission-mode, --effort as for run
-
-State lives in .murmur/ under the workspace (MURMUR_HOME overrides). Exit status 0 when the work completed.
-`;
+/** `--help` / `-h` after a command prints its help from the declarations, without loading the command's module. */
+function helpBeforeLoading(argv: readonly string[]): number | undefined {
+  const { command, group, rest } = resolveCommand(argv);
+  if (group && rest[0] === 'help') return help([group, ...rest.slice(1)]);
+  if (command && asksForHelp(rest, command.flags)) {
+    process.stdout.write(commandHelp(command));
+    return 0;
+  }
+  if (group && asksForHelp(rest, {})) {
+    process.stdout.write(groupHelp(group));
+    return 0;
+  }
+  return undefined;
+}
 
 export async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(HELP);
+  if (command === undefined || command === '--help' || command === '-h') {
+    process.stdout.write(overview());
     return command === undefined ? 2 : 0;
   }
   if (command === '--version' || command === '-v') {
@@ -62,6 +49,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   try {
+    if (command === 'help') return help(rest);
+    const helped = helpBeforeLoading(argv);
+    if (helped !== undefined) return helped;
     switch (command) {
       case 'run':
         return await (await import('./run.js')).runCommand(rest);
@@ -86,11 +76,14 @@ export async function main(argv: readonly string[]): Promise<number> {
       case 'worker':
         return await (await import('./worker.js')).workerCommand(rest);
       default:
-        throw new UsageError(
-          `murmur: unknown command "${command}". Commands: run, swarm, resume, sessions, schedule, scheduler, serve, report, worker, demo, mcp serve; see murmur --help.`,
-        );
+        throw new UsageError(unknownCommandMessage(command));
     }
   } catch (error) {
+    // A command's parser met --help where main.ts's look-ahead did not (it is called the same way in tests).
+    if (error instanceof HelpRequest) {
+      process.stdout.write(helpFor(error.command.split(' ')) ?? overview());
+      return 0;
+    }
     if (error instanceof UsageError) {
       process.stderr.write(`${error.message}\n`);
       return 2;
@@ -99,14 +92,16 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+exitQuietlyOnClosedStdout();
+installStackMapping();
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
-  async (error: unknown) => {
-    let text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    // From the bundle: name the source files (its maps are read only now, never at start-up).
-    if (error instanceof Error && error.stack) text = await import('./stack-map.js').then((m) => m.mapStack(text), () => text);
+  (error: unknown) => {
+    // installStackMapping made the stack name source files (maps are read only now, never at start-up).
+    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
     process.stderr.write(`murmur: ${text}\n`);
     process.exitCode = 1;
   },

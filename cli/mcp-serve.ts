@@ -8,7 +8,10 @@ import { parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { hostAsker } from './approvals.js';
 import { packageVersion } from './version.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
-import { COMMON_FLAGS, configFor, providerFactory, providerFor, workspaceFrom } from './setup.js';
+import { configFor, providerFactory, providerFor, workspaceFrom } from './setup.js';
+import { MCP_FLAGS } from './flags.js';
+import { commandSpec } from './commands.js';
+import { commandHelp, usageLines } from './help.js';
 import { Engine, type EngineOptions, type RunOutcome } from '../orchestrator/engine.js';
 import { EventBus } from '../orchestrator/events.js';
 import type { MurmurConfig } from '../orchestrator/config.js';
@@ -23,17 +26,6 @@ import { runSwarmOn } from '../host/swarm.js';
 import { renderReport, reportJson } from '../swarm/report.js';
 import { maxSwarmItems } from '../swarm/settings.js';
 
-const MCP_FLAGS = {
-  model: COMMON_FLAGS.model!,
-  'base-url': COMMON_FLAGS['base-url']!,
-  cwd: COMMON_FLAGS.cwd!,
-  // Accepted for the permission system; nobody can answer an approval question over MCP.
-  'permission-mode': COMMON_FLAGS['permission-mode']!,
-} as const;
-
-const USAGE = `Usage: murmur mcp serve [--model M] [--base-url URL] [--cwd DIR] [--permission-mode manual|auto|yolo]
-Serves run_agent and run_swarm over MCP on stdin/stdout (logs go to stderr).
-`;
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -52,15 +44,17 @@ interface ServeContext {
 
 export async function mcpCommand(argv: readonly string[]): Promise<number> {
   const [sub, ...rest] = argv;
+  const spec = commandSpec('mcp serve');
+  const usage = `Usage: ${usageLines(spec).join('\n')}\nSee murmur mcp serve --help.`;
   if (sub === '--help' || sub === '-h' || (sub === 'serve' && (rest.includes('--help') || rest.includes('-h')))) {
-    process.stdout.write(USAGE);
+    process.stdout.write(commandHelp(spec));
     return 0;
   }
   if (sub !== 'serve') {
-    throw new UsageError(`murmur mcp: ${sub === undefined ? 'missing the subcommand' : `unknown subcommand ${JSON.stringify(sub)}`}; the only one is "serve". ${USAGE.trimEnd()}`);
+    throw new UsageError(`murmur mcp: ${sub === undefined ? 'missing the subcommand' : `unknown subcommand ${JSON.stringify(sub)}`}; the only one is "serve". ${usage}`);
   }
   const args = parseArgs('mcp serve', rest, MCP_FLAGS);
-  if (args.positionals.length > 0) throw new UsageError(`murmur mcp serve: unexpected argument ${JSON.stringify(args.positionals[0])}. ${USAGE.trimEnd()}`);
+  if (args.positionals.length > 0) throw new UsageError(`murmur mcp serve: unexpected argument ${JSON.stringify(args.positionals[0])}. ${usage}`);
   const env = process.env;
   // Every bad flag, workspace or model is a UsageError here, before anything is served.
   const cwd = workspaceFrom('mcp serve', args);

@@ -10,8 +10,8 @@ import { stateHome } from '../orchestrator/session.js';
 import { renderReport, type ItemResult } from '../swarm/report.js';
 import { swarmReport, type RunReport } from '../host/reports.js';
 import type { SessionState } from '../orchestrator/engine.js';
+import { REPORT_FLAGS } from './flags.js';
 
-const FLAGS = { html: { kind: 'boolean' }, output: { kind: 'string' }, json: { kind: 'boolean' }, cwd: { kind: 'string' } } as const;
 
 interface SavedSwarmState {
   items?: { item: string; result?: ItemResult }[];
@@ -46,7 +46,7 @@ function agentTree(state: SessionState): string {
 }
 
 export async function reportCommand(argv: readonly string[]): Promise<number> {
-  const args = parseArgs('report', argv.map((a) => (a === '-o' ? '--output' : a)), FLAGS);
+  const args = parseArgs('report', argv, REPORT_FLAGS);
   const [id, ...extra] = args.positionals;
   if (!id) throw new UsageError('murmur report: missing the session id (see murmur sessions). Usage: murmur report ID [--html] [-o FILE] [--json].');
   if (extra.length > 0) throw new UsageError(`murmur report: one session id expected, got ${args.positionals.join(' ')}.`);

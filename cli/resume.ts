@@ -1,7 +1,8 @@
 // `murmur resume ID`: reopen a session left by a crash or an abort. Finished agents stay finished; the
 // interrupted ones continue from their transcripts (a swarm finishes only the items that had not completed).
 import { parseArgs, stringFlag, UsageError } from './args.js';
-import { COMMON_FLAGS, workspaceFrom } from './setup.js';
+import { workspaceFrom } from './setup.js';
+import { RESUME_FLAGS } from './flags.js';
 import { buildHost } from './host.js';
 import { noteInterruptedSubagents } from '../host/resume.js';
 import { printOutcome } from './run.js';
@@ -9,9 +10,6 @@ import { SessionStore, stateHome } from '../orchestrator/session.js';
 import type { SessionState } from '../orchestrator/engine.js';
 import { markHeldResumed, prepareReplay, readHeld, readScheduledMarker, replayingProvider } from '../orchestrator/cron/held.js';
 import { recordResumedRun } from '../orchestrator/cron/resumed.js';
-
-// `--queue`: a queue swarm whose URL holds a password was saved without it, so it is given again.
-const RESUME_FLAGS = { ...COMMON_FLAGS, queue: { kind: 'string' } } as const;
 
 export async function resumeCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs('resume', argv, RESUME_FLAGS);

@@ -1,18 +1,17 @@
 // `murmur run "TASK"`: the main agent on a task, with the screen, the event log and the session on disk.
 import { boolFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
-import { COMMON_FLAGS, workspaceFrom } from './setup.js';
+import { workspaceFrom } from './setup.js';
+import { RUN_FLAGS } from './flags.js';
 import { loadAgentDefinitions, profileOrProblem } from '../roles/definitions.js';
 import { buildHost, type Host } from './host.js';
 import type { RunOutcome } from '../orchestrator/engine.js';
 import type { AgentProfile } from '../roles/profile.js';
 import { runReport } from '../host/reports.js';
 
-const RUN_FLAGS = { ...COMMON_FLAGS, agent: { kind: 'string' } } as const;
-
 export async function runCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs('run', argv, RUN_FLAGS);
   const task = args.positionals.join(' ').trim();
-  if (!task) throw new UsageError('murmur run: missing the task. Usage: murmur run [options] "TASK" (see murmur --help).');
+  if (!task) throw new UsageError('murmur run: missing the task. Usage: murmur run [options] "TASK" (see murmur run --help).');
   // A bad --agent is a usage error before anything starts (no session is left behind).
   checkAgentFlag(args);
   const host = await buildHost('run', args, { title: task, sessionKind: 'run' });

@@ -2,7 +2,9 @@
 // line. A person at the command line is the approver, so nothing here asks. Every bad flag, cron, interval,
 // date or zone is exit 2 with a message naming the value (the checks are the store's, shared with the tool).
 import { realpathSync } from 'node:fs';
-import { boolFlag, parseArgs, positiveIntFlag, stringFlag, UsageError, type FlagSpecs, type ParsedArgs } from './args.js';
+import { boolFlag, parseArgs, positiveIntFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
+import { SCHEDULE_FLAGS } from './flags.js';
+import { groupHelp } from './help.js';
 import { workspaceFrom } from './setup.js';
 import { allStores, CronStore, findTask, previewSchedule } from '../orchestrator/cron/store.js';
 import type { FieldError, TaskField, TaskInput } from '../orchestrator/cron/validate.js';
@@ -11,41 +13,8 @@ import { describeSchedule, taskObject, taskStatus, type TaskStatus } from '../or
 import { serviceHolder } from '../orchestrator/cron/lock.js';
 import type { ScheduledTask } from '../orchestrator/cron/types.js';
 
-export const SCHEDULE_HELP = `murmur schedule — scheduled tasks (run by murmur scheduler)
-
-  murmur schedule add (--cron EXPR | --every N(d|w|mo) --at HH:MM [--start DATE]) --prompt TEXT [--until DATE]
-                      [--title T] [--timezone Z] [--once] [--max-fires N] [--permission-mode M] [--model M]
-                      [--effort E] [--cwd DIR] [--json]
-  murmur schedule list [--status all|active|paused|failed|ended] [--cwd DIR] [--json]
-  murmur schedule show ID [--json]          the task, its next 3 ideal run times, its history
-  murmur schedule edit ID [same flags as add] [--keep] [--json]   identity and history kept
-  murmur schedule pause ID | unpause ID | rm ID | run-now ID
-  murmur schedule preview (--cron EXPR | --every …) [--timezone Z] [--until DATE] [--count N] [--json]
-
-  --cron EXPR      5 fields: minute hour day-of-month month day-of-week ("0 9 * * 1-5")
-  --every N(d|w|mo) --at HH:MM [--start YYYY-MM-DD]   every N days, weeks or months at a time of day
-  --until DATE     the last day it runs (YYYY-MM-DD); an interval ending on its first day runs once
-  --timezone Z     an IANA zone (default: this machine's)
-  --once           fire once, then end;  --max-fires N  end a recurring task after N fires
-  --keep           (edit) a task an agent created never goes stale
-`;
-
-const DEFINITION_FLAGS: FlagSpecs = {
-  cron: { kind: 'string' },
-  every: { kind: 'string' },
-  at: { kind: 'string' },
-  start: { kind: 'string' },
-  until: { kind: 'string' },
-  prompt: { kind: 'string' },
-  title: { kind: 'string' },
-  timezone: { kind: 'string' },
-  once: { kind: 'boolean' },
-  'max-fires': { kind: 'string' },
-  'permission-mode': { kind: 'string' },
-  model: { kind: 'string' },
-  effort: { kind: 'string' },
-  json: { kind: 'boolean' },
-};
+/** `murmur schedule` alone or `--help`: every subcommand's usage (rendered from cli/commands.ts). */
+export const scheduleHelp = (): string => groupHelp('schedule');
 
 const FLAG_OF: Record<TaskField, string> = {
   cron: '--cron',
@@ -114,7 +83,7 @@ function plainTask(task: ScheduledTask, status: TaskStatus, next: readonly strin
 }
 
 async function add(argv: readonly string[]): Promise<number> {
-  const args = parseArgs('schedule add', argv, { ...DEFINITION_FLAGS, cwd: { kind: 'string' } });
+  const args = parseArgs('schedule add', argv, SCHEDULE_FLAGS.add);
   if (args.positionals.length > 0) throw new UsageError(`murmur schedule add: unexpected ${JSON.stringify(args.positionals.join(' '))}; the prompt goes in --prompt TEXT.`);
   const workspace = realpathSync(workspaceFrom('schedule add', args));
   const store = CronStore.forWorkspace(workspace);
@@ -143,7 +112,7 @@ function printTask(store: CronStore, task: ScheduledTask, args: ParsedArgs, verb
 }
 
 async function list(argv: readonly string[]): Promise<number> {
-  const args = parseArgs('schedule list', argv, { status: { kind: 'string', choices: ['all', 'active', 'paused', 'failed', 'ended'] }, cwd: { kind: 'string' }, json: { kind: 'boolean' } });
+  const args = parseArgs('schedule list', argv, SCHEDULE_FLAGS.list);
   if (args.positionals.length > 0) throw new UsageError(`murmur schedule list: unexpected ${JSON.stringify(args.positionals.join(' '))}.`);
   const wanted = stringFlag(args, 'status') ?? 'all';
   const stores = stringFlag(args, 'cwd') !== undefined ? [CronStore.forWorkspace(realpathSync(workspaceFrom('schedule list', args)))] : allStores();
@@ -170,13 +139,13 @@ async function list(argv: readonly string[]): Promise<number> {
 }
 
 async function show(argv: readonly string[]): Promise<number> {
-  const args = parseArgs('schedule show', argv, { json: { kind: 'boolean' } });
+  const args = parseArgs('schedule show', argv, SCHEDULE_FLAGS.show);
   const { store, task } = found('show', one('show', args));
   return printTask(store, task, args, '', true);
 }
 
 async function edit(argv: readonly string[]): Promise<number> {
-  const args = parseArgs('schedule edit', argv, { ...DEFINITION_FLAGS, keep: { kind: 'boolean' } });
+  const args = parseArgs('schedule edit', argv, SCHEDULE_FLAGS.edit);
   const { store, task } = found('edit', one('edit', args));
   const updated = store.update(task.id, inputFrom(args), { keep: boolFlag(args, 'keep') });
   if (!updated.ok) {
@@ -187,7 +156,7 @@ async function edit(argv: readonly string[]): Promise<number> {
 }
 
 async function simple(command: 'pause' | 'unpause' | 'rm' | 'run-now', argv: readonly string[]): Promise<number> {
-  const args = parseArgs(`schedule ${command}`, argv, {});
+  const args = parseArgs(`schedule ${command}`, argv, SCHEDULE_FLAGS.simple);
   const { store, task } = found(command, one(command, args));
   if (command === 'rm') {
     store.remove(task.id);
@@ -207,10 +176,7 @@ async function simple(command: 'pause' | 'unpause' | 'rm' | 'run-now', argv: rea
 }
 
 async function preview(argv: readonly string[]): Promise<number> {
-  const args = parseArgs('schedule preview', argv, {
-    cron: { kind: 'string' }, every: { kind: 'string' }, at: { kind: 'string' }, start: { kind: 'string' }, until: { kind: 'string' },
-    timezone: { kind: 'string' }, count: { kind: 'string' }, json: { kind: 'boolean' },
-  });
+  const args = parseArgs('schedule preview', argv, SCHEDULE_FLAGS.preview);
   if (args.positionals.length > 0) throw new UsageError(`murmur schedule preview: unexpected ${JSON.stringify(args.positionals.join(' '))}.`);
   const count = positiveIntFlag('schedule preview', args, 'count') ?? 3;
   if (count > 1000) throw new UsageError(`murmur schedule preview: --count ${count} is too many; at most 1000.`);
@@ -225,12 +191,12 @@ export async function scheduleCommand(argv: readonly string[]): Promise<number> 
   const [sub, ...rest] = argv;
   switch (sub) {
     case undefined:
-      process.stderr.write(SCHEDULE_HELP);
+      process.stderr.write(scheduleHelp());
       return 2;
     case '--help':
     case '-h':
     case 'help':
-      process.stdout.write(SCHEDULE_HELP);
+      process.stdout.write(scheduleHelp());
       return 0;
     case 'add':
       return add(rest);

@@ -11,22 +11,10 @@ import { CronStore, allStores } from '../orchestrator/cron/store.js';
 import { processLauncher } from '../orchestrator/cron/launcher.js';
 import { serviceHolder } from '../orchestrator/cron/lock.js';
 import { cronTiming } from './cron-clock.js';
-
-const FLAGS = {
-  cwd: { kind: 'string' },
-  // The child mode the service itself uses for each run (not for people).
-  'exec-run': { kind: 'string' },
-  task: { kind: 'string' },
-  'session-id': { kind: 'string' },
-  'scheduler-pid': { kind: 'string' },
-  model: { kind: 'string' },
-  'permission-mode': { kind: 'string', choices: ['manual', 'auto', 'yolo'] },
-  effort: { kind: 'string', choices: ['low', 'medium', 'high'] },
-  json: { kind: 'boolean' },
-} as const;
+import { SCHEDULER_FLAGS } from './flags.js';
 
 export async function schedulerCommand(argv: readonly string[]): Promise<number> {
-  const args = parseArgs('scheduler', argv, FLAGS);
+  const args = parseArgs('scheduler', argv, SCHEDULER_FLAGS);
   if (stringFlag(args, 'exec-run') !== undefined) return (await import('./scheduled-run.js')).scheduledRun(args);
   if (args.positionals.length > 0) throw new UsageError(`murmur scheduler: unexpected ${JSON.stringify(args.positionals.join(' '))}. Usage: murmur scheduler [--cwd DIR].`);
   const env = process.env;

@@ -9,17 +9,10 @@ import { parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { workspaceFrom } from './setup.js';
 import { stateHome } from '../orchestrator/session.js';
 import { cronTiming } from './cron-clock.js';
+import { SERVE_FLAGS } from './flags.js';
 import type { CronService as CronServiceType } from '../orchestrator/cron/service.js';
 
 export const DEFAULT_PORT = 4777;
-
-const FLAGS = {
-  port: { kind: 'string' },
-  host: { kind: 'string' },
-  'allow-host': { kind: 'list' },
-  scheduler: { kind: 'boolean' },
-  cwd: { kind: 'string' },
-} as const;
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
@@ -39,7 +32,7 @@ export function allowedHosts(host: string, port: number, extra: readonly string[
 }
 
 export async function serveCommand(argv: readonly string[]): Promise<number> {
-  const args = parseArgs('serve', argv, FLAGS);
+  const args = parseArgs('serve', argv, SERVE_FLAGS);
   if (args.positionals.length > 0) throw new UsageError(`murmur serve: unexpected ${JSON.stringify(args.positionals.join(' '))}. Usage: murmur serve [--port N] [--host H] [--allow-host NAME]… [--no-scheduler] [--cwd DIR].`);
   const port = portFrom(args);
   const host = stringFlag(args, 'host') ?? '127.0.0.1';

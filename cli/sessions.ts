@@ -1,11 +1,10 @@
 // `murmur sessions [--cwd DIR] [--json]`: the workspace's sessions, newest first, with what `murmur resume` needs.
 import { boolFlag, parseArgs, UsageError } from './args.js';
-import { COMMON_FLAGS, workspaceFrom } from './setup.js';
+import { workspaceFrom } from './setup.js';
+import { SESSIONS_FLAGS } from './flags.js';
 import { stateHome } from '../orchestrator/session.js';
 import { listSessionSummaries, type SessionSummary } from '../orchestrator/session-list.js';
 import { fit, formatCost, formatTokens, oneLine } from '../dashboards/format.js';
-
-const SESSIONS_FLAGS = { cwd: COMMON_FLAGS.cwd!, json: COMMON_FLAGS.json! };
 
 export async function sessionsCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs('sessions', argv, SESSIONS_FLAGS);

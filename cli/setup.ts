@@ -6,19 +6,10 @@ import { ConfigError, loadConfig, type MurmurConfig } from '../orchestrator/conf
 import type { EventBus } from '../orchestrator/events.js';
 import { writeEventLog, type EventLog } from '../orchestrator/events-log.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
-import { UsageError, stringFlag, type FlagSpecs, type ParsedArgs } from './args.js';
+import { UsageError, stringFlag, type ParsedArgs } from './args.js';
 
-export const COMMON_FLAGS: FlagSpecs = {
-  model: { kind: 'string' },
-  'base-url': { kind: 'string' },
-  cwd: { kind: 'string' },
-  events: { kind: 'string' },
-  json: { kind: 'boolean' },
-  dashboard: { kind: 'boolean' },
-  'permission-mode': { kind: 'string', choices: ['manual', 'auto', 'yolo'] },
-  'swarm-mode': { kind: 'boolean' },
-  effort: { kind: 'string', choices: ['low', 'medium', 'high'] },
-};
+/** The flags run, swarm and resume share: declared with their help in cli/flags.ts. */
+export { COMMON_FLAGS } from './flags.js';
 
 export function workspaceFrom(command: string, args: ParsedArgs): string {
   const cwd = resolve(stringFlag(args, 'cwd') ?? process.cwd());

@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { boolFlag, parseArgs, positiveIntFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
-import { COMMON_FLAGS, workspaceFrom } from './setup.js';
+import { workspaceFrom } from './setup.js';
+import { SWARM_FLAGS } from './flags.js';
 import { buildHost, type Host } from './host.js';
 import type { SessionStore } from '../orchestrator/session.js';
 import type { SessionState } from '../orchestrator/engine.js';
@@ -14,21 +15,6 @@ import { validateSwarmItems } from '../swarm/validate.js';
 import { loadAgentDefinitions } from '../roles/definitions.js';
 import { knownProfileNames, resolveProfile } from '../roles/profile.js';
 import { queueFromFlagOrEnv } from './worker.js';
-
-const SWARM_FLAGS = {
-  ...COMMON_FLAGS,
-  template: { kind: 'string' },
-  items: { kind: 'list' },
-  'items-file': { kind: 'string' },
-  glob: { kind: 'string' },
-  role: { kind: 'string' },
-  verify: { kind: 'boolean' },
-  'max-rounds': { kind: 'string' },
-  isolation: { kind: 'string', choices: ['none', 'worktree'] },
-  'max-concurrency': { kind: 'string' },
-  description: { kind: 'string' },
-  queue: { kind: 'string' },
-} as const;
 
 async function itemsFrom(args: ParsedArgs, cwd: string): Promise<string[]> {
   const sources = ['items', 'items-file', 'glob'].filter((k) => args.flags[k] !== undefined);

@@ -4,17 +4,9 @@ import { hostname } from 'node:os';
 import { parseArgs, positiveIntFlag, stringFlag, UsageError } from './args.js';
 import { configFor, providerFactory, workspaceFrom } from './setup.js';
 import { assembleForCommand } from './engine-options.js';
+import { WORKER_FLAGS } from './flags.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
-
-const WORKER_FLAGS = {
-  queue: { kind: 'string' },
-  cwd: { kind: 'string' },
-  concurrency: { kind: 'string' },
-  model: { kind: 'string' },
-  'base-url': { kind: 'string' },
-  name: { kind: 'string' },
-} as const;
 
 const PERMISSION_MODES = new Set(['manual', 'auto', 'yolo']);
 

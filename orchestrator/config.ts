@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { durationToMs } from '../roles/duration.js';
+import type { Environment } from './environment.js';
 
 // A positive number of seconds, or text such as "90s" with at least one non-zero digit (so "0s" is refused).
 const Duration = Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.String({ pattern: '^\\s*(?=[\\d.]*[1-9])\\d+(\\.\\d+)?\\s*(ms|s|m|h)?\\s*$' })]);
@@ -157,7 +158,7 @@ export async function loadConfig(workspace: string): Promise<{ config: MurmurCon
  * A positive-integer environment variable. `undefined` when unset; a set but invalid value is reported
  * through `invalid` (callers decide whether that is fatal or a warning).
  */
-export function positiveIntFromEnv(env: NodeJS.ProcessEnv, name: string, options: { allowZero?: boolean } = {}): { value?: number; invalid?: string } {
+export function positiveIntFromEnv(env: Environment, name: string, options: { allowZero?: boolean } = {}): { value?: number; invalid?: string } {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return {};
   const n = Number(raw.trim());

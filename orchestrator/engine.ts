@@ -27,6 +27,7 @@ import { recordSessionEvents, type SessionEventsWriter } from './session-events.
 import type { AgentStatus, Usage } from './types.js';
 import { parseRuleLists } from './permissions/rules.js';
 import { finishedSubagentResults, repairTranscript } from './transcript-repair.js';
+import type { Environment } from './environment.js';
 
 
 /** The tools MURMUR_DISABLE_CRON=1 removes. */
@@ -37,7 +38,7 @@ export interface EngineOptions {
   provider: ModelProvider;
   providerFor?: (spec: string) => Promise<ModelProvider>;
   config?: MurmurConfig;
-  env?: NodeJS.ProcessEnv;
+  env?: Environment;
   bus?: EventBus;
   clock?: Clock;
   hostInterface?: HostInterface;

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { type Clock, systemClock } from './clock.js';
 import type { Message } from './types.js';
+import type { Environment } from './environment.js';
 
 export interface SessionLocation {
   /** The state folder: `MURMUR_HOME`, else `<workspace>/.murmur`. */
@@ -13,7 +14,7 @@ export interface SessionLocation {
   id: string;
 }
 
-export function stateHome(workspace: string, env: NodeJS.ProcessEnv = process.env): string {
+export function stateHome(workspace: string, env: Environment = process.env): string {
   return env.MURMUR_HOME ? resolve(workspace, env.MURMUR_HOME) : join(workspace, '.murmur');
 }
 

@@ -15,7 +15,7 @@ import { listSessionSummaries } from '../../orchestrator/session-list.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { newTaskPage, sessionPage, sessionsPage, STATUS_FILTERS, taskPage, tasksPage, type FormChoices, type StatusFilter } from './pages.js';
 import { endedStatus, isSessionId, SessionSource } from './session-source.js';
-import { predictTimeline } from './task-forms.js';
+import { predictTimeline, zoneOptions } from './task-forms.js';
 
 export const COOKIE = 'murmur_console';
 
@@ -135,15 +135,9 @@ export function consoleApp(options: ConsoleOptions): Hono {
     const envModel = (options.env ?? process.env).MURMUR_MODEL;
     if (envModel) models.add(envModel);
     for (const { task } of allTasks()) if (task.model) models.add(task.model);
-    let zones: string[];
-    try {
-      zones = Intl.supportedValuesOf('timeZone');
-    } catch {
-      zones = [];
-    }
+    // The same list of zone names the CLI checks against (Node's own list lacks Asia/Kolkata and others).
     const zone = defaultTimeZone();
-    if (!zones.includes(zone)) zones.unshift(zone);
-    if (!zones.includes('UTC')) zones.unshift('UTC');
+    const zones = zoneOptions(zone, ...allTasks().map(({ task }) => task.timezone));
     return { workspaces: [options.workspace, ...stores.map((s) => s.workspace).filter((w) => w !== options.workspace)], models: [...models], zones, defaultZone: zone };
   };
   const sessions = () =>

@@ -1,8 +1,10 @@
 // The console's schedule vocabulary: the structural choices of the New task form (hourly, daily, every weekday,
 // weekly, monthly, custom interval) mapped onto exactly the cron and interval forms of `murmur schedule`, and
-// back for a pre-filled Settings tab; the predicted timeline with its computed (theoretical) last moment.
+// back for a pre-filled Settings tab; the predicted timeline with its computed (theoretical) last moment; the
+// time-zone select's names (the same list `murmur schedule` checks against).
 import { checkSchedule, type Checked, type TaskInput } from '../../orchestrator/cron/validate.js';
 import { isoInZone, nextAfter, nextTimes } from '../../orchestrator/cron/schedule.js';
+import { timeZoneNames } from '../../orchestrator/cron/time-zones.js';
 import type { ScheduledTask } from '../../orchestrator/cron/types.js';
 
 export type ScheduleKind = 'hourly' | 'daily' | 'weekday' | 'weekly' | 'monthly' | 'custom' | 'cron';
@@ -99,4 +101,14 @@ export function predictTimeline(input: Pick<TaskInput, 'cron' | 'every' | 'at' |
 export function shortTime(iso: string | undefined | null, zone: string): string {
   if (!iso) return '—';
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} (${zone})`;
+}
+
+/**
+ * The time-zone select's names: the shared list (so a task in Asia/Kolkata finds Asia/Kolkata, not the first
+ * option), with this machine's zone and a task's own zone put first when the list lacks them.
+ */
+export function zoneOptions(defaultZone: string, ...taskZones: (string | undefined)[]): string[] {
+  const zones = [...timeZoneNames()];
+  for (const zone of [defaultZone, ...taskZones]) if (zone && !zones.includes(zone)) zones.unshift(zone);
+  return zones;
 }

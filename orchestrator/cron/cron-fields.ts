@@ -21,9 +21,24 @@ export const CRON_FIELDS: readonly CronField[] = [
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 
+/** The fields where `?` means "no specific value" (Quartz): it stands alone, as `*` would. */
+const QUESTION_FIELDS: readonly CronField['name'][] = ['day-of-month', 'day-of-week'];
+
 function accepted(field: CronField): string {
   const names = field.names ? ` or names (${field.names.slice(0, 3).join(', ')}…)` : '';
-  return `accepted: *, a number ${field.min}-${field.max}${names}, ranges a-b, steps */n or a-b/n, lists a,b`;
+  const question = QUESTION_FIELDS.includes(field.name) ? ', ? alone (no specific value)' : '';
+  return `accepted: *${question}, a number ${field.min}-${field.max}${names}, ranges a-b, steps */n or a-b/n, lists a,b`;
+}
+
+/** Where `?` may go: alone, in day-of-month or day-of-week. */
+function checkQuestion(text: string, field: CronField): string | undefined {
+  if (!text.includes('?')) return undefined;
+  if (!QUESTION_FIELDS.includes(field.name)) {
+    const every = field.name === 'minute' ? 'every minute' : field.name === 'hour' ? 'every hour' : 'every month';
+    return `field "${field.name}" does not accept "?" (only day-of-month and day-of-week do, meaning "no specific value"); write * for ${every}`;
+  }
+  if (text !== '?') return `field "${field.name}" accepts "?" (no specific value) only on its own, not in ${JSON.stringify(text)}`;
+  return undefined;
 }
 
 function valueOf(token: string, field: CronField): number | undefined {
@@ -35,6 +50,8 @@ function valueOf(token: string, field: CronField): number | undefined {
 
 /** A problem with one field, or undefined. */
 function checkField(text: string, field: CronField): string | undefined {
+  const question = checkQuestion(text, field);
+  if (question) return question;
   const bad = (why: string) => `${field.name} field ${JSON.stringify(text)}: ${why} (${accepted(field)})`;
   for (const part of text.split(',')) {
     if (part === '') return bad('an empty list item');
@@ -105,6 +122,6 @@ export function describeCron(expr: string): string {
   if (dom !== '*' && dom !== '?') parts.push(`on day ${listWords(dom, CRON_FIELDS[2]!, String)} of the month`);
   if (month !== '*') parts.push(`in ${listWords(month, CRON_FIELDS[3]!, (n) => MONTHS[n - 1]!)}`);
   if (dow !== '*' && dow !== '?') parts.push(`${dom !== '*' && dom !== '?' ? 'or ' : ''}on ${listWords(dow, CRON_FIELDS[4]!, (n) => DAYS[n]!)}`);
-  else if (dom === '*' && month === '*' && when.startsWith('at ') && !when.includes('hour')) parts.push('every day');
+  else if ((dom === '*' || dom === '?') && month === '*' && when.startsWith('at ') && !when.includes('hour')) parts.push('every day');
   return parts.join(' ');
 }

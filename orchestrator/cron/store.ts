@@ -182,7 +182,7 @@ export class CronStore {
 
   create(input: TaskInput, options: { createdBy: 'person' | 'agent' }): Checked<ScheduledTask> {
     const now = this.now();
-    const checked = checkTaskInput(input, now);
+    const checked = checkTaskInput(input, now, this.workspace);
     if (!checked.ok) return checked;
     registerWorkspace({ workspace: this.workspace, home: this.home }, this.env);
     const id = newTaskId(this.env);
@@ -217,7 +217,7 @@ export class CronStore {
         delete merged.start;
       }
       if (changes.recurring === false && changes.maxFires === undefined) delete merged.maxFires;
-      const checked = checkTaskInput(merged, now);
+      const checked = checkTaskInput(merged, now, this.workspace);
       if (!checked.ok) return checked;
       const scheduleChanged = JSON.stringify([task.schedule, task.timezone, task.until, task.recurring]) !== JSON.stringify([checked.value.schedule, checked.value.timezone, checked.value.until, checked.value.recurring]);
       for (const key of ['until', 'maxFires', 'permissionMode', 'model', 'effort'] as const) delete task[key];

@@ -64,7 +64,7 @@ export function cronToolAdapter(options: CronToolOptions): ScheduledTaskAdapter 
   return {
     prepare(args) {
       const input = inputFromToolArgs(args, options.defaultModel);
-      const checked = checkTaskInput(input, now());
+      const checked = checkTaskInput(input, now(), options.workspace);
       if (!checked.ok) return { ok: false, errors: checked.errors.map((e) => `${PARAM_OF[e.field]}: ${e.message}`) };
       const preview = { ...checked.value, workspace: options.workspace, cursor: now() };
       const card = scheduledTaskCard(preview, args.reason);

@@ -1,9 +1,10 @@
 // One validation for every way a task is described — the command line, the create_scheduled_task tool and
 // the web console's forms: raw fields in, a checked task definition or field-named errors out (values, never
 // exceptions). Each caller shows a field under its own name (`--max-fires`, `max_fires`…).
-import { parseModelSpec } from '../models/resolve.js';
 import { checkCron } from './cron-fields.js';
-import { defaultTimeZone, isValidTimeZone, localDateText, nextTimes, parseClock, parseDate } from './schedule.js';
+import { checkModel } from './model-check.js';
+import { defaultTimeZone, localDateText, nextTimes, parseClock, parseDate } from './schedule.js';
+import { normalizeTimeZone } from './time-zones.js';
 import type { Effort, IntervalUnit, PermissionModeName, Schedule, ScheduledTask } from './types.js';
 
 export interface TaskInput {
@@ -50,8 +51,11 @@ export function checkSchedule(
   now: number,
 ): Checked<{ schedule: Schedule; timezone: string; until?: string }> {
   const errors: FieldError[] = [];
-  const timezone = input.timezone?.trim() || defaultTimeZone();
-  if (!isValidTimeZone(timezone)) errors.push({ field: 'timezone', message: `unknown time zone ${q(input.timezone)}; give an IANA name such as "Europe/Berlin", "America/New_York" or "UTC"` });
+  // A zone typed in another case is stored in its listed spelling ("utc" → "UTC").
+  const given = input.timezone?.trim() || defaultTimeZone();
+  const zone = normalizeTimeZone(given);
+  const timezone = zone ?? given;
+  if (zone === undefined) errors.push({ field: 'timezone', message: `unknown time zone ${q(input.timezone)}; give an IANA name such as "Europe/Berlin", "America/New_York" or "UTC"` });
   let schedule: Schedule | undefined;
   const hasCron = input.cron !== undefined;
   const hasEvery = input.every !== undefined;
@@ -70,7 +74,7 @@ export function checkSchedule(
     if (!m || n < 1 || n > 1000) errors.push({ field: 'every', message: `interval ${q(input.every)} is not accepted; give N followed by d (days), w (weeks) or mo (months), N from 1 to 1000, e.g. "1d", "2w", "3mo"` });
     if (input.at === undefined) errors.push({ field: 'at', message: 'an interval needs a time of day: at HH:MM (24-hour, e.g. "09:30")' });
     else if (!parseClock(input.at)) errors.push({ field: 'at', message: `time of day ${q(input.at)} is not accepted; give HH:MM on a 24-hour clock, e.g. "09:30"` });
-    const start = input.start?.trim() ?? (isValidTimeZone(timezone) ? localDateText(now, timezone) : undefined);
+    const start = input.start?.trim() ?? (zone !== undefined ? localDateText(now, zone) : undefined);
     if (input.start !== undefined && !parseDate(input.start)) errors.push({ field: 'start', message: `start date ${q(input.start)} is not a date; give YYYY-MM-DD, e.g. "2026-12-01"` });
     if (m && n >= 1 && n <= 1000 && input.at !== undefined && parseClock(input.at) && start !== undefined && parseDate(start)) {
       const [h, mi] = parseClock(input.at)!;
@@ -88,8 +92,11 @@ export function checkSchedule(
   return { ok: true, value };
 }
 
-/** A whole task definition. `now` decides whether the schedule can still fire. */
-export function checkTaskInput(input: TaskInput, now: number): Checked<TaskDefinition> {
+/**
+ * A whole task definition for a task in `workspace` (where its runs start: a relative `scripted:FILE` model is
+ * read from there; this process's folder when not given). `now` decides whether the schedule can still fire.
+ */
+export function checkTaskInput(input: TaskInput, now: number, workspace: string = process.cwd()): Checked<TaskDefinition> {
   const errors: FieldError[] = [];
   const scheduled = checkSchedule(input, now);
   if (!scheduled.ok) errors.push(...scheduled.errors);
@@ -117,11 +124,8 @@ export function checkTaskInput(input: TaskInput, now: number): Checked<TaskDefin
   if (effort !== undefined && !EFFORTS.includes(effort as Effort)) errors.push({ field: 'effort', message: `effort ${q(input.effort)} is not one of ${EFFORTS.join(', ')}` });
   const model = input.model?.trim();
   if (model !== undefined) {
-    try {
-      parseModelSpec(model);
-    } catch (error) {
-      errors.push({ field: 'model', message: (error as Error).message });
-    }
+    const problem = checkModel(model, workspace);
+    if (problem) errors.push({ field: 'model', message: problem });
   }
 
   if (scheduled.ok) {

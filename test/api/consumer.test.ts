@@ -1,24 +1,24 @@
-// A real consumer: the packed tarball unpacked into a fresh ESM TypeScript project (moduleResolution nodenext),
-// type-checked with the repo's tsc and run on the scripted model; deep imports must fail, for tsc and for Node.
-// The tarball is unpacked as npm would unpack it; its dependencies are linked from this repo's node_modules so
-// the test needs no registry (npm install --offline would need them all in the npm cache).
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+// A real consumer: the packed tarball, installed as npm installs it (test/package/installed.ts), used by a fresh ESM
+// TypeScript project (moduleResolution nodenext), type-checked with the repo's tsc and run on the scripted model;
+// deep imports must fail, for tsc and for Node. A second project has no @types/node at all: the published
+// declarations must not need it.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../murmur-bin.js';
+import { installedPackage, type InstalledPackage } from '../package/installed.js';
 
-const REPO = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/dist\/?$/, '');
-const ROOT = REPO.endsWith('/') ? REPO.slice(0, -1) : REPO;
 const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 let dir: string;
 let project: string;
+let pkg: InstalledPackage;
 
-const PROGRAM = `import { createMurmur, MurmurOptionsError, type SwarmReport } from 'murmur';
-import { scriptedModel } from 'murmur/testing';
+const PROGRAM = `import { createMurmur, MurmurOptionsError, type SwarmReport } from 'murmur-agents';
+import { scriptedModel } from 'murmur-agents/testing';
 
 const model = scriptedModel({
   agents: [{ match: { role: 'worker' }, turns: [{ toolCalls: [{ name: 'glob', arguments: { pattern: '*.txt' } }] }, { text: 'checked' }] }],
@@ -34,27 +34,31 @@ try {
 }
 let deep = '';
 try {
-  await import('murmur/' + 'dist/orchestrator/engine.js');
+  await import('murmur-agents/' + 'dist/orchestrator/engine.js');
 } catch (error) {
   deep = (error as NodeJS.ErrnoException).code ?? String(error);
 }
 console.log(JSON.stringify({ status: report.status, items: report.items.map((i) => [i.item, i.outcome, i.text]), refused, deep }));
 `;
 
-beforeAll(async () => {
-  dir = await realpath(await mkdtemp(path.join(os.tmpdir(), 'murmur-consumer-')));
-  // dist/ is what `tsc -p .` just built (npm test runs it first); prepare's full build is skipped.
-  const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').at(-1)!;
-  project = path.join(dir, 'consumer');
-  const modules = path.join(project, 'node_modules');
-  mkdirSync(path.join(modules, 'murmur'), { recursive: true });
-  execFileSync('tar', ['-xzf', path.join(dir, packed), '-C', path.join(modules, 'murmur'), '--strip-components=1']);
-  const manifest = JSON.parse(readFileSync(path.join(modules, 'murmur', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-  for (const dep of [...Object.keys(manifest.dependencies), '@types/node']) {
-    mkdirSync(path.dirname(path.join(modules, dep)), { recursive: true });
-    symlinkSync(path.join(ROOT, 'node_modules', dep), path.join(modules, dep), 'dir');
+/** A project folder using the installed package (and, when asked, this repo's @types/node). */
+function consumerProject(name: string, withNodeTypes: boolean): string {
+  const folder = path.join(dir, name);
+  const modules = path.join(folder, 'node_modules');
+  mkdirSync(modules, { recursive: true });
+  symlinkSync(pkg.dir, path.join(modules, 'murmur-agents'), 'dir');
+  if (withNodeTypes) {
+    mkdirSync(path.join(modules, '@types'));
+    symlinkSync(path.join(ROOT, 'node_modules', '@types', 'node'), path.join(modules, '@types', 'node'), 'dir');
   }
-  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies: { murmur: `file:../${packed}` } }));
+  writeFileSync(path.join(folder, 'package.json'), JSON.stringify({ name, private: true, type: 'module', dependencies: { 'murmur-agents': `file:${pkg.tarball}` } }));
+  return folder;
+}
+
+beforeAll(async () => {
+  pkg = installedPackage();
+  dir = await realpath(await mkdtemp(path.join(os.tmpdir(), 'murmur-consumer-')));
+  project = consumerProject('consumer', true);
   writeFileSync(
     path.join(project, 'tsconfig.json'),
     JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: ['node'], outDir: 'out', skipLibCheck: false }, include: ['main.ts'] }),
@@ -86,7 +90,7 @@ describe('a consumer project', () => {
   }, 120_000);
 
   it('refuses a deep import at type-check time', () => {
-    writeFileSync(path.join(project, 'deep.ts'), "import { Engine } from 'murmur/dist/orchestrator/engine.js';\nexport const e: unknown = Engine;\n");
+    writeFileSync(path.join(project, 'deep.ts'), "import { Engine } from 'murmur-agents/dist/orchestrator/engine.js';\nexport const e: unknown = Engine;\n");
     writeFileSync(
       path.join(project, 'tsconfig.deep.json'),
       JSON.stringify({ extends: './tsconfig.json', include: ['deep.ts'], compilerOptions: { noEmit: true } }),
@@ -95,4 +99,35 @@ describe('a consumer project', () => {
     expect(tsc.status).not.toBe(0);
     expect(tsc.stdout).toMatch(/TS2307|TS2834|not exported|Cannot find module/);
   }, 60_000);
+
+  it('type-checks without @types/node (skipLibCheck off) and runs', () => {
+    const bare = consumerProject('consumer-without-node-types', false);
+    writeFileSync(
+      path.join(bare, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: [], outDir: 'out', skipLibCheck: false }, include: ['main.ts'] }),
+    );
+    writeFileSync(
+      path.join(bare, 'main.ts'),
+      `import { createMurmur, type RunReport } from 'murmur-agents';
+import { scriptedModel } from 'murmur-agents/testing';
+import { defineTool, textResult, Type } from 'murmur-agents/tools';
+
+const shout = defineTool({
+  def: { name: 'shout', description: 'Upper-cases a text', parameters: Type.Object({ text: Type.String() }) },
+  execute: (_ctx, { text }) => textResult(text.toUpperCase()),
+});
+const model = scriptedModel({ agents: [{ match: { role: 'main' }, turns: [{ text: 'typed without node types' }] }] });
+const murmur = await createMurmur({ cwd: '.', model, sessions: false, tools: [{ tool: shout, roles: ['main'] }] });
+const report: RunReport = await murmur.run('say it');
+await murmur.close();
+console.log(JSON.stringify({ status: report.status, result: report.result }));
+`,
+    );
+    const tsc = spawnSync(process.execPath, [TSC, '-p', bare], { encoding: 'utf8' });
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.status).toBe(0);
+    const run = spawnSync(process.execPath, [path.join(bare, 'out', 'main.js')], { cwd: bare, encoding: 'utf8', env: { ...process.env, MURMUR_MODEL: '' } });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({ status: 'completed', result: 'typed without node types' });
+  }, 120_000);
 });

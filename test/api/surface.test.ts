@@ -1,4 +1,4 @@
-// The public type surface: every export of the package's entry points (murmur, murmur/testing, murmur/tools),
+// The public type surface: every export of the package's entry points (murmur-agents, murmur-agents/testing, murmur-agents/tools),
 // aliases followed to their declarations in the emitted .d.ts files, compared with the committed report
 // api-surface.d.ts. An accidental change to the API fails here and shows in review; a deliberate one is
 // accepted with `npx vitest run test/api/surface.test.ts -u` (needs `tsc -p .` first: it reads dist/).
@@ -8,7 +8,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..').replace(/\/dist$/, '');
-const ENTRIES = { murmur: 'index', 'murmur/testing': 'testing', 'murmur/tools': 'tools' } as const;
+const ENTRIES = { 'murmur-agents': 'index', 'murmur-agents/testing': 'testing', 'murmur-agents/tools': 'tools' } as const;
 
 function surface(): string {
   const files = Object.values(ENTRIES).map((name) => path.join(ROOT, 'dist', 'api', `${name}.d.ts`));

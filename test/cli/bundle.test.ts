@@ -4,16 +4,15 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { buildBundle } from '../../cli/build-bundle.js';
+import { describe, expect, it } from 'vitest';
 import { mapStack } from '../../cli/stack-map.js';
 import { workspace } from './helpers.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: { murmur: string } }).bin.murmur;
 
-beforeAll(() => buildBundle(root), 60_000);
-
+// npm test builds the bundle first (test/global-setup.ts refuses a stale one); rebuilding it here would pull it
+// from under the other suites that spawn it at the same time.
 const node = (args: string[], cwd = root) => execFileSync(process.execPath, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MURMUR_MODEL: '', NO_COLOR: '1' } });
 
 describe('the bundled murmur command', () => {
@@ -41,5 +40,20 @@ describe('stack traces from a bundle', () => {
     const stack = node([join(dir, 'out/entry.mjs')], dir);
     expect(stack).not.toContain('thrower.ts');
     expect(mapStack(stack)).toContain(`${join(dir, 'thrower.ts')}:2:`);
+  });
+
+  it('name source files in every stack read once the command installed the mapping (an agent\'s "internal error" reason too)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'murmur-stack-'));
+    writeFileSync(join(dir, 'thrower.ts'), 'export function explode(): never {\n  throw new TypeError("e is not a constructor");\n}\n');
+    writeFileSync(
+      join(dir, 'entry.ts'),
+      `import { installStackMapping } from ${JSON.stringify(join(root, 'cli/stack-map.ts'))};\nimport { explode } from "./thrower.js";\ninstallStackMapping();\ntry { explode(); } catch (e) { process.stdout.write(\`internal error: \${(e as Error).stack}\`); }\n`,
+    );
+    const esbuild = await import('esbuild');
+    await esbuild.build({ entryPoints: [join(dir, 'entry.ts')], outfile: join(dir, 'out/entry.mjs'), bundle: true, minify: true, sourcemap: 'linked', sourcesContent: false, format: 'esm', platform: 'node', logLevel: 'error' });
+    const reason = node([join(dir, 'out/entry.mjs')], dir);
+    expect(reason).toMatch(/^internal error: TypeError: e is not a constructor\n/);
+    expect(reason).toContain(`${join(dir, 'thrower.ts')}:2:`);
+    expect(reason).not.toContain('entry.mjs:');
   });
 });

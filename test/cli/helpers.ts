@@ -2,9 +2,11 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
+import { MURMUR_BIN } from '../murmur-bin.js';
 
-export const CLI = resolve(import.meta.dirname, '../../dist/cli/main.js');
+/** package.json's bin: the bundled command users get. */
+export const CLI = MURMUR_BIN;
 
 export interface Ran {
   code: number;

@@ -2,7 +2,7 @@
 // depth (labelled with the parent chain) even in yolo mode with an allow rule; approval creates the task,
 // rejection creates nothing and the agent sees why; headless refuses even with headless = "allow"; only main
 // and defined agents that name the tool get it; MURMUR_DISABLE_CRON=1 removes it and set_timer.
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -26,6 +26,8 @@ let engine: Engine | undefined;
 beforeEach(() => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'murmur-cron-approval-')));
   home = mkdtempSync(join(tmpdir(), 'murmur-cron-home-'));
+  // The run's model (the tool's default for a task) is a script in the workspace, checked when a task is made.
+  writeFileSync(join(root, 'script.json'), JSON.stringify({ agents: [{ match: { role: 'main' }, turns: [{ text: 'done' }] }] }));
 });
 
 afterEach(async () => {

@@ -7,8 +7,9 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduleCommand } from '../../cli/schedule.js';
 import { UsageError } from '../../cli/args.js';
+import { MURMUR_BIN } from '../murmur-bin.js';
 
-const CLI = resolve(import.meta.dirname, '../../dist/cli/main.js');
+const CLI = MURMUR_BIN;
 let home: string;
 let ws: string;
 let other: string;
@@ -45,6 +46,10 @@ describe('murmur schedule: bad input is exit 2 naming the value', () => {
     [['add', '--cron', '0 9 * * *', '--prompt', 'x', '--max-fires', '0'], '--max-fires: max fires "0" is not a positive whole number'],
     [['add', '--cron', '0 9 * * *', '--prompt', 'x', '--permission-mode', 'sudo'], '--permission-mode: permission mode "sudo" is not one of manual, auto, yolo'],
     [['add', '--cron', '0 9 * * *', '--prompt', 'x', '--model', 'gpt4'], '--model: unknown model "gpt4"'],
+    [['add', '--cron', '? ? 1 * *', '--prompt', 'x'], '--cron: cron "? ? 1 * *": field "minute" does not accept "?" (only day-of-month and day-of-week do, meaning "no specific value")'],
+    [['preview', '--cron', '0 ? * * *'], '--cron: cron "0 ? * * *": field "hour" does not accept "?"'],
+    [['preview', '--cron', '0 9 * ? *'], '--cron: cron "0 9 * ? *": field "month" does not accept "?"'],
+    [['add', '--cron', '0 9 * * *', '--prompt', 'x', '--model', 'scripted:/no/such/file.json'], '--model: model "scripted:/no/such/file.json": the scripted-model file /no/such/file.json does not exist'],
     [['add', '--cron', '0 9 * * *'], '--prompt: the prompt (what each run does) is missing'],
     [['preview', '--cron', '* * * * *', '--count', 'many'], '--count must be a positive whole number, got "many"'],
     [['show', 'st-nope'], 'no scheduled task "st-nope"'],
@@ -67,6 +72,46 @@ describe('murmur schedule: bad input is exit 2 naming the value', () => {
     expect(ran.code).toBe(2);
     expect(ran.stderr).toContain('--cron: cron "0 9 * * 8": day-of-week field "8": 8 is out of range 0-7');
     expect(ran.stdout).toBe('');
+  });
+});
+
+describe('murmur schedule: values checked at add, edit and preview', () => {
+  it('refuses "?" outside day-of-month and day-of-week, a missing scripted model file, and stores a zone in its listed spelling', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'murmur-cron-cli-values-')));
+    try {
+      const missing = await murmur(['schedule', 'add', '--cron', '0 9 * * *', '--prompt', 'x', '--model', 'scripted:script.json', '--cwd', dir]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain(`--model: model "scripted:script.json": the scripted-model file ${join(dir, 'script.json')} does not exist (a relative FILE is read from the task's workspace, ${dir})`);
+      expect(missing.stdout).toBe('');
+
+      writeFileSync(join(dir, 'script.json'), JSON.stringify({ agents: [{ match: { role: 'main' }, turns: [{ text: 'done' }] }] }));
+      const added = await murmur(['schedule', 'add', '--cron', '0 9 ? * 1-5', '--prompt', 'x', '--model', 'scripted:script.json', '--timezone', 'utc', '--cwd', dir, '--json']);
+      expect(added.stderr).toBe('');
+      expect(added.code).toBe(0);
+      const task = JSON.parse(added.stdout) as { id: string; timezone: string; model: string };
+      expect(task).toMatchObject({ timezone: 'UTC', model: 'scripted:script.json' });
+
+      const question = await murmur(['schedule', 'edit', task.id, '--cron', '0 ? * * *']);
+      expect(question.code).toBe(2);
+      expect(question.stderr).toContain('--cron: cron "0 ? * * *": field "hour" does not accept "?" (only day-of-month and day-of-week do, meaning "no specific value")');
+      const preview = await murmur(['schedule', 'preview', '--cron', '? ? 1 * *', '--timezone', 'UTC']);
+      expect(preview.code).toBe(2);
+      expect(preview.stderr).toContain('field "minute" does not accept "?"');
+
+      const kolkata = JSON.parse((await murmur(['schedule', 'edit', task.id, '--timezone', 'Asia/Kolkata', '--json'])).stdout) as { timezone: string };
+      expect(kolkata.timezone).toBe('Asia/Kolkata');
+      const berlin = JSON.parse((await murmur(['schedule', 'edit', task.id, '--timezone', 'europe/berlin', '--json'])).stdout) as { timezone: string };
+      expect(berlin.timezone).toBe('Europe/Berlin');
+      const unknown = await murmur(['schedule', 'edit', task.id, '--timezone', 'europe/atlantis']);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain('--timezone: unknown time zone "europe/atlantis"');
+      const badModel = await murmur(['schedule', 'edit', task.id, '--model', 'scripted:/no/such/file.json']);
+      expect(badModel.code).toBe(2);
+      expect(badModel.stderr).toContain('--model: model "scripted:/no/such/file.json": the scripted-model file /no/such/file.json does not exist');
+      expect((await murmur(['schedule', 'rm', task.id])).code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

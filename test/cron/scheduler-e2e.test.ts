@@ -3,11 +3,12 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jitterMs } from '../../orchestrator/cron/firing.js';
+import { MURMUR_BIN } from '../murmur-bin.js';
 
-const CLI = resolve(import.meta.dirname, '../../dist/cli/main.js');
+const CLI = MURMUR_BIN;
 
 let ws: string;
 let home: string;

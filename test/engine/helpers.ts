@@ -5,13 +5,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach } from 'vitest';
 import { Engine, type EngineOptions } from '../../orchestrator/engine.js';
 import { EventBus, type EventOf, type EventType, type MurmurEvent } from '../../orchestrator/events.js';
 import { ScriptedModel, type Script } from '../../orchestrator/models/scripted.js';
 import type { Message, ToolResultMessage, UserMessage } from '../../orchestrator/types.js';
 import { userText } from '../../orchestrator/types.js';
+import { MURMUR_BIN, staleBinReason } from '../murmur-bin.js';
 
 export type { Script };
 
@@ -117,18 +117,12 @@ export function readJsonLines<T>(file: string): T[] {
 }
 
 /** The built command line; CLI suites need `npx tsc -p .` first. */
-export const CLI_PATH = path.join(repoRoot(), 'dist', 'cli', 'main.js');
-
-function repoRoot(): string {
-  // test/engine/ from the sources, dist/test/engine/ when compiled.
-  let dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-  if (path.basename(dir) === 'dist') dir = path.dirname(dir);
-  return dir;
-}
+export const CLI_PATH = MURMUR_BIN;
 
 /** Fails with what to do when the CLI has not been built. */
 export function requireBuiltCli(): void {
-  if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: build the CLI first with "npx tsc -p ."`);
+  const reason = staleBinReason();
+  if (reason) throw new Error(reason);
 }
 
 /** The environment for a CLI child: no model keys or defaults from the machine, HOME inside the workspace. */

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { MURMUR_BIN, staleBinReason } from '../murmur-bin.js';
 
 function findRoot(from: string): string {
   for (let dir = from; dir !== path.dirname(dir); dir = path.dirname(dir)) {
@@ -16,13 +17,12 @@ function findRoot(from: string): string {
 }
 
 export const ROOT = findRoot(path.dirname(fileURLToPath(import.meta.url)));
-export const MAIN = path.join(ROOT, 'dist', 'cli', 'main.js');
+export const MAIN = MURMUR_BIN;
 
 /** The tests drive the built command; say how to build it rather than failing obscurely. */
 export function assertBuilt(): void {
-  if (!existsSync(MAIN) || !existsSync(path.join(ROOT, 'dist', 'cli', 'mcp-serve.js'))) {
-    throw new Error(`${MAIN} or dist/cli/mcp-serve.js is missing: run \`npx tsc -p .\` first`);
-  }
+  const reason = staleBinReason();
+  if (reason) throw new Error(reason);
 }
 
 /** The scripted model shared by the server tests (see design.md, "Scripted model"). */

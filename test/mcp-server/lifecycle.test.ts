@@ -79,7 +79,7 @@ describe('murmur mcp serve, the process', () => {
     expect(badSpec.stderr).toMatch(/nonsense/);
     expect(badSpec.stderr).toMatch(/openai:MODEL/);
     expect(badCwd.stderr).toContain(`--cwd "${ws.dir}/missing" is not a folder`);
-    expect(badFlag.stderr).toContain('unknown flag --dashboard. Accepted flags: --model, --base-url, --cwd, --permission-mode');
+    expect(badFlag.stderr).toContain('murmur mcp serve: unknown flag --dashboard. See murmur mcp serve --help.');
     expect(badSub.stderr).toContain('unknown subcommand "listen"; the only one is "serve"');
   });
 });

@@ -5,12 +5,12 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import type { Script } from '../../orchestrator/models/scripted.js';
 import { git, removeDir, tempDir } from '../swarm/helpers.js';
+import { MURMUR_BIN } from '../murmur-bin.js';
 
 export { readEvents } from '../swarm/helpers.js';
 
@@ -20,7 +20,7 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-export const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/cli/main.js');
+export const MAIN = MURMUR_BIN;
 
 /** Whether redis-server can run here; in CI (or with MURMUR_REQUIRE_SYSTEM_DEPS) its absence is a failure. */
 export function redisAvailable(): boolean {

@@ -3,14 +3,14 @@
 // anything starts, Ctrl-C, and a SIGKILL followed by `murmur resume` that finishes only the unfinished items.
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../orchestrator/models/scripted.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
 import { readEvents, removeDir, tempDir, waitFor, writeTree } from './helpers.js';
+import { MURMUR_BIN } from '../murmur-bin.js';
 
-const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/cli/main.js');
+const MAIN = MURMUR_BIN;
 
 let dir: string;
 beforeAll(() => {

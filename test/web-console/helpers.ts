@@ -6,9 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
+import { MURMUR_BIN } from '../murmur-bin.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const MAIN = path.join(ROOT, 'dist/cli/main.js');
+export const MAIN = MURMUR_BIN;
 export const SCREENSHOTS = path.join(ROOT, 'test-output/web-console');
 export const CHROMIUM = '/usr/bin/chromium';
 

@@ -4,7 +4,10 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldEvents, ITEM_STATES } from '../../dashboards/web/session-model.js';
-import { choiceOf, predictTimeline, theoreticalLast } from '../../dashboards/web/task-forms.js';
+import { choiceOf, predictTimeline, theoreticalLast, zoneOptions } from '../../dashboards/web/task-forms.js';
+import { taskForm } from '../../dashboards/web/pages.js';
+import { timeZoneNames } from '../../orchestrator/cron/time-zones.js';
+import type { ScheduledTask } from '../../orchestrator/cron/types.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
 import { childEnv, murmur, removeDir, tempDir } from './helpers.js';
 
@@ -55,6 +58,23 @@ describe('schedule choices', () => {
     expect(theoreticalLast({ every: '1d', at: '09:00', start: '2026-12-10', timezone: 'UTC' }, now)).toBeUndefined();
     const p = predictTimeline({ every: '1d', at: '09:00', start: '2026-12-10', until: '2026-12-10', timezone: 'UTC' }, now);
     expect(p.ok && p.value).toEqual({ zone: 'UTC', theoretical: null, next: ['2026-12-10T09:00:00+00:00'] });
+  });
+
+  it('offers the zones murmur schedule accepts, so a task in Asia/Kolkata shows Asia/Kolkata selected', () => {
+    const zones = zoneOptions('Europe/Berlin');
+    expect(zones).toEqual([...timeZoneNames()]);
+    for (const zone of ['Asia/Kolkata', 'Europe/Kyiv', 'Asia/Ho_Chi_Minh', 'America/Argentina/Buenos_Aires', 'Etc/UTC', 'UTC']) expect(zones).toContain(zone);
+    // A zone the list lacks (the machine's, or a task's kept as typed) is put first rather than lost.
+    expect(zoneOptions('Europe/Belfast', 'Asia/Tel_Aviv', undefined).slice(0, 2)).toEqual(['Asia/Tel_Aviv', 'Europe/Belfast']);
+
+    const task = { id: 'st-1', title: 't', prompt: 'p', schedule: { kind: 'cron', cron: '0 9 * * *' }, timezone: 'Asia/Kolkata', recurring: true } as ScheduledTask;
+    const form = taskForm({ workspaces: ['/ws'], models: [], zones, defaultZone: 'UTC' }, task);
+    const selected = [...form.matchAll(/<option value="([^"]*)" selected>/g)].map((m) => m[1]);
+    expect(selected).toContain('Asia/Kolkata');
+    expect(selected).not.toContain('UTC');
+
+    const p = predictTimeline({ cron: '0 9 * * *', timezone: 'asia/kolkata' }, Date.parse('2026-12-02T12:00:00Z'));
+    expect(p.ok && p.value.zone).toBe('Asia/Kolkata');
   });
 });
 

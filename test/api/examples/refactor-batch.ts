@@ -1,4 +1,4 @@
-// README "Use it from code", example 1: a refactor batch with verifiers (the import is 'murmur' in the README).
+// README "Use it from code", example 1: a refactor batch with verifiers (the import is 'murmur-agents' in the README).
 import { createMurmur } from '../../../api/index.js';
 
 export async function convertToEsm(cwd: string, files: string[]): Promise<boolean> {

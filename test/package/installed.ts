@@ -1,0 +1,106 @@
+// The package as a user gets it: `npm pack` of this checkout installed globally into a temporary prefix
+// (`npm install -g --prefix … --prefer-offline`, from the cache `npm ci` filled), with that prefix's `bin` first on
+// PATH and nothing of the checkout on it. One pack and one install serve every suite of a test run: the first
+// suite to get here builds it under a lock folder, the others wait for its `ready` mark. The folder is named by a
+// hash of package.json and the bundle's file names (which carry content hashes), so a new build installs anew.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ROOT } from '../murmur-bin.js';
+
+export interface InstalledPackage {
+  /** The install prefix: `bin/murmur` and `lib/node_modules/<name>`. */
+  prefix: string;
+  /** The installed `murmur` command. */
+  bin: string;
+  /** The installed package's folder. */
+  dir: string;
+  /** The packed tarball. */
+  tarball: string;
+  /** The tarball's size in bytes. */
+  tarballBytes: number;
+}
+
+const PARENT = path.join(tmpdir(), 'murmur-installed-package');
+const WAIT_MS = 180_000;
+
+function buildKey(): string {
+  const hash = createHash('sha256');
+  hash.update(readFileSync(path.join(ROOT, 'package.json')));
+  hash.update(readdirSync(path.join(ROOT, 'dist', 'bundle')).sort().join('\n'));
+  return hash.digest('hex').slice(0, 16);
+}
+
+function install(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  // --ignore-scripts: dist/ is what `npm run build` just made (npm test builds first).
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })) as { filename: string }[];
+  const tarball = path.join(dir, packed[0]!.filename);
+  const prefix = path.join(dir, 'prefix');
+  execFileSync('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'error', tarball], {
+    cwd: dir,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
+  writeFileSync(path.join(dir, 'ready'), tarball);
+}
+
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** The installed package of the current build (packed and installed once per build). */
+export function installedPackage(): InstalledPackage {
+  const key = buildKey();
+  const dir = path.join(PARENT, key);
+  const lock = `${dir}.lock`;
+  mkdirSync(PARENT, { recursive: true });
+  const deadline = Date.now() + WAIT_MS;
+  while (!existsSync(path.join(dir, 'ready'))) {
+    let mine = false;
+    try {
+      mkdirSync(lock);
+      mine = true;
+    } catch {
+      // Another suite installs; a lock left by a killed run (older than the wait) is taken over.
+      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > WAIT_MS) rmSync(lock, { recursive: true, force: true });
+    }
+    if (mine) {
+      try {
+        if (!existsSync(path.join(dir, 'ready'))) {
+          rmSync(dir, { recursive: true, force: true });
+          // Older builds' installs go: each is a full node_modules.
+          for (const old of readdirSync(PARENT)) if (!old.startsWith(key)) rmSync(path.join(PARENT, old), { recursive: true, force: true });
+          install(dir);
+        }
+      } finally {
+        rmSync(lock, { recursive: true, force: true });
+      }
+      break;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for another suite to install the package into ${dir}`);
+    sleep(250);
+  }
+  const tarball = readFileSync(path.join(dir, 'ready'), 'utf8');
+  const name = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string }).name;
+  const prefix = path.join(dir, 'prefix');
+  return { prefix, bin: path.join(prefix, 'bin', 'murmur'), dir: path.join(prefix, 'lib', 'node_modules', name), tarball, tarballBytes: statSync(tarball).size };
+}
+
+/**
+ * The environment of a user's shell with the package installed: the prefix's bin first on PATH and no folder of
+ * this checkout on it (npm test puts node_modules/.bin there), no model settings from the developer's machine,
+ * HOME in `home`.
+ */
+export function userEnv(pkg: InstalledPackage, home: string, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value === undefined || /_API_KEY$|_BASE_URL$|^MURMUR_|^OLLAMA_|^npm_|^NODE_PATH$|^VITEST/.test(key)) continue;
+    env[key] = value;
+  }
+  const path_ = (process.env.PATH ?? '').split(':').filter((entry) => entry && !entry.startsWith(ROOT));
+  return { ...env, PATH: [path.join(pkg.prefix, 'bin'), ...path_].join(':'), HOME: home, NO_COLOR: '1', ...extra };
+}
