@@ -1,7 +1,7 @@
 // Provider-neutral conversation types shared by the loop, the providers and the transcript.
-import type { MediaContent, TextContent, ToolContent } from './messages.js';
+import type { MediaContent, TextContent, ToolContent } from '../protocol/messages.js';
 
-export type { MediaContent, TextContent, ToolContent } from './messages.js';
+export type { MediaContent, TextContent, ToolContent } from '../protocol/messages.js';
 
 export interface Usage {
   input: number;
@@ -87,7 +87,7 @@ export function userText(message: UserMessage): string {
   return out;
 }
 
-export type { ToolSchema } from './messages.js';
+export type { ToolSchema } from '../protocol/messages.js';
 
 export type AgentStatus = 'running' | 'completed' | 'failed' | 'timeout' | 'aborted' | 'budget' | 'interrupted';
 export type EndStatus = Exclude<AgentStatus, 'running' | 'interrupted'>;

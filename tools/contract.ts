@@ -1,11 +1,11 @@
 // The tool contract: what every tool (built-in, MCP, extension) looks like to the agent loop.
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import type { ToolContent } from '../orchestrator/messages.js';
+import type { ToolContent } from '../protocol/messages.js';
 import type { ToolAdapters } from './adapters.js';
 
 // The content blocks live on the ground floor (shared with the providers); tools keep importing them from here.
-export type { MediaContent, TextContent, ToolContent, ToolSchema } from '../orchestrator/messages.js';
+export type { MediaContent, TextContent, ToolContent, ToolSchema } from '../protocol/messages.js';
 
 /** What a tool returns. Throwing is turned into an error result; it never crashes the agent. */
 export interface ToolResult {
@@ -134,31 +134,6 @@ export function resultText(result: ToolResult): string {
   let out = '';
   for (const block of result.content) if (block.type === 'text') out += (out ? '\n' : '') + block.text;
   return out;
-}
-
-// ---- class-based tools: @bindTool(def) + toRuntimeTool(instance) ----
-
-const boundDefinitions = new WeakMap<object, ToolDefinition>();
-
-export interface ToolClassInstance {
-  execute(ctx: ToolContext, input: never, signal: AbortSignal, onUpdate: (update: ToolUpdate) => void): Promise<ToolResult> | ToolResult;
-}
-
-/**
- * Class decorator that binds a definition to a tool class. Works both as a standard (TC39) decorator
- * and as a legacy experimentalDecorators one, since transpilers differ.
- */
-export function bindTool(def: ToolDefinition) {
-  return function <C extends abstract new (...args: never[]) => ToolClassInstance>(target: C, _context?: unknown): C {
-    boundDefinitions.set(target, def);
-    return target;
-  };
-}
-
-export function toRuntimeTool(instance: ToolClassInstance, source: ToolSource = 'builtin'): RuntimeTool {
-  const def = boundDefinitions.get(instance.constructor);
-  if (!def) throw new Error(`toRuntimeTool: ${instance.constructor.name} has no @bindTool(def) decorator`);
-  return { def, impl: (ctx, input, signal, onUpdate) => instance.execute(ctx, input as never, signal, onUpdate), source };
 }
 
 export function isParallel(tool: RuntimeTool): boolean {

@@ -1,7 +1,7 @@
 // The conversation in Messages-API shape: content blocks, tool_use / tool_result pairs, and thinking blocks sent
 // back exactly as they came. Pure functions of the messages (the provider in anthropic.ts does the I/O).
 import type Anthropic from '@anthropic-ai/sdk';
-import type { MediaContent, TextContent } from '../messages.js';
+import type { MediaContent, TextContent } from '../../protocol/messages.js';
 import type { Message, ThinkingBlock } from '../types.js';
 
 type MessageParam = Anthropic.Messages.MessageParam;

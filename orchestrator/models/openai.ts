@@ -2,7 +2,7 @@
 // (vLLM, llama.cpp, LM Studio, OpenRouter, Ollama…) through `baseURL`.
 // The SDK is imported on first use, never at load time, so `murmur --help` stays fast.
 import type OpenAI from 'openai';
-import type { ToolContent } from '../messages.js';
+import type { ToolContent } from '../../protocol/messages.js';
 import type { AssistantMessage, Message, StopReason, ToolCall, Usage } from '../types.js';
 import { openAIAcceptsEffort, rejectsKnob } from './effort.js';
 import { costOf } from './prices.js';

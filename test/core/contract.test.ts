@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { bindTool, checkArguments, defineRuntimeTool, toRuntimeTool, validatorFor, type ToolContext, type ToolResult } from '../../tools/contract.js';
+import { checkArguments, defineRuntimeTool, validatorFor } from '../../tools/contract.js';
 import { FALLBACK_TOOL_NAMES, toLoopTools } from '../../tools/loop-tools.js';
 
 const params = Type.Object({ path: Type.String(), count: Type.Optional(Type.Integer({ minimum: 1 })) });
@@ -33,29 +33,6 @@ describe('the tool contract', () => {
     });
     expect(checkArguments(t.def, { a: 1 })).toBeUndefined();
     expect(checkArguments(t.def, { a: 2 })).toBe('Invalid arguments for tool "j": /a: must be 1');
-  });
-
-  it('makes a runtime tool from a decorated class', async () => {
-    @bindTool({ name: 'greet', description: 'says hello', parameters: Type.Object({ who: Type.String() }), executionMode: 'parallel' })
-    class Greeter {
-      execute(_ctx: ToolContext, input: { who: string }): ToolResult {
-        return { content: [{ type: 'text', text: `hello ${input.who}` }] };
-      }
-    }
-    const runtime = toRuntimeTool(new Greeter());
-    expect(runtime.def.name).toBe('greet');
-    expect(runtime.def.executionMode).toBe('parallel');
-    const result = await runtime.impl({ agentId: 'a', role: 'main', cwd: '/', callId: 'c' }, { who: 'x' }, new AbortController().signal, () => undefined);
-    expect(result.content[0]).toEqual({ type: 'text', text: 'hello x' });
-  });
-
-  it('refuses a class without the decorator', () => {
-    class Plain {
-      execute(): ToolResult {
-        return { content: [] };
-      }
-    }
-    expect(() => toRuntimeTool(new Plain())).toThrow(/no @bindTool/);
   });
 });
 

@@ -1,5 +1,5 @@
-// The ground floor: the content blocks a conversation is made of, and the tool schemas a model is offered. Imports nothing, so the tool contract, the
-// conversation types and every model provider can share them without importing one another.
+// The ground floor: the content blocks a conversation is made of, and the tool schemas a model is offered. Imports
+// nothing, so every room (the tool contract, the conversation types, every model provider) may import it.
 
 export interface TextContent {
   type: 'text';

@@ -1,0 +1,44 @@
+// The floors of the house (design.md, "Rooms"), kept by the linter rather than by memory: which top-level folder may
+// import which. Each source room lists the rooms it must not reach; test/ and bench/ may import anything.
+import tseslint from 'typescript-eslint';
+
+/** An import path that reaches into one of `rooms` (a relative path through `…/room/`). */
+function reaching(rooms) {
+  return `^(\\.\\./)+(${rooms.join('|')})(/|$)`;
+}
+
+/** The rule for one room: its files may not import the listed rooms. */
+function floor(room, forbidden, why) {
+  const message = `${room}/ may not import ${forbidden.join(', ')}: ${why}`;
+  return {
+    files: [`${room}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: reaching(forbidden), message }] }],
+      // The lazy `await import('…')` of a command or a heavy module counts as an import too.
+      'no-restricted-syntax': ['error', { selector: `ImportExpression[source.value=/${reaching(forbidden).replaceAll('/', '\\/')}/]`, message }],
+    },
+  };
+}
+
+const ABOVE_ENGINE = ['swarm', 'dashboards', 'cli', 'host', 'api'];
+
+export default [
+  { ignores: ['dist/**', 'node_modules/**', 'test-output/**', 'examples/**', 'eslint.config.js'] },
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parser: tseslint.parser, parserOptions: { sourceType: 'module' } },
+    // Registered so the code's few disable comments name rules that exist.
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    rules: { '@typescript-eslint/no-explicit-any': 'error' },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+  },
+  floor('protocol', ['orchestrator', 'tools', 'roles', ...ABOVE_ENGINE], 'the ground floor imports nothing'),
+  floor('tools', ['orchestrator', 'roles', ...ABOVE_ENGINE], 'a tool reaches the engine through the ctx it is handed'),
+  floor('roles', ['orchestrator', ...ABOVE_ENGINE], 'roles build on the tool contract only'),
+  floor('orchestrator', ABOVE_ENGINE, 'the engine knows nothing of the rooms built on it'),
+  floor('swarm', ['dashboards', 'cli', 'host', 'api'], 'the swarm sits on the engine; the host chooses how it is shown and started'),
+  floor('dashboards', ['swarm', 'cli', 'api', 'roles', 'tools'], 'a screen is a subscriber to events'),
+  floor('host', ['dashboards', 'cli', 'api'], 'every front end calls the host, not the other way round'),
+  floor('api', ['cli', 'dashboards'], 'the library is a front end beside the command line'),
+  floor('cli', ['api'], 'the command line and the library are two front ends on host/'),
+];

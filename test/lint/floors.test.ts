@@ -1,0 +1,35 @@
+// The linter keeps the floors (eslint.config.js): an import that climbs from a lower room into a higher one fails
+// `npm run lint`, which npm test runs first; tests and benchmarks may import anything.
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../murmur-bin.js';
+
+async function problems(filePath: string, code: string): Promise<string[]> {
+  const eslint = new ESLint({ cwd: ROOT });
+  const [result] = await eslint.lintText(code, { filePath: `${ROOT}/${filePath}` });
+  return result!.messages.map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+describe('the floors', () => {
+  it.each([
+    ['tools/fs/new-tool.ts', "import { Engine } from '../../orchestrator/engine.js';", 'tools/ may not import orchestrator'],
+    ['tools/contract-extra.ts', "import type { RunReport } from '../host/reports.js';", 'tools/ may not import'],
+    ['protocol/extra.ts', "import type { ToolResult } from '../tools/contract.js';", 'protocol/ may not import'],
+    ['roles/extra.ts', "import { Engine } from '../orchestrator/engine.js';", 'roles/ may not import orchestrator'],
+    ['orchestrator/extra.ts', "import { runSwarm } from '../swarm/runner.js';", 'orchestrator/ may not import swarm'],
+    ['swarm/extra.ts', "import { main } from '../cli/main.js';", 'swarm/ may not import'],
+    ['host/extra.ts', "import { createMurmur } from '../api/index.js';", 'host/ may not import'],
+    ['cli/extra.ts', "import { createMurmur } from '../api/index.js';", 'cli/ may not import api'],
+    ['dashboards/extra.ts', "const m = await import('../swarm/runner.js');\nexport { m };", 'dashboards/ may not import swarm'],
+  ])('refuses %s importing a higher room', async (file, code, expected) => {
+    const found = await problems(file, code);
+    expect(found.join('\n')).toMatch(/^no-restricted-(imports|syntax): /);
+    expect(found.join('\n')).toContain(expected);
+  });
+
+  it('lets a room import its own files and the rooms below it, and a test anything', async () => {
+    expect(await problems('tools/extra.ts', "import type { ToolContent } from '../protocol/messages.js';\nimport { resultText } from './contract.js';")).toEqual([]);
+    expect(await problems('swarm/extra.ts', "import { Engine } from '../orchestrator/engine.js';")).toEqual([]);
+    expect(await problems('test/extra.test.ts', "import { main } from '../cli/main.js';\nimport { createMurmur } from '../api/index.js';")).toEqual([]);
+  });
+});
