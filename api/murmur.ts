@@ -1,7 +1,8 @@
 // A murmur instance for one workspace: each run, swarm or resume gets its own engine (and session), built by the
 // host assembly exactly as the command line builds it, with this instance's listeners on its bus.
 import { EventBus, type EventOf, type EventType, type MurmurEvent } from '../orchestrator/events.js';
-import type { Engine, SessionState } from '../orchestrator/engine.js';
+import type { Engine } from '../orchestrator/engine.js';
+import { readSavedState } from '../orchestrator/saved-state.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import type { Asker } from '../orchestrator/permissions/asker.js';
 import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
@@ -254,7 +255,9 @@ class MurmurInstance implements Murmur {
     } catch (error) {
       fail('sessionId', (error as Error).message);
     }
-    const state = session.loadState<SessionState>();
+    const read = readSavedState(session.dir);
+    if (!read.ok) fail('sessionId', `${read.error}.`);
+    const { state } = read;
     if (state.kind === 'swarm') {
       const saved = state.swarm as SavedSwarm | undefined;
       if (!saved) fail('sessionId', `session ${session.id} is a swarm session without saved swarm state; it cannot be resumed.`);

@@ -7,7 +7,7 @@ import { buildHost } from './host.js';
 import { noteInterruptedSubagents } from '../host/resume.js';
 import { printOutcome } from './run.js';
 import { SessionStore, stateHome } from '../orchestrator/session.js';
-import type { SessionState } from '../orchestrator/engine.js';
+import { readSavedState } from '../orchestrator/saved-state.js';
 import { markHeldResumed, prepareReplay, readHeld, readScheduledMarker, replayingProvider } from '../orchestrator/cron/held.js';
 import { recordResumedRun } from '../orchestrator/cron/resumed.js';
 
@@ -23,7 +23,9 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
   } catch (error) {
     throw new UsageError(`murmur resume: ${(error as Error).message}`);
   }
-  const state = session.loadState<SessionState>();
+  const read = readSavedState(session.dir);
+  if (!read.ok) throw new UsageError(`murmur resume: ${read.error}.`);
+  const { state } = read;
   // Continue with the model, endpoint and rules the session ran with, unless given again.
   if (stringFlag(args, 'model') === undefined && state.model) args.flags.model = state.model;
   const settings = state.settings ?? {};

@@ -24,10 +24,14 @@ import { TaskRegistry } from './tasks.js';
 import { TimerService } from './timers.js';
 import { TranscriptWriter } from './transcript-writer.js';
 import { recordSessionEvents, type SessionEventsWriter } from './session-events.js';
-import type { AgentStatus, Usage } from './types.js';
+import type { AgentStatus, AgentSummary, Usage } from './types.js';
 import { parseRuleLists } from './permissions/rules.js';
 import { finishedSubagentResults, repairTranscript } from './transcript-repair.js';
 import type { Environment } from './environment.js';
+import { SAVED_STATE_VERSION, type RunSettings, type SessionState } from './saved-state.js';
+
+export type { AgentSummary } from './types.js';
+export type { RunSettings, SessionState } from './saved-state.js';
 
 
 /** The tools MURMUR_DISABLE_CRON=1 removes. */
@@ -66,18 +70,6 @@ export interface EngineOptions {
   shellBridge?: boolean;
 }
 
-export interface AgentSummary {
-  id: string;
-  parentId?: string;
-  role: string;
-  description?: string;
-  item?: string;
-  status: AgentStatus | 'idle';
-  reason?: string;
-  usage: Usage;
-  turns: number;
-  toolCalls: number;
-}
 
 export interface RunOutcome {
   status: AgentStatus | 'idle';
@@ -86,33 +78,6 @@ export interface RunOutcome {
   usage: Usage;
   agents: AgentSummary[];
   sessionId?: string;
-}
-
-export interface SessionState {
-  version: 1;
-  id: string;
-  kind: 'run' | 'swarm';
-  createdAt: number;
-  updatedAt: number;
-  cwd: string;
-  model: string;
-  task?: string;
-  status: string;
-  agents: (AgentSummary & { profile: string; swarmId?: string; taskId?: string; startedAt?: number; endedAt?: number; depth: number; workspaceRoot?: string })[];
-  tasks: ReturnType<TaskRegistry['all']>;
-  usage: Usage;
-  swarm?: unknown;
-  /** How the run was started, so `murmur resume` continues under the same rules and endpoint. */
-  settings?: RunSettings;
-}
-
-/** The command-line choices a resumed run keeps unless they are given again. */
-export interface RunSettings {
-  permissionMode?: string;
-  swarmMode?: boolean;
-  baseUrl?: string;
-  /** `--effort`, kept so a resumed run thinks as hard. */
-  effort?: string;
 }
 
 function limitsFrom(config: MurmurConfig, extra: Partial<SchedulerLimits> | undefined): Partial<SchedulerLimits> {
@@ -352,7 +317,7 @@ export class Engine {
 
   stateSnapshot(): SessionState {
     const state: SessionState = {
-      version: 1,
+      version: SAVED_STATE_VERSION,
       id: this.session?.id ?? '',
       kind: this.options.sessionKind ?? 'run',
       createdAt: this.createdAt,

@@ -91,3 +91,17 @@ export type { ToolSchema } from '../protocol/messages.js';
 
 export type AgentStatus = 'running' | 'completed' | 'failed' | 'timeout' | 'aborted' | 'budget' | 'interrupted';
 export type EndStatus = Exclude<AgentStatus, 'running' | 'interrupted'>;
+
+/** What the reports and the saved state say of one agent. */
+export interface AgentSummary {
+  id: string;
+  parentId?: string;
+  role: string;
+  description?: string;
+  item?: string;
+  status: AgentStatus | 'idle';
+  reason?: string;
+  usage: Usage;
+  turns: number;
+  toolCalls: number;
+}

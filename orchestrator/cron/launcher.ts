@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Launcher, RunHandle, RunResult } from './service.js';
+import type { Launcher, RunHandle, RunResult } from './active-runs.js';
 
 /** The exit status of a run held at a call that needs a person (EX_TEMPFAIL). */
 export const HELD_EXIT_CODE = 75;
