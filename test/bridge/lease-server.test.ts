@@ -71,14 +71,17 @@ describe('the lease server', () => {
   it('aborts a call in flight when its lease is revoked', async () => {
     const owner = {};
     let aborted: unknown;
+    let called = false;
     const lease = server.lease(owner, (_argv, signal) => new Promise((resolve) => {
+      called = true;
       signal.addEventListener('abort', () => {
         aborted = signal.reason;
         resolve({ exit: 4, stderr: 'lease ended' });
       });
     }));
     const pending = ask(lease.variables.MURMUR_TOOLS_LEASE!, ['call', 'x']);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // In flight: the call reached its handler (not a fixed pause, which a loaded machine may outlast).
+    await waitFor('the call to reach its handler', () => called);
     server.revoke(owner);
     expect(await pending).toEqual({ exit: 4, stderr: 'lease ended' });
     expect(String(aborted)).toMatch(/lease has ended/);

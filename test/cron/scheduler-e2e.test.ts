@@ -1,7 +1,7 @@
 // End to end: the built CLI, a real `murmur scheduler` process, the scripted model, HOME and MURMUR_HOME in
 // temp folders. The service's clock offset and check interval (documented test knobs) keep it to seconds.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ const CLI = MURMUR_BIN;
 let ws: string;
 let home: string;
 let state: string;
-const started: ChildProcess[] = [];
+const started: (ChildProcess & { output: () => string })[] = [];
 
 beforeEach(() => {
   ws = realpathSync(mkdtempSync(join(tmpdir(), 'murmur-cron-ws-')));
@@ -45,8 +45,9 @@ function scheduler(extra: Record<string, string> = {}): ChildProcess & { output:
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  started.push(child);
-  return Object.assign(child, { output: () => output });
+  const service = Object.assign(child, { output: () => output });
+  started.push(service);
+  return service;
 }
 
 interface Run {
@@ -80,9 +81,19 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}\n${diagnosis()}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** What a timed-out wait saw: each task's stored runs, the runs' logs and each scheduler's output. */
+function diagnosis(): string {
+  const dir = join(state, 'cron', 'history');
+  const runs = existsSync(dir) ? readdirSync(dir).map((name) => `${name}: ${readFileSync(join(dir, name), 'utf8')}`) : ['no history yet'];
+  const logs = join(state, 'cron', 'runs');
+  if (existsSync(logs)) for (const name of readdirSync(logs)) runs.push(`runs/${name}: ${readFileSync(join(logs, name), 'utf8')}`);
+  const services = started.map((child, i) => `scheduler ${i + 1} (pid ${child.pid}, exit ${child.exitCode ?? child.signalCode ?? 'none'}):\n${child.output()}`);
+  return [...runs, ...services].join('\n');
 }
 
 async function add(args: string[]): Promise<string> {
@@ -155,8 +166,10 @@ describe('murmur scheduler', () => {
     writeFileSync(join(ws, 'script.json'), JSON.stringify({ agents: [{ match: { role: 'main' }, turns: [{ latencyMs: 20_000, text: 'slow' }] }] }));
     const id = await add(['--cron', '0 0 1 1 *', '--prompt', 'a slow job', '--model', 'scripted:script.json']);
     const first = scheduler();
-    await murmur(['schedule', 'run-now', id]);
-    const running = await waitFor('a running run', async () => history(id).find((r) => r.state === 'running'));
+    expect((await murmur(['schedule', 'run-now', id])).code).toBe(0);
+    // Its first record, whatever its state: a run that ended at once fails here saying why, not by a timeout.
+    const running = await waitFor('the run to start', async () => history(id)[0]);
+    expect(running, diagnosis()).toMatchObject({ trigger: 'run-now', state: 'running' });
     await waitFor('the session under way', async () => (existsSync(join(state, 'sessions', running.sessionId, 'state.json')) ? true : undefined));
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));

@@ -1,13 +1,12 @@
 // The dashboard on a real run: `murmur swarm` on the scripted model in a pseudo-terminal, read off the screen.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TerminalSession } from './terminal-session.js';
+import { MURMUR_BIN } from '../murmur-bin.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const cli = join(root, 'dist/cli/main.js');
+const cli = MURMUR_BIN;
 
 const sessions: TerminalSession[] = [];
 const dirs: string[] = [];
@@ -55,26 +54,34 @@ function swarm(dir: string): TerminalSession {
 describe('the dashboard on a real swarm', () => {
   it('shows the swarm, its agents and their states live, then prints the report when it ends', async () => {
     const s = swarm(workspace(600));
-    let screen = await s.waitForText('summarise the notes');
-    screen = await s.waitFor((text) => /running/.test(text) && /alpha\.txt/.test(text), 'running agents');
+    await s.waitForText('summarise the notes');
+    // The agents start one after another and a frame reaches the terminal in pieces: wait for the screen that
+    // shows the first wave whole.
+    let screen = await s.waitFor(
+      (text) => /model scripted:\S*script\.json/.test(text) && /\b3 running/.test(text) && /\b4 queued/.test(text) && /worker\s+alpha\.txt\s+running/.test(s.row('a-1', text) ?? ''),
+      'three running agents, four queued',
+    );
     expect(screen).toMatch(/model scripted:\S*script\.json/);
     // The cap of 3 holds: the others wait in the queue.
     expect(screen).toMatch(/3 running/);
     expect(screen).toMatch(/4 queued/);
-    expect(s.row('a-1')).toMatch(/worker\s+alpha\.txt\s+running/);
-    screen = await s.waitFor((text) => /7\/7/.test(text) || /completed: 7/.test(text), 'the swarm to finish', 20_000);
+    expect(s.row('a-1', screen)).toMatch(/worker\s+alpha\.txt\s+running/);
+    screen = await s.waitFor((text) => /7\/7/.test(text) || /completed: 7/.test(text), 'the swarm to finish', 60_000);
+    // …and it held on every screen seen along the way.
+    for (const seen of s.seen) expect(Number(/■ (\d+) running/.exec(seen)?.[1] ?? 0), seen).toBeLessThanOrEqual(3);
     const exit = await s.exit;
     expect(exit.exitCode).toBe(0);
     // The dashboard gave the screen back and the report follows on the normal screen.
     await s.waitForText('<summary>completed: 7</summary>');
     expect(s.text()).toMatch(/<subagent agent_id="a-1" item="alpha\.txt" outcome="completed" rounds="0">alpha\.txt holds one word\.<\/subagent>/);
-  });
+  }, 90_000);
 
   it('aborts cleanly after q and a confirmation, keeping finished work', async () => {
-    const s = swarm(workspace(1500));
-    await s.waitFor((text) => /3 running/.test(text), 'three running agents');
+    const s = swarm(workspace(5000)); // long turns: nothing finishes before the abort, however slow the machine
+    await s.waitFor((text) => /\b3 running/.test(text), 'three running agents');
     s.press('q');
-    await s.waitFor((text) => /quit|abort/i.test(text), 'the confirmation');
+    // Not "q quit" in the footer, which is always there: the question itself.
+    await s.waitForText('Abort the run?');
     s.press('y');
     const exit = await s.exit;
     expect(exit.exitCode).toBe(130);
@@ -82,5 +89,5 @@ describe('the dashboard on a real swarm', () => {
     const screen = s.text();
     expect(screen).toMatch(/<summary>aborted: 7<\/summary>/);
     expect(screen).toMatch(/state="not_started"/);
-  });
+  }, 60_000);
 });

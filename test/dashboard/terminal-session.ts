@@ -37,12 +37,30 @@ export class TerminalSession {
     return this.lines().join('\n');
   }
 
-  /** Waits until the screen satisfies `check` (xterm parses asynchronously, so each look flushes it first). */
-  async waitFor(check: (screen: string) => boolean, what: string, timeoutMs = 10_000): Promise<string> {
+  /**
+   * Every distinct screen seen while waiting, oldest first (capped): a test can check what was shown along the
+   * way, not only the screen it stopped at.
+   */
+  readonly seen: string[] = [];
+
+  /** Lets xterm parse everything received so far (it parses asynchronously). */
+  flush(): Promise<void> {
+    return new Promise<void>((done) => this.term.write('', done));
+  }
+
+  /**
+   * Waits until the screen satisfies `check`. A frame reaches the pseudo-terminal in pieces, and on a loaded
+   * machine a look can fall between two of them: wait for everything a test reads, not for one marker of it.
+   */
+  async waitFor(check: (screen: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      await new Promise<void>((done) => this.term.write('', done));
+      await this.flush();
       const screen = this.text();
+      if (this.seen.at(-1) !== screen) {
+        this.seen.push(screen);
+        if (this.seen.length > 2_000) this.seen.splice(0, 1_000);
+      }
       if (check(screen)) return screen;
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the screen shows:\n${screen}`);
       await new Promise((done) => setTimeout(done, 50));
@@ -53,13 +71,26 @@ export class TerminalSession {
     return this.waitFor((screen) => screen.includes(text), JSON.stringify(text), timeoutMs);
   }
 
+  /** Waits for one screen that shows every one of `parts` (texts, or patterns matched against the whole screen). */
+  waitForAll(parts: readonly (string | RegExp)[], timeoutMs?: number): Promise<string> {
+    const shows = (screen: string, part: string | RegExp) => (typeof part === 'string' ? screen.includes(part) : part.test(screen));
+    let missing: (string | RegExp)[] = [];
+    return this.waitFor(
+      (screen) => (missing = parts.filter((part) => !shows(screen, part))).length === 0,
+      `a screen with all of ${parts.map(String).join(', ')}`,
+      timeoutMs,
+    ).catch((error: unknown) => {
+      throw new Error(`${error instanceof Error ? error.message : String(error)}\nmissing: ${missing.map(String).join(', ')}`);
+    });
+  }
+
   press(keys: string): void {
     this.proc.write(keys);
   }
 
-  /** The screen line that starts with `prefix`. */
-  row(prefix: string): string | undefined {
-    return this.lines().find((line) => line.startsWith(prefix));
+  /** The line that starts with `prefix`, on the screen now or on a screen a wait returned. */
+  row(prefix: string, screen?: string): string | undefined {
+    return (screen === undefined ? this.lines() : screen.split('\n')).find((line) => line.startsWith(prefix));
   }
 }
 

@@ -55,33 +55,48 @@ beforeAll(() => buildIfStale(), 120_000);
 describe('the dashboard in a terminal', () => {
   it('shows rows, states and counts; Enter opens a live transcript; Esc returns; q + y exits cleanly', async () => {
     const s = open(['--ticks']);
-    let screen = await s.waitForText('RATE LIMITED');
+    // The header, the table and the log pane reach the terminal in pieces: wait for one screen with all of them.
+    const counts = ['20 completed', '5 running', '1 rate-limited', '2 failed', '1 aborted', '11 queued', '23/40'];
+    const rows = {
+      'a-25': /worker\s+src\/file-25\.js\s+running\s.*⚙ bash 24 passing/,
+      'a-23': /rate-limited\s.*HTTP 429/,
+      'a-21': /failed\s.*old_string not found/,
+      'a-24': /aborted/,
+      'a-20': /completed pass\s.*Converted src\/file-20\.js to ESM/,
+    };
+    const rowOn = (screen: string, id: string, pattern: RegExp) => pattern.test(s.row(id, screen) ?? '');
+    const logLine = /rate limited; capacity now 1: HTTP 429/;
+    let screen = await s.waitFor(
+      (text) =>
+        ['RATE LIMITED', 'Migrate the fixtures to ESM', 'model scripted:replay', ...counts].every((part) => text.includes(part)) &&
+        Object.entries(rows).every(([id, pattern]) => rowOn(text, id, pattern)) &&
+        logLine.test(text),
+      'the whole first frame: header, counts, table rows and the log pane',
+    );
     expect(screen).toContain('Migrate the fixtures to ESM');
     expect(screen).toContain('model scripted:replay');
-    for (const count of ['20 completed', '5 running', '1 rate-limited', '2 failed', '1 aborted', '11 queued', '23/40']) expect(screen).toContain(count);
+    for (const count of counts) expect(screen).toContain(count);
 
     // The table: running agents first, then the waiting, failed and aborted ones, then the completed.
-    const lines = s.lines();
+    const lines = screen.split('\n');
     const header = lines.findIndex((line) => /^ID\s+ROLE\s+ITEM\s+STATE/.test(line));
     expect(header).toBeGreaterThan(0);
     const ids = lines.slice(header + 1, header + 11).map((line) => line.split(/\s+/)[0]);
     expect(ids).toEqual(['a-25', 'a-26', 'a-27', 'a-28', 'a-29', 'a-23', 'a-22', 'a-21', 'a-24', 'a-20']);
-    expect(s.row('a-25')).toMatch(/worker\s+src\/file-25\.js\s+running\s.*⚙ bash 24 passing/);
-    expect(s.row('a-23')).toMatch(/rate-limited\s.*HTTP 429/);
-    expect(s.row('a-21')).toMatch(/failed\s.*old_string not found/);
-    expect(s.row('a-24')).toMatch(/aborted/);
-    expect(s.row('a-20')).toMatch(/completed pass\s.*Converted src\/file-20\.js to ESM/);
-    expect(screen).toMatch(/rate limited; capacity now 1: HTTP 429/);
+    for (const [id, pattern] of Object.entries(rows)) expect(s.row(id, screen)).toMatch(pattern);
+    expect(screen).toMatch(logLine);
+    // …and the log pane is the event log: the rate limit is one of its entries, in order after the failures.
+    const log = lines.slice(lines.findIndex((line) => /── log ──/.test(line)) + 1);
+    expect(log.findIndex((line) => logLine.test(line))).toBeGreaterThan(log.findIndex((line) => /a-21 .*failed/.test(line)));
 
     // j selects the second row; Enter shows that agent's transcript.
     s.press('j');
     await s.waitForText('2/29');
     s.press(ENTER);
-    screen = await s.waitForText('(Esc: back)');
-    expect(s.lines().find((line) => line.includes('(Esc: back)'))).toMatch(/^a-26 worker · src\/file-26\.js · running/);
-    for (const text of ['▶ started (worker): Convert src/file-26.js to ESM', 'Reading src/file-26.js', '⚙ read {"path":"src/file-26.js"}', 'Working on src/file-26.js', 'Step 2 of 3 for src/file-26.js', '⋯ bash: 25 passing']) {
-      expect(screen).toContain(text);
-    }
+    const transcript = ['▶ started (worker): Convert src/file-26.js to ESM', 'Reading src/file-26.js', '⚙ read {"path":"src/file-26.js"}', 'Working on src/file-26.js', 'Step 2 of 3 for src/file-26.js', '⋯ bash: 25 passing'];
+    screen = await s.waitForAll(['(Esc: back)', ...transcript]);
+    expect(screen.split('\n').find((line) => line.includes('(Esc: back)'))).toMatch(/^a-26 worker · src\/file-26\.js · running/);
+    for (const text of transcript) expect(screen).toContain(text);
     expect(screen).not.toMatch(/^ID\s+ROLE/m);
 
     // Esc returns to the table; k and Enter open the first agent, whose transcript keeps growing.
@@ -121,13 +136,14 @@ describe('the dashboard in a terminal', () => {
 
   it('stays readable with 1,000 agents: running first, scrolling to the end and back', async () => {
     const s = open(['--agents', '1000'], 'xterm-256color', 120, 30);
-    await s.waitForText('RATE LIMITED');
-    expect(s.text()).toContain('500 completed');
-    expect(s.text()).toContain('491 queued');
-    expect(s.row('a-505')).toMatch(/running/);
+    let screen = await s.waitForAll(['RATE LIMITED', '500 completed', '491 queued', /^a-505 .*running/m]);
+    expect(screen).toContain('500 completed');
+    expect(screen).toContain('491 queued');
+    expect(s.row('a-505', screen)).toMatch(/running/);
     s.press('G');
-    await s.waitForText('509/509');
-    expect(s.lines().filter((line) => /^a-\d+ /.test(line)).at(-1)).toMatch(/^a-01 worker\s+src\/file-01\.js\s+completed/);
+    const lastRow = (text: string) => text.split('\n').filter((line) => /^a-\d+ /.test(line)).at(-1) ?? '';
+    screen = await s.waitFor((text) => text.includes('509/509') && /^a-01 /.test(lastRow(text)), 'the last page');
+    expect(lastRow(screen)).toMatch(/^a-01 worker\s+src\/file-01\.js\s+completed/);
     s.press('g');
     await s.waitForText('1/509');
     s.press('\x1b[6~'); // PageDown
@@ -140,7 +156,7 @@ describe('the dashboard in a terminal', () => {
 
   it('asks a modal question and hands back the key pressed', async () => {
     const s = open(['--ask'], 'xterm-256color', 100, 30);
-    const screen = await s.waitForText('Allow bash for a-25?');
+    const screen = await s.waitForAll(['Allow bash for a-25?', 'npm test -- --watch=false', /a allow once\s+d deny\s+Esc cancel/]);
     expect(screen).toContain('npm test -- --watch=false');
     expect(screen).toMatch(/a allow once\s+d deny\s+Esc cancel/);
     s.press('x'); // not a choice: the question stays
@@ -157,7 +173,8 @@ describe('the dashboard in a terminal', () => {
     const s = open(['--ask'], 'xterm-256color', 100, 30);
     await s.waitForText('Allow bash for a-25?');
     s.press('\x03');
-    const screen = await s.waitForText('Abort the run?');
+    // The quit question replaces the open one; a look may fall between the two halves of that frame.
+    const screen = await s.waitFor((text) => text.includes('Abort the run?') && !text.includes('Allow bash'), 'the quit question in place of the open one');
     expect(screen).not.toContain('Allow bash');
     s.press('y');
     expect((await s.exit).exitCode).toBe(0);
@@ -193,7 +210,7 @@ describe('the dashboard in a terminal', () => {
 
   it('drives screen-256color through the xterm description, without terminfo errors on screen', async () => {
     const s = open([], 'screen-256color', 100, 30);
-    const screen = await s.waitForText('RATE LIMITED');
+    const screen = await s.waitForAll(['RATE LIMITED', '20 completed']);
     expect(s.raw).not.toContain('Error on');
     expect(screen).toContain('20 completed');
     s.press('q');
@@ -204,7 +221,7 @@ describe('the dashboard in a terminal', () => {
 
   it.each(['xterm-256color', 'tmux-256color', 'screen-256color'])('draws its frames with line characters on %s', async (term) => {
     const s = open([], term, 100, 30, { LANG: 'C.UTF-8' });
-    const screen = await s.waitForText('RATE LIMITED');
+    const screen = await s.waitForAll(['RATE LIMITED', /── log ──+/]);
     expect(screen).toMatch(/── log ──+/);
     expect(screen).not.toContain('qqqq');
     // Never through the alternate character set: tmux and screen show it as letters (`qqqq`).

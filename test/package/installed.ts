@@ -5,7 +5,7 @@
 // hash of package.json and the bundle's file names (which carry content hashes), so a new build installs anew.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../murmur-bin.js';
@@ -26,11 +26,17 @@ export interface InstalledPackage {
 const PARENT = path.join(tmpdir(), 'murmur-installed-package');
 const WAIT_MS = 180_000;
 
+// One checkout's installs are its own: another checkout testing at the same time (or a clone in CI) never
+// removes them. The build part tells this checkout's builds apart.
+const CHECKOUT = createHash('sha256').update(ROOT).digest('hex').slice(0, 8);
+// An older build's install is removed only when nothing has used it for this long (a suite may still run on it).
+const STALE_MS = 30 * 60_000;
+
 function buildKey(): string {
   const hash = createHash('sha256');
   hash.update(readFileSync(path.join(ROOT, 'package.json')));
   hash.update(readdirSync(path.join(ROOT, 'dist', 'bundle')).sort().join('\n'));
-  return hash.digest('hex').slice(0, 16);
+  return `${CHECKOUT}-${hash.digest('hex').slice(0, 16)}`;
 }
 
 function install(dir: string): void {
@@ -72,8 +78,11 @@ export function installedPackage(): InstalledPackage {
       try {
         if (!existsSync(path.join(dir, 'ready'))) {
           rmSync(dir, { recursive: true, force: true });
-          // Older builds' installs go: each is a full node_modules.
-          for (const old of readdirSync(PARENT)) if (!old.startsWith(key)) rmSync(path.join(PARENT, old), { recursive: true, force: true });
+          // This checkout's older installs go once unused (each is a full node_modules).
+          for (const old of readdirSync(PARENT)) {
+            const folder = path.join(PARENT, old);
+            if (old.startsWith(`${CHECKOUT}-`) && !old.startsWith(key) && Date.now() - statSync(folder).mtimeMs > STALE_MS) rmSync(folder, { recursive: true, force: true });
+          }
           install(dir);
         }
       } finally {
@@ -85,6 +94,9 @@ export function installedPackage(): InstalledPackage {
     sleep(250);
   }
   const tarball = readFileSync(path.join(dir, 'ready'), 'utf8');
+  // Marks it in use, so a later build of this checkout leaves it alone for a while.
+  const now = new Date();
+  utimesSync(dir, now, now);
   const name = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string }).name;
   const prefix = path.join(dir, 'prefix');
   return { prefix, bin: path.join(prefix, 'bin', 'murmur'), dir: path.join(prefix, 'lib', 'node_modules', name), tarball, tarballBytes: statSync(tarball).size };

@@ -28,11 +28,12 @@ describe.runIf(available)('model request leases', () => {
   });
 
   it('expire: a worker killed while holding a lease gives its slot back after the lease time', async () => {
-    const dead = new LeaseGate(client(), 'test:expiring', 1, 300, 5);
+    // `dead` never renews (its renewal is an hour away), as a killed process: however slowly this machine
+    // runs, its lease is not renewed before `alive` finds it lapsed.
+    const dead = new LeaseGate(client(), 'test:expiring', 1, 300, 5, 3_600_000);
     const alive = new LeaseGate(client(), 'test:expiring', 1, 300, 5);
     const signal = new AbortController().signal;
     await dead.acquire(signal); // never released, as by a killed process (its renewals stop with it)
-    // The renewal timer of `dead` runs only every second at the earliest; the lease lapses before that.
     // Without expiry this would wait for ever (and the test time out).
     const release = await alive.acquire(signal);
     expect(release).toBeDefined();
@@ -55,13 +56,14 @@ describe.runIf(available)('model request leases held through one long request', 
 
   it('keep their set alive past the key\'s first expiry while renewed, so the slot stays counted', async () => {
     const redis = fixture.client();
-    // Lease 150 ms, renewed every 50 ms: the key's first expiry (2 x 150 ms) passes while the one request runs.
-    const gate = new LeaseGate(redis, 'test:long', 1, 150, 5, 50);
+    // Lease 1 s, renewed every 100 ms: the key's first expiry (2 x 1 s) passes while the one request runs. The
+    // renewals leave 900 ms to spare, so a loaded machine that runs a timer late does not lose the lease.
+    const gate = new LeaseGate(redis, 'test:long', 1, 1_000, 5, 100);
     const release = await gate.acquire(new AbortController().signal);
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(await redis.zcard('test:long')).toBe(1);
     // The limit still holds: a second request waits.
-    const other = new LeaseGate(redis, 'test:long', 1, 150, 5, 50);
+    const other = new LeaseGate(redis, 'test:long', 1, 1_000, 5, 100);
     const stop = new AbortController();
     const waiting = other.acquire(stop.signal);
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -220,8 +220,10 @@ describe('murmur serve (process)', () => {
     const served = await startServe(['--port', '0', '--host', '127.0.0.2', '--allow-host', 'console.test', '--no-scheduler', '--cwd', workspace], workspace, childEnv(dir));
     try {
       expect(served.link).toMatch(/^http:\/\/127\.0\.0\.2:\d+\/\?token=[\w-]{20,}$/);
-      await new Promise((r) => setTimeout(r, 100));
-      expect(served.stderr()).toMatch(/warning: listening on 127\.0\.0\.2, not loopback: anyone who can reach/);
+      // stderr is its own pipe: the warning may arrive after the link on stdout, later still on a loaded machine.
+      const warning = /warning: listening on 127\.0\.0\.2, not loopback: anyone who can reach/;
+      for (const until = Date.now() + 15_000; !warning.test(served.stderr()) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
+      expect(served.stderr()).toMatch(warning);
       const port2 = new URL(served.link).port;
       const ok = await fetch(`${served.base}/api/tasks`, { headers: { authorization: `Bearer ${served.token}` } });
       expect(ok.status).toBe(200);
