@@ -7,8 +7,8 @@ import type { ModelProvider } from '../orchestrator/models/provider.js';
 import type { Asker } from '../orchestrator/permissions/asker.js';
 import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
 import { SessionStore, stateHome } from '../orchestrator/session.js';
-import { buildLocalToolRegistry } from '../tools/registry.js';
-import { planModeTools } from '../tools/interact/plan-mode.js';
+import { BUILTIN_TOOL_NAMES } from '../tools/registry.js';
+import { PLAN_MODE_TOOL_NAMES } from '../tools/interact/plan-mode.js';
 import { CREATE_SCHEDULED_TASK } from '../tools/agents/create-scheduled-task.js';
 import { loadAgentDefinitions } from '../roles/definitions.js';
 import { knownProfileNames, resolveProfile } from '../roles/profile.js';
@@ -59,7 +59,8 @@ interface Subscription {
 }
 
 /** The tools a host adds besides the registry's: a custom tool may not take their names. */
-const HOST_TOOL_NAMES = new Set(['agent_swarm', CREATE_SCHEDULED_TASK, ...planModeTools.map((t) => t.def.name)]);
+/** Names a library user's tool may not take: the built-in tools and the host's own. */
+const TAKEN_TOOL_NAMES: ReadonlySet<string> = new Set([...BUILTIN_TOOL_NAMES, CREATE_SCHEDULED_TASK, ...PLAN_MODE_TOOL_NAMES]);
 
 export interface Murmur {
   /** The workspace (absolute). */
@@ -322,9 +323,8 @@ class MurmurInstance implements Murmur {
 export async function createMurmur(options: MurmurOptions): Promise<Murmur> {
   const checked = await checkOptions(options);
   const { cwd, config, env } = checked;
-  const builtin = buildLocalToolRegistry({ subagents: true, tasks: true, timers: true, askUser: true, skills: true, fetch: true, webSearch: true });
   for (const [index, { tool }] of (options.tools ?? []).entries()) {
-    if (builtin.has(tool.def.name) || HOST_TOOL_NAMES.has(tool.def.name)) fail(`tools[${index}]`, `${JSON.stringify(tool.def.name)} is the name of a built-in tool; choose another.`);
+    if (TAKEN_TOOL_NAMES.has(tool.def.name)) fail(`tools[${index}]`, `${JSON.stringify(tool.def.name)} is the name of a built-in tool; choose another.`);
   }
   let provider: ModelProvider;
   if (typeof options.model === 'object') provider = options.model;

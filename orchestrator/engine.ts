@@ -3,21 +3,24 @@
 import { setMaxListeners } from 'node:events';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { RuntimeTool } from '../tools/contract.js';
 import type { SwarmAdapter } from '../tools/adapters.js';
-import { buildLocalToolRegistry, type RegistryDeps } from '../tools/registry.js';
+import type { InteractionAdapters } from '../tools/adapters-interaction.js';
+import type { AgentSwarmToolFactory } from '../tools/agents/agent-swarm.js';
+import { buildToolRegistry, type RegistryDeps } from '../tools/registry.js';
 import { loadAgentDefinitions, describeProblem, profileOrProblem, type DefinitionProblem } from '../roles/definitions.js';
 import { builtinProfile, resolveProfile, type AgentProfile } from '../roles/profile.js';
 import type { HostInterface } from '../roles/filters.js';
 import type { AgentRunResult } from './agent.js';
 import { makeConfigurer, type RuntimeDeps } from './agent-runtime.js';
+import type { BatchVetoFor, McpToolSource, PermissionGate, ResultBudgetFor } from './runtime-ports.js';
+import { toolPortsFrom } from './tool-ports.js';
 import { EngineShellBridge } from './shell-bridge.js';
 import { type Clock, systemClock } from './clock.js';
 import { durationMs, type MurmurConfig } from './config.js';
 import { EventBus } from './events.js';
 import type { ModelProvider } from './models/provider.js';
 import { defaultRetryPolicy } from './models/retry.js';
-import { Scheduler, type AgentRecord, type SchedulerLimits } from './scheduler.js';
+import { Scheduler, type AgentRecord, type SchedulerLimits, type SchedulerOptions } from './scheduler.js';
 import type { Semaphore } from './model-gate.js';
 import { newSessionId, SessionStore, stateHome } from './session.js';
 import { TaskRegistry } from './tasks.js';
@@ -51,15 +54,16 @@ export interface EngineOptions {
   sessionKind?: 'run' | 'swarm';
   definitions?: ReadonlyMap<string, AgentProfile>;
   /** Interaction adapters (user channel, todos, skills, web policy, search). */
-  interaction?: RuntimeDeps['interaction'];
+  interaction?: InteractionAdapters;
   registry?: RegistryDeps;
   /** MCP servers as a tool source (see mcp-source.ts). */
-  mcp?: Pick<RuntimeDeps, 'mcpTools' | 'mcpOrigin' | 'disclose'>;
+  mcp?: McpToolSource;
   swarmFor?: (engine: Engine, record: AgentRecord) => SwarmAdapter;
-  swarmTool?: RuntimeTool;
-  permission?: RuntimeDeps['permission'];
-  extraVetoes?: RuntimeDeps['extraVetoes'];
-  resultBudget?: RuntimeDeps['resultBudget'];
+  /** Offers agent_swarm (with swarmFor): made for each agent from its swarm port. */
+  swarmTool?: AgentSwarmToolFactory;
+  permission?: PermissionGate;
+  extraVetoes?: BatchVetoFor;
+  resultBudget?: ResultBudgetFor;
   limits?: Partial<SchedulerLimits>;
   random?: () => number;
   /** Saved with the session for `murmur resume`. */
@@ -165,9 +169,9 @@ export class Engine {
     });
 
     const features = { delegation: this.config.features?.delegation ?? true, webSearch: this.config.features?.webSearch ?? true };
-    const registry = buildLocalToolRegistry({ subagents: true, tasks: true, timers: true, ...options.registry, ...(options.swarmTool ? { swarm: options.swarmTool } : {}) });
     // MURMUR_DISABLE_CRON=1: neither timers nor scheduled tasks in any agent's catalog.
-    if (env.MURMUR_DISABLE_CRON === '1') for (const name of CRON_TOOL_NAMES) registry.delete(name);
+    const withoutTools = env.MURMUR_DISABLE_CRON === '1' ? CRON_TOOL_NAMES : [];
+    const tools = buildToolRegistry(toolPortsFrom(options, { tasks: this.tasks, timers: this.timers, bus: this.bus }, withoutTools));
     const retry = {
       maxAttempts: this.config.retry?.maxAttempts ?? defaultRetryPolicy.maxAttempts,
       baseDelayMs: durationMs(this.config.retry?.baseDelay, defaultRetryPolicy.baseDelayMs),
@@ -184,10 +188,9 @@ export class Engine {
       },
       // Added to the built-in secret names, never instead of them.
       env: { secretPatterns: this.config.shell?.secretEnvPatterns ?? [] },
-      registry,
+      tools,
       capabilities: options.provider.capabilities,
       tasks: this.tasks,
-      timers: this.timers,
       scheduler: () => this.scheduler,
       definitions: this.definitions,
       hostInterface: options.hostInterface ?? 'cli',
@@ -196,8 +199,8 @@ export class Engine {
     };
     if (this.session) runtime.session = this.session;
     if (options.mcp) Object.assign(runtime, options.mcp);
-    if (options.interaction) runtime.interaction = options.interaction;
-    if (options.swarmFor) runtime.swarmFor = (record) => options.swarmFor!(this, record);
+    if (options.interaction?.skills) runtime.skills = options.interaction.skills;
+    if (options.swarmFor && options.swarmTool) runtime.swarmFor = (record) => options.swarmFor!(this, record);
     if (options.permission) runtime.permission = options.permission;
     if (options.extraVetoes) runtime.extraVetoes = options.extraVetoes;
     if (options.resultBudget) runtime.resultBudget = options.resultBudget;
@@ -213,7 +216,7 @@ export class Engine {
     }
     if (this.config.effort) runtime.effort = this.config.effort;
 
-    const schedulerOptions: ConstructorParameters<typeof Scheduler>[0] = {
+    const schedulerOptions: SchedulerOptions = {
       bus: this.bus,
       provider: options.provider,
       configure: makeConfigurer(runtime),

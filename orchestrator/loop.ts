@@ -1,11 +1,11 @@
 // The agent loop: model call -> assistant message -> tool batch -> next turn. A function of its inputs;
 // the only state it touches is the LoopState it is handed. It is the hot path of every agent: it builds an
 // event only when somebody listens (EventBus.wants), and allocates per run and per turn only what it must.
-import type { RuntimeTool, ToolContext, ToolResult } from '../tools/contract.js';
+import type { RuntimeTool, ToolResult } from '../tools/contract.js';
 import { systemClock } from './clock.js';
 import type { EventBus, EventInput } from './events.js';
 import type { ModelError, ModelRequest, ModelResult } from './models/provider.js';
-import { executeToolBatch, type BatchHooks, type BatchObserver, type BatchOptions } from './tool-batch.js';
+import { executeToolBatch, type AgentToolContext, type BatchHooks, type BatchObserver, type BatchOptions, type CallEnd, type CallUpdate } from './tool-batch.js';
 import { addUsage, type AssistantMessage, type Effort, type EndStatus, type Message, type ToolCall, type ToolSchema, type Usage, type UserMessage } from './types.js';
 
 /** Why an agent was stopped from outside (set as the abort signal's reason). */
@@ -44,7 +44,7 @@ export interface LoopConfig {
   callModel: (request: ModelRequest, signal: AbortSignal) => Promise<ModelResult>;
   /** The catalog of this turn, decided once from the turn's facts (async when MCP servers must be listed). */
   toolsForTurn: (turn: number) => TurnTools | Promise<TurnTools>;
-  context: Omit<ToolContext, 'callId'>;
+  context: AgentToolContext;
   bus: EventBus;
   /** Messages that arrived while the agent worked (synthetic notifications): they join before the next call. */
   drainInbox: () => UserMessage[];
@@ -99,8 +99,8 @@ function emitToolEnd(bus: EventBus, agentId: string, call: ToolCall, result: Too
  * run starts, so the batch neither builds a per-call update callback nor times calls for nobody.
  */
 class LoopRun implements BatchObserver {
-  readonly update: BatchObserver['update'];
-  readonly end: BatchObserver['end'];
+  readonly update: CallUpdate | undefined;
+  readonly end: CallEnd | undefined;
   private readonly onTextDelta: ((text: string) => void) | undefined;
   private readonly onThinkingDelta: ((text: string) => void) | undefined;
   /** A provider's warning (a server refused --effort) as a `log` event; only effort can raise one today. */

@@ -4,17 +4,20 @@
 // agent, the result budget), with tool.start/tool.end events marked `via: "shell"`.
 import path from 'node:path';
 import type { ShellBridgeAdapter } from '../tools/adapters.js';
+import type { SkillCatalog } from '../tools/adapters-interaction.js';
 import type { RuntimeTool } from '../tools/contract.js';
 import { bridgeHandler, shellCallId, type BridgeAgent, type BridgeCatalog } from '../tools/bridge/agent-handler.js';
 import type { LeaseServer } from '../tools/bridge/lease-server.js';
 import { mcpServerName } from '../roles/builtin.js';
 import { applyFilters, FILTER_PIPELINE, type TurnFacts } from '../roles/filters.js';
 import { normalizeName } from '../roles/names.js';
+import { createSkillTool } from '../tools/interact/skill.js';
 import { invocableSkills, withoutSkill } from '../tools/interact/skills.js';
-import type { AgentLoopConfig } from './agent.js';
+import type { AgentProfile } from '../roles/profile.js';
 import type { EventBus, TaskEvent } from './events.js';
+import type { McpToolsFor } from './runtime-ports.js';
 import type { AgentRecord } from './scheduler.js';
-import { runToolCallOutcome, type BatchHooks } from './tool-batch.js';
+import { runToolCallOutcome, type AgentToolContext, type BatchHooks } from './tool-batch.js';
 
 /** Built-in tools that make sense from a shell; MCP tools all do. */
 export const SHELL_BUILTINS: ReadonlySet<string> = new Set(['web_search', 'fetch_url']);
@@ -42,9 +45,10 @@ export function filterRefusal(tool: RuntimeTool, facts: TurnFacts): string | und
 
 export interface ShellBridgeDeps {
   bus: EventBus;
-  registry: ReadonlyMap<string, RuntimeTool>;
+  /** The agent's local tools (its shell may reach the SHELL_BUILTINS among them). */
+  local: readonly RuntimeTool[];
   /** The MCP tools of the servers the agent may use (only those are started). */
-  mcpTools?: (record: AgentRecord) => Promise<readonly RuntimeTool[]>;
+  mcpTools?: McpToolsFor | undefined;
 }
 
 /** The engine's murmur-tools: leases per agent on the process's lease server, revoked as agents end and when the engine closes. */
@@ -123,7 +127,7 @@ export class EngineShellBridge {
 export interface AgentBridgeInput {
   record: AgentRecord;
   facts: TurnFacts;
-  context: AgentLoopConfig['context'];
+  context: AgentToolContext;
   hooks: BatchHooks;
   deps: ShellBridgeDeps;
   /** Where media results go when there is no session folder. */
@@ -132,7 +136,7 @@ export interface AgentBridgeInput {
 
 /** The candidates a shell may reach: the shell-sensible built-ins and the MCP tools, before the agent's filters. */
 async function shellCandidates(input: AgentBridgeInput): Promise<RuntimeTool[]> {
-  const local = [...input.deps.registry.values()].filter((tool) => SHELL_BUILTINS.has(tool.def.name));
+  const local = input.deps.local.filter((tool) => SHELL_BUILTINS.has(tool.def.name));
   const mcp = input.deps.mcpTools ? await input.deps.mcpTools(input.record) : [];
   return [...local, ...mcp];
 }
@@ -187,34 +191,6 @@ export function agentBridge(input: AgentBridgeInput): BridgeAgent {
   };
 }
 
-/**
- * The agent's bridge adapter, built on its first lease: most agents never run bash, and a swarm keeps
- * thousands of finished agents' records, so until then it costs one object and one closure per agent.
- */
-function lazyAdapter(
-  bridge: EngineShellBridge,
-  record: AgentRecord,
-  facts: TurnFacts,
-  context: AgentLoopConfig['context'],
-  hooks: BatchHooks,
-  root: string,
-  deps: ShellBridgeDeps,
-): ShellBridgeAdapter {
-  let adapter: ShellBridgeAdapter | undefined;
-  return {
-    lease: () => {
-      if (!adapter) {
-        const bridgeDeps: ShellBridgeDeps = { bus: deps.bus, registry: deps.registry };
-        if (deps.mcpTools) bridgeDeps.mcpTools = deps.mcpTools;
-        // Without a session (benchmarks, embedders) media results still land under the workspace's state folder.
-        const fallbackOutputsDir = path.join(root, '.murmur', 'tool-outputs');
-        adapter = bridge.adapterFor(record, agentBridge({ record, facts, context, hooks, deps: bridgeDeps, fallbackOutputsDir }));
-      }
-      return adapter.lease();
-    },
-  };
-}
-
 /** The name of the built-in skill that teaches murmur-tools. */
 export const BRIDGE_SKILL = 'murmur-tools';
 
@@ -229,28 +205,73 @@ export function mayReachFromShell(facts: TurnFacts, mcpConfigured: boolean, loca
   return applyFilters([probe], { ...facts, mcpOrigin: () => undefined }).tools.length > 0;
 }
 
+/** The run's bridge when this agent's bash gets a lease: the bridge is on, the agent holds bash and has not opted out. */
+export function bridgeForAgent(bridge: EngineShellBridge | undefined, profile: AgentProfile, held: ReadonlySet<string>): EngineShellBridge | undefined {
+  return bridge && profile.shellBridge !== false && held.has('bash') ? bridge : undefined;
+}
+
+/** The skill tool an agent holds: the registry's, one over a narrower catalog, or none at all. */
+export type SkillToolChoice = { kind: 'shared' } | { kind: 'own'; tool: RuntimeTool } | { kind: 'none' };
+
+/** What an agent sees of the skills: the catalog its prompt lists, and its skill tool. */
+export interface AgentSkills {
+  catalog: SkillCatalog;
+  tool: SkillToolChoice;
+}
+
 /**
- * An agent's murmur-tools: a lease for its bash (unless its definition or the configuration opts out), and the
- * built-in skill only where the agent has something to reach. `skillToolUnused`: the skill tool lost its only skill.
+ * The host's skills as agents may see them, made once per run: all of them, and — when the built-in murmur-tools
+ * skill is among them — the same without it, with its own skill tool (none when no other skill is left to invoke).
  */
-export function setUpShellBridge(input: {
+export interface SkillViews {
+  all: AgentSkills;
+  withoutBridgeSkill?: AgentSkills;
+}
+
+export function skillViewsOf(skills: SkillCatalog): SkillViews {
+  const all: AgentSkills = { catalog: skills, tool: { kind: 'shared' } };
+  if (skills.get(BRIDGE_SKILL)?.scope !== 'builtin') return { all };
+  const catalog = withoutSkill(skills, BRIDGE_SKILL);
+  const tool: SkillToolChoice = invocableSkills(catalog).length > 0 ? { kind: 'own', tool: createSkillTool(catalog) } : { kind: 'none' };
+  return { all, withoutBridgeSkill: { catalog, tool } };
+}
+
+/**
+ * What one agent sees of the skills: murmur-tools only where its shell has something to reach through it (a
+ * lease, and an MCP tool or web_search its filters let through). Pure; one of the run's views, never a new one.
+ */
+export function skillsForAgent(views: SkillViews, facts: TurnFacts, reach: { bridge: boolean; mcpConfigured: boolean; held: ReadonlySet<string> }): AgentSkills {
+  const narrow = views.withoutBridgeSkill;
+  if (!narrow || (reach.bridge && mayReachFromShell(facts, reach.mcpConfigured, reach.held))) return views.all;
+  return narrow;
+}
+
+/**
+ * The agent's murmur-tools lease for its bash. Its adapter is built on the first lease: most agents never run bash,
+ * and a swarm keeps thousands of finished agents' records, so until then it costs one object and one closure per
+ * agent. Calls from the shell run in `input.context` through `input.hooks`: the agent's own context and pipeline.
+ */
+export interface AgentLeaseInput {
   record: AgentRecord;
   facts: TurnFacts;
-  context: AgentLoopConfig['context'];
+  context: AgentToolContext;
   hooks: BatchHooks;
-  /** The local tools the agent holds. */
-  local: ReadonlySet<string>;
+  deps: ShellBridgeDeps;
+  /** The agent's workspace root. */
   root: string;
-  deps: ShellBridgeDeps & { shellBridge?: EngineShellBridge | undefined };
-}): { skillToolUnused: boolean } {
-  const { record, facts, context, deps } = input;
-  const bridge = deps.shellBridge && record.profile.shellBridge !== false && input.local.has('bash') ? deps.shellBridge : undefined;
-  if (bridge) {
-    context.shellBridge = lazyAdapter(bridge, record, facts, context, input.hooks, input.root, deps);
-  }
-  if (context.skills?.get(BRIDGE_SKILL)?.scope !== 'builtin' || (bridge && mayReachFromShell(facts, deps.mcpTools !== undefined, input.local))) {
-    return { skillToolUnused: false };
-  }
-  context.skills = withoutSkill(context.skills, BRIDGE_SKILL);
-  return { skillToolUnused: invocableSkills(context.skills).length === 0 };
+}
+
+export function shellLeaseFor(bridge: EngineShellBridge, input: AgentLeaseInput): ShellBridgeAdapter {
+  let adapter: ShellBridgeAdapter | undefined;
+  return {
+    lease: () => {
+      if (!adapter) {
+        // Without a session (benchmarks, embedders) media results still land under the workspace's state folder.
+        const fallbackOutputsDir = path.join(input.root, '.murmur', 'tool-outputs');
+        const { record, facts, context, hooks, deps } = input;
+        adapter = bridge.adapterFor(record, agentBridge({ record, facts, context, hooks, deps, fallbackOutputsDir }));
+      }
+      return adapter.lease();
+    },
+  };
 }

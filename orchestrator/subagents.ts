@@ -1,5 +1,5 @@
 // The agent tool's seam into the scheduler: start, resume and background subagents for one parent.
-import type { SubagentAdapter, SubagentOutcome, SubagentRequest, TaskOutcome } from '../tools/adapters.js';
+import type { SubagentAdapter, SubagentOutcome, SubagentRequest, TaskEndStatus, TaskOutcome } from '../tools/adapters.js';
 import { knownProfileNames, resolveProfile, type AgentProfile } from '../roles/profile.js';
 import type { AgentRunResult } from './agent.js';
 import type { Clock } from './clock.js';
@@ -31,7 +31,7 @@ export function subagentProfileFor(parent: AgentProfile, type: string, definitio
   return allowed.some((t) => resolveProfile(t, definitions)?.name === wanted.name) ? wanted : undefined;
 }
 
-function taskStatus(result: AgentRunResult): TaskOutcome['status'] {
+function taskStatus(result: AgentRunResult): TaskEndStatus {
   switch (result.status) {
     case 'completed':
       return 'completed';

@@ -10,25 +10,39 @@ import type { ToolCall, ToolResultMessage } from './types.js';
 
 export type { AfterCallStage } from '../tools/call-stage.js';
 
+/** A veto on a whole batch (agent_swarm must be alone…): a message refuses every call. Must not throw. */
+export type BatchVeto = (calls: readonly ToolCall[]) => string | undefined;
+
+/**
+ * The gate after the arguments are checked, before the tool runs: a result refuses the call (a denial), undefined
+ * lets it run. Must not throw or reject (a failure is a denial result): the batch does not catch it.
+ */
+export type CallGate = (call: ToolCall, tool: RuntimeTool, args: unknown, signal: AbortSignal) => Promise<ToolResult | undefined> | ToolResult | undefined;
+
 export interface BatchHooks {
-  /** A veto on the whole batch (agent_swarm must be alone…): a message refuses every call. */
-  vetoBatch?: (calls: readonly ToolCall[]) => string | undefined;
-  /** The gate after the arguments are checked, before the tool runs: a result here refuses the call (a denial). */
-  beforeCall?: (call: ToolCall, tool: RuntimeTool, args: unknown, signal: AbortSignal) => Promise<ToolResult | undefined> | ToolResult | undefined;
+  vetoBatch?: BatchVeto;
+  beforeCall?: CallGate;
   /** Run in order on every result, refusals included (the budget gate, the skill chain…). */
   afterCall?: readonly AfterCallStage[];
 }
 
+/** The context every call of an agent shares; callId is filled per call. */
+export type AgentToolContext = Omit<ToolContext, 'callId'>;
+
+/** Streamed output of a running call. */
+export type CallUpdate = (call: ToolCall, text: string) => void;
+/** A call ended, with its result as the conversation keeps it and how long it took. */
+export type CallEnd = (call: ToolCall, result: ToolResult, durationMs: number) => void;
+
 export interface BatchObserver {
   start?(call: ToolCall): void;
-  update?(call: ToolCall, text: string): void;
-  end?(call: ToolCall, result: ToolResult, durationMs: number): void;
+  update?: CallUpdate | undefined;
+  end?: CallEnd | undefined;
 }
 
 export interface BatchOptions {
   tools: ReadonlyMap<string, RuntimeTool>;
-  /** Shared fields of the context; callId is filled per call. */
-  context: Omit<ToolContext, 'callId'>;
+  context: AgentToolContext;
   signal: AbortSignal;
   hooks?: BatchHooks;
   observer?: BatchObserver;

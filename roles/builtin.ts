@@ -4,12 +4,14 @@ import { normalizeName } from './names.js';
 
 export type BuiltinRoleName = 'main' | 'explore' | 'worker' | 'verifier';
 
+/** Whether a role may hold this tool at all; `mcp` is the MCP server and tool behind it, if any. */
+export type RoleCap = (tool: RuntimeTool, mcp?: { server: string; tool: string }) => boolean;
+
 export interface RoleSpec {
   name: BuiltinRoleName;
   description: string;
   prompt: string;
-  /** Whether the role may hold this tool at all; `mcp` is the MCP server and tool behind it, if any. */
-  allows(tool: RuntimeTool, mcp?: { server: string; tool: string }): boolean;
+  allows: RoleCap;
 }
 
 const MCP_PREFIX = 'mcp__';
@@ -29,7 +31,7 @@ export function mcpServerName(name: string): string | undefined {
   return split < 0 ? undefined : rest.slice(0, split);
 }
 
-function capOf(local: readonly string[], mcpRule: 'none' | 'builtin-web-search' | 'configured'): RoleSpec['allows'] {
+function capOf(local: readonly string[], mcpRule: 'none' | 'builtin-web-search' | 'configured'): RoleCap {
   const allowed = new Set(local);
   return (tool, mcp) => {
     if (mcp) {

@@ -1,5 +1,6 @@
-// Seams for the interaction and web tools (ask_user_question, todo_list, skill, fetch_url, web_search).
-// The engine implements them; each is optional on ctx, and a tool whose seam is missing says so in an error result.
+// Ports of the interaction and web tools (ask_user_question, todo_list, skill, fetch_url, web_search, the plan-mode
+// tools). The host implements them; each tool receives its port when it is made (createTodoListTool(todos)…), and
+// a host without a port simply has no such tool. Each port states what it may throw.
 
 // ---- ask_user_question ----
 
@@ -40,11 +41,14 @@ export type QuestionReply =
 
 export type AskAvailability = { canAsk: true } | { canAsk: false; reason: string };
 
-/** The one place where the user answers (dashboard modal, terminal prompt). */
+/**
+ * ask: the one place where the user answers (dashboard modal, terminal prompt). Contract: `availability` never
+ * throws. `ask` resolves `declined` when the prompt failed or was dismissed, and rejects only when `signal` aborts.
+ */
 export interface UserChannel {
   /** Whether anyone can answer now; when not, why (no terminal, --json, MCP server mode…). */
   availability(): AskAvailability;
-  /** Waits for the user. Only the asking agent waits; rejects or settles when `signal` aborts. */
+  /** Waits for the user. Only the asking agent waits. */
   ask(request: QuestionRequest, signal: AbortSignal): Promise<QuestionReply>;
 }
 
@@ -57,7 +61,7 @@ export interface TodoItem {
   status: TodoStatus;
 }
 
-/** Todo lists kept per agent (the dashboard shows them). */
+/** Todo lists kept per agent (the dashboard shows them). Contract: never throws. */
 export interface TodoStore {
   get(agentId: string): readonly TodoItem[];
   /** Replaces the agent's list; an empty list clears it. */
@@ -85,7 +89,7 @@ export interface SkillInfo {
   body: string;
 }
 
-/** The skills found at start-up (see tools/interact/skills.ts for the loader). */
+/** The skills found at start-up (see tools/interact/skills.ts for the loader). Contract: never throws. */
 export interface SkillCatalog {
   list(): readonly SkillInfo[];
   get(name: string): SkillInfo | undefined;
@@ -119,7 +123,10 @@ export interface SearchOptions {
   limit: number;
 }
 
-/** A web search backend; web_search is offered only when one is configured. */
+/**
+ * A web search backend; web_search is offered only when one is configured. Contract: `search` rejects with a
+ * readable message when the backend fails (web_search turns it into an error result).
+ */
 export interface SearchAdapter {
   /** Shown in results, e.g. "searxng". */
   name: string;
@@ -164,7 +171,11 @@ export type PlanDecision =
   | { kind: 'reject_and_exit'; reason?: string }
   | { kind: 'revise'; feedback: string };
 
-/** Per-agent plan-mode state and the plan approval (the engine's permission setup implements it). */
+/**
+ * plan: per-agent plan-mode state and the plan approval (the engine's permission setup implements it).
+ * Contract: `state`, `enter` and `exit` never throw; `review` never rejects (nobody to answer, a dismissed prompt
+ * or an aborted signal resolve as a rejection with the reason).
+ */
 export interface PlanModeAdapter {
   state(agentId: string): PlanModeState;
   enter(agentId: string, planPath: string): void;
@@ -176,19 +187,14 @@ export interface PlanModeAdapter {
   review(request: PlanReviewRequest, signal: AbortSignal): Promise<PlanDecision>;
 }
 
+/** The interaction ports a host shares with every agent, as one value (EngineOptions.interaction). */
 export interface InteractionAdapters {
-  /** Where questions go; missing = nobody can answer. */
+  /** Where questions go; missing = nobody can answer (no ask_user_question). */
   user?: UserChannel;
   todos?: TodoStore;
   skills?: SkillCatalog;
-  /**
-   * Names of the skills whose instructions led to this call, outermost first. The engine passes a skill's
-   * chain (the `chain` in the skill tool's result details) down to the work that skill starts, so nesting
-   * can be capped. Missing = no skill active.
-   */
-  skillChain?: readonly string[];
   web?: WebPolicy;
   search?: SearchAdapter;
-  /** Plan mode; missing = enter_plan_mode and exit_plan_mode say plan mode is not available. */
+  /** Plan mode: the permission setup makes the plan-mode tools with it (PermissionSetup.tools). */
   planMode?: PlanModeAdapter;
 }

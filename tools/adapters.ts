@@ -1,6 +1,7 @@
-import type { InteractionAdapters } from './adapters-interaction.js';
-
-// The seams through which tools reach the engine. The engine implements them; tools only see these types.
+// What a tool knows of the calling agent (AgentFacts, on every ToolContext) and the seams it shares with the
+// engine: the workspace policy, the read ledger, background tasks, and the per-agent ports of the agent and
+// agent_swarm tools (SubagentAdapter, SwarmAdapter). The engine implements them; tools only see these types.
+import type { PlanModeAdapter, SearchAdapter, SkillCatalog, TodoStore, UserChannel, WebPolicy } from './adapters-interaction.js';
 
 /** Where a tool may touch files. */
 export interface WorkspacePolicy {
@@ -35,7 +36,7 @@ export interface SessionPaths {
 }
 
 export type TaskKind = 'bash' | 'agent' | 'question';
-export type TaskStatus = 'running' | 'completed' | 'failed' | 'timeout' | 'aborted' | 'stopped';
+export type TaskStatus = 'running' | TaskEndStatus;
 
 export interface TaskRunIO {
   signal: AbortSignal;
@@ -43,8 +44,11 @@ export interface TaskRunIO {
   write(chunk: string): void;
 }
 
+/** How a task ended. */
+export type TaskEndStatus = 'completed' | 'failed' | 'timeout' | 'aborted' | 'stopped';
+
 export interface TaskOutcome {
-  status: Exclude<TaskStatus, 'running'>;
+  status: TaskEndStatus;
   /** The short result reported back to the owner (an agent's last message, an exit code line). */
   result?: string;
 }
@@ -111,14 +115,19 @@ export interface SubagentOutcome {
   taskId?: string;
 }
 
-/** How the agent tool reaches the scheduler. */
+/**
+ * How the agent tool reaches the agent tree: one per parent agent, made when that agent is configured.
+ * Contract: `allowedTypes` never throws. `run` answers a refusal (unknown type, spawn cap, a subagent still running)
+ * as `{ ok: false, error }` naming what would be accepted, and a subagent that failed as an outcome; it rejects only
+ * on a fault (a background task's log that cannot be created), which the tool call reports as its error.
+ */
 export interface SubagentAdapter {
   /** The subagent types this agent may start. */
   allowedTypes(): readonly string[];
   run(request: SubagentRequest, signal: AbortSignal): Promise<{ ok: true; outcome: SubagentOutcome } | { ok: false; error: string }>;
 }
 
-/** How set_timer reaches the timer service. */
+/** @deprecated The per-agent timer seam of the earlier ToolContext; set_timer now takes a TimerPort (ports.ts). */
 export interface TimerAdapter {
   set(delayMinutes: number, message: string): { timerId: string; dueAt: number };
 }
@@ -135,36 +144,70 @@ export interface SwarmRequest {
   isolation?: 'none' | 'worktree';
 }
 
-/** How agent_swarm reaches the swarm. */
+/**
+ * How agent_swarm reaches the swarm: one per calling agent, made when that agent is configured. Contract: a
+ * request the swarm refuses is `{ ok: false, error }`; a swarm that ran is its report (`isError` when no item
+ * completed); `onProgress` gets progress lines while it runs; `run` rejects only on a fault, which the tool call
+ * reports as its error.
+ */
 export interface SwarmAdapter {
   run(request: SwarmRequest, signal: AbortSignal, onProgress: (text: string) => void): Promise<{ ok: true; report: string; isError: boolean } | { ok: false; error: string }>;
 }
 
 /**
- * Every adapter is optional: a host fills in what it has (the engine fills in all of these; a test or an
- * embedding may hand a tool less). A tool whose adapter is missing answers with an error result saying what is
- * not available here, never throws; the catalog's filters normally keep such a tool from being offered at all.
+ * What the engine tells a tool about the calling agent. Each is optional (a test or an embedding may hand a tool
+ * less) and has a stated default; the engine fills workspace, reads and env for every agent, session when the run
+ * has one, shellBridge where the bridge is on. Services (background tasks, subagents, the user, todos…) are not
+ * here: a tool that needs one receives it as a port when it is made (see ports.ts).
  */
-export interface ToolAdapters extends InteractionAdapters {
-  /** Start and resume subagents (agent). Missing: no delegation here. */
-  agents?: SubagentAdapter;
-  /** Deliver a message to this agent later (set_timer). */
-  timers?: TimerAdapter;
-  /** Run a swarm under this agent (agent_swarm). */
-  swarm?: SwarmAdapter;
+export interface AgentFacts {
   /** Where paths may point. Missing: the file tools confine themselves to `ctx.cwd` with no extra roots. */
   workspace?: WorkspacePolicy;
   /** What this agent last read, so edit refuses a file that changed since. Missing: no such check. */
   reads?: FileReadLedger;
   /** The session's folders (spilled outputs, plans; read may open them). Missing: plans go under `<cwd>/.murmur/plans`. */
   session?: SessionPaths;
-  /** This agent's background tasks (bash in the background, background subagents, task_* tools). */
-  tasks?: BackgroundTasks;
   /** Which environment variables child processes never see. Missing: only the built-in secret names. */
   env?: EnvPolicy;
   /** murmur-tools: this agent's lease for the commands bash runs. Missing: the bridge is off for this agent. */
   shellBridge?: ShellBridgeAdapter;
+  /**
+   * Names of the skills whose instructions led to this call, outermost first. The engine passes a skill's
+   * chain (the `chain` in the skill tool's result details) down to the work that skill starts, so nesting
+   * can be capped. Missing = no skill active.
+   */
+  skillChain?: readonly string[];
 }
+
+/**
+ * The service adapters the context used to carry. Kept so code written against the earlier ToolContext compiles;
+ * the engine fills none of them any more: built-in tools receive these as ports when they are made.
+ */
+export interface LegacyToolAdapters {
+  /** @deprecated Never filled: the agent tool is made with its SubagentAdapter (createAgentTool). */
+  agents?: SubagentAdapter;
+  /** @deprecated Never filled: set_timer is made with its TimerPort (createSetTimerTool). */
+  timers?: TimerAdapter;
+  /** @deprecated Never filled: agent_swarm is made with its SwarmAdapter (createAgentSwarmTool). */
+  swarm?: SwarmAdapter;
+  /** @deprecated Never filled: the task tools are made with the TaskStore (createTaskTools). */
+  tasks?: BackgroundTasks;
+  /** @deprecated Never filled: ask_user_question is made with its UserChannel. */
+  user?: UserChannel;
+  /** @deprecated Never filled: todo_list is made with its TodoStore. */
+  todos?: TodoStore;
+  /** @deprecated Never filled: the skill tool is made with the agent's SkillCatalog. */
+  skills?: SkillCatalog;
+  /** @deprecated Never filled: fetch_url is made with its WebPolicy. */
+  web?: WebPolicy;
+  /** @deprecated Never filled: web_search is made with its SearchAdapter. */
+  search?: SearchAdapter;
+  /** @deprecated Never filled: the plan-mode tools are made with their PlanModeAdapter. */
+  planMode?: PlanModeAdapter;
+}
+
+/** What ToolContext extends: the agent's facts, and the deprecated service fields. */
+export interface ToolAdapters extends AgentFacts, LegacyToolAdapters {}
 
 /** What bash adds to a command's environment (after the secrets are stripped) so murmur-tools reaches the host. */
 export interface ShellBridgeLease {

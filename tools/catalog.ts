@@ -9,7 +9,8 @@ export interface CatalogExtension {
 }
 
 export interface CatalogSources {
-  local: ReadonlyMap<string, RuntimeTool>;
+  /** The agent's local tools (the registry's, with its own agent and agent_swarm), in catalog order. */
+  local: readonly RuntimeTool[];
   /** Listed per turn, so a server's tools/list_changed is honoured. */
   mcp?: () => readonly RuntimeTool[] | Promise<readonly RuntimeTool[]>;
   /** Goal/thread tools of this agent's thread (never handed to subtasks). */
@@ -28,10 +29,10 @@ export interface SourceOptions {
 
 const DELEGATION_ENTRY = new Set(['agent', 'agent_swarm']);
 
-function localTools(local: ReadonlyMap<string, RuntimeTool>, options: SourceOptions): RuntimeTool[] {
+function localTools(local: readonly RuntimeTool[], options: SourceOptions): RuntimeTool[] {
   const delegation = options.delegation.hostAllows && options.delegation.ceilingAllows;
   const out: RuntimeTool[] = [];
-  for (const tool of local.values()) if (delegation || !DELEGATION_ENTRY.has(tool.def.name)) out.push(tool);
+  for (const tool of local) if (delegation || !DELEGATION_ENTRY.has(tool.def.name)) out.push(tool);
   return out;
 }
 

@@ -1,17 +1,17 @@
-// The interaction and web tools, and the checks that say whether the host has what some of them need. The
-// registry (registry.ts) offers todo_list always; ask_user_question only when someone can answer; fetch_url when
-// the host allows fetching; skill when a skill can be invoked; web_search when a search adapter is configured.
+// The interaction and web tool factories, and the checks that say whether the host has what some of them need.
+// The registry (registry.ts) makes todo_list with a todo store; ask_user_question with a user channel (and the task
+// store); fetch_url with a web policy; skill with a skill catalog; web_search with a search adapter.
 import type { InteractionAdapters } from './adapters-interaction.js';
-import { askUserQuestionTool } from './interact/ask-user-question.js';
-import { skillTool } from './interact/skill.js';
+import { createAskUserQuestionTool } from './interact/ask-user-question.js';
+import { createSkillTool } from './interact/skill.js';
 import { invocableSkills } from './interact/skills.js';
-import { todoListTool } from './interact/todo-list.js';
-import { fetchUrlTool } from './web/fetch-url.js';
-import { webSearchAvailable, webSearchTool } from './web/web-search.js';
+import { createTodoListTool } from './interact/todo-list.js';
+import { createFetchUrlTool } from './web/fetch-url.js';
+import { createWebSearchTool, webSearchAvailable } from './web/web-search.js';
 
-export { askUserQuestionTool, fetchUrlTool, skillTool, todoListTool, webSearchAvailable, webSearchTool };
+export { createAskUserQuestionTool, createFetchUrlTool, createSkillTool, createTodoListTool, createWebSearchTool, webSearchAvailable };
 
 /** True when the skill tool has something to offer: at least one skill the model may invoke. */
-export function skillToolAvailable(adapters: Pick<InteractionAdapters, 'skills'>): boolean {
+export function skillToolAvailable(adapters: InteractionAdapters): boolean {
   return adapters.skills !== undefined && invocableSkills(adapters.skills).length > 0;
 }

@@ -1,6 +1,6 @@
 // Turns a list of RuntimeTools into what the loop consumes: a map by name plus the schemas the model sees.
 import type { RuntimeTool, ToolSchema } from './contract.js';
-import { workspaceTools } from './workspace-tools.js';
+import { createWorkspaceTools } from './workspace-tools.js';
 
 export interface LoopTools {
   tools: ReadonlyMap<string, RuntimeTool>;
@@ -11,7 +11,8 @@ export interface LoopTools {
 
 export interface LoopToolOptions {
   /**
-   * Fills in missing read, write, edit and bash: from the built-in set by default, or from the map given.
+   * Fills in missing read, write, edit and bash: from the built-in set by default (its bash runs in the
+   * foreground only: there is no task store here), or from the map given.
    * `false` switches it off, as the agent runtime does when it assembles its own catalog.
    */
   fallback?: false | ReadonlyMap<string, RuntimeTool>;
@@ -20,7 +21,7 @@ export interface LoopToolOptions {
 let builtinFallback: ReadonlyMap<string, RuntimeTool> | undefined;
 
 function builtinFallbackTools(): ReadonlyMap<string, RuntimeTool> {
-  builtinFallback ??= new Map(workspaceTools.filter((t) => (FALLBACK_TOOL_NAMES as readonly string[]).includes(t.def.name)).map((t) => [t.def.name, t]));
+  builtinFallback ??= new Map(createWorkspaceTools().filter((t) => (FALLBACK_TOOL_NAMES as readonly string[]).includes(t.def.name)).map((t) => [t.def.name, t]));
   return builtinFallback;
 }
 

@@ -1,10 +1,11 @@
-// The permission system in one piece: rules and mode, plan-mode vetoes, the approval broker, the user channel
-// of ask_user_question and the plan-mode adapter. The command line builds it once and hands its parts to the
-// engine (EngineOptions.permission / extraVetoes, interaction.user / interaction.planMode, registry.extra).
+// The permission system in one piece: rules and mode, plan-mode vetoes, the approval broker, and the ports it
+// implements — the permission gate, the user channel (ask), the approval of create_scheduled_task (approve) and
+// plan mode (plan), with the plan-mode tools made over it. The host builds it once and hands its parts to the
+// engine (EngineOptions.permission / extraVetoes, interaction.user, registry.extra).
 import type { PlanDecision, PlanModeAdapter, PlanModeState, UserChannel } from '../../tools/adapters-interaction.js';
 import { errorResult, type RuntimeTool, type ToolResult } from '../../tools/contract.js';
-import { planModeTools } from '../../tools/interact/plan-mode.js';
-import type { RuntimeDeps } from '../agent-runtime.js';
+import { createPlanModeTools } from '../../tools/interact/plan-mode.js';
+import type { ConfirmAnswer } from '../../tools/ports.js';
 import { ConfigError, type MurmurConfig } from '../config.js';
 import type { EventBus } from '../events.js';
 import type { ApprovalAnswer, ApprovalRequest, Asker, Requester, AgentLabel } from './asker.js';
@@ -13,6 +14,7 @@ import { ApprovalBroker, isUnanswered } from './broker.js';
 import { callDetail, callSummary } from './call-text.js';
 import { isInsideWorkspace, realOrNearest } from './inside.js';
 import { allowedBy } from './match.js';
+import type { BatchVetoFor, PermissionGate } from '../runtime-ports.js';
 import { exitPlanAloneVeto, isPlanFileWrite, PlanModeStore, planModeVeto } from './plan-mode.js';
 import { decide, type Decision, type PermissionMode } from './policy.js';
 import { describeRuleProblem, parseRule, parseRuleLists, isRuleProblem, type PermissionRule } from './rules.js';
@@ -47,16 +49,16 @@ export interface PermissionSetupOptions {
 export interface PermissionSetup {
   mode: PermissionMode;
   swarmMode: boolean;
-  /** EngineOptions.permission: vetoes, then rules and mode, then the user. */
-  permission: NonNullable<RuntimeDeps['permission']>;
+  /** EngineOptions.permission: vetoes, then rules and mode, then the user. Never throws (see PermissionGate). */
+  permission: PermissionGate;
   /** EngineOptions.extraVetoes: exit_plan_mode alone in its message. */
-  extraVetoes: NonNullable<RuntimeDeps['extraVetoes']>;
+  extraVetoes: BatchVetoFor;
   /** interaction.user, for ask_user_question. */
   userChannel: UserChannel;
   /** interaction.planMode, for enter_plan_mode and exit_plan_mode. */
   planMode: PlanModeAdapter;
   planModeFor(agentId: string): PlanModeState;
-  /** registry.extra: enter_plan_mode and exit_plan_mode. */
+  /** registry.extra: enter_plan_mode and exit_plan_mode, made over `planMode`. */
   tools: readonly RuntimeTool[];
   broker: ApprovalBroker;
   /** The rules added by "allow always" answers, as written. */
@@ -77,7 +79,7 @@ export interface ConfirmRequest {
   card: string;
 }
 
-export type ConfirmAnswer = { kind: 'approved' } | { kind: 'rejected'; feedback?: string } | { kind: 'unavailable'; reason: string };
+export type { ConfirmAnswer } from '../../tools/ports.js';
 
 export class PermissionRuleError extends ConfigError {}
 
@@ -127,7 +129,7 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
     return decision;
   };
 
-  const permission: PermissionSetup['permission'] = async (record, call, tool, args, signal): Promise<ToolResult | undefined> => {
+  const permission: PermissionGate = async (record, call, tool, args, signal): Promise<ToolResult | undefined> => {
     const root = record.workspaceRoot ?? options.workspaceRoot;
     const subject = describeSubject(call.name, tool, args, root);
     const plan = plans.state(record.id);
@@ -263,7 +265,7 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
     userChannel,
     planMode,
     planModeFor: (agentId) => plans.state(agentId),
-    tools: planModeTools,
+    tools: createPlanModeTools(planMode),
     broker,
     sessionRules: () => session.map((r) => r.text),
   };

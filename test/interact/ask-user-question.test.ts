@@ -2,12 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { Agent } from '../../orchestrator/agent.js';
 import { EventBus } from '../../orchestrator/events.js';
 import { ScriptedModel } from '../../orchestrator/models/scripted.js';
-import { checkArguments, resultText } from '../../tools/contract.js';
-import { askUserQuestionTool } from '../../tools/interact/ask-user-question.js';
+import { checkArguments, resultText, type ToolContext } from '../../tools/contract.js';
+import type { UserChannel } from '../../tools/adapters-interaction.js';
+import { createAskUserQuestionTool } from '../../tools/interact/ask-user-question.js';
 import { toLoopTools } from '../../tools/loop-tools.js';
-import { makeContext, MemoryTasks, ScriptedUser } from './context.js';
+import { buildToolRegistry } from '../../tools/registry.js';
+import { makeContext, MemoryTasks, ScriptedUser, storeOf } from './context.js';
 
-const def = askUserQuestionTool.def;
+/** The tool as the registry makes it: with a user channel and the task store. */
+const toolFor = (user: UserChannel, tasks = new MemoryTasks()) => createAskUserQuestionTool({ user, tasks: storeOf(tasks) });
+const def = toolFor(new ScriptedUser()).def;
 const option = (label: string) => ({ label, description: `choose ${label}` });
 const question = (overrides: Record<string, unknown> = {}) => ({ question: 'Which database?', options: [option('Postgres'), option('SQLite')], ...overrides });
 
@@ -16,10 +20,10 @@ function problem(args: unknown): string | undefined {
   return checkArguments(def, prepared);
 }
 
-async function run(args: Record<string, unknown>, ctx = makeContext(), signal = new AbortController().signal) {
+async function run(args: Record<string, unknown>, user: UserChannel, options: { tasks?: MemoryTasks; ctx?: ToolContext; signal?: AbortSignal } = {}) {
   const prepared = def.prepareArguments!(args) as never;
   expect(checkArguments(def, prepared)).toBeUndefined();
-  return askUserQuestionTool.impl(ctx, prepared, signal, () => {});
+  return toolFor(user, options.tasks).impl(options.ctx ?? makeContext(), prepared, options.signal ?? new AbortController().signal, () => {});
 }
 
 describe('ask_user_question validation', () => {
@@ -70,8 +74,8 @@ describe('ask_user_question asking', () => {
         { question: request.questions[1]!.question, selected: ['Redis', 'Other'], otherText: 'an in-process LRU' },
       ],
     }));
-    const ctx = makeContext({ user, agentId: 'sub-3', role: 'explore', callId: 'c9' });
-    const result = await run({ questions: [question({ header: 'DB' }), question({ question: 'Which caches?', options: [option('Redis'), option('None')], multi_select: true })] }, ctx);
+    const ctx = makeContext({ agentId: 'sub-3', role: 'explore', callId: 'c9' });
+    const result = await run({ questions: [question({ header: 'DB' }), question({ question: 'Which caches?', options: [option('Redis'), option('None')], multi_select: true })] }, user, { ctx });
     expect(result.isError).toBeFalsy();
     const request = user.requests[0]!;
     expect(request).toMatchObject({ agentId: 'sub-3', role: 'explore', callId: 'c9' });
@@ -87,17 +91,21 @@ describe('ask_user_question asking', () => {
 
   it('says so when the user declines', async () => {
     const user = new ScriptedUser(() => ({ kind: 'declined', reason: 'closed the prompt' }));
-    const result = await run({ questions: [question()] }, makeContext({ user }));
+    const result = await run({ questions: [question()] }, user);
     expect(resultText(result)).toContain('declined to answer (closed the prompt)');
   });
 
   it('tells the agent to ask in its reply text when nobody can answer', async () => {
-    const none = await run({ questions: [question()] }, makeContext());
-    expect(none.isError).toBe(true);
-    expect(resultText(none)).toContain('Ask the user in your reply text instead');
+    // No user channel at all: the registry makes no ask_user_question.
+    const tasks = storeOf(new MemoryTasks());
+    expect(buildToolRegistry({ tasks }).shared.map((t) => t.def.name)).not.toContain('ask_user_question');
+    expect(buildToolRegistry({ tasks, user: new ScriptedUser() }).shared.map((t) => t.def.name)).toContain('ask_user_question');
 
     const headless = new ScriptedUser(undefined, '--json mode: no terminal');
-    const refused = await run({ questions: [question()], background: true }, makeContext({ user: headless, tasks: new MemoryTasks() }));
+    const none = await run({ questions: [question()] }, headless);
+    expect(none.isError).toBe(true);
+    expect(resultText(none)).toContain('Ask the user in your reply text instead');
+    const refused = await run({ questions: [question()], background: true }, headless);
     expect(refused.isError).toBe(true);
     expect(resultText(refused)).toContain('--json mode: no terminal');
     expect(resultText(refused)).toContain('reply text');
@@ -107,7 +115,7 @@ describe('ask_user_question asking', () => {
   it('starts a background question and returns its task id at once', async () => {
     const user = new ScriptedUser();
     const tasks = new MemoryTasks();
-    const result = await run({ questions: [question()], background: true }, makeContext({ user, tasks }));
+    const result = await run({ questions: [question()], background: true }, user, { tasks });
     expect(result.isError).toBeFalsy();
     const { taskId } = result.details as { taskId: string };
     expect(resultText(result)).toContain(`task ${taskId}`);
@@ -121,16 +129,10 @@ describe('ask_user_question asking', () => {
     expect(await tasks.tail(taskId)).toContain('DuckDB');
   });
 
-  it('refuses background mode without a task registry', async () => {
-    const result = await run({ questions: [question()], background: true }, makeContext({ user: new ScriptedUser() }));
-    expect(result.isError).toBe(true);
-    expect(resultText(result)).toContain('without "background": true');
-  });
-
   it('returns an error result when the agent is stopped while waiting', async () => {
     const user = new ScriptedUser();
     const controller = new AbortController();
-    const pending = run({ questions: [question()] }, makeContext({ user }), controller.signal);
+    const pending = run({ questions: [question()] }, user, { signal: controller.signal });
     await new Promise((resolve) => setImmediate(resolve));
     controller.abort();
     const result = await pending;
@@ -151,8 +153,8 @@ describe('ask_user_question asking', () => {
         },
       ],
     });
-    const context = { agentId: 'a1', role: 'main', cwd: process.cwd(), user: new ScriptedUser(undefined, 'no terminal') };
-    const tools = toLoopTools([askUserQuestionTool], { fallback: false });
+    const context = { agentId: 'a1', role: 'main', cwd: process.cwd() };
+    const tools = toLoopTools([toolFor(new ScriptedUser(undefined, 'no terminal'))], { fallback: false });
     const agent = new Agent({ id: 'a1', role: 'main' }, { system: '', maxTurns: 5, callModel: (r, s) => model.complete(r, s), toolsForTurn: () => tools, context }, new EventBus());
     const outcome = await agent.run('ask something');
     expect(outcome.status).toBe('completed');

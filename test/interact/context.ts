@@ -2,6 +2,12 @@
 import type { BackgroundTasks, TaskInfo, TaskSpec } from '../../tools/adapters.js';
 import type { QuestionReply, QuestionRequest, UserChannel } from '../../tools/adapters-interaction.js';
 import type { ToolContext } from '../../tools/contract.js';
+import type { TaskStore } from '../../tools/ports.js';
+
+/** A task store whose every agent sees `tasks` (the tests have one agent). */
+export function storeOf(tasks: BackgroundTasks): TaskStore {
+  return { viewFor: () => tasks };
+}
 
 export function makeContext(overrides: Partial<ToolContext> = {}): ToolContext {
   return { agentId: 'agent-1', role: 'worker', cwd: process.cwd(), callId: 'call-1', ...overrides };

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resultText } from '../../tools/contract.js';
 import { skillToolAvailable } from '../../tools/interaction-tools.js';
-import { MAX_SKILL_DEPTH, skillTool } from '../../tools/interact/skill.js';
+import { createSkillTool, MAX_SKILL_DEPTH } from '../../tools/interact/skill.js';
 import { createSkillCatalog, formatSkillProblems, loadSkills, skillsPromptSection } from '../../tools/interact/skills.js';
 import { makeContext } from './context.js';
 
@@ -36,8 +36,8 @@ afterEach(async () => {
 
 async function catalogAndCall(skill: string, args?: string, skillChain?: string[]) {
   const loaded = await loadSkills({ workspaceRoot: workspace, homeDir: home });
-  const ctx = makeContext({ skills: createSkillCatalog(loaded.skills), ...(skillChain ? { skillChain } : {}) });
-  return skillTool.impl(ctx, args === undefined ? { skill } : { skill, args }, new AbortController().signal, () => {});
+  const ctx = makeContext(skillChain ? { skillChain } : {});
+  return createSkillTool(createSkillCatalog(loaded.skills)).impl(ctx, args === undefined ? { skill } : { skill, args }, new AbortController().signal, () => {});
 }
 
 describe('skill loading', () => {

@@ -9,10 +9,11 @@ import { createPermissionSetup, type PermissionSetup, type PermissionSetupOption
 import type { MurmurConfig } from '../../orchestrator/config.js';
 import type { PlanDecision, QuestionReply, QuestionRequest } from '../../tools/adapters-interaction.js';
 import { resultText, type RuntimeTool, type ToolResult } from '../../tools/contract.js';
-import { workspaceTools } from '../../tools/workspace-tools.js';
-import { taskStopTool } from '../../tools/agents/task-tools.js';
-import { agentSwarmTool } from '../../tools/agents/agent-swarm.js';
-import { fetchUrlTool, todoListTool } from '../../tools/interaction-tools.js';
+import { createWorkspaceTools } from '../../tools/workspace-tools.js';
+import { createTaskTools } from '../../tools/agents/task-tools.js';
+import { createAgentSwarmTool } from '../../tools/agents/agent-swarm.js';
+import { createFetchUrlTool, createTodoListTool } from '../../tools/interaction-tools.js';
+import { createMemoryTodoStore } from '../../tools/interact/todo-store.js';
 
 export async function tempDir(prefix = 'murmur-perm-'): Promise<string> {
   return realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
@@ -25,11 +26,11 @@ export async function removeDir(dir: string): Promise<void> {
 /** The built-in tools by name, plus MCP stand-ins: one the server marks read-only (parallel), one it does not. */
 export const TOOLS: ReadonlyMap<string, RuntimeTool> = new Map(
   [
-    ...workspaceTools,
-    taskStopTool,
-    agentSwarmTool,
-    fetchUrlTool,
-    todoListTool,
+    ...createWorkspaceTools(),
+    ...createTaskTools({ viewFor: () => { throw new Error('the permission suites never run a task tool'); } }),
+    createAgentSwarmTool({ run: () => Promise.resolve({ ok: false, error: 'the permission suites never run a swarm' }) }),
+    createFetchUrlTool(),
+    createTodoListTool(createMemoryTodoStore()),
     fakeTool('mcp__github__list_issues', 'parallel'),
     fakeTool('mcp__github__create_issue', 'sequential'),
     fakeTool('deploy', 'sequential'),

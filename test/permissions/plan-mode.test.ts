@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPermissionSetup, type PermissionSetupOptions } from '../../orchestrator/permissions/setup.js';
 import type { PlanDecision } from '../../tools/adapters-interaction.js';
 import { checkArguments, resultText, type RuntimeTool, type ToolContext, type ToolResult } from '../../tools/contract.js';
-import { enterPlanModeTool, exitPlanModeTool, planFilePath } from '../../tools/interact/plan-mode.js';
+import { PLAN_MODE_TOOL_NAMES, planFilePath } from '../../tools/interact/plan-mode.js';
+import { buildToolRegistry } from '../../tools/registry.js';
 import { writeTool } from '../../tools/workspace-tools.js';
 import { agentRecord, check, FakeUser, removeDir, tempDir, text } from './helpers.js';
 
@@ -23,7 +24,14 @@ afterAll(async () => {
   await removeDir(root);
 });
 
-async function run(tool: RuntimeTool, ctx: ToolContext, args: unknown = {}): Promise<ToolResult> {
+/** The plan-mode tools of each planning() agent: its setup's (PermissionSetup.tools), made over its adapter. */
+const planTools = new Map<string, readonly RuntimeTool[]>();
+const enterPlanModeTool = 'enter_plan_mode';
+const exitPlanModeTool = 'exit_plan_mode';
+
+/** Runs a tool, or one of the agent's plan-mode tools by name. */
+async function run(named: RuntimeTool | string, ctx: ToolContext, args: unknown = {}): Promise<ToolResult> {
+  const tool = typeof named === 'string' ? planTools.get(ctx.agentId)!.find((t) => t.def.name === named)! : named;
   const prepared = tool.def.prepareArguments ? tool.def.prepareArguments(args) : args;
   const problem = checkArguments(tool.def, prepared);
   if (problem) return { content: [{ type: 'text', text: problem }], isError: true };
@@ -44,8 +52,8 @@ function planning(options: Partial<PermissionSetupOptions> & { decision?: PlanDe
     callId: 'call-1',
     workspace: { root, extraRoots: [], allowSensitive: [] },
     session: { dir: sessionDir, toolOutputsDir: path.join(sessionDir, 'tool-outputs') },
-    planMode: setup.planMode,
   };
+  planTools.set(agentId, setup.tools);
   const agent = agentRecord(agentId, 'main');
   const planPath = path.join(sessionDir, 'plans', `${agentId}.md`);
   return { user, setup, ctx, agent, planPath };
@@ -72,10 +80,11 @@ describe('enter_plan_mode', () => {
     expect(planFilePath({ agentId: 'main', cwd: root })).toBe(path.join(root, '.murmur', 'plans', 'main.md'));
   });
 
-  it('says so when the host has no plan mode', async () => {
-    const result = await run(enterPlanModeTool, { agentId: 'x', role: 'main', cwd: root, callId: 'c' });
-    expect(result.isError).toBe(true);
-    expect(resultText(result)).toContain('Plan mode is not available here');
+  it('comes from the permission setup, made over its plan-mode adapter; a registry without them has none', () => {
+    const { setup } = planning();
+    expect(setup.tools.map((t) => t.def.name)).toEqual([...PLAN_MODE_TOOL_NAMES]);
+    const registry = buildToolRegistry({ tasks: { viewFor: () => { throw new Error('unused'); } } });
+    for (const name of PLAN_MODE_TOOL_NAMES) expect(registry.shared.map((t) => t.def.name)).not.toContain(name);
   });
 });
 
@@ -132,7 +141,8 @@ describe('exit_plan_mode', () => {
   }
 
   it('validates options: 1-3, labels unique, at most 80 characters, not reserved, with a description', () => {
-    const problem = (args: unknown) => checkArguments(exitPlanModeTool.def, args);
+    const exit = planning().setup.tools.find((t) => t.def.name === exitPlanModeTool)!;
+    const problem = (args: unknown) => checkArguments(exit.def, args);
     const option = (label: string, description = 'd') => ({ label, description });
     expect(problem({})).toBeUndefined();
     expect(problem({ options: [option('Small steps'), option('Big bang')] })).toBeUndefined();

@@ -20,10 +20,14 @@ import {
   type TurnFacts,
 } from '../../roles/filters.js';
 import { builtinProfile, type AgentProfile } from '../../roles/profile.js';
-import { agentSwarmTool } from '../../tools/agents/agent-swarm.js';
+import type { SubagentAdapter, SwarmAdapter } from '../../tools/adapters.js';
+import type { UserChannel } from '../../tools/adapters-interaction.js';
+import { agentSwarmTool, createAgentSwarmTool } from '../../tools/agents/agent-swarm.js';
 import { collectCandidates, type CatalogSources } from '../../tools/catalog.js';
 import { defineRuntimeTool, type RuntimeTool, type ToolSource } from '../../tools/contract.js';
-import { buildLocalToolRegistry } from '../../tools/registry.js';
+import { createMemoryTodoStore } from '../../tools/interact/todo-store.js';
+import { createSkillCatalog } from '../../tools/interact/skills.js';
+import { buildToolRegistry } from '../../tools/registry.js';
 import { removeDir, tempDir } from '../engine/helpers.js';
 
 function fakeTool(name: string, source: ToolSource = 'builtin'): RuntimeTool {
@@ -51,23 +55,37 @@ function custom(extra: Partial<AgentProfile> = {}): AgentProfile {
 
 const filterContext = (f: TurnFacts) => ({ facts: f, warnings: [] as string[] });
 
+// Ports that are never called here: the registry only makes tools with them.
+const tasks = { viewFor: () => { throw new Error('no task is run here'); } };
+const user: UserChannel = { availability: () => ({ canAsk: false, reason: 'a test' }), ask: () => Promise.reject(new Error('a test')) };
+const subagents: SubagentAdapter = { allowedTypes: () => [], run: () => Promise.resolve({ ok: false, error: 'a test' }) };
+const swarm: SwarmAdapter = { run: () => Promise.resolve({ ok: false, error: 'a test' }) };
+const skills = createSkillCatalog([{ name: 'greet', description: 'Say hello.', path: '/s/greet/SKILL.md', dir: '/s/greet', scope: 'project', inline: true, disableModelInvocation: false, body: 'Hello.' }]);
+const search = { name: 'fake', search: () => Promise.resolve([]) };
+
 describe('the local registry', () => {
-  it('always has the workspace tools and todo_list; the rest only with their adapters', () => {
-    expect([...buildLocalToolRegistry().keys()]).toEqual(['read', 'write', 'edit', 'grep', 'glob', 'read_media_file', 'bash', 'todo_list']);
-    const all = buildLocalToolRegistry({ subagents: true, swarm: agentSwarmTool, tasks: true, timers: true, askUser: true, skills: true, fetch: true, webSearch: true });
-    expect([...all.keys()]).toEqual([
+  it('always has the workspace tools and the task tools; the rest exactly with their ports', () => {
+    expect(names(buildToolRegistry({ tasks }).shared)).toEqual(['read', 'write', 'edit', 'grep', 'glob', 'read_media_file', 'bash', 'task_list', 'task_output', 'task_stop']);
+    const all = buildToolRegistry({ tasks, timers: { set: () => ({ timerId: 't', dueAt: 0 }) }, todos: createMemoryTodoStore(), user, skills, web: {}, search, swarmTool: createAgentSwarmTool });
+    const order = [
       'read', 'write', 'edit', 'grep', 'glob', 'read_media_file', 'bash', 'todo_list',
       'skill', 'ask_user_question', 'fetch_url', 'web_search', 'agent', 'agent_swarm', 'task_list', 'task_output', 'task_stop', 'set_timer',
-    ]);
+    ];
+    // agent and agent_swarm are made per agent, from that agent's own ports, in their places.
+    expect(names(all.forAgent({ subagents, swarm }))).toEqual(order);
+    expect(names(all.forAgent({}))).toEqual(order.filter((n) => n !== 'agent' && n !== 'agent_swarm'));
+    expect(all.forAgent({})).toBe(all.shared);
+    expect(names(all.forAgent({ subagents }))).toEqual(order.filter((n) => n !== 'agent_swarm'));
   });
 
   it('throws when two tools share a name', () => {
-    expect(() => buildLocalToolRegistry({ extra: [fakeTool('read', 'configured')] })).toThrow('two local tools are named "read" (sources builtin and configured)');
+    expect(() => buildToolRegistry({ tasks, extra: [fakeTool('read', 'configured')] })).toThrow('two local tools are named "read" (sources builtin and configured)');
+    expect(() => buildToolRegistry({ tasks, extra: [fakeTool('agent', 'configured')] })).toThrow('two local tools are named "agent" (sources builtin and configured)');
   });
 });
 
 describe('the sources of a turn', () => {
-  const local = new Map([fakeTool('read'), fakeTool('agent'), fakeTool('agent_swarm')].map((t) => [t.def.name, t]));
+  const local = [fakeTool('read'), fakeTool('agent'), fakeTool('agent_swarm')];
   const sources: CatalogSources = {
     local,
     mcp: () => [fakeTool('mcp__gh__issue', 'configured')],
@@ -241,7 +259,9 @@ describe('the catalog each built-in role gets', () => {
       session: false,
       env: { HOME: cwd },
       registry: { askUser: true, skills: true, fetch: true, webSearch: true },
+      interaction: { user, skills, search },
       swarmTool: agentSwarmTool,
+      swarmFor: () => swarm,
       mcp: { mcpTools: async () => mcp },
     });
     const outcome = await engine.runTask('show me the catalogs');

@@ -5,7 +5,7 @@ import { executeToolBatch, type BatchHooks } from '../../orchestrator/tool-batch
 import { createResultBudget, resultBudgetStage, DEFAULT_SPILL_CHARS, SPILL_FAILURE_PREVIEW_CHARS } from '../../tools/budget.js';
 import type { RuntimeTool, ToolResult } from '../../tools/contract.js';
 import { READ_RESULT_MAX_CHARS } from '../../tools/fs/read.js';
-import { bashTool, grepTool, readTool } from '../../tools/workspace-tools.js';
+import { createBashTool, grepTool, readTool } from '../../tools/workspace-tools.js';
 import { call, contextFor, removeDir, tempDir, text } from './helpers.js';
 
 let root: string;
@@ -99,7 +99,7 @@ describe('result budget', () => {
 
   it('works as an after-call stage of a real tool batch, naming the spill file after the agent and the call', async () => {
     const tools = new Map<string, RuntimeTool>([
-      ['bash', bashTool],
+      ['bash', createBashTool()],
       ['read', readTool],
     ]);
     const [message] = await executeToolBatch([{ id: 'call_batch', name: 'bash', arguments: JSON.stringify({ command: 'seq 1 40000' }) }], {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { BackgroundTasks, FileReadLedger, FileStamp, TaskInfo, TaskSpec } from '../../tools/adapters.js';
 import type { RuntimeTool, ToolContext, ToolResult } from '../../tools/contract.js';
 import { checkArguments, resultText } from '../../tools/contract.js';
+import type { TaskStore } from '../../tools/ports.js';
 
 export async function tempDir(prefix = 'murmur-tools-'): Promise<string> {
   return realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
@@ -50,6 +51,11 @@ export async function call(
 
 export function text(result: ToolResult): string {
   return resultText(result);
+}
+
+/** A task store whose every agent sees `tasks` (the tests have one agent). */
+export function taskStoreOf(tasks: BackgroundTasks): TaskStore {
+  return { viewFor: () => tasks };
 }
 
 /** A minimal background task registry: one log file per task in a temp folder. */

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebPolicy } from '../../tools/adapters-interaction.js';
 import { resultText } from '../../tools/contract.js';
 import { addressAllowed, classifyAddress } from '../../tools/web/address-policy.js';
-import { fetchUrlTool } from '../../tools/web/fetch-url.js';
+import { createFetchUrlTool } from '../../tools/web/fetch-url.js';
 import { makeContext } from '../interact/context.js';
 
 const ARTICLE = `<!doctype html><html><head><title>Release 2.0 notes</title></head><body>
@@ -82,8 +82,7 @@ afterAll(async () => {
 const loopbackAllowed: WebPolicy = { allowLoopback: true, maxBytes: 1000, timeoutMs: 5000 };
 
 async function fetchUrl(url: string, web?: WebPolicy) {
-  const ctx = makeContext(web ? { web } : {});
-  return fetchUrlTool.impl(ctx, { url }, new AbortController().signal, () => {});
+  return createFetchUrlTool(web).impl(makeContext(), { url }, new AbortController().signal, () => {});
 }
 
 describe('fetch_url', () => {

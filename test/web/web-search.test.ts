@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SearchAdapter } from '../../tools/adapters-interaction.js';
 import { checkArguments, resultText } from '../../tools/contract.js';
-import { buildLocalToolRegistry } from '../../tools/registry.js';
+import { buildToolRegistry } from '../../tools/registry.js';
 import { createSearxngAdapter, searchEndpoint } from '../../tools/web/searxng.js';
-import { webSearchAvailable, webSearchTool } from '../../tools/web/web-search.js';
-import { makeContext } from '../interact/context.js';
+import { createWebSearchTool, webSearchAvailable } from '../../tools/web/web-search.js';
+import { makeContext, MemoryTasks, storeOf } from '../interact/context.js';
 
 let server: Server;
 let base: string;
@@ -35,9 +35,11 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-async function search(adapter: SearchAdapter | undefined, input: { query: string; limit?: number }) {
-  expect(checkArguments(webSearchTool.def, input)).toBeUndefined();
-  return webSearchTool.impl(makeContext(adapter ? { search: adapter } : {}), input, new AbortController().signal, () => {});
+const definition = createWebSearchTool({ name: 'none', search: () => Promise.resolve([]) }).def;
+
+async function search(adapter: SearchAdapter, input: { query: string; limit?: number }) {
+  expect(checkArguments(definition, input)).toBeUndefined();
+  return createWebSearchTool(adapter).impl(makeContext(), input, new AbortController().signal, () => {});
 }
 
 describe('web_search with the SearXNG adapter', () => {
@@ -84,15 +86,14 @@ describe('web_search with the SearXNG adapter', () => {
     const adapter = createSearxngAdapter({ url: base });
     expect(webSearchAvailable({})).toBe(false);
     expect(webSearchAvailable({ search: adapter })).toBe(true);
-    // What the host does: the registry gets web_search only when webSearchAvailable says so.
-    expect([...buildLocalToolRegistry({ webSearch: webSearchAvailable({}) }).keys()]).not.toContain('web_search');
-    expect([...buildLocalToolRegistry({ webSearch: webSearchAvailable({ search: adapter }) }).keys()]).toContain('web_search');
-    const unconfigured = await search(undefined, { query: 'x' });
-    expect(unconfigured.isError).toBe(true);
+    // The registry makes web_search exactly when it is given a search adapter.
+    const tasks = storeOf(new MemoryTasks());
+    expect(buildToolRegistry({ tasks }).shared.map((t) => t.def.name)).not.toContain('web_search');
+    expect(buildToolRegistry({ tasks, search: adapter }).shared.map((t) => t.def.name)).toContain('web_search');
   });
 
   it('refuses an empty query through the schema', () => {
-    expect(checkArguments(webSearchTool.def, { query: '' })).toContain('/query');
-    expect(checkArguments(webSearchTool.def, { query: 'x', limit: 50 })).toContain('/limit');
+    expect(checkArguments(definition, { query: '' })).toContain('/query');
+    expect(checkArguments(definition, { query: 'x', limit: 50 })).toContain('/limit');
   });
 });

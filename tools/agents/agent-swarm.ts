@@ -1,7 +1,8 @@
 // agent_swarm: one call fans a prompt template out over many items, one subagent each, and returns the report.
+// Made for each calling agent with that agent's own SwarmAdapter (createAgentSwarmTool(swarm)).
 import { Type } from '@sinclair/typebox';
-import { defineRuntimeTool, errorResult, textResult } from '../contract.js';
-import type { SwarmRequest } from '../adapters.js';
+import { defineRuntimeTool, errorResult, textResult, type RuntimeTool, type ToolDefinition } from '../contract.js';
+import type { SwarmAdapter, SwarmRequest } from '../adapters.js';
 
 const parameters = Type.Object({
   prompt_template: Type.Optional(
@@ -17,32 +18,44 @@ const parameters = Type.Object({
   isolation: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('worktree')], { description: 'worktree: each worker in its own git worktree, merged back when it completes.' })),
 });
 
-export const agentSwarmTool = defineRuntimeTool({
-  def: {
-    name: 'agent_swarm',
-    description: [
-      'Run many subagents at once, one per item, from one prompt template (for example one worker per file to migrate,',
-      'or one explorer per question). It ramps up gradually, survives rate limits, and returns a report with each',
-      'subagent\'s final message in item order. Call it alone in its message, and wait for the report before other calls.',
-    ].join(' '),
-    parameters,
-    executionMode: 'sequential',
-  },
-  async execute(ctx, input, signal, onUpdate) {
-    if (!ctx.swarm) return errorResult('Swarms are not available in this context.');
-    const request: SwarmRequest = { items: input.items ?? [] };
-    if (input.prompt_template !== undefined) request.promptTemplate = input.prompt_template;
-    if (input.subagent_type !== undefined) request.subagentType = input.subagent_type;
-    if (input.resume_agent_ids !== undefined) request.resumeAgentIds = input.resume_agent_ids;
-    if (input.resume_prompt !== undefined) request.resumePrompt = input.resume_prompt;
-    if (input.description !== undefined) request.description = input.description;
-    if (input.verify !== undefined) request.verify = input.verify;
-    if (input.max_rounds !== undefined) request.maxRounds = input.max_rounds;
-    if (input.isolation !== undefined) request.isolation = input.isolation;
-    const answer = await ctx.swarm.run(request, signal, (text) => onUpdate({ text }));
-    if (!answer.ok) return errorResult(`agent_swarm did not start: ${answer.error}`);
-    const result = textResult(answer.report);
-    if (answer.isError) result.isError = true;
-    return result;
-  },
-});
+const definition: ToolDefinition<typeof parameters> = {
+  name: 'agent_swarm',
+  description: [
+    'Run many subagents at once, one per item, from one prompt template (for example one worker per file to migrate,',
+    'or one explorer per question). It ramps up gradually, survives rate limits, and returns a report with each',
+    'subagent\'s final message in item order. Call it alone in its message, and wait for the report before other calls.',
+  ].join(' '),
+  parameters,
+  executionMode: 'sequential',
+};
+
+/** Makes agent_swarm for one agent from that agent's swarm port. */
+export type AgentSwarmToolFactory = (swarm: SwarmAdapter) => RuntimeTool;
+
+/** agent_swarm for one calling agent: `swarm` runs the swarms that agent starts. */
+export const createAgentSwarmTool: AgentSwarmToolFactory = (swarm) =>
+  defineRuntimeTool({
+    def: definition,
+    async execute(_ctx, input, signal, onUpdate) {
+      const request: SwarmRequest = { items: input.items ?? [] };
+      if (input.prompt_template !== undefined) request.promptTemplate = input.prompt_template;
+      if (input.subagent_type !== undefined) request.subagentType = input.subagent_type;
+      if (input.resume_agent_ids !== undefined) request.resumeAgentIds = input.resume_agent_ids;
+      if (input.resume_prompt !== undefined) request.resumePrompt = input.resume_prompt;
+      if (input.description !== undefined) request.description = input.description;
+      if (input.verify !== undefined) request.verify = input.verify;
+      if (input.max_rounds !== undefined) request.maxRounds = input.max_rounds;
+      if (input.isolation !== undefined) request.isolation = input.isolation;
+      const answer = await swarm.run(request, signal, (text) => onUpdate({ text }));
+      if (!answer.ok) return errorResult(`agent_swarm did not start: ${answer.error}`);
+      const result = textResult(answer.report);
+      if (answer.isError) result.isError = true;
+      return result;
+    },
+  });
+
+/**
+ * @deprecated The factory under its earlier name (hosts pass it as EngineOptions.swarmTool); use
+ * createAgentSwarmTool.
+ */
+export const agentSwarmTool: AgentSwarmToolFactory = createAgentSwarmTool;

@@ -1,7 +1,8 @@
-// The agent tool: starts (or resumes) one subagent, in the foreground or in the background.
+// The agent tool: starts (or resumes) one subagent, in the foreground or in the background. Made for each
+// parent agent with that agent's own SubagentAdapter (createAgentTool(subagents)).
 import { Type } from '@sinclair/typebox';
-import type { SubagentOutcome } from '../adapters.js';
-import { defineRuntimeTool, errorResult, textResult } from '../contract.js';
+import type { SubagentAdapter, SubagentOutcome, SubagentRequest } from '../adapters.js';
+import { defineRuntimeTool, errorResult, textResult, type RuntimeTool, type ToolDefinition } from '../contract.js';
 
 const parameters = Type.Object({
   prompt: Type.String({ minLength: 1, description: 'The whole task for the subagent: it sees nothing else of this conversation.' }),
@@ -17,43 +18,47 @@ function wordCount(text: string): number {
   return text.trim().split(/\s+/).filter(Boolean).length;
 }
 
-export const agentTool = defineRuntimeTool({
-  def: {
-    name: 'agent',
-    description: [
-      'Start a subagent for an independent piece of work and get its final message back.',
-      'Several agent calls in one message run at the same time. With run_in_background the call returns a task id at once',
-      'and the result arrives later as a <task-notification> message. Use resume with an agent id to continue an earlier subagent.',
-    ].join(' '),
-    parameters,
-    executionMode: 'parallel',
-  },
-  async execute(ctx, input, signal) {
-    if (!ctx.agents) return errorResult('Subagents are not available in this context.');
-    if (input.resume !== undefined && input.subagent_type !== undefined) {
-      return errorResult('"resume" and "subagent_type" cannot be combined: a resumed subagent keeps its own type. Drop subagent_type.');
-    }
-    const words = wordCount(input.description);
-    if (words > 8) return errorResult(`"description" should be a short label of 3-5 words; got ${words} words: ${JSON.stringify(input.description)}`);
-    const request: Parameters<typeof ctx.agents.run>[0] = { prompt: input.prompt, description: input.description.trim(), background: input.run_in_background === true };
-    if (input.subagent_type !== undefined) request.subagentType = input.subagent_type;
-    if (input.resume !== undefined) request.resume = input.resume;
-    const answer = await ctx.agents.run(request, signal);
-    if (!answer.ok) return errorResult(answer.error);
-    const { outcome } = answer;
-    if (outcome.taskId !== undefined) {
-      return textResult(
-        `Started subagent ${outcome.agentId} (${outcome.subagentType}) in the background as task ${outcome.taskId}. ` +
-          'You will receive a <task-notification> message when it ends; use task_output to check on it meanwhile.',
-        outcome,
-      );
-    }
-    const handoff = subagentHandoff(outcome);
-    const result = textResult(handoff.text, outcome);
-    if (handoff.isError) result.isError = true;
-    return result;
-  },
-});
+const definition: ToolDefinition<typeof parameters> = {
+  name: 'agent',
+  description: [
+    'Start a subagent for an independent piece of work and get its final message back.',
+    'Several agent calls in one message run at the same time. With run_in_background the call returns a task id at once',
+    'and the result arrives later as a <task-notification> message. Use resume with an agent id to continue an earlier subagent.',
+  ].join(' '),
+  parameters,
+  executionMode: 'parallel',
+};
+
+/** The agent tool of one parent agent: `subagents` starts and resumes that agent's own subagents. */
+export function createAgentTool(subagents: SubagentAdapter): RuntimeTool {
+  return defineRuntimeTool({
+    def: definition,
+    async execute(_ctx, input, signal) {
+      if (input.resume !== undefined && input.subagent_type !== undefined) {
+        return errorResult('"resume" and "subagent_type" cannot be combined: a resumed subagent keeps its own type. Drop subagent_type.');
+      }
+      const words = wordCount(input.description);
+      if (words > 8) return errorResult(`"description" should be a short label of 3-5 words; got ${words} words: ${JSON.stringify(input.description)}`);
+      const request: SubagentRequest = { prompt: input.prompt, description: input.description.trim(), background: input.run_in_background === true };
+      if (input.subagent_type !== undefined) request.subagentType = input.subagent_type;
+      if (input.resume !== undefined) request.resume = input.resume;
+      const answer = await subagents.run(request, signal);
+      if (!answer.ok) return errorResult(answer.error);
+      const { outcome } = answer;
+      if (outcome.taskId !== undefined) {
+        return textResult(
+          `Started subagent ${outcome.agentId} (${outcome.subagentType}) in the background as task ${outcome.taskId}. ` +
+            'You will receive a <task-notification> message when it ends; use task_output to check on it meanwhile.',
+          outcome,
+        );
+      }
+      const handoff = subagentHandoff(outcome);
+      const result = textResult(handoff.text, outcome);
+      if (handoff.isError) result.isError = true;
+      return result;
+    },
+  });
+}
 
 /** What the parent sees of a foreground subagent that ended: a header line, then its last message. */
 export function subagentHandoff(outcome: Pick<SubagentOutcome, 'agentId' | 'subagentType' | 'status' | 'text' | 'reason'>): { text: string; isError: boolean } {

@@ -1,9 +1,13 @@
 // create_scheduled_task: an agent proposes routine work that outlives this run — a prompt run on a cron
 // schedule in this workspace. It always asks a person (in every permission mode, yolo included; allow rules
 // and a headless "allow" policy do not skip it): the card says in plain words what would run, when, where
-// and how. The store, the checks and the card live behind the adapter the host hands it.
+// and how. The store, the checks and the card live behind the adapter the host makes it with; the approval is
+// the approve port (ApprovalPort).
 import { Type } from '@sinclair/typebox';
 import { defineRuntimeTool, errorResult, textResult, type RuntimeTool } from '../contract.js';
+import type { ApprovalPort } from '../ports.js';
+
+export type { ConfirmAnswer, ConfirmRequest } from '../ports.js';
 
 export const CREATE_SCHEDULED_TASK = 'create_scheduled_task';
 
@@ -20,13 +24,13 @@ export interface ScheduledTaskArgs {
   reason?: string;
 }
 
-export type ConfirmAnswer = { kind: 'approved' } | { kind: 'rejected'; feedback?: string } | { kind: 'unavailable'; reason: string };
-
-export interface ScheduledTaskAdapter {
+/**
+ * The scheduled-task store as the tool sees it, and the approval (`confirm`: asks the person, exempt from modes,
+ * rules and the headless policy). Contract: `prepare` never throws; `create` answers a failure as `{ error }`.
+ */
+export interface ScheduledTaskAdapter extends ApprovalPort {
   /** Checks the arguments: errors naming the parameter, or the card for the person and how to create the task. */
   prepare(args: ScheduledTaskArgs): { ok: false; errors: string[] } | { ok: true; summary: string; card: string; create(): { id: string; next: readonly string[] } | { error: string } };
-  /** Asks the person (exempt from modes, rules and the headless policy). */
-  confirm(request: { agentId: string; role: string; callId: string; summary: string; card: string }, signal: AbortSignal): Promise<ConfirmAnswer>;
 }
 
 const Parameters = Type.Object(

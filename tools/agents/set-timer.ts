@@ -1,6 +1,8 @@
 // set_timer: a message to yourself, delivered once after a delay (at most a day: a run waits for its timers).
+// Made with the timer port (createSetTimerTool(timers)).
 import { Type } from '@sinclair/typebox';
-import { defineRuntimeTool, errorResult, textResult } from '../contract.js';
+import { defineRuntimeTool, errorResult, textResult, type RuntimeTool } from '../contract.js';
+import type { TimerPort } from '../ports.js';
 
 /** One day. A pending timer keeps its run alive, so a longer delay would hold a run open for that long. */
 export const MAX_TIMER_MINUTES = 24 * 60;
@@ -11,31 +13,32 @@ function dueText(dueAt: number): string {
   return Number.isNaN(date.getTime()) ? 'an unknown time' : date.toISOString();
 }
 
-export const setTimerTool = defineRuntimeTool({
-  def: {
-    name: 'set_timer',
-    description:
-      `Deliver a message to yourself once, after a delay in whole minutes (less than 1 counts as 1; at most ${MAX_TIMER_MINUTES}, one day). ` +
-      'It arrives as a user message; if you are busy, after your current step.',
-    parameters: Type.Object({
-      delay_minutes: Type.Number({
-        minimum: 0,
-        maximum: MAX_TIMER_MINUTES,
-        description: `Whole minutes to wait (fractions round up; less than 1 counts as 1; at most ${MAX_TIMER_MINUTES}).`,
+export function createSetTimerTool(timers: TimerPort): RuntimeTool {
+  return defineRuntimeTool({
+    def: {
+      name: 'set_timer',
+      description:
+        `Deliver a message to yourself once, after a delay in whole minutes (less than 1 counts as 1; at most ${MAX_TIMER_MINUTES}, one day). ` +
+        'It arrives as a user message; if you are busy, after your current step.',
+      parameters: Type.Object({
+        delay_minutes: Type.Number({
+          minimum: 0,
+          maximum: MAX_TIMER_MINUTES,
+          description: `Whole minutes to wait (fractions round up; less than 1 counts as 1; at most ${MAX_TIMER_MINUTES}).`,
+        }),
+        message: Type.String({ minLength: 1, description: 'The text you will receive.' }),
       }),
-      message: Type.String({ minLength: 1, description: 'The text you will receive.' }),
-    }),
-    executionMode: 'parallel',
-  },
-  execute(ctx, input) {
-    if (!ctx.timers) return errorResult('Timers are not available in this context.');
-    const delay = input.delay_minutes;
-    // Checked here too: the schema check can be skipped by a caller, and the timer must not be registered.
-    if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0 || delay > MAX_TIMER_MINUTES) {
-      return errorResult(`delay_minutes ${String(delay)} is not accepted: give a number of minutes from 0 to ${MAX_TIMER_MINUTES} (one day).`);
-    }
-    const minutes = Math.max(1, Math.ceil(delay));
-    const timer = ctx.timers.set(minutes, input.message);
-    return textResult(`Timer ${timer.timerId} set: the message arrives in about ${minutes} minute${minutes === 1 ? '' : 's'} (at ${dueText(timer.dueAt)}).`, timer);
-  },
-});
+      executionMode: 'parallel',
+    },
+    execute(ctx, input) {
+      const delay = input.delay_minutes;
+      // Checked here too: the schema check can be skipped by a caller, and the timer must not be registered.
+      if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0 || delay > MAX_TIMER_MINUTES) {
+        return errorResult(`delay_minutes ${String(delay)} is not accepted: give a number of minutes from 0 to ${MAX_TIMER_MINUTES} (one day).`);
+      }
+      const minutes = Math.max(1, Math.ceil(delay));
+      const timer = timers.set(ctx.agentId, minutes, input.message);
+      return textResult(`Timer ${timer.timerId} set: the message arrives in about ${minutes} minute${minutes === 1 ? '' : 's'} (at ${dueText(timer.dueAt)}).`, timer);
+    },
+  });
+}

@@ -1,6 +1,6 @@
 // Turns per-file hits into the text the model reads: sorted by path (so paging is stable), long lines cut,
 // paged with offset and head_limit.
-import type { GrepFileHits, GrepQuery } from './grep-query.js';
+import type { GrepFileHits, GrepOutputMode, GrepQuery } from './grep-query.js';
 
 export const GREP_DEFAULT_HEAD_LIMIT = 250;
 /** Content lines longer than this are cut (minified files would otherwise flood the result). */
@@ -58,7 +58,7 @@ export function pageEntries(entries: readonly string[], page: GrepPage): { lines
   return end < entries.length ? { lines, nextOffset: end } : { lines };
 }
 
-function summary(files: readonly GrepFileHits[], mode: GrepQuery['mode']): string {
+function summary(files: readonly GrepFileHits[], mode: GrepOutputMode): string {
   const fileCount = `${files.length} ${files.length === 1 ? 'file' : 'files'}`;
   if (mode === 'files') return `${fileCount} match.`;
   if (mode === 'count') {

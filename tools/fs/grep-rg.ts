@@ -2,7 +2,7 @@
 // NUL-separated output into per-file hits.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import type { GrepFileHits, GrepLine, GrepOutcome, GrepQuery } from './grep-query.js';
+import type { GrepFileHits, GrepLine, GrepOutcome, GrepOutputMode, GrepQuery } from './grep-query.js';
 import { hiddenPathCheck } from './ignore-walk.js';
 import { SENSITIVE_PATTERNS } from './sensitive.js';
 
@@ -89,7 +89,7 @@ function parseContent(output: string): GrepFileHits[] {
   return [...byPath.values()];
 }
 
-export function parseRipgrepOutput(mode: GrepQuery['mode'], output: string): GrepFileHits[] {
+export function parseRipgrepOutput(mode: GrepOutputMode, output: string): GrepFileHits[] {
   if (mode === 'files') return parseFiles(output);
   if (mode === 'count') return parseCounts(output);
   return parseContent(output);

@@ -1,8 +1,9 @@
-// ask_user_question: puts 1-4 multiple-choice questions to the user through ctx.user, in the foreground or as
-// a background task whose answer comes back as a message.
+// ask_user_question: puts 1-4 multiple-choice questions to the user through the user channel it is made with, in
+// the foreground or as a background task (in the task store it is made with) whose answer comes back as a message.
 import { Type } from '@sinclair/typebox';
 import type { QuestionReply, QuestionRequest, UserChannel } from '../adapters-interaction.js';
-import { defineRuntimeTool, errorResult, textResult, type ToolContext, type ToolResult } from '../contract.js';
+import { defineRuntimeTool, errorResult, textResult, type RuntimeTool, type ToolContext, type ToolDefinition, type ToolResult } from '../contract.js';
+import type { TaskStore } from '../ports.js';
 import {
   checkQuestionArgs,
   MAX_HEADER_CHARS,
@@ -75,12 +76,11 @@ function failureText(error: unknown, signal: AbortSignal): string {
   return `The question could not be asked: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-function startInBackground(ctx: ToolContext, user: UserChannel, request: QuestionRequest): ToolResult {
-  const tasks = ctx.tasks;
-  if (!tasks) return errorResult('Background questions are not available here: ask again without "background": true.');
+function startInBackground(ctx: ToolContext, ports: AskPorts, request: QuestionRequest): ToolResult {
+  const { user } = ports;
   const first = request.questions[0]!.question;
   const more = request.questions.length > 1 ? ` (+${request.questions.length - 1} more)` : '';
-  const info = tasks.start({
+  const info = ports.tasks.viewFor(ctx.agentId).start({
     kind: 'question',
     description: `Question for the user: ${first}${more}`,
     meta: { callId: ctx.callId },
@@ -102,32 +102,41 @@ function startInBackground(ctx: ToolContext, user: UserChannel, request: Questio
   );
 }
 
-export const askUserQuestionTool = defineRuntimeTool({
-  def: {
-    name: 'ask_user_question',
-    description:
-      'Ask the user 1-4 multiple-choice questions when a decision is theirs to make (preferences, ambiguous requirements, trade-offs). ' +
-      `Each question ends with "?" and has ${MIN_OPTIONS}-${MAX_OPTIONS} options with a label and a description; an "${OTHER_LABEL}" answer with free text is always added. ` +
-      'Set multi_select to allow several picks. With background: true the call returns a task id at once and the answer arrives later as a message.',
-    parameters: Parameters,
-    prepareArguments: prepareQuestionArgs,
-    validate: checkQuestionArgs,
-    // Sequential: a question waits for a person, and two prompts at once from one agent would compete for the screen.
-    executionMode: 'sequential',
-  },
-  execute: async (ctx, input, signal) => {
-    const args = input as QuestionArgs;
-    const user = ctx.user;
-    if (!user) return cannotAsk('no one is attached to this run');
-    const availability = user.availability();
-    if (!availability.canAsk) return cannotAsk(availability.reason);
-    const request: QuestionRequest = { agentId: ctx.agentId, role: ctx.role, callId: ctx.callId, questions: toUserQuestions(args) };
-    if (args.background === true) return startInBackground(ctx, user, request);
-    try {
-      const reply = await user.ask(request, signal);
-      return textResult(formatReply(reply), reply);
-    } catch (error) {
-      return errorResult(failureText(error, signal));
-    }
-  },
-});
+/** What ask_user_question is made with: where questions go, and where background questions wait. */
+export interface AskPorts {
+  user: UserChannel;
+  tasks: TaskStore;
+}
+
+const definition: ToolDefinition<typeof Parameters> = {
+  name: 'ask_user_question',
+  description:
+    'Ask the user 1-4 multiple-choice questions when a decision is theirs to make (preferences, ambiguous requirements, trade-offs). ' +
+    `Each question ends with "?" and has ${MIN_OPTIONS}-${MAX_OPTIONS} options with a label and a description; an "${OTHER_LABEL}" answer with free text is always added. ` +
+    'Set multi_select to allow several picks. With background: true the call returns a task id at once and the answer arrives later as a message.',
+  parameters: Parameters,
+  prepareArguments: prepareQuestionArgs,
+  validate: checkQuestionArgs,
+  // Sequential: a question waits for a person, and two prompts at once from one agent would compete for the screen.
+  executionMode: 'sequential',
+};
+
+export function createAskUserQuestionTool(ports: AskPorts): RuntimeTool {
+  const { user } = ports;
+  return defineRuntimeTool({
+    def: definition,
+    execute: async (ctx, input, signal) => {
+      const args = input as QuestionArgs;
+      const availability = user.availability();
+      if (!availability.canAsk) return cannotAsk(availability.reason);
+      const request: QuestionRequest = { agentId: ctx.agentId, role: ctx.role, callId: ctx.callId, questions: toUserQuestions(args) };
+      if (args.background === true) return startInBackground(ctx, ports, request);
+      try {
+        const reply = await user.ask(request, signal);
+        return textResult(formatReply(reply), reply);
+      } catch (error) {
+        return errorResult(failureText(error, signal));
+      }
+    },
+  });
+}

@@ -1,11 +1,11 @@
 // enter_plan_mode and exit_plan_mode: an agent first writes a plan to its plan file (nothing else may change
 // while it plans), then presents it; the user's answer decides whether it carries it out. The per-agent state
-// and the approval live behind ctx.planMode (the engine's permission setup).
+// and the approval live behind the PlanModeAdapter the tools are made with (the permission setup's).
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
-import type { PlanDecision, PlanOption } from '../adapters-interaction.js';
-import { defineRuntimeTool, errorResult, textResult, type RuntimeTool, type ToolContext } from '../contract.js';
+import type { PlanDecision, PlanModeAdapter, PlanOption } from '../adapters-interaction.js';
+import { defineRuntimeTool, errorResult, textResult, type RuntimeTool, type ToolContext, type ToolDefinition } from '../contract.js';
 import { isInside } from '../fs/workspace-paths.js';
 import { isRecord } from '../util/is-record.js';
 
@@ -16,8 +16,6 @@ export const MAX_PLAN_LABEL_CHARS = 80;
 export const RESERVED_PLAN_LABELS = ['Approve', 'Reject', 'Reject and Exit', 'Revise'] as const;
 /** More than this is cut when presented (the file keeps it all). */
 export const MAX_PLAN_CHARS = 100_000;
-
-const notAvailable = () => errorResult('Plan mode is not available here; describe your plan in your reply instead.');
 
 /**
  * `<session>/plans/<agentId>.md`; when the session folder lies outside the workspace (MURMUR_HOME elsewhere) or
@@ -45,33 +43,35 @@ export function planModeGuidance(planPath: string): string {
   ].join('\n');
 }
 
-export const enterPlanModeTool = defineRuntimeTool({
-  def: {
-    name: 'enter_plan_mode',
-    description:
-      'Enter plan mode before a large or risky change: you explore and write a plan to your plan file (nothing else may change), ' +
-      'then present it with exit_plan_mode for the user to approve. Takes no parameters; returns the workflow and the plan file path.',
-    parameters: Type.Object({}, { additionalProperties: false }),
-    prepareArguments: (raw) => (raw === null || raw === undefined ? {} : raw),
-    executionMode: 'sequential',
-  },
-  execute: async (ctx) => {
-    const planMode = ctx.planMode;
-    if (!planMode) return notAvailable();
-    const current = planMode.state(ctx.agentId);
-    if (current.active && current.planPath) {
-      return textResult(`You are already in plan mode.\n\n${planModeGuidance(current.planPath)}`, { planPath: current.planPath });
-    }
-    const planPath = planFilePath(ctx);
-    try {
-      await mkdir(path.dirname(planPath), { recursive: true });
-    } catch (error) {
-      return errorResult(`Plan mode could not start: the folder of the plan file ${planPath} cannot be created (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
-    }
-    planMode.enter(ctx.agentId, planPath);
-    return textResult(planModeGuidance(planPath), { planPath });
-  },
-});
+const enterDefinition: ToolDefinition = {
+  name: 'enter_plan_mode',
+  description:
+    'Enter plan mode before a large or risky change: you explore and write a plan to your plan file (nothing else may change), ' +
+    'then present it with exit_plan_mode for the user to approve. Takes no parameters; returns the workflow and the plan file path.',
+  parameters: Type.Object({}, { additionalProperties: false }),
+  prepareArguments: (raw) => (raw === null || raw === undefined ? {} : raw),
+  executionMode: 'sequential',
+};
+
+function createEnterPlanModeTool(planMode: PlanModeAdapter): RuntimeTool {
+  return defineRuntimeTool({
+    def: enterDefinition,
+    execute: async (ctx) => {
+      const current = planMode.state(ctx.agentId);
+      if (current.active && current.planPath) {
+        return textResult(`You are already in plan mode.\n\n${planModeGuidance(current.planPath)}`, { planPath: current.planPath });
+      }
+      const planPath = planFilePath(ctx);
+      try {
+        await mkdir(path.dirname(planPath), { recursive: true });
+      } catch (error) {
+        return errorResult(`Plan mode could not start: the folder of the plan file ${planPath} cannot be created (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
+      }
+      planMode.enter(ctx.agentId, planPath);
+      return textResult(planModeGuidance(planPath), { planPath });
+    },
+  });
+}
 
 // ---- exit_plan_mode ----
 
@@ -166,45 +166,52 @@ function answerText(decision: PlanDecision, planPath: string, options: readonly 
   }
 }
 
-export const exitPlanModeTool = defineRuntimeTool({
-  def: {
-    name: 'exit_plan_mode',
-    description:
-      'Present the plan in your plan file to the user for approval (call it alone in its message). Optional `options`: ' +
-      `${MIN_PLAN_OPTIONS}-${MAX_PLAN_OPTIONS} alternatives, each a label (at most ${MAX_PLAN_LABEL_CHARS} characters, not ${RESERVED_PLAN_LABELS.join(', ')}) and a description. ` +
-      'The answer comes back as the result: approved or an alternative chosen (plan mode ends: carry it out), revise with feedback or rejected (you stay in plan mode), or rejected and exit (stop).',
-    parameters: ExitParameters,
-    prepareArguments: (raw) => (raw === null || raw === undefined ? {} : raw),
-    validate: checkExitPlanArgs,
-    executionMode: 'sequential',
-  },
-  execute: async (ctx, input, signal) => {
-    const planMode = ctx.planMode;
-    if (!planMode) return notAvailable();
-    const state = planMode.state(ctx.agentId);
-    if (!state.active || !state.planPath) {
-      return errorResult('You are not in plan mode: call enter_plan_mode first, write your plan to the plan file it names, then call exit_plan_mode.');
-    }
-    const planPath = state.planPath;
-    let plan: string;
-    try {
-      plan = await readFile(planPath, 'utf8');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return errorResult(`Your plan file ${planPath} does not exist yet: write your plan there first, then call exit_plan_mode again.`);
-      return errorResult(`Your plan file ${planPath} could not be read (${code ?? String(error)}).`);
-    }
-    if (plan.trim() === '') return errorResult(`Your plan file ${planPath} is empty: write your plan there first, then call exit_plan_mode again.`);
-    if (plan.length > MAX_PLAN_CHARS) plan = `${plan.slice(0, MAX_PLAN_CHARS)}\n… (cut: the whole plan is in ${planPath})`;
-    const options = ((input as ExitArgs).options ?? []).map((o) => ({ label: o.label.trim(), description: o.description.trim() }));
-    const decision = await planMode.review({ agentId: ctx.agentId, role: ctx.role, callId: ctx.callId, planPath, plan, options }, signal);
-    if (decision.kind === 'option' && !options.some((o) => o.label === decision.label)) {
-      return errorResult(`The answer named the alternative ${JSON.stringify(decision.label)}, which this plan did not offer; the plan is not approved. Call exit_plan_mode again.`);
-    }
-    if (decision.kind === 'approve' || decision.kind === 'option' || decision.kind === 'reject_and_exit') planMode.exit(ctx.agentId);
-    return textResult(answerText(decision, planPath, options), { decision, planPath });
-  },
-});
+const exitDefinition: ToolDefinition<typeof ExitParameters> = {
+  name: 'exit_plan_mode',
+  description:
+    'Present the plan in your plan file to the user for approval (call it alone in its message). Optional `options`: ' +
+    `${MIN_PLAN_OPTIONS}-${MAX_PLAN_OPTIONS} alternatives, each a label (at most ${MAX_PLAN_LABEL_CHARS} characters, not ${RESERVED_PLAN_LABELS.join(', ')}) and a description. ` +
+    'The answer comes back as the result: approved or an alternative chosen (plan mode ends: carry it out), revise with feedback or rejected (you stay in plan mode), or rejected and exit (stop).',
+  parameters: ExitParameters,
+  prepareArguments: (raw) => (raw === null || raw === undefined ? {} : raw),
+  validate: checkExitPlanArgs,
+  executionMode: 'sequential',
+};
 
-/** Both plan-mode tools, for the host's registry (RegistryDeps.extra). */
-export const planModeTools: readonly RuntimeTool[] = [enterPlanModeTool, exitPlanModeTool];
+function createExitPlanModeTool(planMode: PlanModeAdapter): RuntimeTool {
+  return defineRuntimeTool({
+    def: exitDefinition,
+    execute: async (ctx, input, signal) => {
+      const state = planMode.state(ctx.agentId);
+      if (!state.active || !state.planPath) {
+        return errorResult('You are not in plan mode: call enter_plan_mode first, write your plan to the plan file it names, then call exit_plan_mode.');
+      }
+      const planPath = state.planPath;
+      let plan: string;
+      try {
+        plan = await readFile(planPath, 'utf8');
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') return errorResult(`Your plan file ${planPath} does not exist yet: write your plan there first, then call exit_plan_mode again.`);
+        return errorResult(`Your plan file ${planPath} could not be read (${code ?? String(error)}).`);
+      }
+      if (plan.trim() === '') return errorResult(`Your plan file ${planPath} is empty: write your plan there first, then call exit_plan_mode again.`);
+      if (plan.length > MAX_PLAN_CHARS) plan = `${plan.slice(0, MAX_PLAN_CHARS)}\n… (cut: the whole plan is in ${planPath})`;
+      const options = ((input as ExitArgs).options ?? []).map((o) => ({ label: o.label.trim(), description: o.description.trim() }));
+      const decision = await planMode.review({ agentId: ctx.agentId, role: ctx.role, callId: ctx.callId, planPath, plan, options }, signal);
+      if (decision.kind === 'option' && !options.some((o) => o.label === decision.label)) {
+        return errorResult(`The answer named the alternative ${JSON.stringify(decision.label)}, which this plan did not offer; the plan is not approved. Call exit_plan_mode again.`);
+      }
+      if (decision.kind === 'approve' || decision.kind === 'option' || decision.kind === 'reject_and_exit') planMode.exit(ctx.agentId);
+      return textResult(answerText(decision, planPath, options), { decision, planPath });
+    },
+  });
+}
+
+export const PLAN_MODE_TOOL_NAMES = ['enter_plan_mode', 'exit_plan_mode'] as const;
+
+/** enter_plan_mode and exit_plan_mode over one plan-mode adapter, for the host's registry (the permission setup's tools). */
+export function createPlanModeTools(planMode: PlanModeAdapter): RuntimeTool[] {
+  return [createEnterPlanModeTool(planMode), createExitPlanModeTool(planMode)];
+}
+

@@ -1,12 +1,13 @@
-// todo_list: the calling agent's own checklist. Omitted `todos` reads it; a list replaces it; [] clears it.
+// todo_list: the calling agent's own checklist in the todo store it is made with. Omitted `todos` reads it; a
+// list replaces it; [] clears it.
 import { Type } from '@sinclair/typebox';
-import type { TodoItem } from '../adapters-interaction.js';
-import { defineRuntimeTool, errorResult, textResult } from '../contract.js';
+import type { TodoItem, TodoStatus, TodoStore } from '../adapters-interaction.js';
+import { defineRuntimeTool, errorResult, textResult, type RuntimeTool } from '../contract.js';
 
 export const MAX_TODOS = 100;
 export const MAX_TODO_TITLE_CHARS = 300;
 
-const STATUS_MARK: Record<TodoItem['status'], string> = { pending: '[ ]', in_progress: '[>]', done: '[x]' };
+const STATUS_MARK: Record<TodoStatus, string> = { pending: '[ ]', in_progress: '[>]', done: '[x]' };
 
 const Parameters = Type.Object(
   {
@@ -39,28 +40,28 @@ export function renderTodos(todos: readonly TodoItem[]): string {
   return lines.join('\n');
 }
 
-export const todoListTool = defineRuntimeTool({
-  def: {
-    name: 'todo_list',
-    description:
-      'Keep your own checklist for multi-step work. Pass `todos` (the whole list of {title, status}, status pending | in_progress | done) ' +
-      'to replace it, [] to clear it, or omit `todos` to read it back. Mark an item in_progress when you start it and done when it is finished.',
-    parameters: Parameters,
-    // Sequential: it writes, and two writes in one batch must land in call order.
-    executionMode: 'sequential',
-  },
-  execute: (ctx, input) => {
-    const store = ctx.todos;
-    if (!store) return errorResult('The todo list is not available here; keep your plan in your reply text instead.');
-    if (input.todos === undefined) {
-      const todos = store.get(ctx.agentId);
-      return textResult(renderTodos(todos), { todos });
-    }
-    const blank = input.todos.findIndex((todo) => todo.title.trim() === '');
-    if (blank >= 0) return errorResult(`todos[${blank}].title ${JSON.stringify(input.todos[blank]!.title)} is blank; give each item a title.`);
-    const todos = input.todos.map((todo) => ({ title: todo.title.trim(), status: todo.status }));
-    store.set(ctx.agentId, todos);
-    const text = todos.length === 0 ? 'Cleared the todo list.' : `Updated. ${renderTodos(todos)}`;
-    return textResult(text, { todos });
-  },
-});
+export function createTodoListTool(store: TodoStore): RuntimeTool {
+  return defineRuntimeTool({
+    def: {
+      name: 'todo_list',
+      description:
+        'Keep your own checklist for multi-step work. Pass `todos` (the whole list of {title, status}, status pending | in_progress | done) ' +
+        'to replace it, [] to clear it, or omit `todos` to read it back. Mark an item in_progress when you start it and done when it is finished.',
+      parameters: Parameters,
+      // Sequential: it writes, and two writes in one batch must land in call order.
+      executionMode: 'sequential',
+    },
+    execute: (ctx, input) => {
+      if (input.todos === undefined) {
+        const todos = store.get(ctx.agentId);
+        return textResult(renderTodos(todos), { todos });
+      }
+      const blank = input.todos.findIndex((todo) => todo.title.trim() === '');
+      if (blank >= 0) return errorResult(`todos[${blank}].title ${JSON.stringify(input.todos[blank]!.title)} is blank; give each item a title.`);
+      const todos = input.todos.map((todo) => ({ title: todo.title.trim(), status: todo.status }));
+      store.set(ctx.agentId, todos);
+      const text = todos.length === 0 ? 'Cleared the todo list.' : `Updated. ${renderTodos(todos)}`;
+      return textResult(text, { todos });
+    },
+  });
+}

@@ -1,6 +1,7 @@
 // One MCP server as the hub sees it: a lazily started connection, its cached tool list, and the crash/restart
 // bookkeeping. The SDK is imported on first start so nothing MCP-related loads until a server is used.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from './config.js';
@@ -306,7 +307,7 @@ export class ServerConnection {
     }
     const generation = this.generation;
     const timeout = options.timeoutMs ?? this.config.timeoutMs ?? this.settings.callTimeoutMs;
-    const requestOptions: Parameters<Client['callTool']>[2] = { timeout };
+    const requestOptions: RequestOptions = { timeout };
     // The SDK never removes the abort listener it adds, so it gets a signal of its own that dies with the call
     // rather than the agent's, which lives for the whole run.
     const link = linkSignal(options.signal);

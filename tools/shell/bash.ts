@@ -1,11 +1,12 @@
 // bash: runs a shell command in the workspace. Output streams as it comes; stdin is closed; a timeout or an
 // abort stops the whole process group; secrets are kept out of the environment; long-running commands can
-// go to the background task registry; murmur-tools is on PATH with the agent's lease when the bridge is on.
+// go to the task store the tool is made with; murmur-tools is on PATH with the agent's lease when the bridge is on.
 import { stat } from 'node:fs/promises';
 import { delimiter } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import type { TaskOutcome } from '../adapters.js';
-import { defineRuntimeTool, errorResult, textResult, type ToolContext, type ToolResult, type ToolUpdate } from '../contract.js';
+import { defineRuntimeTool, errorResult, textResult, type RuntimeTool, type ToolContext, type ToolResult, type ToolUpdate } from '../contract.js';
+import type { TaskStore } from '../ports.js';
 import { booleanArguments, numberArguments } from '../fs/tool-args.js';
 import { resolveToolPath } from '../fs/workspace-paths.js';
 import { isRecord } from '../util/is-record.js';
@@ -87,10 +88,13 @@ async function workingFolder(ctx: ToolContext, cwd: string | undefined): Promise
   return { ok: true, path: folder.real };
 }
 
-function startInBackground(ctx: ToolContext, input: BashInput, cwd: string, env: Record<string, string>): ToolResult {
-  if (!ctx.tasks) {
-    return errorResult('Background commands are not available here (no background task registry); run the command in the foreground instead.');
-  }
+/** Starts a command as a background task: one of bash's two ways to run in the background (see createBashTool). */
+type BackgroundStart = (ctx: ToolContext, input: BashInput, cwd: string, env: Record<string, string>) => ToolResult;
+
+const noBackground: BackgroundStart = () =>
+  errorResult('Background commands are not available here (no background task registry); run the command in the foreground instead.');
+
+const startInBackground = (tasks: TaskStore): BackgroundStart => (ctx, input, cwd, env) => {
   const description = input.description?.trim();
   if (!description) return errorResult('run_in_background needs a description: a few words saying what the command does.');
   const timeoutMs = input.disable_timeout ? undefined : (input.timeout ?? BASH_BACKGROUND_DEFAULT_TIMEOUT_MS);
@@ -113,14 +117,14 @@ function startInBackground(ctx: ToolContext, input: BashInput, cwd: string, env:
       return { status: status.isError ? 'failed' : 'completed', result: status.text };
     },
   };
-  const info = ctx.tasks.start(timeoutMs !== undefined ? { ...spec, timeoutMs } : spec);
+  const info = tasks.viewFor(ctx.agentId).start(timeoutMs !== undefined ? { ...spec, timeoutMs } : spec);
   const limit = timeoutMs === undefined ? 'no timeout' : `timeout ${seconds(timeoutMs)}`;
   return textResult(
     `Started background task ${info.taskId} (${description}; ${limit}). Its output goes to ${info.outputPath}. ` +
       'You will be told when it finishes; carry on with other work meanwhile.',
     { taskId: info.taskId, outputPath: info.outputPath },
   );
-}
+};
 
 /** murmur-tools on PATH and the agent's lease in the environment, when the bridge is on for this agent. */
 async function addBridgeLease(ctx: ToolContext, env: Record<string, string>): Promise<void> {
@@ -130,11 +134,17 @@ async function addBridgeLease(ctx: ToolContext, env: Record<string, string>): Pr
   env.PATH = env.PATH ? `${lease.binDir}${delimiter}${env.PATH}` : lease.binDir;
 }
 
-export async function executeBash(ctx: ToolContext, input: BashInput, signal: AbortSignal, onUpdate: (update: ToolUpdate) => void): Promise<ToolResult> {
+async function executeBash(
+  background: BackgroundStart,
+  ctx: ToolContext,
+  input: BashInput,
+  signal: AbortSignal,
+  onUpdate: (update: ToolUpdate) => void,
+): Promise<ToolResult> {
   if (input.command.trim() === '') return errorResult('command is empty; give a shell command to run.');
-  const background = input.run_in_background === true;
-  if (input.disable_timeout && !background) return errorResult('disable_timeout applies only to background commands (run_in_background: true).');
-  if (!background && input.timeout !== undefined && input.timeout > BASH_MAX_TIMEOUT_MS) {
+  const inBackground = input.run_in_background === true;
+  if (input.disable_timeout && !inBackground) return errorResult('disable_timeout applies only to background commands (run_in_background: true).');
+  if (!inBackground && input.timeout !== undefined && input.timeout > BASH_MAX_TIMEOUT_MS) {
     return errorResult(
       `timeout ${input.timeout} ms is above the foreground maximum of ${BASH_MAX_TIMEOUT_MS} ms (5 min); ` +
         'give a smaller timeout, or run the command with run_in_background: true.',
@@ -146,7 +156,7 @@ export async function executeBash(ctx: ToolContext, input: BashInput, signal: Ab
   const env = scrubSecrets(process.env, ctx.env?.secretPatterns ?? []);
   // Added after the secrets are stripped, so the stripping never removes the lease.
   await addBridgeLease(ctx, env);
-  if (background) return startInBackground(ctx, input, folder.path, env);
+  if (inBackground) return background(ctx, input, folder.path, env);
   const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
   const output = new HeadTailBuffer(BASH_MAX_OUTPUT_CHARS);
   const run = await runInProcessGroup({
@@ -167,18 +177,25 @@ export async function executeBash(ctx: ToolContext, input: BashInput, signal: Ab
   return status.isError ? errorResult(body, details) : textResult(body, details);
 }
 
-export const bashTool = defineRuntimeTool({
-  def: {
-    name: 'bash',
-    description:
-      'Run a shell command (bash -c) in the workspace and get its output (stdout and stderr together) and exit code. ' +
-      `Default timeout ${BASH_DEFAULT_TIMEOUT_MS / 1000} s, at most ${BASH_MAX_TIMEOUT_MS / 60_000} min; on timeout the command and everything it started are stopped. ` +
-      'stdin is closed, so interactive prompts get end-of-input. For servers or long jobs set run_in_background: true with a ' +
-      'description: you get a task id at once and are told when it ends. Secrets (*_API_KEY, *_TOKEN, *_SECRET, *_KEY, credentials…) are not in the environment. ' +
-      'Prefer read, grep, glob and edit over cat, grep, find and sed.',
-    parameters: bashParameters,
-    prepareArguments: prepareBashArguments,
-    executionMode: 'sequential',
-  },
-  execute: (ctx, input, signal, onUpdate) => executeBash(ctx, input, signal, onUpdate),
-});
+/**
+ * bash, with background commands in `tasks`. Without a task store (the loop's fallback bash, tests) a command
+ * asked to run in the background is refused with the reason.
+ */
+export function createBashTool(tasks?: TaskStore): RuntimeTool {
+  const background = tasks ? startInBackground(tasks) : noBackground;
+  return defineRuntimeTool({
+    def: {
+      name: 'bash',
+      description:
+        'Run a shell command (bash -c) in the workspace and get its output (stdout and stderr together) and exit code. ' +
+        `Default timeout ${BASH_DEFAULT_TIMEOUT_MS / 1000} s, at most ${BASH_MAX_TIMEOUT_MS / 60_000} min; on timeout the command and everything it started are stopped. ` +
+        'stdin is closed, so interactive prompts get end-of-input. For servers or long jobs set run_in_background: true with a ' +
+        'description: you get a task id at once and are told when it ends. Secrets (*_API_KEY, *_TOKEN, *_SECRET, *_KEY, credentials…) are not in the environment. ' +
+        'Prefer read, grep, glob and edit over cat, grep, find and sed.',
+      parameters: bashParameters,
+      prepareArguments: prepareBashArguments,
+      executionMode: 'sequential',
+    },
+    execute: (ctx, input, signal, onUpdate) => executeBash(background, ctx, input, signal, onUpdate),
+  });
+}

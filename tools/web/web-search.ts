@@ -1,7 +1,7 @@
-// web_search: asks the configured SearchAdapter; offered only when one is configured (see webSearchAvailable).
+// web_search: asks the SearchAdapter it is made with; offered only when one is configured (see webSearchAvailable).
 import { Type } from '@sinclair/typebox';
-import type { InteractionAdapters, SearchResult } from '../adapters-interaction.js';
-import { defineRuntimeTool, errorResult, textResult } from '../contract.js';
+import type { InteractionAdapters, SearchAdapter, SearchResult } from '../adapters-interaction.js';
+import { defineRuntimeTool, errorResult, textResult, type RuntimeTool } from '../contract.js';
 
 export type { SearchAdapter, SearchOptions, SearchResult } from '../adapters-interaction.js';
 
@@ -19,7 +19,7 @@ const Parameters = Type.Object(
 );
 
 /** True when web_search should be offered: a search adapter is configured. */
-export function webSearchAvailable(adapters: Pick<InteractionAdapters, 'search'>): boolean {
+export function webSearchAvailable(adapters: InteractionAdapters): boolean {
   return adapters.search !== undefined;
 }
 
@@ -33,24 +33,24 @@ export function renderResults(query: string, source: string, results: readonly S
   return lines.join('\n');
 }
 
-export const webSearchTool = defineRuntimeTool({
-  def: {
-    name: 'web_search',
-    description: 'Search the web. Returns titles, URLs and snippets; read a page in full with fetch_url.',
-    parameters: Parameters,
-    // Parallel: a read-only query.
-    executionMode: 'parallel',
-  },
-  execute: async (ctx, input, signal) => {
-    const adapter = ctx.search;
-    if (!adapter) return errorResult('Web search is not configured here.');
-    const query = input.query.trim();
-    if (query === '') return errorResult(`query ${JSON.stringify(input.query)} is blank; say what to search for.`);
-    try {
-      const results = await adapter.search(query, { signal, limit: input.limit ?? DEFAULT_SEARCH_RESULTS });
-      return textResult(renderResults(query, adapter.name, results), { results });
-    } catch (error) {
-      return errorResult(`web_search failed: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  },
-});
+export function createWebSearchTool(adapter: SearchAdapter): RuntimeTool {
+  return defineRuntimeTool({
+    def: {
+      name: 'web_search',
+      description: 'Search the web. Returns titles, URLs and snippets; read a page in full with fetch_url.',
+      parameters: Parameters,
+      // Parallel: a read-only query.
+      executionMode: 'parallel',
+    },
+    execute: async (_ctx, input, signal) => {
+      const query = input.query.trim();
+      if (query === '') return errorResult(`query ${JSON.stringify(input.query)} is blank; say what to search for.`);
+      try {
+        const results = await adapter.search(query, { signal, limit: input.limit ?? DEFAULT_SEARCH_RESULTS });
+        return textResult(renderResults(query, adapter.name, results), { results });
+      } catch (error) {
+        return errorResult(`web_search failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    },
+  });
+}
