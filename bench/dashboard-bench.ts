@@ -13,7 +13,7 @@ import pty from '@lydell/node-pty';
 import { Engine } from '../orchestrator/engine.js';
 import { EventBus } from '../orchestrator/events.js';
 import { ScriptedModel, type Script } from '../orchestrator/models/scripted.js';
-import { prepareSwarm } from '../swarm/launch.js';
+import { prepareSwarm } from '../host/swarm.js';
 import { startDashboard, type DashboardStats } from '../dashboards/tui.js';
 
 const AGENTS = 1000;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { Engine } from '../orchestrator/engine.js';
 import { ScriptedModel, type Script } from '../orchestrator/models/scripted.js';
-import { prepareSwarm, type QueueTarget } from '../swarm/launch.js';
+import { prepareSwarm, type QueueTarget } from '../host/swarm.js';
 import { connectQueue } from '../swarm/queue/url.js';
 import { murmurBin } from './package-bin.js';
 

@@ -9,7 +9,7 @@ import { ScriptedModel, type Script } from '../orchestrator/models/scripted.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import { SessionStore } from '../orchestrator/session.js';
 import { SwarmController, DEFAULT_CONTROLLER_OPTIONS, type ControllerOptions } from '../swarm/controller.js';
-import { prepareSwarm } from '../swarm/launch.js';
+import { prepareSwarm } from '../host/swarm.js';
 import type { ItemResult } from '../swarm/report.js';
 
 type Report = (line: string) => void;

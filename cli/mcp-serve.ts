@@ -21,8 +21,7 @@ import { describeRuleProblem, parseRuleLists } from '../orchestrator/permissions
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
 import { assembleForCommand } from './engine-options.js';
-import { prepareSwarm } from '../swarm/launch.js';
-import { runSwarmOn } from '../host/swarm.js';
+import { prepareSwarm, runSwarmOn } from '../host/swarm.js';
 import { renderReport, reportJson } from '../swarm/report.js';
 import { maxSwarmItems } from '../swarm/settings.js';
 

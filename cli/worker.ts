@@ -7,6 +7,7 @@ import { assembleForCommand } from './engine-options.js';
 import { WORKER_FLAGS } from './flags.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
+import { swarmHostFor } from '../host/swarm-host.js';
 
 const PERMISSION_MODES = new Set(['manual', 'auto', 'yolo']);
 
@@ -112,7 +113,7 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
         limits: { maxAgents: Number.POSITIVE_INFINITY },
       });
       return {
-        engine: built,
+        host: swarmHostFor(built),
         close: async () => {
           await built.close();
           await mcp?.close();

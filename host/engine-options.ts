@@ -18,7 +18,7 @@ import type { RuntimeTool } from '../tools/contract.js';
 import { createResultBudget } from '../tools/budget.js';
 import { skillToolAvailable, webSearchAvailable } from '../tools/interaction-tools.js';
 import { agentSwarmTool } from '../tools/agents/agent-swarm.js';
-import { swarmAdapterFor } from '../swarm/adapter.js';
+import { swarmAdapterFor } from './swarm-adapter.js';
 import { CREATE_SCHEDULED_TASK, createScheduledTaskTool } from '../tools/agents/create-scheduled-task.js';
 import { cronToolAdapter } from '../orchestrator/cron/tool-adapter.js';
 import { HostInputError } from './errors.js';

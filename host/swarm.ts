@@ -1,18 +1,57 @@
-// Running a prepared swarm on a host's engine: its state saved with the session (so a resume finishes only the
+// Swarms on a host's engine: prepared from a request or a saved session (the host picks where the items run: this
+// process, or a queue's workers), then run with their state saved with the session (so a resume finishes only the
 // items that had not completed), background work settled, and the swarm's status from its items — saved as the
-// session's status. The command line, the MCP server and the library all run swarms through here.
+// session's status. The command line, the MCP server, the library and the agent_swarm tool all start swarms here.
 import type { Engine } from '../orchestrator/engine.js';
-import { allCompleted } from '../swarm/launch.js';
+import type { AgentRecord } from '../orchestrator/scheduler.js';
+import { allCompleted, planRestore, planSwarm, swarmRun, type LaunchRequest, type Planned, type Prepared } from '../swarm/launch.js';
+import type { QueueTarget } from '../swarm/queue/url.js';
 import type { ItemResult } from '../swarm/report.js';
 import type { SwarmRun } from '../swarm/runner.js';
+import type { SavedQueue, SavedSwarm } from '../swarm/saved-swarm.js';
+import type { SwarmHost } from '../swarm/swarm-host.js';
+import { launcherFor } from './swarm-launchers.js';
+import { swarmHostFor } from './swarm-host.js';
+
+export { allCompleted, type Prepared, type QueueTarget };
 
 export type SwarmStatus = 'completed' | 'failed' | 'aborted';
+
+/** A swarm request: what the swarm checks, and where its items run (a queue's workers, else this process). */
+export interface SwarmLaunch extends LaunchRequest {
+  queue?: QueueTarget;
+}
+
+async function runOn(engine: Engine, host: SwarmHost, planned: Planned, target: QueueTarget | undefined, saved?: SavedQueue): Promise<Prepared> {
+  if (!planned.ok) return planned;
+  const launched = await launcherFor(engine, host, planned.plan, target, saved);
+  if (typeof launched === 'string') return { ok: false, error: launched };
+  return { ok: true, run: swarmRun(host, planned.plan, launched.launcher, launched.queue ? { queue: launched.queue } : undefined) };
+}
+
+/**
+ * Checks a request and builds its run; nothing has started when this returns. A swarm under `parent` (agent_swarm)
+ * is saved through its agents; one without a parent is the session's own, saved as its swarm.
+ */
+export async function prepareSwarm(engine: Engine, parent: AgentRecord | undefined, request: SwarmLaunch, env: NodeJS.ProcessEnv): Promise<Prepared> {
+  const host = swarmHostFor(engine, { saveAsSession: parent === undefined });
+  const { queue, ...checked } = request;
+  return runOn(engine, host, await planSwarm(host, parent?.id, checked, env, queue !== undefined), queue);
+}
+
+/** Rebuilds the run of a saved `murmur swarm` session: finished items keep their results. */
+export async function restoreSwarm(engine: Engine, saved: SavedSwarm, maxConcurrencyFlag: number | undefined, env: NodeJS.ProcessEnv, queue?: QueueTarget): Promise<Prepared> {
+  if (saved.queue && !queue) {
+    return { ok: false, error: `swarm ${saved.swarmId} ran on a Redis queue whose URL holds a password (so it was not saved); give it again with --queue or MURMUR_QUEUE` };
+  }
+  const host = swarmHostFor(engine, { saveAsSession: true });
+  return runOn(engine, host, await planRestore(host, saved, maxConcurrencyFlag, env), saved.queue ? queue : undefined, saved.queue);
+}
 
 export async function runSwarmOn(engine: Engine, run: SwarmRun): Promise<{ results: ItemResult[]; status: SwarmStatus }> {
   let started = false;
   try {
-    engine.sessionExtra = () => run.state();
-    engine.saveState();
+    run.save();
     started = true;
     const results = await run.run(engine.signal);
     await engine.settle();
@@ -21,7 +60,7 @@ export async function runSwarmOn(engine: Engine, run: SwarmRun): Promise<{ resul
     return { results, status };
   } finally {
     // A launcher that never ran still holds what it opened (a queue's Redis connections would keep the process up).
-    if (!started) await run.launcher.finish?.(run.results()).catch(() => undefined);
+    if (!started) await run.release().catch(() => undefined);
     engine.saveState();
   }
 }

@@ -1,67 +1,190 @@
-// What the swarm keeps of each item (saved with the session, so a killed process can resume) and how one
-// launch of an item ends; pure helpers the runner shares.
-import type { AgentRunResult } from '../orchestrator/agent.js';
-import type { Message } from '../orchestrator/types.js';
-import type { ItemResult } from './report.js';
+// Swarm items as a union of states — one type per status, each with its own fields — and the one mutator that
+// moves an item from state to state (the shape of gemini-cli's scheduler types and state manager). The runner owns
+// the items and applies every change through `advanceItem`; a launcher only reports what happened (ItemReport).
+import type { SwarmItemState } from '../orchestrator/events.js';
+import type { ItemOutcome, ItemResult } from './report.js';
 
-/** One item as saved with the session. */
-export interface SwarmItemRecord {
-  item: string;
-  /** The prompt of a new item; absent for a resumed subagent. */
-  prompt?: string;
-  /** The prompt to continue a resumed subagent with. */
-  resumePrompt?: string;
-  agentId?: string;
-  rounds: number;
-  verdict?: 'pass' | 'fail';
-  /** The last verifier's reasons for a fail: what its worker is told to fix. */
-  reasons?: string;
-  /** The verifier of the round in progress, so a round cut short (a rate limit, a crash) goes on with it. */
-  verifierId?: string;
-  /** Queue swarms: the job of the attempt in flight (a resumed coordinator collects it), and attempts so far. */
-  jobId?: string;
-  jobAttempts?: number;
-  /** Set once the item has ended. */
-  result?: ItemResult;
+/** What an item is, fixed for the swarm's life. */
+interface ItemTask {
+  readonly item: string;
+  /** The prompt of a new item (the template filled in); absent for a resumed subagent, which goes on with its own conversation. */
+  readonly prompt?: string;
 }
 
-export interface SavedSwarm {
-  swarmId: string;
-  description: string;
-  template?: string;
-  role: string;
-  verify: boolean;
-  maxRounds: number;
-  isolation: 'none' | 'worktree';
-  /** The cap the swarm ran with, so a resume keeps it. */
-  maxConcurrency?: number;
-  items: SwarmItemRecord[];
-  /** Queue swarms: where the items went and what they started from, so `murmur resume` reattaches. */
-  queue?: SavedQueue;
+/** What the item's attempts so far left, carried from state to state (and saved). */
+interface ItemWork {
+  /** Its worker agent, once it has one (local swarms: a queue item's agents live on its worker). */
+  readonly agentId?: string;
+  /** Verify rounds with a verdict so far. */
+  readonly rounds: number;
+  /** The last round's verdict; for a fail, the verifier's reasons (what the worker is told to fix). */
+  readonly verdict?: 'pass' | 'fail';
+  readonly reasons?: string;
+  /** The verifier of the round in progress or cut short (a stop, a rate limit, a crash): the round goes on with it. */
+  readonly verifierId?: string;
+  /** Queue swarms: jobs added for the item so far (the next job's id counts on from it). */
+  readonly jobAttempts?: number;
 }
 
-/** A queue swarm's saved coordinates: never the URL itself (it may hold a password). */
-export interface SavedQueue {
-  name: string;
-  /** The queue's URL when it holds no password; otherwise the resume needs --queue or MURMUR_QUEUE again. */
-  url?: string;
-  base: string;
-  subdir: string;
-  model: string;
+/** Waiting for the controller to launch it: new, resumed, or restored from a saved swarm. */
+export interface QueuedItem extends ItemTask, ItemWork {
+  readonly status: 'queued';
+  /** What its agent is told when it goes on: a resumed subagent's prompt, or rework after a failed verification. */
+  readonly resumePrompt?: string;
+  /** Queue swarms: the job that was out when the coordinator stopped; the next attempt collects it. */
+  readonly jobId?: string;
 }
 
-/** How one launch of an item ended; a rate-limited one carries what its agent had said so far. */
-export type Attempt = { kind: 'done'; result: ItemResult } | { kind: 'rate_limited'; retryAfterMs?: number; text?: string };
-
-/** A run that ended on a rate limit the provider's retries could not get past: the swarm's own backoff takes over. */
-export function rateLimited(run: AgentRunResult): Attempt | undefined {
-  const error = run.status === 'failed' ? run.outcome.modelError : undefined;
-  if (error?.kind !== 'rate_limit') return undefined;
-  return error.retryAfterMs !== undefined ? { kind: 'rate_limited', retryAfterMs: error.retryAfterMs } : { kind: 'rate_limited' };
+/** An attempt runs: its agent works here (local) or its job is out (queue). */
+export interface LaunchedItem extends ItemTask, ItemWork {
+  readonly status: 'launched';
+  /** Queue swarms: the attempt's job, kept until the item's result is recorded (a coordinator killed meanwhile collects it). */
+  readonly jobId?: string;
 }
 
-/** Whether a conversation ends with the agent's final answer (an assistant message without tool calls). */
-export function endsWithHandoff(messages: readonly Message[]): boolean {
-  const last = messages[messages.length - 1];
-  return last !== undefined && last.role === 'assistant' && last.toolCalls.length === 0;
+/** A verify round runs, or the worker reworks what the round failed. */
+export interface VerifyingItem extends ItemTask, ItemWork {
+  readonly status: 'verifying';
+  /** The round being verified (rounds + 1), or the round just judged while the worker reworks. */
+  readonly round: number;
+  readonly jobId?: string;
+}
+
+/** Back in the queue after a rate limit its agent could not get past; the controller relaunches it after a backoff. */
+export interface RateLimitedItem extends ItemTask, ItemWork {
+  readonly status: 'rate_limited';
+}
+
+/** Ended, with its result. */
+export interface DoneItem extends ItemTask, ItemWork {
+  readonly status: 'done';
+  readonly result: ItemResult;
+  /** Queue swarms: a job still out when the swarm stopped; a resume collects it. */
+  readonly jobId?: string;
+}
+
+export type SwarmItem = QueuedItem | LaunchedItem | VerifyingItem | RateLimitedItem | DoneItem;
+/** The states an attempt starts from. */
+export type LaunchableItem = QueuedItem | RateLimitedItem;
+
+/** What a launcher reports while an attempt runs; the runner applies it (and a launcher may, to its own copy). */
+export type ItemReport =
+  /** The item's worker agent started, or went on (a resumed subagent, a relaunch). */
+  | { kind: 'launched'; agentId: string }
+  /** Queue swarms: the attempt's job (reported before it is added, so a killed coordinator adds the same id again). */
+  | { kind: 'job'; jobId: string; jobAttempts: number }
+  /** A verify round begins. */
+  | { kind: 'verifying'; round: number }
+  /** The round's verifier was created. */
+  | { kind: 'verifier'; verifierId: string }
+  /** The round's verdict is in; after a fail the worker reworks (unless the rounds are used up). */
+  | { kind: 'verdict'; round: number; verdict: 'pass' | 'fail'; reasons: string; verifierId: string }
+  /** Queue swarms: a worker's word on its own copy of the item, with the event fields it sent. */
+  | { kind: 'remote'; state: 'launched' | 'verifying'; extra: Record<string, unknown> };
+
+/** Every change an item goes through: the launcher's reports and the ends the runner records. */
+export type ItemChange =
+  | ItemReport
+  | { kind: 'rate_limited' }
+  /** `jobId`: a queue job left out when the swarm stopped (kept for a resume). */
+  | { kind: 'done'; result: ItemResult; jobId?: string };
+
+/** A new item, or a resumed subagent (no prompt; `resumePrompt` tells it to go on). */
+export function queuedItem(item: string, fields: { prompt?: string; agentId?: string; resumePrompt?: string } = {}): QueuedItem {
+  return { status: 'queued', item, rounds: 0, ...fields };
+}
+
+function task(s: SwarmItem): ItemTask {
+  return { item: s.item, prompt: s.prompt };
+}
+
+/** The work an item carries into its next state (absent fields stay undefined). */
+function work(s: SwarmItem): ItemWork {
+  const { agentId, rounds, verdict, reasons, verifierId, jobAttempts } = s;
+  return { agentId, rounds, verdict, reasons, verifierId, jobAttempts };
+}
+
+function jobOf(s: SwarmItem): { jobId?: string } {
+  return { jobId: s.status === 'rate_limited' ? undefined : s.jobId };
+}
+
+/** The result of an item that ended without its launcher's word (stopped, given up, lost to a bug): what it had. */
+export function endedResult(index: number, s: SwarmItem, outcome: ItemOutcome, fields: { reason?: string; text?: string; notStarted?: boolean } = {}): ItemResult {
+  const result: ItemResult = { index, item: s.item, outcome, rounds: s.rounds, text: fields.text ?? '' };
+  if (fields.reason !== undefined) result.reason = fields.reason;
+  if (fields.notStarted) result.notStarted = true;
+  if (s.agentId) result.agentId = s.agentId;
+  return result;
+}
+
+/** The one mutator: the item's next state after `change`. Pure; a done item never changes again. */
+export function advanceItem(s: SwarmItem, change: ItemChange): SwarmItem {
+  if (s.status === 'done') return s;
+  switch (change.kind) {
+    case 'launched':
+      return { status: 'launched', ...task(s), ...work(s), agentId: change.agentId, ...jobOf(s) };
+    case 'job':
+      return { status: 'launched', ...task(s), ...work(s), jobAttempts: change.jobAttempts, jobId: change.jobId };
+    case 'verifying':
+      return { status: 'verifying', ...task(s), ...work(s), round: change.round, ...jobOf(s) };
+    case 'verifier':
+      return { status: 'verifying', ...task(s), ...work(s), verifierId: change.verifierId, round: s.status === 'verifying' ? s.round : s.rounds + 1, ...jobOf(s) };
+    case 'verdict': {
+      const judged = { rounds: change.round, verdict: change.verdict, reasons: change.verdict === 'fail' ? change.reasons : undefined, verifierId: undefined };
+      return { status: 'verifying', ...task(s), ...work(s), ...judged, round: change.round, ...jobOf(s) };
+    }
+    case 'remote':
+      if (change.state === 'launched') return { status: 'launched', ...task(s), ...work(s), ...jobOf(s) };
+      return { status: 'verifying', ...task(s), ...work(s), round: typeof change.extra.rounds === 'number' ? change.extra.rounds : s.rounds + 1, ...jobOf(s) };
+    case 'rate_limited':
+      // A queue item's next launch is a new job (from the base commit): the limited job is done with.
+      return { status: 'rate_limited', ...task(s), ...work(s) };
+    case 'done':
+      return {
+        status: 'done',
+        ...task(s),
+        ...work(s),
+        rounds: change.result.rounds,
+        verdict: change.result.verdict ?? s.verdict,
+        result: change.result,
+        jobId: change.jobId,
+      };
+  }
+}
+
+/** The `swarm.item` event a change shows as (its state and fields beyond the item's), if any. */
+export function itemEvent(change: ItemChange): { state: SwarmItemState; extra: Record<string, unknown> } | undefined {
+  switch (change.kind) {
+    case 'launched':
+      return { state: 'launched', extra: {} };
+    case 'verifying':
+      return { state: 'verifying', extra: { rounds: change.round } };
+    case 'verdict': {
+      // The event names the worker (whose row shows the verdict); the verifier rides along.
+      const extra: Record<string, unknown> = { verdict: change.verdict, rounds: change.round, verifierId: change.verifierId };
+      if (change.verdict === 'fail' && change.reasons) extra.reason = change.reasons.slice(0, 300);
+      return { state: 'verifying', extra };
+    }
+    case 'remote':
+      return { state: change.state, extra: change.extra };
+    case 'done': {
+      const r = change.result;
+      const extra: Record<string, unknown> = { rounds: r.rounds };
+      if (r.verdict) extra.verdict = r.verdict;
+      if (r.reason) extra.reason = r.notStarted ? 'not_started' : r.reason;
+      if (r.host) extra.host = r.host;
+      if (r.model) extra.model = r.model;
+      return { state: r.outcome, extra };
+    }
+    // A job is not news (its worker says when it starts); a rate limit is shown by the controller with its backoff.
+    case 'job':
+    case 'verifier':
+    case 'rate_limited':
+      return undefined;
+  }
+}
+
+/** Whether the swarm's state is saved after a change: whenever what a resume needs changed. */
+export function savedAfter(change: ItemChange): boolean {
+  return change.kind === 'launched' || change.kind === 'job' || change.kind === 'verifier' || change.kind === 'verdict' || change.kind === 'done';
 }

@@ -1,38 +1,48 @@
-// The swarm's launcher port: the one thing the runner needs to get an item done. The local launcher runs items
-// as agents of this process (local-launcher.ts); the queue launcher hands them to `murmur worker`s over Redis
-// (queue/). The runner decides when (the controller), the launcher decides how.
-import type { EventInput, SwarmItemState } from '../orchestrator/events.js';
-import type { Attempt, SavedSwarm } from './item-state.js';
+// The swarm's launcher port: all the runner needs to get an item done. The local launcher runs items as agents of
+// this process (local-launcher.ts); the queue launcher hands them to `murmur worker`s over Redis (queue/). The
+// runner decides when (the controller) and owns the items' states; the launcher decides how, and reports.
+import type { AgentRunResult } from '../orchestrator/agent.js';
+import type { Message } from '../orchestrator/types.js';
+import type { ItemReport, LaunchableItem } from './item-state.js';
 import type { ItemResult } from './report.js';
 
-/** What an attempt tells the swarm while it runs. */
-export interface ItemHooks {
-  /** The item moved (launched, verifying…): the runner emits its swarm.item event. */
-  emit(state: SwarmItemState, extra?: Record<string, unknown>): void;
-  /** The item's record changed (an agent id, a verdict): the swarm's state is saved. */
-  changed(): void;
-}
+/**
+ * How one attempt of an item ended: a result, or a rate limit that puts the item back in the queue (with what its
+ * agent had said so far). `jobId`: a queue job left out when the swarm stopped, kept so a resume collects it.
+ */
+export type Attempt = { kind: 'done'; result: ItemResult; jobId?: string } | { kind: 'rate_limited'; retryAfterMs?: number; text?: string };
 
 export interface ItemLauncher {
-  /** Starts one attempt of item `index` (`items[index]` of the swarm's state, which the attempt updates). */
-  start(index: number, hooks: ItemHooks): void;
-  /** How the attempt ended: a result, or a rate limit that puts the item back in the queue. Never rejects. */
-  settle(index: number): Promise<Attempt>;
-  /** The swarm is stopping: the attempt ends as soon as it can, and its settle says `aborted`. */
-  stop(index: number): void;
-  /** An item that ended without completing keeps its work (a branch, a worktree, a patch), named in its result. */
+  /**
+   * Runs one attempt of item `index`, which is in `item`'s state now. What happens meanwhile (its agent started,
+   * a verify round began…) goes to `report`, synchronously, as it happens; the attempt's end is the promise's.
+   * `signal` aborts when the swarm stops: the attempt then ends as soon as it can, `aborted`. Should not throw
+   * or reject; if it does, the runner fails the item with the error as its reason.
+   */
+  run(index: number, item: LaunchableItem, report: (report: ItemReport) => void, signal: AbortSignal): Promise<Attempt>;
+  /** An item that ended without completing keeps its work (a branch, a worktree), named in its result. May reject: the result stands. */
   keep(index: number, result: ItemResult): Promise<ItemResult>;
-  /** The swarm's state changed: save it. */
-  save(state: SavedSwarm): void;
-  /** Where the swarm's events go (the engine's bus). */
-  emit(event: EventInput): void;
   /**
    * The last step of an attempt that ended, run in item order: an item's commit waits until every earlier item
-   * has ended (its own attempt holds no capacity meanwhile). The queue launcher applies returned diffs here.
+   * has ended (its own attempt holds no capacity meanwhile). The queue launcher applies returned diffs here. May
+   * reject: the item then fails with the error.
    */
   commit?(index: number, result: ItemResult): Promise<ItemResult>;
-  /** The item's record just got its result; called in the same synchronous step, before the state is saved. */
-  ended?(index: number, result: ItemResult): void;
+  /** How many attempts the swarm lets run at once now (it ramps up, and drops on rate limits). Must not throw. */
+  capacity?(capacity: number): void;
   /** The swarm ended with these results: release what the launcher holds (connections, a finished queue). */
   finish?(results: readonly ItemResult[]): Promise<void>;
+}
+
+/** A run that ended on a rate limit the provider's retries could not get past: the swarm's own backoff takes over. */
+export function rateLimited(run: AgentRunResult): Attempt | undefined {
+  const error = run.status === 'failed' ? run.outcome.modelError : undefined;
+  if (error?.kind !== 'rate_limit') return undefined;
+  return error.retryAfterMs !== undefined ? { kind: 'rate_limited', retryAfterMs: error.retryAfterMs } : { kind: 'rate_limited' };
+}
+
+/** Whether a conversation ends with the agent's final answer (an assistant message without tool calls). */
+export function endsWithHandoff(messages: readonly Message[]): boolean {
+  const last = messages[messages.length - 1];
+  return last !== undefined && last.role === 'assistant' && last.toolCalls.length === 0;
 }

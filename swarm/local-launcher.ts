@@ -1,20 +1,16 @@
-// The local launcher: runs each item as a subagent of this process through the scheduler — the worker's run,
-// then verify rounds and the worktree merge — exactly as a swarm always ran.
-import type { EventBus, EventInput } from '../orchestrator/events.js';
-import type { AgentRecord, Scheduler } from '../orchestrator/scheduler.js';
-import { runUntilSettled } from '../orchestrator/subagents.js';
-import type { TaskRegistry } from '../orchestrator/tasks.js';
+// The local launcher: runs each item as an agent of this process through the host's agents — the worker's run,
+// then verify rounds and the worktree merge — exactly as a swarm always ran. It reports each step to the runner
+// and keeps its own copy of the item, moved by the same mutator.
 import type { AgentProfile } from '../roles/profile.js';
-import { type Attempt, endsWithHandoff, rateLimited, type SwarmItemRecord } from './item-state.js';
-import type { ItemHooks, ItemLauncher } from './launcher.js';
+import { advanceItem, type ItemReport, type LaunchableItem, type SwarmItem } from './item-state.js';
+import { type Attempt, endsWithHandoff, type ItemLauncher, rateLimited } from './launcher.js';
 import type { ItemResult } from './report.js';
+import type { SwarmAgent, SwarmAgents } from './swarm-host.js';
 import { verifyRounds } from './verify.js';
 import type { WorktreeIsolation } from './worktree.js';
 
 export interface LocalLauncherSpec {
   swarmId: string;
-  /** The swarm's items (shared with the runner: attempts record agent ids, rounds and verdicts in them). */
-  items: SwarmItemRecord[];
   profile: AgentProfile;
   verifierProfile: AgentProfile;
   /** The agent that called agent_swarm; absent for `murmur swarm`. */
@@ -27,43 +23,46 @@ export interface LocalLauncherSpec {
 }
 
 export interface LocalLauncherDeps {
-  scheduler: Scheduler;
-  /** Background work of the items' agents: an item's answer waits for it (see runUntilSettled). */
-  tasks: TaskRegistry;
-  bus: EventBus;
+  /** The run's agents: items' workers and verifiers are started and run through them. */
+  agents: SwarmAgents;
   cwd: string;
   /** Whether cwd is in a git repository (diffs for verifiers). */
   inRepo: boolean;
-  /** The swarm's state changed (save the session). */
-  save?: () => void;
+}
+
+/** One attempt's copy of its item: reports go to the runner and move this copy the same way. */
+class AttemptItem {
+  constructor(
+    private current: SwarmItem,
+    private readonly report: (report: ItemReport) => void,
+  ) {}
+
+  get item(): SwarmItem {
+    return this.current;
+  }
+
+  tell(report: ItemReport): void {
+    this.current = advanceItem(this.current, report);
+    this.report(report);
+  }
 }
 
 export class LocalLauncher implements ItemLauncher {
-  private readonly attempts = new Map<number, { stop: AbortController; done: Promise<Attempt> }>();
-
   constructor(
     readonly spec: LocalLauncherSpec,
     private readonly deps: LocalLauncherDeps,
   ) {}
 
-  start(index: number, hooks: ItemHooks): void {
-    const stop = new AbortController();
-    const done = this.attempt(index, hooks, stop.signal).catch((error: unknown): Attempt => ({ kind: 'done', result: this.crashed(index, error) }));
-    this.attempts.set(index, { stop, done });
-  }
-
-  async settle(index: number): Promise<Attempt> {
-    const running = this.attempts.get(index);
-    if (!running) return { kind: 'done', result: this.itemResult(index, this.recordOf(index), 'failed', 'internal error: the item was never started') };
+  async run(index: number, item: LaunchableItem, report: (report: ItemReport) => void, signal: AbortSignal): Promise<Attempt> {
+    const s = new AttemptItem(item, report);
     try {
-      return await running.done;
-    } finally {
-      this.attempts.delete(index);
+      return await this.attempt(index, s, signal);
+    } catch (error) {
+      // A bug in an attempt (not a model or tool failure) fails its item instead of hanging the swarm.
+      const agentId = s.item.agentId;
+      const agent = agentId !== undefined ? this.deps.agents.agent(agentId) : undefined;
+      return { kind: 'done', result: this.itemResult(index, s.item, agent, 'failed', `internal error: ${error instanceof Error ? error.message : String(error)}`) };
     }
-  }
-
-  stop(index: number): void {
-    this.attempts.get(index)?.stop.abort();
   }
 
   /**
@@ -84,93 +83,69 @@ export class LocalLauncher implements ItemLauncher {
     }
   }
 
-  save(): void {
-    this.deps.save?.();
-  }
-
-  emit(event: EventInput): void {
-    this.deps.bus.emit(event);
-  }
-
-  private spawn(index: number, profile: AgentProfile, description: string, workspaceRoot: string | undefined): AgentRecord | string {
-    const s = this.spec.items[index]!;
-    const spawned = this.deps.scheduler.spawn({
+  private spawn(item: string, profile: AgentProfile, description: string, workspaceRoot: string | undefined): SwarmAgent | string {
+    return this.deps.agents.spawn({
       profile,
       description,
       swarmId: this.spec.swarmId,
-      item: s.item,
-      ...(this.spec.parentId !== undefined ? { parentId: this.spec.parentId } : { detached: true }),
+      item,
+      ...(this.spec.parentId !== undefined ? { parentId: this.spec.parentId } : {}),
       ...(workspaceRoot !== undefined ? { workspaceRoot } : {}),
     });
-    return spawned.ok ? spawned.record : spawned.error;
   }
 
-  private recordOf(index: number): AgentRecord | undefined {
-    const id = this.spec.items[index]!.agentId;
-    return id !== undefined ? this.deps.scheduler.get(id) : undefined;
-  }
-
-  /** A bug in an attempt (not a model or tool failure) fails its item instead of hanging the swarm. */
-  private crashed(index: number, error: unknown): ItemResult {
-    return this.itemResult(index, this.recordOf(index), 'failed', `internal error: ${error instanceof Error ? error.message : String(error)}`);
-  }
-
-  private itemResult(index: number, record: AgentRecord | undefined, outcome: ItemResult['outcome'], reason?: string): ItemResult {
-    const s = this.spec.items[index]!;
-    const result: ItemResult = { index, item: s.item, outcome, rounds: s.rounds, text: record?.agent.state.lastText ?? '' };
-    if (record) result.agentId = record.id;
+  private itemResult(index: number, s: SwarmItem, agent: SwarmAgent | undefined, outcome: ItemResult['outcome'], reason?: string): ItemResult {
+    const result: ItemResult = { index, item: s.item, outcome, rounds: s.rounds, text: agent?.lastText ?? '' };
+    if (agent) result.agentId = agent.id;
     if (s.verdict) result.verdict = s.verdict;
     if (reason !== undefined) result.reason = reason;
     return result;
   }
 
   /** A rate limit, with what the agent had said so far (the report's text if the swarm stops meanwhile). */
-  private limited(attempt: Attempt, record: AgentRecord): Attempt {
-    return attempt.kind === 'rate_limited' ? { ...attempt, text: record.agent.state.lastText } : attempt;
+  private limited(attempt: Attempt, agent: SwarmAgent): Attempt {
+    return attempt.kind === 'rate_limited' ? { ...attempt, text: agent.lastText } : attempt;
   }
 
   /** One launch of an item: the worker's run, then verify rounds and the merge. */
-  private async attempt(index: number, hooks: ItemHooks, signal: AbortSignal): Promise<Attempt> {
-    const { scheduler } = this.deps;
-    const s = this.spec.items[index]!;
+  private async attempt(index: number, s: AttemptItem, signal: AbortSignal): Promise<Attempt> {
+    const { agents } = this.deps;
+    const start = s.item;
     const timeoutMs = this.spec.itemTimeoutMs;
-    let record = s.agentId !== undefined ? scheduler.get(s.agentId) : undefined;
+    let agent = start.agentId !== undefined ? agents.agent(start.agentId) : undefined;
     let prompt: string | undefined;
     let root: string | undefined;
     try {
       root = this.spec.isolation ? await this.spec.isolation.prepare(index) : undefined;
     } catch (error) {
-      return { kind: 'done', result: this.itemResult(index, record, 'failed', (error as Error).message) };
+      return { kind: 'done', result: this.itemResult(index, s.item, agent, 'failed', (error as Error).message) };
     }
-    if (!record) {
-      const spawned = this.spawn(index, this.spec.profile, s.item, root);
-      if (typeof spawned === 'string') return { kind: 'done', result: this.itemResult(index, undefined, 'failed', `not started: ${spawned}`) };
-      record = spawned;
-      s.agentId = record.id;
-      prompt = s.prompt;
-    } else if (s.resumePrompt !== undefined) {
-      prompt = s.resumePrompt;
-      delete s.resumePrompt;
+    if (!agent) {
+      const spawned = this.spawn(start.item, this.spec.profile, start.item, root);
+      if (typeof spawned === 'string') return { kind: 'done', result: this.itemResult(index, s.item, undefined, 'failed', `not started: ${spawned}`) };
+      agent = spawned;
+      prompt = start.prompt;
+    } else if (start.status === 'queued' && start.resumePrompt !== undefined) {
+      prompt = start.resumePrompt;
     }
-    hooks.emit('launched');
-    hooks.changed();
+    s.tell({ kind: 'launched', agentId: agent.id });
 
     // A worker that was killed after its final answer but before the state said so has completed: it must
     // not run again (another model call after a handoff would redo or undo its work).
-    if (prompt === undefined && record.agent.status === 'interrupted' && endsWithHandoff(record.agent.state.messages)) record.agent.status = 'completed';
+    if (prompt === undefined && agent.status === 'interrupted' && endsWithHandoff(agent.messages)) agents.acceptHandoff(agent.id);
     // A worker that already completed (resumed mid-verification) goes straight to its checks.
-    if (record.agent.status !== 'completed' || prompt !== undefined) {
-      const run = await runUntilSettled(scheduler, this.deps.tasks, record, prompt, signal, timeoutMs);
+    if (agent.status !== 'completed' || prompt !== undefined) {
+      const run = await agents.run(agent.id, prompt, signal, timeoutMs);
       const limited = rateLimited(run);
-      if (limited) return this.limited(limited, record);
-      if (run.status !== 'completed') return { kind: 'done', result: this.itemResult(index, record, run.status === 'aborted' ? 'aborted' : 'failed', run.reason ?? run.status) };
+      if (limited) return this.limited(limited, agent);
+      if (run.status !== 'completed') return { kind: 'done', result: this.itemResult(index, s.item, agent, run.status === 'aborted' ? 'aborted' : 'failed', run.reason ?? run.status) };
     }
     if (this.spec.verify) {
-      const worker = record;
+      const worker = agent;
       const verified = await verifyRounds({
-        scheduler,
-        tasks: this.deps.tasks,
-        record: s,
+        agents,
+        item: () => s.item,
+        tell: (report) => s.tell(report),
         worker,
         root: root ?? this.deps.cwd,
         inRepo: this.deps.inRepo || this.spec.isolation !== undefined,
@@ -178,24 +153,19 @@ export class LocalLauncher implements ItemLauncher {
         maxRounds: this.spec.maxRounds,
         timeoutMs,
         signal,
-        hooks,
-        spawnVerifier: () => this.spawn(index, this.spec.verifierProfile, `verify ${s.item}`, root),
-        verifierInProgress: () => {
-          const found = s.verifierId !== undefined ? scheduler.get(s.verifierId) : undefined;
-          return found && !found.agent.busy ? found : undefined;
-        },
-        result: (outcome, reason) => this.itemResult(index, worker, outcome, reason),
+        spawnVerifier: () => this.spawn(start.item, this.spec.verifierProfile, `verify ${start.item}`, root),
+        result: (outcome, reason) => this.itemResult(index, s.item, worker, outcome, reason),
       });
-      if (verified) return this.limited(verified, record);
+      if (verified) return this.limited(verified, agent);
     }
     if (this.spec.isolation) {
-      const merged = await this.spec.isolation.mergeBack(index, s.item);
+      const merged = await this.spec.isolation.mergeBack(index, start.item);
       if (merged.kind === 'conflict') {
-        const result = this.itemResult(index, record, 'conflict', merged.reason);
+        const result = this.itemResult(index, s.item, agent, 'conflict', merged.reason);
         result.branch = merged.branch;
         return { kind: 'done', result };
       }
     }
-    return { kind: 'done', result: this.itemResult(index, record, 'completed') };
+    return { kind: 'done', result: this.itemResult(index, s.item, agent, 'completed') };
   }
 }

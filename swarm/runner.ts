@@ -1,23 +1,26 @@
-// The swarm runner: the shell around the controller. It hands items to a launcher when the controller says so,
-// feeds their endings back (rate limits included), emits the events and keeps a state that a killed process
-// can resume from. It knows only the launcher port and a clock: the local launcher runs items here, the queue
-// launcher on other machines.
+// The swarm runner: the shell around the controller. It owns the items' states and is the one place they change
+// (through the item mutator): it hands items to a launcher when the controller says so, applies what the launcher
+// reports and how attempts end (rate limits included), emits the events and persists the state a killed process
+// can resume from. It knows only the launcher port, where events and states go, and a clock.
 import { setMaxListeners } from 'node:events';
 import type { SwarmItemState } from '../orchestrator/events.js';
 import { type Clock, systemClock } from '../orchestrator/clock.js';
 import { SwarmController, type ControllerAction } from './controller.js';
-import type { Attempt, SavedSwarm, SwarmItemRecord } from './item-state.js';
-import type { ItemHooks, ItemLauncher } from './launcher.js';
+import { advanceItem, endedResult, itemEvent, savedAfter, type ItemChange, type SwarmItem } from './item-state.js';
+import type { Attempt, ItemLauncher } from './launcher.js';
 import type { ItemResult } from './report.js';
+import { itemRecord, type SavedSwarm, type SwarmItemRecord } from './saved-swarm.js';
 import type { SwarmSettings } from './settings.js';
+import type { SwarmHost } from './swarm-host.js';
 
-export { endsWithHandoff, type SavedSwarm, type SwarmItemRecord } from './item-state.js';
+export type { SavedSwarm, SwarmItemRecord } from './saved-swarm.js';
 
 export interface SwarmRunSpec {
   swarmId: string;
   description: string;
   template?: string;
-  items: SwarmItemRecord[];
+  /** Each item's state as the swarm starts: queued, or done (a resumed swarm's finished items). */
+  items: readonly SwarmItem[];
   /** The role or defined agent every item runs as. */
   role: string;
   /** The agent that called agent_swarm; absent for `murmur swarm`. */
@@ -30,21 +33,42 @@ export interface SwarmRunSpec {
   extra?: Record<string, unknown>;
 }
 
+/** Where a run's events and states go: the host's bus and its one persist sink. */
+export type SwarmSink = Pick<SwarmHost, 'emit' | 'persist'>;
+
+/** An attempt that ended done, on its way to the item's result (its work kept, its commit made). */
+type Ended = Extract<Attempt, { kind: 'done' }>;
+
 export class SwarmRun {
   /** Progress lines for the calling tool (streamed as tool updates). */
   onProgress: ((text: string) => void) | undefined;
+  private readonly items: SwarmItem[];
+  /** Each item as saved, kept with it (a save costs no more than the item that changed). */
+  private readonly records: SwarmItemRecord[];
   private readonly started: number;
   private finishedCount = 0;
   private finishedBefore = 0;
 
   constructor(
     readonly spec: SwarmRunSpec,
-    readonly launcher: ItemLauncher,
+    private readonly launcher: ItemLauncher,
+    private readonly sink: SwarmSink,
     private readonly clock: Clock = systemClock,
   ) {
+    this.items = [...spec.items];
+    this.records = this.items.map(itemRecord);
     this.started = this.clock.now();
   }
 
+  /** Item `index` as it stands. */
+  item(index: number): SwarmItem {
+    return this.items[index]!;
+  }
+
+  /**
+   * The swarm as saved. Its `items` is the runner's own list, whose records are replaced (never changed) as their
+   * items move, so a save costs no more than the item that changed: keep a copy to keep a moment.
+   */
   state(): SavedSwarm {
     const saved: SavedSwarm = {
       swarmId: this.spec.swarmId,
@@ -53,7 +77,7 @@ export class SwarmRun {
       verify: this.spec.verify,
       maxRounds: this.spec.maxRounds,
       isolation: this.spec.isolation,
-      items: this.spec.items,
+      items: this.records,
       ...this.spec.extra,
     };
     if (this.spec.template !== undefined) saved.template = this.spec.template;
@@ -61,37 +85,51 @@ export class SwarmRun {
     return saved;
   }
 
+  /** Saves the swarm's state now (the host saves it again as items move). */
+  save(): void {
+    this.sink.persist(this.state());
+  }
+
   results(): ItemResult[] {
-    return this.spec.items.map((s, index) => s.result ?? { index, item: s.item, outcome: 'aborted', rounds: s.rounds, text: '', notStarted: true, ...(s.agentId ? { agentId: s.agentId } : {}) });
+    return this.items.map((s, index) => (s.status === 'done' ? s.result : endedResult(index, s, 'aborted', { notStarted: true })));
+  }
+
+  /** A run that will not run lets go of what its launcher holds (a queue's connections would keep the process up). */
+  async release(): Promise<void> {
+    await this.launcher.finish?.(this.results());
   }
 
   private emitItem(index: number, state: SwarmItemState, extra: Record<string, unknown> = {}): void {
-    const s = this.spec.items[index]!;
-    this.launcher.emit({ type: 'swarm.item', swarmId: this.spec.swarmId, item: s.item, index, state, ...(s.agentId ? { agentId: s.agentId } : {}), ...extra });
+    const s = this.items[index]!;
+    this.sink.emit({ type: 'swarm.item', swarmId: this.spec.swarmId, item: s.item, index, state, ...(s.agentId ? { agentId: s.agentId } : {}), ...extra });
   }
 
-  private save(): void {
-    this.launcher.save(this.state());
+  /** The one place an item changes: the mutator, then its event, then the saved state when a resume needs it. */
+  private transition(index: number, change: ItemChange): void {
+    this.items[index] = advanceItem(this.items[index]!, change);
+    this.records[index] = itemRecord(this.items[index]!);
+    const event = itemEvent(change);
+    if (event) this.emitItem(index, event.state, event.extra);
+    if (savedAfter(change)) this.save();
   }
 
   async run(signal: AbortSignal): Promise<ItemResult[]> {
     // Every running item listens on the swarm's signal.
     setMaxListeners(0, signal);
-    const { spec } = this;
-    const pending = spec.items.map((s, i) => (s.result ? -1 : i)).filter((i) => i >= 0);
-    this.finishedBefore = spec.items.length - pending.length;
-    this.launcher.emit({
+    const { spec, items } = this;
+    const pending = items.map((s, i) => (s.status === 'done' ? -1 : i)).filter((i) => i >= 0);
+    this.finishedBefore = items.length - pending.length;
+    this.sink.emit({
       type: 'swarm.start',
       swarmId: spec.swarmId,
       description: spec.description,
       role: spec.role,
-      items: spec.items.map((s) => s.item),
+      items: items.map((s) => s.item),
       ...(spec.parentId !== undefined ? { parentId: spec.parentId } : {}),
       ...(spec.settings.controller.maxConcurrency !== undefined ? { maxConcurrency: spec.settings.controller.maxConcurrency } : {}),
     });
-    for (let i = 0; i < spec.items.length; i++) {
-      const done = spec.items[i]!.result;
-      if (done) this.emitItem(i, done.outcome, { reason: 'finished before the resume' });
+    for (const [i, s] of items.entries()) {
+      if (s.status === 'done') this.emitItem(i, s.result.outcome, { reason: 'finished before the resume' });
       else this.emitItem(i, 'queued');
     }
     try {
@@ -99,16 +137,12 @@ export class SwarmRun {
       const results = this.results();
       const counts: Record<string, number> = {};
       for (const r of results) counts[r.outcome] = (counts[r.outcome] ?? 0) + 1;
-      this.launcher.emit({ type: 'swarm.end', swarmId: spec.swarmId, counts, durationMs: this.clock.now() - this.started });
+      this.sink.emit({ type: 'swarm.end', swarmId: spec.swarmId, counts, durationMs: this.clock.now() - this.started });
       return results;
     } finally {
       // Whatever happened, the launcher lets go of what it holds (a queue's connections, say).
-      await this.launcher.finish?.(this.results());
+      await this.release();
     }
-  }
-
-  private hooksFor(index: number): ItemHooks {
-    return { emit: (state, extra) => this.emitItem(index, state, extra), changed: () => this.save() };
   }
 
   private drive(pending: number[], signal: AbortSignal): Promise<void> {
@@ -116,8 +150,8 @@ export class SwarmRun {
     const { clock, launcher } = this;
     let timer: unknown;
     let inFlight = 0;
-    /** Items whose attempt runs now: they are stopped when the swarm is. */
-    const running = new Set<number>();
+    /** Items whose attempt runs now, with what stops it: they are stopped when the swarm is. */
+    const running = new Map<number, AbortController>();
     return new Promise<void>((resolve) => {
       const settleIfDone = () => {
         if (controller.done && inFlight === 0) {
@@ -126,35 +160,34 @@ export class SwarmRun {
           resolve();
         }
       };
-      // Launchers with a commit step end items in item order: `cursor` is the first item without a result,
-      // and an attempt that ended waits in `toCommit` until the cursor reaches it (counted in flight meanwhile).
+      // Launchers with a commit step end items in item order: `cursor` is the first item not done, and an
+      // attempt that ended waits in `toCommit` until the cursor reaches it (counted in flight meanwhile).
       let cursor = 0;
       let committing = false;
-      const toCommit = new Map<number, ItemResult>();
+      const toCommit = new Map<number, Ended>();
       const pump = () => {
         if (committing) return;
-        const items = this.spec.items;
-        while (cursor < items.length && items[cursor]!.result) cursor++;
-        const result = toCommit.get(cursor);
-        if (!result) return;
+        while (cursor < this.items.length && this.items[cursor]!.status === 'done') cursor++;
+        const ended = toCommit.get(cursor);
+        if (!ended) return;
         toCommit.delete(cursor);
         committing = true;
         const index = cursor;
-        void this.commit(index, result).then((final) => {
+        void this.commit(index, ended).then((final) => {
           committing = false;
           inFlight--;
           end(index, final);
           settleIfDone();
         });
       };
-      const end = (index: number, result: ItemResult) => {
-        this.finish(index, result);
+      const end = (index: number, ended: Ended) => {
+        this.finish(index, ended);
         pump();
       };
       /** Ends an item that is not in flight once its work is looked after; the swarm waits for it. */
       const finishKeepingWork = (index: number, result: ItemResult) => {
         inFlight++;
-        void this.keepWork(index, result).then((kept) => {
+        void this.keepWork(index, { kind: 'done', result }).then((kept) => {
           inFlight--;
           end(index, kept);
           settleIfDone();
@@ -169,35 +202,36 @@ export class SwarmRun {
       const launch = (ctlIndex: number) => {
         const index = pending[ctlIndex]!;
         inFlight++;
-        running.add(index);
-        let refused: { error: unknown } | undefined;
-        try {
-          launcher.start(index, this.hooksFor(index));
-        } catch (error) {
-          refused = { error };
-        }
-        void (refused ? Promise.reject(refused.error) : Promise.resolve().then(() => launcher.settle(index)))
-          .catch((error: unknown): Attempt => ({ kind: 'done', result: this.crashed(index, error) }))
+        const stop = new AbortController();
+        running.set(index, stop);
+        // Reports count while this attempt runs; one that comes late changes nothing.
+        const report = (change: ItemChange) => {
+          if (running.get(index) === stop) this.transition(index, change);
+        };
+        void this.attempt(index, report, stop.signal)
           .then(async (outcome): Promise<Attempt> => {
             running.delete(index);
             if (outcome.kind === 'rate_limited' && !signal.aborted) return outcome;
             // Stopping: a limited item is not queued again, it ends like every other started item.
-            const result =
-              outcome.kind === 'done' ? outcome.result : this.aborted(index, outcome.text ?? '', 'the swarm was aborted while the item waited out a rate limit');
-            return { kind: 'done', result: await this.keepWork(index, result) };
+            const reason = 'the swarm was aborted while the item waited out a rate limit';
+            const s = this.items[index]!;
+            const ended: Ended =
+              outcome.kind === 'done' ? outcome : { kind: 'done', result: { ...endedResult(index, s, 'aborted', { reason, text: outcome.text ?? '' }), ...(s.verdict ? { verdict: s.verdict } : {}) } };
+            return this.keepWork(index, ended);
           })
           .then((outcome) => {
             if (outcome.kind === 'rate_limited') {
               inFlight--;
+              this.transition(index, { kind: 'rate_limited' });
               apply(controller.rateLimited(ctlIndex, clock.now(), outcome.retryAfterMs));
             } else if (launcher.commit) {
               // Its capacity frees now; its end waits for every earlier item's (still counted in flight).
-              toCommit.set(index, outcome.result);
+              toCommit.set(index, outcome);
               pump();
               apply(controller.finished(ctlIndex, clock.now()));
             } else {
               inFlight--;
-              end(index, outcome.result);
+              end(index, outcome);
               apply(controller.finished(ctlIndex, clock.now()));
             }
           });
@@ -216,13 +250,12 @@ export class SwarmRun {
                 running: action.running,
               });
               break;
-            case 'give_up': {
-              const s = this.spec.items[index]!;
-              finishKeepingWork(index, { index, item: s.item, outcome: 'failed', rounds: s.rounds, text: '', reason: action.reason, ...(s.agentId ? { agentId: s.agentId } : {}) });
+            case 'give_up':
+              finishKeepingWork(index, endedResult(index, this.items[index]!, 'failed', { reason: action.reason }));
               break;
-            }
             case 'capacity':
-              launcher.emit({ type: 'swarm.capacity', swarmId: this.spec.swarmId, capacity: action.capacity, running: action.running, limited: action.limited });
+              launcher.capacity?.(action.capacity);
+              this.sink.emit({ type: 'swarm.capacity', swarmId: this.spec.swarmId, capacity: action.capacity, running: action.running, limited: action.limited });
               break;
           }
         }
@@ -230,19 +263,14 @@ export class SwarmRun {
         settleIfDone();
       };
       const onAbort = () => {
-        for (const index of running) launcher.stop(index);
+        for (const stop of running.values()) stop.abort();
         for (const ctlIndex of controller.abort()) {
           const index = pending[ctlIndex]!;
-          const s = this.spec.items[index]!;
-          const result: ItemResult = { index, item: s.item, outcome: 'aborted', rounds: s.rounds, text: '', reason: 'aborted before it started' };
-          if (s.agentId) {
-            // Waiting out a rate limit: it has worked already, maybe in a worktree.
-            result.agentId = s.agentId;
-            finishKeepingWork(index, result);
-          } else {
-            result.notStarted = true;
-            end(index, result);
-          }
+          const s = this.items[index]!;
+          const reason = 'aborted before it started';
+          // Waiting out a rate limit: it has worked already, maybe in a worktree.
+          if (s.agentId) finishKeepingWork(index, endedResult(index, s, 'aborted', { reason }));
+          else end(index, { kind: 'done', result: endedResult(index, s, 'aborted', { reason, notStarted: true }) });
         }
         schedule();
         settleIfDone();
@@ -253,53 +281,39 @@ export class SwarmRun {
     });
   }
 
-  /** What an item that did not complete leaves is kept; a failure here never loses the result. */
-  private async keepWork(index: number, result: ItemResult): Promise<ItemResult> {
+  /** One attempt on the launcher; a launcher that throws or rejects (a bug) fails the item instead of hanging the swarm. */
+  private async attempt(index: number, report: (change: ItemChange) => void, signal: AbortSignal): Promise<Attempt> {
     try {
-      return await this.launcher.keep(index, result);
+      const s = this.items[index]!;
+      if (s.status !== 'queued' && s.status !== 'rate_limited') throw new Error(`item ${index} cannot be launched while ${s.status}`);
+      return await this.launcher.run(index, s, report, signal);
+    } catch (error) {
+      return { kind: 'done', result: endedResult(index, this.items[index]!, 'failed', { reason: `internal error: ${error instanceof Error ? error.message : String(error)}` }) };
+    }
+  }
+
+  /** What an item that did not complete leaves is kept; a failure here never loses the result. */
+  private async keepWork(index: number, ended: Ended): Promise<Ended> {
+    try {
+      return { ...ended, result: await this.launcher.keep(index, ended.result) };
     } catch {
-      return result;
+      return ended;
     }
   }
 
   /** The launcher's last step for an ended item; a failure there fails the item instead of hanging the swarm. */
-  private async commit(index: number, result: ItemResult): Promise<ItemResult> {
+  private async commit(index: number, ended: Ended): Promise<Ended> {
     try {
-      return (await this.launcher.commit?.(index, result)) ?? result;
+      return { ...ended, result: (await this.launcher.commit?.(index, ended.result)) ?? ended.result };
     } catch (error) {
-      return { ...result, outcome: 'failed', reason: `internal error while taking in its changes: ${error instanceof Error ? error.message : String(error)}` };
+      return { ...ended, result: { ...ended.result, outcome: 'failed', reason: `internal error while taking in its changes: ${error instanceof Error ? error.message : String(error)}` } };
     }
   }
 
-  private finish(index: number, result: ItemResult): void {
-    const s = this.spec.items[index]!;
-    if (!s.result) this.finishedCount++;
-    s.result = result;
-    // Same step as the result, before the save: a state never holds an item neither ended nor attached.
-    this.launcher.ended?.(index, result);
-    const extra: Record<string, unknown> = { rounds: result.rounds };
-    if (result.verdict) extra.verdict = result.verdict;
-    if (result.reason) extra.reason = result.notStarted ? 'not_started' : result.reason;
-    if (result.host) extra.host = result.host;
-    if (result.model) extra.model = result.model;
-    this.emitItem(index, result.outcome, extra);
-    this.save();
-    this.onProgress?.(`${this.finishedCount + this.finishedBefore}/${this.spec.items.length} items done (last: ${s.item} ${result.outcome})`);
-  }
-
-  private aborted(index: number, text: string, reason: string): ItemResult {
-    const s = this.spec.items[index]!;
-    const result: ItemResult = { index, item: s.item, outcome: 'aborted', rounds: s.rounds, text, reason };
-    if (s.agentId) result.agentId = s.agentId;
-    if (s.verdict) result.verdict = s.verdict;
-    return result;
-  }
-
-  /** A bug in a launcher (not a model or tool failure) fails its item instead of hanging the swarm. */
-  private crashed(index: number, error: unknown): ItemResult {
-    const s = this.spec.items[index]!;
-    const result: ItemResult = { index, item: s.item, outcome: 'failed', rounds: s.rounds, text: '', reason: `internal error: ${error instanceof Error ? error.message : String(error)}` };
-    if (s.agentId) result.agentId = s.agentId;
-    return result;
+  private finish(index: number, ended: Ended): void {
+    if (this.items[index]!.status !== 'done') this.finishedCount++;
+    this.transition(index, ended);
+    const { result } = ended;
+    this.onProgress?.(`${this.finishedCount + this.finishedBefore}/${this.items.length} items done (last: ${result.item} ${result.outcome})`);
   }
 }

@@ -1,12 +1,10 @@
 // Verify mode: what a verifier is told, how its verdict is read, what the worker hears back on a fail, and the
 // rounds themselves (verifier, verdict, rework) for one item.
-import type { AgentRecord, Scheduler } from '../orchestrator/scheduler.js';
-import { runUntilSettled } from '../orchestrator/subagents.js';
-import type { TaskRegistry } from '../orchestrator/tasks.js';
 import { describeChanges } from './changes.js';
-import { type Attempt, endsWithHandoff, rateLimited, type SwarmItemRecord } from './item-state.js';
-import type { ItemHooks } from './launcher.js';
+import type { ItemReport, SwarmItem } from './item-state.js';
+import { type Attempt, endsWithHandoff, rateLimited } from './launcher.js';
 import { escapeText, type ItemResult } from './report.js';
+import type { SwarmAgent, SwarmAgents } from './swarm-host.js';
 
 export interface Verdict {
   verdict: 'pass' | 'fail';
@@ -46,10 +44,12 @@ export function reworkPrompt(reasons: string, round: number): string {
 
 /** What the verify rounds of one item need from the launcher that runs them. */
 export interface VerifyContext {
-  scheduler: Scheduler;
-  tasks: TaskRegistry;
-  record: SwarmItemRecord;
-  worker: AgentRecord;
+  agents: SwarmAgents;
+  /** The item as this attempt knows it now: its rounds, its last verdict, the verifier of a round cut short. */
+  item(): SwarmItem;
+  /** Reports a change of the item (and applies it to what `item()` returns). */
+  tell(report: ItemReport): void;
+  worker: SwarmAgent;
   /** The worker's folder (its worktree, or the workspace). */
   root: string;
   /** Whether `root` is in a git repository (diffs for the verifier). */
@@ -59,13 +59,17 @@ export interface VerifyContext {
   maxRounds: number;
   timeoutMs: number;
   signal: AbortSignal;
-  hooks: ItemHooks;
   /** Starts the round's verifier, or says why it could not. */
-  spawnVerifier(): AgentRecord | string;
-  /** The verifier of the round in progress, when it can go on (a round cut short by a crash or a rate limit). */
-  verifierInProgress(): AgentRecord | undefined;
+  spawnVerifier(): SwarmAgent | string;
   /** The item's end as a result. */
   result(outcome: ItemResult['outcome'], reason: string): ItemResult;
+}
+
+/** The verifier of the round in progress, when it can go on (a round cut short by a crash or a rate limit). */
+function verifierInProgress(c: VerifyContext): SwarmAgent | undefined {
+  const id = c.item().verifierId;
+  const found = id !== undefined ? c.agents.agent(id) : undefined;
+  return found && !found.busy ? found : undefined;
 }
 
 /**
@@ -73,32 +77,31 @@ export interface VerifyContext {
  * it back in the queue), undefined when it passed. A round cut short goes on with its own verifier next time.
  */
 export async function verifyRounds(c: VerifyContext): Promise<Attempt | undefined> {
-  const s = c.record;
   const failed = (outcome: ItemResult['outcome'], reason: string): Attempt => ({ kind: 'done', result: c.result(outcome, reason) });
-  while (s.verdict !== 'pass') {
+  while (c.item().verdict !== 'pass') {
+    const s = c.item();
     if (s.rounds >= c.maxRounds) return failed('failed', `failed verification after ${s.rounds} round(s)`);
     // A round counts once its verdict is in: a round cut short by a crash runs again on resume.
     const round = s.rounds + 1;
-    c.hooks.emit('verifying', { rounds: round });
-    let verifier = c.verifierInProgress();
+    c.tell({ kind: 'verifying', round });
+    let verifier = verifierInProgress(c);
     let prompt: string | undefined;
     // A new round, or one whose verifier never got its task (a crash right after it was created).
-    if (!verifier || verifier.agent.state.messages.length === 0) {
-      const changes = await describeChanges(c.worker.agent.state.messages, c.root, c.inRepo, c.base);
+    if (!verifier || verifier.messages.length === 0) {
+      const changes = await describeChanges(c.worker.messages, c.root, c.inRepo, c.base);
       if (!verifier) {
         const spawned = c.spawnVerifier();
         if (typeof spawned === 'string') return failed('failed', `no verifier started: ${spawned}`);
         verifier = spawned;
-        s.verifierId = verifier.id;
-        c.hooks.changed();
+        c.tell({ kind: 'verifier', verifierId: verifier.id });
       }
-      prompt = verifierPrompt({ item: s.item, task: s.prompt ?? s.item, handoff: c.worker.agent.state.lastText, changes, round });
+      prompt = verifierPrompt({ item: s.item, task: s.prompt ?? s.item, handoff: c.worker.lastText, changes, round });
     }
     // A verifier that had answered before a crash is not asked again.
-    const answered = prompt === undefined && verifier.agent.status !== 'failed' && endsWithHandoff(verifier.agent.state.messages);
-    let text = verifier.agent.state.lastText;
+    const answered = prompt === undefined && verifier.status !== 'failed' && endsWithHandoff(verifier.messages);
+    let text = verifier.lastText;
     if (!answered) {
-      const check = await runUntilSettled(c.scheduler, c.tasks, verifier, prompt, c.signal, c.timeoutMs);
+      const check = await c.agents.run(verifier.id, prompt, c.signal, c.timeoutMs);
       const limited = rateLimited(check);
       if (limited) return limited;
       if (check.status !== 'completed') {
@@ -107,19 +110,10 @@ export async function verifyRounds(c: VerifyContext): Promise<Attempt | undefine
       text = check.text;
     }
     const verdict = parseVerdict(text);
-    s.rounds = round;
-    s.verdict = verdict.verdict;
-    delete s.verifierId;
-    if (verdict.verdict === 'fail') s.reasons = verdict.reasons;
-    else delete s.reasons;
-    // The item's event names its worker (whose row shows the verdict); the verifier rides along.
-    const extra: Record<string, unknown> = { verdict: verdict.verdict, rounds: s.rounds, verifierId: verifier.id };
-    if (verdict.verdict === 'fail' && verdict.reasons) extra.reason = verdict.reasons.slice(0, 300);
-    c.hooks.emit('verifying', extra);
-    c.hooks.changed();
+    c.tell({ kind: 'verdict', round, verdict: verdict.verdict, reasons: verdict.reasons, verifierId: verifier.id });
     if (verdict.verdict === 'pass') return undefined;
-    if (s.rounds >= c.maxRounds) return failed('failed', `failed verification after ${s.rounds} round(s): ${verdict.reasons.slice(0, 300)}`);
-    const rework = await runUntilSettled(c.scheduler, c.tasks, c.worker, reworkPrompt(verdict.reasons, s.rounds), c.signal, c.timeoutMs);
+    if (round >= c.maxRounds) return failed('failed', `failed verification after ${round} round(s): ${verdict.reasons.slice(0, 300)}`);
+    const rework = await c.agents.run(c.worker.id, reworkPrompt(verdict.reasons, round), c.signal, c.timeoutMs);
     // Limited mid-rework: back in the queue; the next attempt continues the worker, then verifies anew.
     const limited = rateLimited(rework);
     if (limited) return limited;

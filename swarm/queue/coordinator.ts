@@ -1,21 +1,21 @@
 // The queue launcher (coordinator side): each launch of an item becomes a BullMQ job on the swarm's queue; a
 // `murmur worker` somewhere runs it and sends back its end and its diff, which is applied here. Progress comes
-// back live through QueueEvents (with a slow poll as a safety net for events missed while Redis was away).
+// back live through QueueEvents (with a slow poll as a safety net for events missed while Redis was away), and is
+// reported to the runner like a local attempt's.
 import type { Redis as RedisClient } from 'ioredis';
 import type { Queue, QueueEvents } from 'bullmq';
-import type { EventInput } from '../../orchestrator/events.js';
 import type { Usage } from '../../orchestrator/types.js';
 import type { AgentProfile } from '../../roles/profile.js';
-import type { Attempt, SavedQueue, SwarmItemRecord } from '../item-state.js';
-import type { ItemHooks, ItemLauncher } from '../launcher.js';
+import type { ItemReport, LaunchableItem } from '../item-state.js';
+import type { Attempt, ItemLauncher } from '../launcher.js';
 import type { ItemResult } from '../report.js';
+import type { SavedQueue } from '../saved-swarm.js';
 import { applyDiff, keepPatch } from './apply.js';
 import { JOB_FORMAT, type ItemJob, type ItemOutcomeData, type ItemProgress } from './job.js';
 import { HEARTBEAT_MS, heartbeat, unlist } from './listing.js';
 
 export interface QueueLauncherSpec {
   swarmId: string;
-  items: SwarmItemRecord[];
   profile: AgentProfile;
   template?: string;
   verify: boolean;
@@ -37,8 +37,6 @@ export interface QueueLauncherDeps {
   root: string;
   /** Where patches that do not apply are kept (`patches/` inside it): the session's folder. */
   patchesHome: string;
-  emit: (event: EventInput) => void;
-  save: () => void;
   /** A worker's usage joins the run's. */
   addUsage: (usage: Usage) => void;
   /** How often in-flight jobs are looked at directly (events missed while Redis restarted). */
@@ -49,21 +47,23 @@ export interface QueueLauncherDeps {
 
 interface Waiting {
   index: number;
-  hooks: ItemHooks;
+  /** The item as its attempt began. */
+  item: LaunchableItem;
+  report: (report: ItemReport) => void;
   resolve: (attempt: Attempt) => void;
-  done: Promise<Attempt>;
+  /** Stops listening to the attempt's signal. */
+  release: () => void;
 }
 
 export class QueueLauncher implements ItemLauncher {
   private readonly byJob = new Map<string, Waiting>();
-  private readonly byIndex = new Map<number, Waiting>();
   private readonly poll: NodeJS.Timeout;
   private readonly beat: NodeJS.Timeout;
   private closed = false;
   /** Diffs of completed jobs, applied by commit() in item order. */
   private readonly diffs = new Map<number, ItemOutcomeData>();
-  /** Items stopped with the swarm: their jobs stay out, for `murmur resume` to collect. */
-  private readonly stopped = new Set<number>();
+  /** Jobs left out when the swarm stopped: they stay, for `murmur resume` to collect. */
+  private readonly leftOut = new Set<string>();
 
   private constructor(
     readonly spec: QueueLauncherSpec,
@@ -116,50 +116,35 @@ export class QueueLauncher implements ItemLauncher {
     }
   }
 
-  start(index: number, hooks: ItemHooks): void {
-    const s = this.spec.items[index]!;
-    let resolve!: (attempt: Attempt) => void;
-    const done = new Promise<Attempt>((r) => (resolve = r));
-    if (s.jobId === undefined) {
-      s.jobAttempts = (s.jobAttempts ?? 0) + 1;
-      s.jobId = `item-${index + 1}-${s.jobAttempts}`;
-      // Saved before the job exists: a coordinator killed in between adds the same job id again on resume.
-      hooks.changed();
-    }
-    const waiting: Waiting = { index, hooks, resolve, done };
-    this.byJob.set(s.jobId, waiting);
-    this.byIndex.set(index, waiting);
-    void this.enqueue(index, s.jobId).catch((error: unknown) => this.end(s.jobId!, { kind: 'done', result: this.result(index, 'failed', `the job could not be queued: ${(error as Error).message}`) }));
-  }
-
-  settle(index: number): Promise<Attempt> {
-    const waiting = this.byIndex.get(index);
-    if (!waiting) return Promise.resolve({ kind: 'done', result: this.result(index, 'failed', 'internal error: the item was never started') });
-    return waiting.done;
-  }
-
-  stop(index: number): void {
-    const s = this.spec.items[index]!;
-    // The job stays: it may finish on its worker meanwhile, and `murmur resume` collects it.
-    if (s.jobId !== undefined) {
-      this.stopped.add(index);
-      this.end(s.jobId, { kind: 'done', result: this.result(index, 'aborted', 'the swarm was stopped; its job stays on the queue and murmur resume collects it') });
-    }
+  run(index: number, item: LaunchableItem, report: (report: ItemReport) => void, signal: AbortSignal): Promise<Attempt> {
+    // The job a resumed coordinator collects again, else a new one. Saved before the job exists: a coordinator
+    // killed in between adds the same job id again on resume.
+    const out = item.status === 'queued' ? item.jobId : undefined;
+    const jobAttempts = out !== undefined ? (item.jobAttempts ?? 1) : (item.jobAttempts ?? 0) + 1;
+    const id = out ?? `item-${index + 1}-${jobAttempts}`;
+    report({ kind: 'job', jobId: id, jobAttempts });
+    // The job stays when the swarm stops: it may finish on its worker meanwhile, and `murmur resume` collects it.
+    const stop = () => {
+      if (!this.byJob.has(id)) return;
+      this.leftOut.add(id);
+      this.end(id, { kind: 'done', result: this.result(index, item, 'aborted', 'the swarm was stopped; its job stays on the queue and murmur resume collects it'), jobId: id });
+    };
+    return new Promise<Attempt>((resolve) => {
+      const release = () => signal.removeEventListener('abort', stop);
+      this.byJob.set(id, { index, item, report, resolve, release });
+      if (signal.aborted) return stop();
+      signal.addEventListener('abort', stop, { once: true });
+      void this.enqueue(index, item, id).catch((error: unknown) => this.end(id, { kind: 'done', result: this.result(index, item, 'failed', `the job could not be queued: ${(error as Error).message}`) }));
+    });
   }
 
   async keep(_index: number, result: ItemResult): Promise<ItemResult> {
     return result;
   }
 
-  save(): void {
-    this.deps.save();
-  }
-
-  emit(event: EventInput): void {
-    // BullMQ's global concurrency follows the swarm's capacity: the ramp and the rate-limit adaptation hold for
-    // all workers together.
-    if (event.type === 'swarm.capacity' && !this.closed) void this.queue.setGlobalConcurrency(Math.max(1, event.capacity)).catch(() => undefined);
-    this.deps.emit(event);
+  /** BullMQ's global concurrency follows the swarm's capacity: the ramp and the rate-limit adaptation hold for all workers together. */
+  capacity(capacity: number): void {
+    if (!this.closed) void this.queue.setGlobalConcurrency(Math.max(1, capacity)).catch(() => undefined);
   }
 
   /** The swarm ended: a finished queue is removed; one with items left stays for `murmur resume`. */
@@ -168,7 +153,7 @@ export class QueueLauncher implements ItemLauncher {
     clearInterval(this.poll);
     clearInterval(this.beat);
     // Jobs still out (the swarm was stopped) stay for `murmur resume`; otherwise the queue has served.
-    const jobsOut = this.spec.items.some((s) => s.jobId !== undefined);
+    const jobsOut = this.leftOut.size > 0 || this.byJob.size > 0;
     try {
       if (!jobsOut) {
         await unlist(this.redis, this.spec.queue.name);
@@ -181,8 +166,7 @@ export class QueueLauncher implements ItemLauncher {
     for (const client of this.connections) client.disconnect();
   }
 
-  private jobData(index: number): ItemJob | string {
-    const s = this.spec.items[index]!;
+  private jobData(index: number, s: LaunchableItem): ItemJob | string {
     if (s.prompt === undefined) return 'a resumed subagent cannot move to a queue worker (its conversation is on this machine)';
     const data: ItemJob = {
       format: JOB_FORMAT,
@@ -205,16 +189,16 @@ export class QueueLauncher implements ItemLauncher {
     return data;
   }
 
-  private async enqueue(index: number, jobId: string): Promise<void> {
+  private async enqueue(index: number, item: LaunchableItem, jobId: string): Promise<void> {
     const existing = await this.queue.getJob(jobId);
     if (existing) {
       // Reattached (a resume): collect it if it ended while nobody listened.
       await this.look(jobId);
       return;
     }
-    const data = this.jobData(index);
+    const data = this.jobData(index, item);
     if (typeof data === 'string') {
-      this.end(jobId, { kind: 'done', result: this.result(index, 'failed', data) });
+      this.end(jobId, { kind: 'done', result: this.result(index, item, 'failed', data) });
       return;
     }
     // Kept after they end (a resumed coordinator collects them); removed with the queue when the swarm is done.
@@ -246,7 +230,7 @@ export class QueueLauncher implements ItemLauncher {
     if (!waiting || typeof data !== 'object' || data === null) return;
     const p = data as ItemProgress;
     if (p.state !== 'launched' && p.state !== 'verifying') return;
-    waiting.hooks.emit(p.state, { ...(p.extra ?? {}), host: p.host, model: p.model });
+    waiting.report({ kind: 'remote', state: p.state, extra: { ...(p.extra ?? {}), host: p.host, model: p.model } });
   }
 
   /** The waiting attempt of a job, taken at once: an end seen twice (the event and the poll) counts once. */
@@ -262,12 +246,11 @@ export class QueueLauncher implements ItemLauncher {
   }
 
   private resolveWith(waiting: Waiting, attempt: Attempt): void {
-    this.byIndex.delete(waiting.index);
+    waiting.release();
     waiting.resolve(attempt);
   }
 
-  private result(index: number, outcome: ItemResult['outcome'], reason?: string): ItemResult {
-    const s = this.spec.items[index]!;
+  private result(index: number, s: LaunchableItem, outcome: ItemResult['outcome'], reason?: string): ItemResult {
     const result: ItemResult = { index, item: s.item, outcome, rounds: s.rounds, text: '' };
     if (reason !== undefined) result.reason = reason;
     return result;
@@ -276,32 +259,28 @@ export class QueueLauncher implements ItemLauncher {
   private failed(jobId: string, reason: string | undefined): void {
     const waiting = this.take(jobId);
     if (!waiting) return;
-    // Ended for good; the job id goes when the item's result is recorded (ended()), so a resume runs it anew.
-    this.resolveWith(waiting, { kind: 'done', result: this.result(waiting.index, 'failed', `on the queue: ${reason ?? 'the job failed'}`) });
+    // Ended for good; the job id goes when the item's result is recorded, so a resume runs it anew.
+    this.resolveWith(waiting, { kind: 'done', result: this.result(waiting.index, waiting.item, 'failed', `on the queue: ${reason ?? 'the job failed'}`) });
   }
 
   private completed(jobId: string, value: unknown): void {
     const waiting = this.take(jobId);
     if (!waiting) return;
-    const { index } = waiting;
-    const s = this.spec.items[index]!;
+    const { index, item: s } = waiting;
     const data = value as ItemOutcomeData | undefined;
     if (!data || typeof data !== 'object' || data.format !== JOB_FORMAT) {
-      this.resolveWith(waiting, { kind: 'done', result: this.result(index, 'failed', `the worker sent back a result this murmur cannot read (format ${JSON.stringify(data?.format)})`) });
+      this.resolveWith(waiting, { kind: 'done', result: this.result(index, s, 'failed', `the worker sent back a result this murmur cannot read (format ${JSON.stringify(data?.format)})`) });
       return;
     }
     if (data.usage) this.deps.addUsage(data.usage);
     if (data.kind === 'rate_limited') {
       // The next launch is a new job (from the base commit: the limited job's work is not sent back); the
       // controller decides when.
-      delete s.jobId;
       this.resolveWith(waiting, { kind: 'rate_limited', ...(data.retryAfterMs !== undefined ? { retryAfterMs: data.retryAfterMs } : {}), text: data.text });
       return;
     }
-    // The job id stays until the item's result is saved (ended()): a coordinator killed before that collects
-    // the job again on resume instead of running the item twice.
-    s.rounds = data.rounds;
-    if (data.verdict) s.verdict = data.verdict;
+    // The job id stays in the item's state until its result is recorded: a coordinator killed before that
+    // collects the job again on resume instead of running the item twice.
     const result: ItemResult = { index, item: s.item, outcome: data.outcome, rounds: data.rounds, text: data.text, host: data.host, model: data.model };
     if (data.verdict) result.verdict = data.verdict;
     if (data.reason !== undefined) result.reason = data.reason;
@@ -322,10 +301,5 @@ export class QueueLauncher implements ItemLauncher {
     const applied = await applyDiff(this.deps.root, data.diff, index, this.deps.patchesHome);
     if (applied.kind !== 'conflict') return result;
     return { ...result, outcome: 'conflict', reason: applied.reason, patch: applied.patch };
-  }
-
-  /** The item's result is recorded: its job is done with, unless the swarm was stopped while it ran. */
-  ended(index: number): void {
-    if (!this.stopped.has(index)) delete this.spec.items[index]!.jobId;
   }
 }

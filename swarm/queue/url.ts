@@ -5,6 +5,16 @@ import type { Redis as RedisClient } from 'ioredis';
 
 export type QueueUrl = { ok: true; url: string; shown: string } | { ok: false; error: string };
 
+/** A checked, reachable queue: what a swarm whose items run on `murmur worker`s is given. */
+export interface QueueTarget {
+  /** The URL as given (it may hold a password: never printed or saved with one). */
+  url: string;
+  /** The URL with its password hidden. */
+  shown: string;
+  /** A new connection (BullMQ wants its own per Queue and QueueEvents). */
+  open: () => RedisClient;
+}
+
 /** Query parameters ioredis reads credentials from (its parseURL copies the query into the options). */
 const SECRET_PARAMS = new Set(['password', 'pass', 'auth']);
 

@@ -6,18 +6,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis as RedisClient } from 'ioredis';
 import type { Job, Worker } from 'bullmq';
-import type { Engine } from '../../orchestrator/engine.js';
 import type { ModelProvider } from '../../orchestrator/models/provider.js';
 import { builtinProfile } from '../../roles/profile.js';
 import { git, serialised } from '../git.js';
-import type { ItemHooks } from '../launcher.js';
+import { advanceItem, itemEvent, queuedItem, type ItemReport, type SwarmItem } from '../item-state.js';
 import { LocalLauncher } from '../local-launcher.js';
+import type { SwarmHost } from '../swarm-host.js';
 import { JOB_FORMAT, parseItemJob, type ItemJob, type ItemOutcomeData, type ItemProgress } from './job.js';
 import { liveQueues } from './listing.js';
 import { LeaseGate, leasedProvider } from './leases.js';
 
-/** What the command line builds for one job: an engine in the job's worktree on the given provider. */
-export type EngineFactory = (input: { cwd: string; job: ItemJob; provider: ModelProvider }) => Promise<{ engine: Engine; close: () => Promise<void> }>;
+/** What the job's item runs on: the agents of an engine built for it, and what they spent. */
+export type ItemRun = Pick<SwarmHost, 'agent' | 'spawn' | 'run' | 'acceptHandoff' | 'usage'>;
+
+/** What the command line builds for one job: an engine in the job's worktree on the given provider, seen through the swarm's port. */
+export type EngineFactory = (input: { cwd: string; job: ItemJob; provider: ModelProvider }) => Promise<{ host: ItemRun; close: () => Promise<void> }>;
 
 export interface QueueWorkerOptions {
   open: () => RedisClient;
@@ -172,35 +175,34 @@ export class QueueWorker {
     const gate = new LeaseGate(this.redis, `${job.queueName}:model-leases`, Math.max(1, spec.maxModelRequests));
     const provider = leasedProvider(await this.options.provider(model), gate);
     const cwd = join(tree, spec.subdir);
-    const { engine, close } = await this.options.engineFor({ cwd, job: spec, provider });
+    const { host: run, close } = await this.options.engineFor({ cwd, job: spec, provider });
     const base = { format: JOB_FORMAT, host: this.options.host, model };
     try {
-      const items = [{ item: spec.item, prompt: spec.prompt, rounds: 0 }];
       const launcher = new LocalLauncher(
         {
           swarmId: spec.swarmId,
-          items,
           profile: spec.profile,
           verifierProfile: builtinProfile('verifier'),
           verify: spec.verify,
           maxRounds: spec.maxRounds,
           itemTimeoutMs: spec.itemTimeoutMs,
         },
-        { scheduler: engine.scheduler, tasks: engine.tasks, bus: engine.bus, cwd, inRepo: true },
+        { agents: run, cwd, inRepo: true },
       );
-      const hooks: ItemHooks = {
-        emit: (state, extra) => {
-          if (state !== 'launched' && state !== 'verifying') return;
-          const progress: ItemProgress = { state, host: this.options.host, model, ...(extra ? { extra } : {}) };
-          void job.updateProgress(progress as unknown as object).catch(() => undefined);
-        },
-        changed: () => undefined,
+      // The item's copy here moves with the launcher's reports; the coordinator hears its moves as job progress.
+      const start = queuedItem(spec.item, { prompt: spec.prompt });
+      let item: SwarmItem = start;
+      const report = (change: ItemReport) => {
+        item = advanceItem(item, change);
+        const event = itemEvent(change);
+        if (event?.state !== 'launched' && event?.state !== 'verifying') return;
+        const progress: ItemProgress = { state: event.state, host: this.options.host, model, ...(Object.keys(event.extra).length > 0 ? { extra: event.extra } : {}) };
+        void job.updateProgress(progress as unknown as object).catch(() => undefined);
       };
-      launcher.start(0, hooks);
-      const attempt = await launcher.settle(0);
-      const usage = { ...engine.scheduler.runUsage };
+      const attempt = await launcher.run(0, start, report, new AbortController().signal);
+      const usage = run.usage();
       if (attempt.kind === 'rate_limited') {
-        return { ...base, kind: 'rate_limited', outcome: 'failed', text: attempt.text ?? '', rounds: items[0]!.rounds, usage, diff: '', ...(attempt.retryAfterMs !== undefined ? { retryAfterMs: attempt.retryAfterMs } : {}) };
+        return { ...base, kind: 'rate_limited', outcome: 'failed', text: attempt.text ?? '', rounds: item.rounds, usage, diff: '', ...(attempt.retryAfterMs !== undefined ? { retryAfterMs: attempt.retryAfterMs } : {}) };
       }
       const r = attempt.result;
       const out: ItemOutcomeData = { ...base, kind: 'done', outcome: r.outcome, text: r.text, rounds: r.rounds, usage, diff: await diffOf(tree, spec.base) };

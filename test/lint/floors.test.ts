@@ -18,6 +18,9 @@ describe('the floors', () => {
     ['roles/extra.ts', "import { Engine } from '../orchestrator/engine.js';", 'roles/ may not import orchestrator'],
     ['orchestrator/extra.ts', "import { runSwarm } from '../swarm/runner.js';", 'orchestrator/ may not import swarm'],
     ['swarm/extra.ts', "import { main } from '../cli/main.js';", 'swarm/ may not import'],
+    ['swarm/extra.ts', "import type { Engine } from '../orchestrator/engine.js';", 'swarm/ may not import'],
+    ['swarm/queue/extra.ts', "import type { AgentRecord } from '../../orchestrator/scheduler.js';", 'swarm/ may not import'],
+    ['swarm/extra.ts', "const m = await import('../orchestrator/engine.js');\nexport { m };", 'swarm/ may not import'],
     ['host/extra.ts', "import { createMurmur } from '../api/index.js';", 'host/ may not import'],
     ['cli/extra.ts', "import { createMurmur } from '../api/index.js';", 'cli/ may not import api'],
     ['dashboards/extra.ts', "const m = await import('../swarm/runner.js');\nexport { m };", 'dashboards/ may not import swarm'],
@@ -29,7 +32,7 @@ describe('the floors', () => {
 
   it('lets a room import its own files and the rooms below it, and a test anything', async () => {
     expect(await problems('tools/extra.ts', "import type { ToolContent } from '../protocol/messages.js';\nimport { resultText } from './contract.js';")).toEqual([]);
-    expect(await problems('swarm/extra.ts', "import { Engine } from '../orchestrator/engine.js';")).toEqual([]);
+    expect(await problems('swarm/extra.ts', "import type { MurmurEvent } from '../orchestrator/events.js';\nimport { subagentProfileFor } from '../orchestrator/subagents.js';")).toEqual([]);
     expect(await problems('test/extra.test.ts', "import { main } from '../cli/main.js';\nimport { createMurmur } from '../api/index.js';")).toEqual([]);
   });
 });

@@ -2,7 +2,6 @@
 // queue is listed for workers while the swarm runs, and a finished swarm removes it.
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import type { EventInput } from '../../orchestrator/events.js';
 import { builtinProfile } from '../../roles/profile.js';
 import { QueueLauncher } from '../../swarm/queue/coordinator.js';
 import { LIVE_QUEUES_KEY } from '../../swarm/queue/listing.js';
@@ -26,11 +25,9 @@ describe.runIf(available)('the queue launcher', () => {
 
   it('sets the queue\'s global concurrency from the swarm\'s capacity as it ramps, and lists the queue while it runs', async () => {
     const name = 'murmur-test-capacity';
-    const events: EventInput[] = [];
     const launcher = await QueueLauncher.open(
       {
         swarmId: 's-1',
-        items: [{ item: 'a', prompt: 'Fix a', rounds: 0 }],
         profile: builtinProfile('worker'),
         verify: false,
         maxRounds: 2,
@@ -39,18 +36,17 @@ describe.runIf(available)('the queue launcher', () => {
         queue: { name, base: 'a'.repeat(40), subdir: '', model: 'scripted:x' },
         initialCapacity: 5,
       },
-      { open, root: fixture.dir, patchesHome: fixture.dir, emit: (e) => events.push(e), save: () => undefined, addUsage: () => undefined },
+      { open, root: fixture.dir, patchesHome: fixture.dir, addUsage: () => undefined },
     );
     const queue = new Queue(name, { connection: open() });
     const redis = open();
     expect(await queue.getGlobalConcurrency()).toBe(5);
     expect(await redis.zscore(LIVE_QUEUES_KEY, name)).not.toBeNull();
-    launcher.emit({ type: 'swarm.capacity', swarmId: 's-1', capacity: 9, running: 5, limited: false });
+    launcher.capacity(9);
     expect(await concurrencyBecomes(queue, 9)).toBe(9);
     // A rate limit lowers it for every worker at once.
-    launcher.emit({ type: 'swarm.capacity', swarmId: 's-1', capacity: 3, running: 4, limited: true });
+    launcher.capacity(3);
     expect(await concurrencyBecomes(queue, 3)).toBe(3);
-    expect(events.map((e) => e.type)).toEqual(['swarm.capacity', 'swarm.capacity']);
     // Nothing out on the queue: the finished swarm takes its queue off the list.
     await launcher.finish();
     expect(await redis.zscore(LIVE_QUEUES_KEY, name)).toBeNull();
@@ -65,7 +61,6 @@ describe.runIf(available)('the queue launcher', () => {
     const opened = QueueLauncher.open(
       {
         swarmId: 's-1',
-        items: [{ item: 'a', prompt: 'Fix a', rounds: 0 }],
         profile: builtinProfile('worker'),
         verify: false,
         maxRounds: 1,
@@ -78,8 +73,6 @@ describe.runIf(available)('the queue launcher', () => {
         open: () => new Redis(url, { maxRetriesPerRequest: null }).on('error', () => undefined),
         root: fixture.dir,
         patchesHome: fixture.dir,
-        emit: () => undefined,
-        save: () => undefined,
         addUsage: () => undefined,
       },
     );

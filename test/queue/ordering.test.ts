@@ -6,11 +6,12 @@ import path from 'node:path';
 import { Worker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONTROLLER_OPTIONS } from '../../swarm/controller.js';
-import type { SwarmItemRecord } from '../../swarm/item-state.js';
+import { queuedItem } from '../../swarm/item-state.js';
 import { QueueLauncher } from '../../swarm/queue/coordinator.js';
 import { JOB_FORMAT, type ItemJob, type ItemOutcomeData } from '../../swarm/queue/job.js';
 import { LIVE_QUEUES_KEY } from '../../swarm/queue/listing.js';
 import { SwarmRun } from '../../swarm/runner.js';
+import type { SwarmItemRecord } from '../../swarm/saved-swarm.js';
 import { builtinProfile } from '../../roles/profile.js';
 import { git, gitRepo } from '../swarm/helpers.js';
 import { privateRedis, redisAvailable, until } from './helpers.js';
@@ -30,12 +31,11 @@ describe.runIf(available)('the queue coordinator', () => {
     mkdirSync(repo);
     gitRepo(repo, { 'f.txt': '1\n2\n3\n' });
     const name = 'murmur-test-order';
-    const items: SwarmItemRecord[] = [0, 1].map((i) => ({ item: `item-${i}`, prompt: `Fix item-${i}`, rounds: 0 }));
+    const items = [0, 1].map((i) => queuedItem(`item-${i}`, { prompt: `Fix item-${i}` }));
     const saves: SwarmItemRecord[][] = [];
     const launcher = await QueueLauncher.open(
       {
         swarmId: 's-1',
-        items,
         profile: builtinProfile('worker'),
         verify: false,
         maxRounds: 1,
@@ -44,7 +44,7 @@ describe.runIf(available)('the queue coordinator', () => {
         queue: { name, base: git(repo, 'rev-parse', 'HEAD').trim(), subdir: '', model: 'scripted:x' },
         initialCapacity: 2,
       },
-      { open: () => fixture.client(), root: repo, patchesHome: fixture.dir, emit: () => undefined, save: () => saves.push(structuredClone(items)), addUsage: () => undefined, pollMs: 100 },
+      { open: () => fixture.client(), root: repo, patchesHome: fixture.dir, addUsage: () => undefined, pollMs: 100 },
     );
     // Both items edit the same line: whichever is applied first wins, the other is a conflict.
     let releaseFirst!: () => void;
@@ -61,6 +61,7 @@ describe.runIf(available)('the queue coordinator', () => {
     const run = new SwarmRun(
       { swarmId: 's-1', description: 'order', items, role: 'worker', verify: false, maxRounds: 1, isolation: 'none', settings: { controller: { ...DEFAULT_CONTROLLER_OPTIONS, initialBurst: 2 }, itemTimeoutMs: 60_000, maxRounds: 1 } },
       launcher,
+      { emit: () => undefined, persist: (state) => saves.push(structuredClone(state.items)) },
     );
     try {
       const done = run.run(new AbortController().signal);
@@ -70,8 +71,9 @@ describe.runIf(available)('the queue coordinator', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(readFileSync(path.join(repo, 'f.txt'), 'utf8')).toBe('1\n2\n3\n');
       // Not ended yet, so still attached to its job: a coordinator killed now collects it on resume, never runs it again.
-      expect(items[1]!.result).toBeUndefined();
-      expect(items[1]!.jobId).toBe('item-2-1');
+      expect(run.item(1).status).toBe('launched');
+      expect(run.state().items[1]!.result).toBeUndefined();
+      expect(run.state().items[1]!.jobId).toBe('item-2-1');
       releaseFirst();
       const results = await done;
       expect(results.map((r) => r.outcome)).toEqual(['completed', 'conflict']);
@@ -85,7 +87,7 @@ describe.runIf(available)('the queue coordinator', () => {
         }
       }
       // Ended items let go of their jobs, and the finished queue is no longer listed for workers.
-      expect(items.map((s) => s.jobId)).toEqual([undefined, undefined]);
+      expect(run.state().items.map((s) => s.jobId)).toEqual([undefined, undefined]);
       expect(await fixture.client().zscore(LIVE_QUEUES_KEY, name)).toBeNull();
     } finally {
       releaseFirst();

@@ -12,7 +12,7 @@ import { ScriptedModel, type Script } from '../../orchestrator/models/scripted.j
 import type { AgentRecord } from '../../orchestrator/scheduler.js';
 import type { Message, ToolResultMessage } from '../../orchestrator/types.js';
 import { builtinProfile } from '../../roles/profile.js';
-import { swarmAdapterFor } from '../../swarm/adapter.js';
+import { swarmAdapterFor } from '../../host/swarm-adapter.js';
 import type { SwarmRequest } from '../../tools/adapters.js';
 import { agentSwarmTool } from '../../tools/agents/agent-swarm.js';
 

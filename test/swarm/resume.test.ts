@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionState } from '../../orchestrator/engine.js';
 import type { Script } from '../../orchestrator/models/scripted.js';
 import { SessionStore, stateHome } from '../../orchestrator/session.js';
-import { prepareSwarm, restoreSwarm } from '../../swarm/launch.js';
+import { prepareSwarm, restoreSwarm } from '../../host/swarm.js';
 import type { SavedSwarm } from '../../swarm/runner.js';
 import { renderReport } from '../../swarm/report.js';
 import { reworkPrompt } from '../../swarm/verify.js';
@@ -38,7 +38,6 @@ async function firstRun(items: string[], maxConcurrency?: number): Promise<Sessi
   const request = { promptTemplate: 'Do {{item}}', items, maxItems: Number.POSITIVE_INFINITY, ...(maxConcurrency !== undefined ? { maxConcurrency } : {}) };
   const prepared = await prepareSwarm(t.engine, undefined, request, {});
   if (!prepared.ok) throw new Error(prepared.error);
-  t.engine.sessionExtra = () => prepared.run.state();
   await prepared.run.run(t.engine.signal);
   const state = t.engine.stateSnapshot();
   await t.close();
@@ -127,7 +126,6 @@ describe('restoring a saved swarm', () => {
     open.push(first);
     const prepared = await prepareSwarm(first.engine, undefined, { promptTemplate: 'Bump {{item}}', items: ['f.txt', 'g.txt'], verify: true, maxItems: Infinity }, {});
     if (!prepared.ok) throw new Error(prepared.error);
-    first.engine.sessionExtra = () => prepared.run.state();
     const stop = new AbortController();
     // Stop as soon as both round-2 verifiers are running.
     let lastRound = 0;
@@ -173,7 +171,6 @@ describe('restoring a saved swarm', () => {
     open.push(first);
     const prepared = await prepareSwarm(first.engine, undefined, { promptTemplate: 'Bump {{item}}', items: ['f.txt', 'g.txt'], verify: true, maxRounds: 1, maxItems: Infinity }, {});
     if (!prepared.ok) throw new Error(prepared.error);
-    first.engine.sessionExtra = () => prepared.run.state();
     const firstReport = renderReport(await prepared.run.run(first.engine.signal), { resumeCommand: 'murmur resume X' });
     expect(firstReport).toContain('item="f.txt" outcome="failed" verdict="fail" rounds="1"');
     expect(firstReport).toContain('<resume_hint>');

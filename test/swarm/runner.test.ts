@@ -3,59 +3,77 @@
 import { describe, expect, it } from 'vitest';
 import type { EventInput } from '../../orchestrator/events.js';
 import { DEFAULT_CONTROLLER_OPTIONS } from '../../swarm/controller.js';
-import type { Attempt, SavedSwarm, SwarmItemRecord } from '../../swarm/item-state.js';
-import type { ItemHooks, ItemLauncher } from '../../swarm/launcher.js';
+import { queuedItem, type ItemReport, type LaunchableItem, type SwarmItem } from '../../swarm/item-state.js';
+import type { Attempt, ItemLauncher } from '../../swarm/launcher.js';
 import type { ItemResult } from '../../swarm/report.js';
-import { SwarmRun } from '../../swarm/runner.js';
+import { SwarmRun, type SwarmSink } from '../../swarm/runner.js';
+import type { SavedSwarm } from '../../swarm/saved-swarm.js';
 import { FakeClock } from '../fakes/clock.js';
+
+/** Where the runner's events and saved states go, recorded. */
+class RecordingSink implements SwarmSink {
+  readonly events: EventInput[] = [];
+  readonly saves: SavedSwarm[] = [];
+  emit(event: EventInput): void {
+    this.events.push(event);
+  }
+  persist(state: SavedSwarm): void {
+    this.saves.push(structuredClone(state));
+  }
+}
 
 /** Items run until the test ends them; everything the runner asks is recorded. */
 class FakeLauncher implements ItemLauncher {
   readonly started: number[] = [];
   readonly stopped: number[] = [];
   readonly kept: number[] = [];
-  readonly events: EventInput[] = [];
-  readonly saves: SavedSwarm[] = [];
-  /** Items whose start throws, or whose settle rejects. */
+  readonly capacities: number[] = [];
+  /** Items whose run throws, or whose attempt rejects. */
   readonly refuse = new Set<number>();
   readonly crash = new Set<number>();
-  private readonly open = new Map<number, { end: (attempt: Attempt) => void; done: Promise<Attempt>; hooks: ItemHooks }>();
+  private readonly open = new Map<number, { end: (attempt: Attempt) => void }>();
 
-  constructor(private readonly items: SwarmItemRecord[]) {}
+  constructor(
+    private readonly items: readonly SwarmItem[],
+    readonly sink: RecordingSink,
+  ) {}
 
-  start(index: number, hooks: ItemHooks): void {
+  get events(): EventInput[] {
+    return this.sink.events;
+  }
+
+  get saves(): SavedSwarm[] {
+    return this.sink.saves;
+  }
+
+  run(index: number, _item: LaunchableItem, report: (report: ItemReport) => void, signal: AbortSignal): Promise<Attempt> {
     if (this.refuse.has(index)) throw new Error(`cannot start ${index}`);
     this.started.push(index);
-    this.items[index]!.agentId = `a-${index}`;
     let end!: (attempt: Attempt) => void;
     const done = new Promise<Attempt>((resolve) => (end = resolve));
-    this.open.set(index, { end, done, hooks });
-    hooks.emit('launched');
-  }
-  settle(index: number): Promise<Attempt> {
+    this.open.set(index, { end });
+    signal.addEventListener('abort', () => {
+      this.stopped.push(index);
+      this.end(index, 'aborted');
+    });
+    report({ kind: 'launched', agentId: `a-${index}` });
     if (this.crash.has(index)) return Promise.reject(new Error(`lost ${index}`));
-    return this.open.get(index)!.done;
-  }
-  stop(index: number): void {
-    this.stopped.push(index);
-    this.end(index, 'aborted');
+    return done;
   }
   async keep(index: number, result: ItemResult): Promise<ItemResult> {
     this.kept.push(index);
     return result.outcome === 'completed' ? result : { ...result, branch: `kept-${index}` };
   }
-  save(state: SavedSwarm): void {
-    this.saves.push(structuredClone(state));
-  }
-  emit(event: EventInput): void {
-    this.events.push(event);
+  capacity(capacity: number): void {
+    this.capacities.push(capacity);
   }
 
   get running(): number[] {
     return [...this.open.keys()].sort((a, b) => a - b);
   }
   end(index: number, outcome: ItemResult['outcome'] = 'completed', text = `done ${index}`): void {
-    const open = this.open.get(index)!;
+    const open = this.open.get(index);
+    if (!open) return;
     this.open.delete(index);
     open.end({ kind: 'done', result: { index, item: this.items[index]!.item, agentId: `a-${index}`, outcome, rounds: 0, text } });
   }
@@ -70,14 +88,16 @@ class FakeLauncher implements ItemLauncher {
 }
 
 function swarm(count: number, options: { burst?: number; rampMs?: number; cap?: number; done?: number[] } = {}) {
-  const items: SwarmItemRecord[] = Array.from({ length: count }, (_, i) => ({ item: `item-${i}`, prompt: `Do item-${i}`, rounds: 0 }));
-  for (const i of options.done ?? []) items[i]!.result = { index: i, item: `item-${i}`, outcome: 'completed', rounds: 0, text: 'before' };
+  const items: SwarmItem[] = Array.from({ length: count }, (_, i) => queuedItem(`item-${i}`, { prompt: `Do item-${i}` }));
+  for (const i of options.done ?? []) items[i] = { ...items[i]!, status: 'done', result: { index: i, item: `item-${i}`, outcome: 'completed', rounds: 0, text: 'before' } };
   const clock = new FakeClock();
-  const launcher = new FakeLauncher(items);
+  const sink = new RecordingSink();
+  const launcher = new FakeLauncher(items, sink);
   const controller = { ...DEFAULT_CONTROLLER_OPTIONS, initialBurst: options.burst ?? 2, rampIntervalMs: options.rampMs ?? 100, quietWindowMs: 1_000, ...(options.cap ? { maxConcurrency: options.cap } : {}) };
   const run = new SwarmRun(
     { swarmId: 's-1', description: 'test', template: 'Do {{item}}', items, role: 'worker', verify: false, maxRounds: 2, isolation: 'none', settings: { controller, itemTimeoutMs: 60_000, maxRounds: 2 } },
     launcher,
+    sink,
     clock,
   );
   return { run, launcher, clock, items };
@@ -113,6 +133,10 @@ describe('the swarm runner with a fake launcher and a fake clock', () => {
     expect(end).toMatchObject({ type: 'swarm.end', counts: { completed: 6 }, durationMs: 600 });
     // Saved as each item ended: the last state has every result.
     expect(launcher.saves.at(-1)!.items.every((i) => i.result?.outcome === 'completed')).toBe(true);
+    // The launcher hears every capacity the swarm announces (a queue's workers follow it).
+    const announced = launcher.events.flatMap((e) => (e.type === 'swarm.capacity' ? [e.capacity] : []));
+    expect(announced.length).toBeGreaterThan(0);
+    expect(launcher.capacities).toEqual(announced);
   });
 
   it('a rate limit puts the item back after its backoff and lowers the capacity; it launches again on the clock', async () => {
@@ -191,29 +215,31 @@ describe('the swarm runner with a fake launcher and a fake clock', () => {
 /** A launcher with a commit step (as the queue launcher applies diffs there): records the order of commits and ends. */
 class CommittingLauncher extends FakeLauncher {
   readonly commits: number[] = [];
-  readonly ends: number[] = [];
   async commit(index: number, result: ItemResult): Promise<ItemResult> {
     this.commits.push(index);
     return { ...result, text: `${result.text} (committed)` };
   }
-  ended(index: number): void {
-    this.ends.push(index);
+  /** Items in the order their results were recorded (their ended events). */
+  get ends(): number[] {
+    const outcomes = new Set(['completed', 'failed', 'aborted', 'conflict']);
+    return this.events.flatMap((e) => (e.type === 'swarm.item' && outcomes.has(e.state) ? [e.index] : []));
   }
 }
 
 /** `count` items on a committing launcher, `slots` of them at once, on a fake clock. */
 function committingSwarm(count: number, slots: number) {
-  const items: SwarmItemRecord[] = Array.from({ length: count }, (_, i) => ({ item: `item-${i}`, prompt: `Do item-${i}`, rounds: 0 }));
-  const launcher = new CommittingLauncher(items);
+  const items: SwarmItem[] = Array.from({ length: count }, (_, i) => queuedItem(`item-${i}`, { prompt: `Do item-${i}` }));
+  const sink = new RecordingSink();
+  const launcher = new CommittingLauncher(items, sink);
   const controller = { ...DEFAULT_CONTROLLER_OPTIONS, initialBurst: slots, rampIntervalMs: 100_000, quietWindowMs: 1_000, maxConcurrency: slots };
   const settings = { controller, itemTimeoutMs: 60_000, maxRounds: 2 };
-  const run = new SwarmRun({ swarmId: 's-1', description: 'test', items, role: 'worker', verify: false, maxRounds: 2, isolation: 'none', settings }, launcher, new FakeClock());
+  const run = new SwarmRun({ swarmId: 's-1', description: 'test', items, role: 'worker', verify: false, maxRounds: 2, isolation: 'none', settings }, launcher, sink, new FakeClock());
   return { run, launcher, items };
 }
 
 describe('the swarm runner with a launcher that commits', () => {
   it('commits in item order: a later item waits only for earlier ones to end, and frees its capacity meanwhile', async () => {
-    const { run, launcher, items } = committingSwarm(4, 3);
+    const { run, launcher } = committingSwarm(4, 3);
     const done = run.run(new AbortController().signal);
     await flush();
     expect(launcher.started).toEqual([0, 1, 2]);
@@ -223,7 +249,7 @@ describe('the swarm runner with a launcher that commits', () => {
     // Items 1 and 2 wait for item 0; their slots went to item 3.
     expect(launcher.commits).toEqual([]);
     expect(launcher.started).toEqual([0, 1, 2, 3]);
-    expect(items[1]!.result).toBeUndefined();
+    expect(run.item(1).status).not.toBe('done');
     launcher.end(3);
     await flush();
     expect(launcher.commits).toEqual([]);

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../orchestrator/models/scripted.js';
 import { SWARM_ALONE_MESSAGE, swarmAloneVeto } from '../../orchestrator/vetoes.js';
 import type { AgentProfile } from '../../roles/profile.js';
-import { swarmAdapterFor } from '../../swarm/adapter.js';
+import { swarmAdapterFor } from '../../host/swarm-adapter.js';
 import { DEFAULT_MAX_SWARM_ITEMS, maxConcurrency, maxSwarmItems, swarmSettings } from '../../swarm/settings.js';
 import { renderPrompt, validateSwarmItems } from '../../swarm/validate.js';
 import { eventsOf, makeEngine, removeDir, resultText, tempDir, toolResults, type TestEngine } from './helpers.js';

@@ -1,10 +1,11 @@
-// The agent_swarm tool's seam: a SwarmAdapter for one parent agent.
-import type { SwarmAdapter } from '../tools/adapters.js';
+// The agent_swarm tool's seam: a SwarmAdapter for one parent agent, running its swarms on the host's engine
+// (always in this process: an agent's swarm items are its subagents).
 import type { Engine } from '../orchestrator/engine.js';
 import type { AgentRecord } from '../orchestrator/scheduler.js';
-import { prepareSwarm } from './launch.js';
-import { renderReport } from './report.js';
-import { maxSwarmItems } from './settings.js';
+import { renderReport } from '../swarm/report.js';
+import { maxSwarmItems } from '../swarm/settings.js';
+import type { SwarmAdapter } from '../tools/adapters.js';
+import { prepareSwarm } from './swarm.js';
 
 export function swarmAdapterFor(engine: Engine, parent: AgentRecord, options: { env: NodeJS.ProcessEnv; maxConcurrency?: number }): SwarmAdapter {
   return {

@@ -1,0 +1,109 @@
+// The swarm's port (swarm/swarm-host.ts) over an Engine: the one place where swarm work meets the engine's agent
+// tree, background tasks, bus, usage and session. Everything here uses the engine's public members only.
+import { join } from 'node:path';
+import type { Engine } from '../orchestrator/engine.js';
+import type { AgentRecord } from '../orchestrator/scheduler.js';
+import { stateHome } from '../orchestrator/session.js';
+import { allowedSubagentTypes, runUntilSettled, subagentProfileFor } from '../orchestrator/subagents.js';
+import { addUsage } from '../orchestrator/types.js';
+import type { SavedSwarm } from '../swarm/saved-swarm.js';
+import type { SwarmAgent, SwarmHost } from '../swarm/swarm-host.js';
+
+export interface SwarmHostOptions {
+  /**
+   * The swarm is the session's own work (a swarm without a parent: `murmur swarm`, run_swarm, the library's
+   * swarm()): its state is saved as the session's `swarm`, which `murmur resume` finishes. Otherwise (agent_swarm
+   * under an agent, a queue worker's item) persisting saves the session's agents only. Default false.
+   */
+  saveAsSession?: boolean;
+}
+
+/** An agent record seen from the swarm: live and read-only. */
+function agentView(record: AgentRecord): SwarmAgent {
+  return {
+    id: record.id,
+    parentId: record.parentId,
+    item: record.item,
+    description: record.description,
+    workspaceRoot: record.workspaceRoot,
+    get status() {
+      return record.agent.status;
+    },
+    get busy() {
+      return record.agent.busy;
+    },
+    get messages() {
+      return record.agent.state.messages;
+    },
+    get lastText() {
+      return record.agent.state.lastText;
+    },
+  };
+}
+
+export function swarmHostFor(engine: Engine, options: SwarmHostOptions = {}): SwarmHost {
+  const { scheduler } = engine;
+  const home = engine.session?.home ?? stateHome(engine.cwd, engine.options.env ?? process.env);
+  /** The newest state persisted, which the session saves whenever it saves. */
+  let latest: SavedSwarm | undefined;
+  const recordOf = (agentId: string): AgentRecord => {
+    const record = scheduler.get(agentId);
+    if (!record) throw new Error(`no agent "${agentId}" in this run`);
+    return record;
+  };
+  return {
+    cwd: engine.cwd,
+    runId: engine.runId,
+    config: engine.config,
+    stateHome: home,
+    runHome: engine.session?.dir ?? join(home, 'unsaved', engine.runId),
+    spawnRoom: () => ({ limit: scheduler.limits.maxAgents, spawned: scheduler.spawnedCount }),
+    profile(type, parentId) {
+      if (parentId === undefined) return engine.profile(type);
+      const parent = scheduler.get(parentId);
+      if (!parent) return `no agent "${parentId}" to run a swarm under`;
+      // What the agent tool would give this parent: names compare by what they resolve to (coder = worker).
+      const allowed = subagentProfileFor(parent.profile, type, engine.definitions);
+      if (allowed) return allowed;
+      return `unknown or disallowed subagent type "${type}"; allowed types: ${allowedSubagentTypes(parent.profile, engine.definitions).join(', ')}`;
+    },
+    agent(id) {
+      const record = scheduler.get(id);
+      return record ? agentView(record) : undefined;
+    },
+    spawn(request) {
+      const spawned = scheduler.spawn({
+        profile: request.profile,
+        description: request.description,
+        swarmId: request.swarmId,
+        item: request.item,
+        ...(request.parentId !== undefined ? { parentId: request.parentId } : { detached: true }),
+        ...(request.workspaceRoot !== undefined ? { workspaceRoot: request.workspaceRoot } : {}),
+      });
+      return spawned.ok ? agentView(spawned.record) : spawned.error;
+    },
+    run: async (agentId, prompt, signal, timeoutMs) => runUntilSettled(scheduler, engine.tasks, recordOf(agentId), prompt, signal, timeoutMs),
+    acceptHandoff(agentId) {
+      const record = scheduler.get(agentId);
+      if (record?.agent.status === 'interrupted') record.agent.status = 'completed';
+    },
+    usage: () => ({ ...scheduler.runUsage }),
+    addUsage: (usage) => addUsage(scheduler.runUsage, usage),
+    persist(state) {
+      if (options.saveAsSession) {
+        latest = state;
+        engine.sessionExtra = () => latest;
+      }
+      engine.saveState();
+    },
+    emit: (event) => engine.bus.emit(event),
+    nextSwarmId(restored) {
+      if (restored !== undefined) {
+        engine.swarmCount = Math.max(engine.swarmCount, Number(restored.replace(/^s-/, '')) || 0);
+        return restored;
+      }
+      engine.swarmCount++;
+      return `s-${engine.swarmCount}`;
+    },
+  };
+}
