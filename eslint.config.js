@@ -36,7 +36,7 @@ export default [
   floor('tools', ['orchestrator', 'roles', ...ABOVE_ENGINE], 'a tool reaches the engine through the ctx it is handed'),
   floor('roles', ['orchestrator', ...ABOVE_ENGINE], 'roles build on the tool contract only'),
   floor('orchestrator', ABOVE_ENGINE, 'the engine knows nothing of the rooms built on it'),
-  floor('swarm', ['dashboards', 'cli', 'host', 'api', 'orchestrator/engine\\.js', 'orchestrator/scheduler\\.js'], 'the swarm sees the engine only through its SwarmHost port (swarm/swarm-host.ts); the host chooses how it is shown and started'),
+  floor('swarm', ['dashboards', 'cli', 'host', 'api', 'orchestrator/engine\\.js', 'orchestrator/agent-tree\\.js'], 'the swarm sees the engine only through its SwarmHost port (swarm/swarm-host.ts); the host chooses how it is shown and started'),
   floor('dashboards', ['swarm', 'cli', 'api', 'roles', 'tools'], 'a screen is a subscriber to events'),
   floor('host', ['dashboards', 'cli', 'api'], 'every front end calls the host, not the other way round'),
   floor('api', ['cli', 'dashboards'], 'the library is a front end beside the command line'),

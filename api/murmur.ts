@@ -294,7 +294,7 @@ class MurmurInstance implements Murmur {
   private async finishSwarm(engine: Engine, prepared: Prepared): Promise<SwarmReport> {
     if (!prepared.ok) fail('swarm', `${prepared.error}.`);
     const { results, status } = await runSwarmOn(engine, prepared.run);
-    engine.bus.emit({ type: 'run.end', status, usage: { ...engine.scheduler.runUsage } });
+    engine.bus.emit({ type: 'run.end', status, usage: { ...engine.agentTree.runUsage } });
     return swarmReport(results, status, engine.session?.id);
   }
 

@@ -16,7 +16,7 @@ import { Engine, type EngineOptions, type RunOutcome } from '../orchestrator/eng
 import { EventBus } from '../orchestrator/events.js';
 import type { MurmurConfig } from '../orchestrator/config.js';
 import { Semaphore } from '../orchestrator/model-gate.js';
-import { DEFAULT_LIMITS } from '../orchestrator/scheduler.js';
+import { DEFAULT_LIMITS } from '../orchestrator/agent-tree.js';
 import { describeRuleProblem, parseRuleLists } from '../orchestrator/permissions/rules.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
@@ -234,7 +234,7 @@ async function withEngine(
   } finally {
     stopProgress();
     extra.signal.removeEventListener('abort', onCancel);
-    engine.bus.emit({ type: 'run.end', status, usage: { ...engine.scheduler.runUsage } });
+    engine.bus.emit({ type: 'run.end', status, usage: { ...engine.agentTree.runUsage } });
     await engine.close();
     log(`${label} ended ${status} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }

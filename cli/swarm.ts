@@ -45,7 +45,7 @@ async function runPrepared(host: Host, args: ParsedArgs, prepared: Prepared): Pr
   if (!prepared.ok) throw new UsageError(`murmur swarm: ${prepared.error}.`);
   const { engine } = host;
   const { results, status } = await runSwarmOn(engine, prepared.run);
-  const outcome = { status, result: '', usage: { ...engine.scheduler.runUsage }, agents: engine.summaries(), ...(engine.session ? { sessionId: engine.session.id } : {}) } as const;
+  const outcome = { status, result: '', usage: { ...engine.agentTree.runUsage }, agents: engine.summaries(), ...(engine.session ? { sessionId: engine.session.id } : {}) } as const;
   return await host.finishRun(outcome as Parameters<Host['finishRun']>[0], print(args, results, engine.session?.id));
 }
 

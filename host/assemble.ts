@@ -35,7 +35,7 @@ export async function assembleEngine(input: AssemblyInput): Promise<Assembled> {
   // 3. The engine.
   const engine = new Engine(options);
   // 4. The links back into it.
-  lookup = (agentId) => engine.scheduler.get(agentId);
+  lookup = (agentId) => engine.agentTree.get(agentId);
   const { signal } = input;
   const abort = () => engine.abort();
   if (signal?.aborted) abort();

@@ -8,7 +8,7 @@ import type { ModelProvider } from '../orchestrator/models/provider.js';
 import { interactionAdapters } from '../orchestrator/host-adapters.js';
 import type { McpSource } from '../orchestrator/mcp-source.js';
 import type { SessionStore } from '../orchestrator/session.js';
-import type { SchedulerLimits } from '../orchestrator/scheduler.js';
+import type { AgentTreeLimits } from '../orchestrator/agent-tree.js';
 import type { Semaphore } from '../orchestrator/model-gate.js';
 import type { HostInterface } from '../roles/filters.js';
 import type { Asker } from '../orchestrator/permissions/asker.js';
@@ -48,7 +48,7 @@ export interface HostInput {
   session?: SessionStore | false;
   /** Saved with the session, so a resume continues under the same choices. */
   settings?: RunSettings;
-  limits?: Partial<SchedulerLimits>;
+  limits?: Partial<AgentTreeLimits>;
   /** A process-wide limit on model requests in flight, when several engines share the process. */
   modelGate?: Semaphore;
   /** The host's own tools (a library user's), added to the registry; the catalog's filters still apply. */

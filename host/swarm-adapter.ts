@@ -1,7 +1,7 @@
 // The agent_swarm tool's seam: a SwarmAdapter for one parent agent, running its swarms on the host's engine
 // (always in this process: an agent's swarm items are its subagents).
 import type { Engine } from '../orchestrator/engine.js';
-import type { AgentRecord } from '../orchestrator/scheduler.js';
+import type { AgentRecord } from '../orchestrator/agent-tree.js';
 import { renderReport } from '../swarm/report.js';
 import { maxSwarmItems } from '../swarm/settings.js';
 import type { SwarmAdapter } from '../tools/adapters.js';

@@ -2,7 +2,7 @@
 // tree, background tasks, bus, usage and session. Everything here uses the engine's public members only.
 import { join } from 'node:path';
 import type { Engine } from '../orchestrator/engine.js';
-import type { AgentRecord } from '../orchestrator/scheduler.js';
+import type { AgentRecord } from '../orchestrator/agent-tree.js';
 import { stateHome } from '../orchestrator/session.js';
 import { allowedSubagentTypes, runUntilSettled, subagentProfileFor } from '../orchestrator/subagents.js';
 import { addUsage } from '../orchestrator/types.js';
@@ -42,12 +42,12 @@ function agentView(record: AgentRecord): SwarmAgent {
 }
 
 export function swarmHostFor(engine: Engine, options: SwarmHostOptions = {}): SwarmHost {
-  const { scheduler } = engine;
+  const { agentTree } = engine;
   const home = engine.session?.home ?? stateHome(engine.cwd, engine.options.env ?? process.env);
   /** The newest state persisted, which the session saves whenever it saves. */
   let latest: SavedSwarm | undefined;
   const recordOf = (agentId: string): AgentRecord => {
-    const record = scheduler.get(agentId);
+    const record = agentTree.get(agentId);
     if (!record) throw new Error(`no agent "${agentId}" in this run`);
     return record;
   };
@@ -57,10 +57,10 @@ export function swarmHostFor(engine: Engine, options: SwarmHostOptions = {}): Sw
     config: engine.config,
     stateHome: home,
     runHome: engine.session?.dir ?? join(home, 'unsaved', engine.runId),
-    spawnRoom: () => ({ limit: scheduler.limits.maxAgents, spawned: scheduler.spawnedCount }),
+    spawnRoom: () => ({ limit: agentTree.limits.maxAgents, spawned: agentTree.spawnedCount }),
     profile(type, parentId) {
       if (parentId === undefined) return engine.profile(type);
-      const parent = scheduler.get(parentId);
+      const parent = agentTree.get(parentId);
       if (!parent) return `no agent "${parentId}" to run a swarm under`;
       // What the agent tool would give this parent: names compare by what they resolve to (coder = worker).
       const allowed = subagentProfileFor(parent.profile, type, engine.definitions);
@@ -68,11 +68,11 @@ export function swarmHostFor(engine: Engine, options: SwarmHostOptions = {}): Sw
       return `unknown or disallowed subagent type "${type}"; allowed types: ${allowedSubagentTypes(parent.profile, engine.definitions).join(', ')}`;
     },
     agent(id) {
-      const record = scheduler.get(id);
+      const record = agentTree.get(id);
       return record ? agentView(record) : undefined;
     },
     spawn(request) {
-      const spawned = scheduler.spawn({
+      const spawned = agentTree.spawn({
         profile: request.profile,
         description: request.description,
         swarmId: request.swarmId,
@@ -82,13 +82,13 @@ export function swarmHostFor(engine: Engine, options: SwarmHostOptions = {}): Sw
       });
       return spawned.ok ? agentView(spawned.record) : spawned.error;
     },
-    run: async (agentId, prompt, signal, timeoutMs) => runUntilSettled(scheduler, engine.tasks, recordOf(agentId), prompt, signal, timeoutMs),
+    run: async (agentId, prompt, signal, timeoutMs) => runUntilSettled(agentTree, engine.tasks, recordOf(agentId), prompt, signal, timeoutMs),
     acceptHandoff(agentId) {
-      const record = scheduler.get(agentId);
+      const record = agentTree.get(agentId);
       if (record?.agent.status === 'interrupted') record.agent.status = 'completed';
     },
-    usage: () => ({ ...scheduler.runUsage }),
-    addUsage: (usage) => addUsage(scheduler.runUsage, usage),
+    usage: () => ({ ...agentTree.runUsage }),
+    addUsage: (usage) => addUsage(agentTree.runUsage, usage),
     persist(state) {
       if (options.saveAsSession) {
         latest = state;

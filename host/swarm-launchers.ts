@@ -63,7 +63,7 @@ async function queueLauncher(engine: Engine, host: SwarmHost, plan: SwarmPlan, t
       itemTimeoutMs: plan.settings.itemTimeoutMs,
       ...(permissionMode !== undefined ? { permissionMode } : {}),
       ...(effort !== undefined ? { effort } : {}),
-      maxModelRequests: engine.scheduler.limits.maxModelRequests,
+      maxModelRequests: engine.agentTree.limits.maxModelRequests,
       queue,
       initialCapacity: c.maxConcurrency !== undefined ? Math.min(c.initialBurst, c.maxConcurrency) : c.initialBurst,
     },

@@ -3,7 +3,7 @@
 // items that had not completed), background work settled, and the swarm's status from its items — saved as the
 // session's status. The command line, the MCP server, the library and the agent_swarm tool all start swarms here.
 import type { Engine } from '../orchestrator/engine.js';
-import type { AgentRecord } from '../orchestrator/scheduler.js';
+import type { AgentRecord } from '../orchestrator/agent-tree.js';
 import { allCompleted, planRestore, planSwarm, swarmRun, type LaunchRequest, type Planned, type Prepared } from '../swarm/launch.js';
 import type { QueueTarget } from '../swarm/queue/url.js';
 import type { ItemResult } from '../swarm/report.js';

@@ -11,7 +11,7 @@ import type { AgentProfile } from '../roles/profile.js';
 import type { EventBus } from './events.js';
 import type { ModelCapabilities } from './models/provider.js';
 import type { Disclosure, McpOriginOf, McpToolsFor } from './runtime-ports.js';
-import type { AgentRecord } from './scheduler.js';
+import type { AgentRecord } from './agent-tree.js';
 import type { SkillToolChoice } from './shell-bridge.js';
 
 /** The run's values turn facts are made of. */

@@ -16,7 +16,7 @@ import { agentSystemPrompt } from './agent-prompt.js';
 import type { EventBus } from './events.js';
 import type { ModelCapabilities } from './models/provider.js';
 import type { BatchVetoFor, Disclosure, McpOriginOf, McpToolsFor, PermissionGate, ResultBudgetFor, SwarmPortFor } from './runtime-ports.js';
-import type { AgentConfigurer, AgentRecord, Scheduler, SchedulerHooks } from './scheduler.js';
+import type { AgentConfigurer, AgentRecord, AgentTree, AgentTreeHooks } from './agent-tree.js';
 import { bridgeForAgent, shellLeaseFor, skillsForAgent, skillViewsOf, type EngineShellBridge, type SkillToolChoice, type SkillViews } from './shell-bridge.js';
 import { subagentAdapter } from './subagents.js';
 import type { TaskRegistry } from './tasks.js';
@@ -44,7 +44,7 @@ export interface RuntimeDeps {
   session?: SessionPaths;
   /** The background tasks: background subagents run in them. */
   tasks: TaskRegistry;
-  scheduler: () => Scheduler;
+  agentTree: () => AgentTree;
   definitions: ReadonlyMap<string, AgentProfile>;
   hostInterface: HostInterface;
   features: { delegation: boolean; webSearch: boolean };
@@ -85,18 +85,18 @@ export function makeConfigurer(deps: RuntimeDeps): AgentConfigurer {
 }
 
 /** The ports of an agent that may delegate: its own subagents and, with a swarm, its own swarms. */
-function agentPortsFor(record: AgentRecord, deps: RuntimeDeps, scheduler: Scheduler): AgentPorts {
-  const ports: AgentPorts = { subagents: subagentAdapter(record, { scheduler, tasks: deps.tasks, definitions: deps.definitions }) };
+function agentPortsFor(record: AgentRecord, deps: RuntimeDeps, agentTree: AgentTree): AgentPorts {
+  const ports: AgentPorts = { subagents: subagentAdapter(record, { agentTree, tasks: deps.tasks, definitions: deps.definitions }) };
   if (deps.swarmFor) ports.swarm = deps.swarmFor(record);
   return ports;
 }
 
-function configureAgent(record: AgentRecord, hooks: SchedulerHooks, deps: RuntimeDeps, shared: RunShared): AgentLoopConfig {
-  const scheduler = deps.scheduler();
+function configureAgent(record: AgentRecord, hooks: AgentTreeHooks, deps: RuntimeDeps, shared: RunShared): AgentLoopConfig {
+  const agentTree = deps.agentTree();
   const facts = turnFactsFor(record, deps);
-  const options = sourceOptionsFor(record, deps.features.delegation, scheduler.limits.maxDepth);
+  const options = sourceOptionsFor(record, deps.features.delegation, agentTree.limits.maxDepth);
   // What the agent holds among the local tools decides the budget's spill gate, the bridge and the prompt.
-  const local = deps.tools.forAgent(mayDelegate(options) ? agentPortsFor(record, deps, scheduler) : NO_AGENT_PORTS);
+  const local = deps.tools.forAgent(mayDelegate(options) ? agentPortsFor(record, deps, agentTree) : NO_AGENT_PORTS);
   const filtered = filterLocal(local, options, facts);
   const held = new Set(filtered.tools.map((t) => t.def.name));
 

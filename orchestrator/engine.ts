@@ -1,4 +1,4 @@
-// The engine: the scheduler, background tasks, timers, the session on disk and the tool registry, wired
+// The engine: the agent tree, background tasks, timers, the session on disk and the tool registry, wired
 // together once. The command line, the MCP server and tests drive it; dashboards only subscribe to its bus.
 import { setMaxListeners } from 'node:events';
 import { realpathSync } from 'node:fs';
@@ -20,7 +20,7 @@ import { durationMs, type MurmurConfig } from './config.js';
 import { EventBus } from './events.js';
 import type { ModelProvider } from './models/provider.js';
 import { defaultRetryPolicy } from './models/retry.js';
-import { Scheduler, type AgentRecord, type SchedulerLimits, type SchedulerOptions } from './scheduler.js';
+import { AgentTree, type AgentRecord, type AgentTreeLimits, type AgentTreeOptions } from './agent-tree.js';
 import type { Semaphore } from './model-gate.js';
 import { newSessionId, SessionStore, stateHome } from './session.js';
 import { TaskRegistry } from './tasks.js';
@@ -64,7 +64,7 @@ export interface EngineOptions {
   permission?: PermissionGate;
   extraVetoes?: BatchVetoFor;
   resultBudget?: ResultBudgetFor;
-  limits?: Partial<SchedulerLimits>;
+  limits?: Partial<AgentTreeLimits>;
   random?: () => number;
   /** Saved with the session for `murmur resume`. */
   settings?: RunSettings;
@@ -84,8 +84,8 @@ export interface RunOutcome {
   sessionId?: string;
 }
 
-function limitsFrom(config: MurmurConfig, extra: Partial<SchedulerLimits> | undefined): Partial<SchedulerLimits> {
-  const limits: Partial<SchedulerLimits> = {};
+function limitsFrom(config: MurmurConfig, extra: Partial<AgentTreeLimits> | undefined): Partial<AgentTreeLimits> {
+  const limits: Partial<AgentTreeLimits> = {};
   const c = config.limits ?? {};
   if (c.maxDepth !== undefined) limits.maxDepth = c.maxDepth;
   if (c.maxAgents !== undefined) limits.maxAgents = c.maxAgents;
@@ -98,7 +98,7 @@ function limitsFrom(config: MurmurConfig, extra: Partial<SchedulerLimits> | unde
 
 export class Engine {
   readonly bus: EventBus;
-  readonly scheduler: Scheduler;
+  readonly agentTree: AgentTree;
   readonly tasks: TaskRegistry;
   readonly timers: TimerService;
   readonly session: SessionStore | undefined;
@@ -159,10 +159,10 @@ export class Engine {
       dir: this.session ? resolve(this.session.dir, 'tasks') : resolve(this.cwd, '.murmur', 'tasks-unsaved'),
       bus: this.bus,
       clock: this.clock,
-      notify: (owner, message) => this.scheduler.deliver(owner, message),
+      notify: (owner, message) => this.agentTree.deliver(owner, message),
       onChange: () => this.saveState(),
     });
-    this.timers = new TimerService((agentId, message) => this.scheduler.deliver(agentId, message), this.clock);
+    this.timers = new TimerService((agentId, message) => this.agentTree.deliver(agentId, message), this.clock);
     // A stopped agent's timers would keep the run alive and then fire for nobody.
     this.bus.on('agent.end', (event) => {
       if (event.status === 'aborted' || event.status === 'timeout') this.timers.cancel(event.agentId);
@@ -191,7 +191,7 @@ export class Engine {
       tools,
       capabilities: options.provider.capabilities,
       tasks: this.tasks,
-      scheduler: () => this.scheduler,
+      agentTree: () => this.agentTree,
       definitions: this.definitions,
       hostInterface: options.hostInterface ?? 'cli',
       features,
@@ -210,13 +210,13 @@ export class Engine {
       const leaseServer = { acquire: () => leases().then((m) => m.acquireLeaseServer()), release: () => leases().then((m) => m.releaseLeaseServer()) };
       this.shellBridge = new EngineShellBridge(this.bus, leaseServer, {
         hasTasks: (id) => this.tasks.activeCount(id) > 0,
-        isRunning: (id) => this.scheduler.get(id)?.agent.status === 'running',
+        isRunning: (id) => this.agentTree.get(id)?.agent.status === 'running',
       });
       runtime.shellBridge = this.shellBridge;
     }
     if (this.config.effort) runtime.effort = this.config.effort;
 
-    const schedulerOptions: SchedulerOptions = {
+    const schedulerOptions: AgentTreeOptions = {
       bus: this.bus,
       provider: options.provider,
       configure: makeConfigurer(runtime),
@@ -227,8 +227,8 @@ export class Engine {
     if (options.providerFor) schedulerOptions.providerFor = options.providerFor;
     if (options.random) schedulerOptions.random = options.random;
     if (options.modelGate) schedulerOptions.gate = options.modelGate;
-    this.scheduler = new Scheduler(schedulerOptions);
-    this.scheduler.onChange = () => this.saveState();
+    this.agentTree = new AgentTree(schedulerOptions);
+    this.agentTree.onChange = () => this.saveState();
   }
 
   /** The profile of a role or defined agent name, or an error listing the known ones. */
@@ -239,20 +239,20 @@ export class Engine {
   /** Runs a task as the main agent (or as a defined agent) and waits for every piece of background work. */
   async runTask(task: string, profile: AgentProfile = builtinProfile('main')): Promise<RunOutcome> {
     this.task = task;
-    const spawned = this.scheduler.spawn({ profile, description: 'main' });
+    const spawned = this.agentTree.spawn({ profile, description: 'main' });
     if (!spawned.ok) throw new Error(spawned.error);
     const main = spawned.record;
     this.saveState();
-    await this.scheduler.run(main, task, { timeoutMs: profile.timeoutMs ?? Number.POSITIVE_INFINITY });
+    await this.agentTree.run(main, task, { timeoutMs: profile.timeoutMs ?? Number.POSITIVE_INFINITY });
     await this.settle();
     return this.finish(main);
   }
 
   /** Continues the main agent of a resumed session. */
   async continueMain(): Promise<RunOutcome> {
-    const main = this.scheduler.get('main');
+    const main = this.agentTree.get('main');
     if (!main) throw new Error('this session has no main agent to continue');
-    if (main.agent.status !== 'completed') await this.scheduler.run(main, undefined, { timeoutMs: Number.POSITIVE_INFINITY });
+    if (main.agent.status !== 'completed') await this.agentTree.run(main, undefined, { timeoutMs: Number.POSITIVE_INFINITY });
     await this.settle();
     return this.finish(main);
   }
@@ -267,7 +267,7 @@ export class Engine {
     }
     this.status = status === 'running' ? 'interrupted' : status;
     this.saveState();
-    const outcome: RunOutcome = { status, result: main.agent.state.lastText, usage: { ...this.scheduler.runUsage }, agents: this.summaries() };
+    const outcome: RunOutcome = { status, result: main.agent.state.lastText, usage: { ...this.agentTree.runUsage }, agents: this.summaries() };
     if (reason !== undefined) outcome.reason = reason;
     if (this.session) outcome.sessionId = this.session.id;
     return outcome;
@@ -277,18 +277,18 @@ export class Engine {
   async settle(): Promise<void> {
     const { clock } = this;
     for (;;) {
-      const busy = this.scheduler.busyCount > 0 || this.tasks.activeCount() > 0 || this.timers.count() > 0;
+      const busy = this.agentTree.busyCount > 0 || this.tasks.activeCount() > 0 || this.timers.count() > 0;
       if (!busy) return;
-      if (this.scheduler.stopping) {
+      if (this.agentTree.stopping) {
         this.tasks.stopAll('the run was aborted');
         this.timers.cancel();
-        await this.scheduler.whenIdle();
+        await this.agentTree.whenIdle();
         return;
       }
       await new Promise<void>((wake) => {
         const offs = [this.bus.on('agent.end', done), this.bus.on('task.end', done), this.bus.on('agent.start', done)];
-        // agent.end comes just before the scheduler counts the agent as stopped: wait for that too.
-        if (this.scheduler.busyCount > 0) offs.push(this.scheduler.onceIdle(done));
+        // agent.end comes just before the agent tree counts the agent as stopped: wait for that too.
+        if (this.agentTree.busyCount > 0) offs.push(this.agentTree.onceIdle(done));
         // A safety net on the run's clock, should a wake-up be missed.
         const timer = clock.setTimeout(done, 1000);
         function done() {
@@ -307,15 +307,15 @@ export class Engine {
 
   /** Aborts every agent and background task; finished work is kept. */
   abort(): void {
-    if (!this.stopController.signal.aborted) this.abortedWhileBusy = this.scheduler.busyCount > 0 || this.tasks.activeCount() > 0 || this.timers.count() > 0;
+    if (!this.stopController.signal.aborted) this.abortedWhileBusy = this.agentTree.busyCount > 0 || this.tasks.activeCount() > 0 || this.timers.count() > 0;
     this.stopController.abort();
-    this.scheduler.abortAll();
+    this.agentTree.abortAll();
     this.tasks.stopAll('the run was aborted');
     this.timers.cancel();
   }
 
   summaries(): AgentSummary[] {
-    return this.scheduler.all().map((r) => summaryOf(r));
+    return this.agentTree.all().map((r) => summaryOf(r));
   }
 
   stateSnapshot(): SessionState {
@@ -328,7 +328,7 @@ export class Engine {
       cwd: this.cwd,
       model: this.options.provider.name,
       status: this.status,
-      agents: this.scheduler.all().map((r) => {
+      agents: this.agentTree.all().map((r) => {
         const entry: SessionState['agents'][number] = { ...summaryOf(r), profile: r.profile.name, depth: r.depth };
         if (r.swarmId !== undefined) entry.swarmId = r.swarmId;
         if (r.taskId !== undefined) entry.taskId = r.taskId;
@@ -338,7 +338,7 @@ export class Engine {
         return entry;
       }),
       tasks: this.tasks.all(),
-      usage: { ...this.scheduler.runUsage },
+      usage: { ...this.agentTree.runUsage },
     };
     if (this.task !== undefined) state.task = this.task;
     if (this.sessionExtra) state.swarm = this.sessionExtra();
@@ -383,7 +383,7 @@ export class Engine {
       const messages = repairTranscript(transcript.messages, finishedSubagentResults(saved.id, state.agents, transcripts));
       // Keep the file equal to the conversation the agent continues from (cut line dropped, results filled in).
       if (transcript.damaged || messages.length !== transcript.messages.length) this.session.replaceTranscript(saved.id, messages);
-      const spec: Parameters<Scheduler['spawn']>[0] = { profile, id: saved.id, messages };
+      const spec: Parameters<AgentTree['spawn']>[0] = { profile, id: saved.id, messages };
       if (saved.parentId !== undefined) spec.parentId = saved.parentId;
       else if (saved.depth > 0) spec.detached = true;
       if (saved.description !== undefined) spec.description = saved.description;
@@ -391,7 +391,7 @@ export class Engine {
       if (saved.item !== undefined) spec.item = saved.item;
       // A worktree item keeps working in its worktree, not in the main tree.
       if (saved.workspaceRoot !== undefined) spec.workspaceRoot = saved.workspaceRoot;
-      const spawned = this.scheduler.spawn(spec);
+      const spawned = this.agentTree.spawn(spec);
       if (!spawned.ok) continue;
       const agent = spawned.record.agent;
       if (saved.status === 'running' || saved.status === 'interrupted' || saved.status === 'idle') {
@@ -403,7 +403,7 @@ export class Engine {
       }
     }
     // Ids continue after the old ones, and the subagents already started count against the spawn cap.
-    this.scheduler.seedIds(state.agents.map((a) => a.id), state.agents.filter((a) => a.depth > 0).length);
+    this.agentTree.seedIds(state.agents.map((a) => a.id), state.agents.filter((a) => a.depth > 0).length);
     this.tasks.seed(state.tasks);
     return { interrupted };
   }

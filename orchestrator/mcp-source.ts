@@ -5,7 +5,7 @@ import type { McpHub } from '../tools/mcp/hub.js';
 import { formatMcpConfigProblem, loadMcpConfig } from '../tools/mcp/config.js';
 import { parseMcpDisclosureSettings, planMcpDisclosure } from '../tools/mcp/disclosure.js';
 import { listMcpRuntimeTools, mcpToolOrigin } from '../tools/mcp/mcp-tools.js';
-import type { AgentRecord } from './scheduler.js';
+import type { AgentRecord } from './agent-tree.js';
 import type { RuntimeDeps } from './agent-runtime.js';
 import { durationMs, type MurmurConfig } from './config.js';
 import type { EventBus } from './events.js';

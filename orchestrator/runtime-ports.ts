@@ -5,7 +5,7 @@ import type { SwarmAdapter } from '../tools/adapters.js';
 import type { ResultBudget } from '../tools/budget.js';
 import type { RuntimeTool, ToolResult } from '../tools/contract.js';
 import type { McpOrigin } from '../roles/filters.js';
-import type { AgentRecord } from './scheduler.js';
+import type { AgentRecord } from './agent-tree.js';
 import type { BatchVeto } from './tool-batch.js';
 import type { ToolCall } from './types.js';
 

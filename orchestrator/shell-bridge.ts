@@ -16,7 +16,7 @@ import { invocableSkills, withoutSkill } from '../tools/interact/skills.js';
 import type { AgentProfile } from '../roles/profile.js';
 import type { EventBus, TaskEvent } from './events.js';
 import type { McpToolsFor } from './runtime-ports.js';
-import type { AgentRecord } from './scheduler.js';
+import type { AgentRecord } from './agent-tree.js';
 import { runToolCallOutcome, type AgentToolContext, type BatchHooks } from './tool-batch.js';
 
 /** Built-in tools that make sense from a shell; MCP tools all do. */

@@ -1,15 +1,15 @@
-// The agent tool's seam into the scheduler: start, resume and background subagents for one parent.
+// The agent tool's seam into the agent tree: start, resume and background subagents for one parent.
 import type { SubagentAdapter, SubagentOutcome, SubagentRequest, TaskEndStatus, TaskOutcome } from '../tools/adapters.js';
 import { knownProfileNames, resolveProfile, type AgentProfile } from '../roles/profile.js';
 import type { AgentRunResult } from './agent.js';
 import type { Clock } from './clock.js';
-import type { AgentRecord, Scheduler } from './scheduler.js';
+import type { AgentRecord, AgentTree } from './agent-tree.js';
 import type { TaskRegistry } from './tasks.js';
 
 export const DEFAULT_SUBAGENT_TYPE = 'coder';
 
 export interface SubagentDeps {
-  scheduler: Scheduler;
+  agentTree: AgentTree;
   tasks: TaskRegistry;
   definitions: ReadonlyMap<string, AgentProfile>;
 }
@@ -56,7 +56,7 @@ function outcomeOf(record: AgentRecord, result: AgentRunResult): SubagentOutcome
  * with nobody listening.
  */
 export async function runUntilSettled(
-  scheduler: Scheduler,
+  agentTree: AgentTree,
   tasks: TaskRegistry,
   child: AgentRecord,
   prompt: string | undefined,
@@ -65,13 +65,13 @@ export async function runUntilSettled(
 ): Promise<AgentRunResult> {
   child.held = true;
   // One deadline for the whole answer: the runs and the waits for its background work between them.
-  const budgetMs = timeoutMs ?? child.profile.timeoutMs ?? scheduler.limits.agentTimeoutMs;
-  const { clock } = scheduler;
+  const budgetMs = timeoutMs ?? child.profile.timeoutMs ?? agentTree.limits.agentTimeoutMs;
+  const { clock } = agentTree;
   const deadline = clock.now() + budgetMs;
   const left = () => Math.max(1, deadline - clock.now());
   try {
     // The first run has the whole budget (reading the clock again could already shave a millisecond off it).
-    let result = await scheduler.run(child, prompt, { signal, timeoutMs: budgetMs });
+    let result = await agentTree.run(child, prompt, { signal, timeoutMs: budgetMs });
     while (result.status === 'completed' && !signal.aborted) {
       if (child.agent.pendingMessages === 0) {
         if (tasks.activeCount(child.id) === 0) break;
@@ -85,7 +85,7 @@ export async function runUntilSettled(
           break;
         }
       }
-      result = await scheduler.run(child, undefined, { signal, timeoutMs: left() });
+      result = await agentTree.run(child, undefined, { signal, timeoutMs: left() });
     }
     // Ended otherwise (stopped, timed out, failed…): what it left running would report to nobody.
     tasks.stopAll(`its subagent ${child.id} ended (${signal.aborted ? 'stopped' : result.status}) before this task`, child.id);
@@ -113,17 +113,17 @@ function sleepUnlessDone(ms: number, signal: AbortSignal, clock: Clock): Promise
 }
 
 export function subagentAdapter(parent: AgentRecord, deps: SubagentDeps): SubagentAdapter {
-  const { scheduler, tasks, definitions } = deps;
+  const { agentTree, tasks, definitions } = deps;
   const allowed = () => allowedSubagentTypes(parent.profile, definitions);
 
   const start = async (child: AgentRecord, request: SubagentRequest, signal: AbortSignal): Promise<SubagentOutcome> => {
-    if (!request.background) return outcomeOf(child, await runUntilSettled(scheduler, tasks, child, request.prompt, signal));
+    if (!request.background) return outcomeOf(child, await runUntilSettled(agentTree, tasks, child, request.prompt, signal));
     const info = tasks.start(parent.id, {
       kind: 'agent',
       description: request.description,
       meta: { agentId: child.id },
       run: async (io) => {
-        const result = await runUntilSettled(scheduler, tasks, child, request.prompt, io.signal);
+        const result = await runUntilSettled(agentTree, tasks, child, request.prompt, io.signal);
         io.write(`${result.text}\n`);
         const outcome: TaskOutcome = { status: taskStatus(result), result: result.text || (result.reason ?? '') };
         return outcome;
@@ -137,8 +137,8 @@ export function subagentAdapter(parent: AgentRecord, deps: SubagentDeps): Subage
     allowedTypes: allowed,
     async run(request, signal) {
       if (request.resume !== undefined) {
-        const child = scheduler.get(request.resume);
-        if (!child) return { ok: false, error: `No subagent "${request.resume}" to resume. Your subagents: ${scheduler.children(parent.id).map((c) => c.id).join(', ') || 'none'}.` };
+        const child = agentTree.get(request.resume);
+        if (!child) return { ok: false, error: `No subagent "${request.resume}" to resume. Your subagents: ${agentTree.children(parent.id).map((c) => c.id).join(', ') || 'none'}.` };
         if (child.parentId !== parent.id) return { ok: false, error: `Subagent "${request.resume}" belongs to another parent (${child.parentId ?? 'none'}); you can only resume your own subagents.` };
         if (child.agent.busy || child.held) return { ok: false, error: `Subagent "${request.resume}" is still running; wait for it (task_output) or stop it first.` };
         return { ok: true, outcome: await start(child, request, signal) };
@@ -146,7 +146,7 @@ export function subagentAdapter(parent: AgentRecord, deps: SubagentDeps): Subage
       const type = (request.subagentType ?? DEFAULT_SUBAGENT_TYPE).trim();
       const profile = subagentProfileFor(parent.profile, type, definitions);
       if (!profile) return { ok: false, error: `Unknown or disallowed subagent type "${type}". Allowed types: ${allowed().join(', ')}.` };
-      const spawned = scheduler.spawn({ profile, parentId: parent.id, description: request.description });
+      const spawned = agentTree.spawn({ profile, parentId: parent.id, description: request.description });
       if (!spawned.ok) return { ok: false, error: `No subagent started: ${spawned.error}.` };
       return { ok: true, outcome: await start(spawned.record, request, signal) };
     },

@@ -40,7 +40,7 @@ export interface PermissionSetupOptions {
   asker?: Asker;
   /** Why nobody can answer, for the messages to the model (used when `asker` is missing). */
   headlessReason?: string;
-  /** Finds an agent by id, to label a request with its parent chain (e.g. `(id) => engine.scheduler.get(id)`). */
+  /** Finds an agent by id, to label a request with its parent chain (e.g. `(id) => engine.agentTree.get(id)`). */
   agents?: (agentId: string) => AgentLookupRecord | undefined;
   /** Approvals and denials are logged here (`log` events). */
   bus?: EventBus;

@@ -171,7 +171,7 @@ describe('murmur-tools in a worker', () => {
     const user = new FakeUser({ approve: (request) => (request.tool === 'bash' ? { kind: 'allow_once' } : { kind: 'deny' }) });
     let engine: Engine | undefined;
     // everything's echo is marked read-only, which manual mode lets through: an ask rule makes it ask.
-    const setup = createPermissionSetup({ workspaceRoot: dir, mode: 'manual', asker: user, config: { permissions: { ask: [ECHO] } }, agents: (id) => engine?.scheduler.get(id) });
+    const setup = createPermissionSetup({ workspaceRoot: dir, mode: 'manual', asker: user, config: { permissions: { ask: [ECHO] } }, agents: (id) => engine?.agentTree.get(id) });
     running = await bridgeEngine(
       dir,
       { agents: [{ match: { role: 'worker' }, turns: [bash(`murmur-tools call ${ECHO} --args '{"message":"may I"}'; echo "exit=$?"`), { text: 'asked' }] }] },

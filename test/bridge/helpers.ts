@@ -68,9 +68,9 @@ export async function bridgeEngine(dir: string, script: Script, options: Partial
 export async function runAgent(engine: Engine, profileName: string, task: string) {
   const profile = engine.profile(profileName);
   if (typeof profile === 'string') throw new Error(profile);
-  const spawned = engine.scheduler.spawn({ profile, detached: true });
+  const spawned = engine.agentTree.spawn({ profile, detached: true });
   if (!spawned.ok) throw new Error(spawned.error);
-  const result = await engine.scheduler.run(spawned.record, task);
+  const result = await engine.agentTree.run(spawned.record, task);
   return { record: spawned.record, result };
 }
 

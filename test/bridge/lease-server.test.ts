@@ -6,7 +6,7 @@ import path from 'node:path';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventBus, type MurmurEvent } from '../../orchestrator/events.js';
-import type { AgentRecord } from '../../orchestrator/scheduler.js';
+import type { AgentRecord } from '../../orchestrator/agent-tree.js';
 import { EngineShellBridge } from '../../orchestrator/shell-bridge.js';
 import type { BridgeAgent } from '../../tools/bridge/agent-handler.js';
 import { acquireLeaseServer, LeaseServer, releaseLeaseServer, sweepStaleLeaseFolders } from '../../tools/bridge/lease-server.js';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { catalogFor, filterLocal, mayDelegate, sourceOptionsFor, turnFactsFor, type CatalogInput } from '../../orchestrator/agent-catalog.js';
 import { EventBus, type MurmurEvent } from '../../orchestrator/events.js';
 import type { ModelCapabilities } from '../../orchestrator/models/provider.js';
-import type { AgentRecord } from '../../orchestrator/scheduler.js';
+import type { AgentRecord } from '../../orchestrator/agent-tree.js';
 import { BRIDGE_SKILL, skillsForAgent, skillViewsOf } from '../../orchestrator/shell-bridge.js';
 import { builtinProfile, type AgentProfile } from '../../roles/profile.js';
 import type { SkillInfo } from '../../tools/adapters-interaction.js';

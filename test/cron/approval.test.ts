@@ -53,7 +53,7 @@ function deepScript(): Script {
 }
 
 function start(script: Script, options: Omit<PermissionSetupOptions, 'workspaceRoot'>, env: NodeJS.ProcessEnv = {}, wrap?: (p: ModelProvider) => ModelProvider) {
-  const setup = createPermissionSetup({ workspaceRoot: root, agents: (id) => engine?.scheduler.get(id), ...options });
+  const setup = createPermissionSetup({ workspaceRoot: root, agents: (id) => engine?.agentTree.get(id), ...options });
   const tool = createScheduledTaskTool(
     cronToolAdapter({ workspace: root, env: { HOME: home }, defaultModel: 'scripted:script.json', confirm: (r, s) => setup.confirm({ ...r, tool: CREATE_SCHEDULED_TASK }, s) }),
   );
@@ -77,7 +77,7 @@ function start(script: Script, options: Omit<PermissionSetupOptions, 'workspaceR
 }
 
 function results(id: string): string[] {
-  return engine!.scheduler
+  return engine!.agentTree
     .get(id)!
     .agent.state.messages.filter((m): m is ToolResultMessage => m.role === 'tool')
     .map((m) => m.content.map((c) => (c.type === 'text' ? c.text : '')).join(''));
@@ -95,7 +95,7 @@ describe('create_scheduled_task approval', () => {
     expect(outcome.status).toBe('completed');
     expect(user.approvals).toHaveLength(1);
     const request = user.approvals[0]!;
-    const planner = e.scheduler.all().find((r) => r.profile.name === 'planner')!;
+    const planner = e.agentTree.all().find((r) => r.profile.name === 'planner')!;
     expect(planner.depth).toBe(2);
     expect(request.requester.chain.map((c) => c.role)).toEqual(['lead', 'main']);
     expect(request.alwaysRules).toEqual([]);
@@ -119,7 +119,7 @@ describe('create_scheduled_task approval', () => {
     const e = start(deepScript(), { mode: 'manual', asker: user });
     await e.runTask('Set up the audit');
     expect(tasks()).toEqual([]);
-    const planner = e.scheduler.all().find((r) => r.profile.name === 'planner')!;
+    const planner = e.agentTree.all().find((r) => r.profile.name === 'planner')!;
     expect(results(planner.id)[0]).toContain('the user rejected the scheduled task. The user said: "not every night, weekly"');
   });
 

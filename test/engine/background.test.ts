@@ -38,7 +38,7 @@ describe('background subagents', () => {
     expect(outcome.status).toBe('completed');
     expect(outcome.result).toBe('got it');
 
-    const main = engine.scheduler.get('main')!;
+    const main = engine.agentTree.get('main')!;
     const messages = main.agent.state.messages;
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'user', 'assistant']);
     expect(textOf(messages[2]!)).toMatch(/^Started subagent a-1 \(worker\) in the background as task t-1\./);
@@ -84,7 +84,7 @@ describe('background subagents', () => {
 
     const ends = recorder.of('agent.end').map((e) => e.agentId);
     expect(ends).toEqual(['main', 'a-1', 'main']);
-    const main = engine.scheduler.get('main')!;
+    const main = engine.agentTree.get('main')!;
     const notes = syntheticMessages(main.agent.state.messages);
     expect(notes).toHaveLength(1);
     // The first 3,000 characters inline, and where to read the rest.
@@ -115,7 +115,7 @@ describe('background subagents', () => {
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
     expect(outcome.result).toBe('stopped it');
-    const main = engine.scheduler.get('main')!;
+    const main = engine.agentTree.get('main')!;
     expect(syntheticMessages(main.agent.state.messages)).toEqual([]);
     expect(recorder.of('message.synthetic')).toEqual([]);
     expect(recorder.of('agent.start', 'main')).toHaveLength(1);
@@ -156,7 +156,7 @@ describe('task tools', () => {
     const { engine } = scriptedEngine(cwd, script);
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
-    const main = engine.scheduler.get('main')!;
+    const main = engine.agentTree.get('main')!;
     const results = toolResults(main.agent.state.messages);
     const [started1, started2, list, blocked, output, stop, missing, listActive, listAll] = results.map(textOf);
 
@@ -180,7 +180,7 @@ describe('task tools', () => {
     expect(listAll).toBe('t-2 [bash] stopped — sleeper');
 
     // A subagent sees only its own tasks.
-    const worker = engine.scheduler.get('a-1')!;
+    const worker = engine.agentTree.get('a-1')!;
     expect(textOf(toolResults(worker.agent.state.messages)[0]!)).toBe('No background task "t-1" of yours. Use task_list to see your tasks.');
 
     // t-1 ended on its own: exactly one notification; t-2 was stopped: none.
@@ -203,9 +203,9 @@ describe("a subagent's own background work", () => {
     const { engine, recorder } = scriptedEngine(cwd, script);
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
-    const handoff = toolResults(engine.scheduler.get('main')!.agent.state.messages)[0]!;
+    const handoff = toolResults(engine.agentTree.get('main')!.agent.state.messages)[0]!;
     expect(textOf(handoff)).toBe('[subagent a-1 (worker) completed]\nthe build finished');
-    const worker = engine.scheduler.get('a-1')!.agent.state.messages;
+    const worker = engine.agentTree.get('a-1')!.agent.state.messages;
     expect(syntheticMessages(worker).map((m) => m.synthetic?.taskId)).toEqual(['t-1']);
     // Woken once by its own task, and never again after its parent had the answer.
     expect(recorder.of('agent.start', 'a-1')).toHaveLength(2);
@@ -231,12 +231,12 @@ describe("a subagent's own background work", () => {
     const { engine } = scriptedEngine(cwd, script);
     const outcome = await engine.runTask('start');
     expect(outcome).toMatchObject({ status: 'completed', result: 'main done' });
-    const main = engine.scheduler.get('main')!.agent.state.messages;
+    const main = engine.agentTree.get('main')!.agent.state.messages;
     const refusal = toolResults(main)[2]!;
     expect(refusal.isError).toBe(true);
     expect(textOf(refusal)).toBe('Subagent "a-1" is still running; wait for it (task_output) or stop it first.');
     // Idle between turns when the resume came, yet it was still working for its parent.
-    expect(engine.scheduler.get('a-1')!.agent.state.turns).toBe(3);
+    expect(engine.agentTree.get('a-1')!.agent.state.turns).toBe(3);
     expect(textOf(syntheticMessages(main)[0]!)).toContain('<result>the build finished</result>');
   });
 
@@ -250,7 +250,7 @@ describe("a subagent's own background work", () => {
     const { engine, recorder } = scriptedEngine(cwd, script, { limits: { agentTimeoutMs: 300 } });
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
-    expect(engine.scheduler.get('a-1')!.agent.status).toBe('timeout');
+    expect(engine.agentTree.get('a-1')!.agent.status).toBe('timeout');
     expect(engine.tasks.get('t-1')).toMatchObject({ status: 'stopped', result: 'its subagent a-1 ended (timeout) before this task' });
     expect(recorder.of('message.synthetic')).toEqual([]);
     expect(recorder.of('agent.start', 'a-1')).toHaveLength(1);

@@ -26,12 +26,12 @@ describe('the engine clock', () => {
     // The subagent answered; its answer waits for the build, which would take 30 real seconds.
     await waitFor('the subagent to wait for its background work', () => recorder.of('agent.end', 'a-1').length === 1 && clock.scheduled.includes(60_000));
     expect(engine.tasks.activeCount('a-1')).toBe(1);
-    expect(engine.scheduler.get('a-1')!.agent.status).toBe('completed');
+    expect(engine.agentTree.get('a-1')!.agent.status).toBe('completed');
 
     clock.advance(60_000);
     const outcome = await run;
     expect(outcome.status).toBe('completed');
-    const child = engine.scheduler.get('a-1')!.agent;
+    const child = engine.agentTree.get('a-1')!.agent;
     expect(child.status).toBe('timeout');
     expect(child.reason).toBe('timed out after 60 s waiting for its background work');
     expect(engine.tasks.get('t-1')).toMatchObject({ status: 'stopped' });

@@ -89,7 +89,7 @@ describe('a session on disk', () => {
     await reader;
     await engine.close();
     expect(outcome).toMatchObject({ status: 'completed', result: 'done', sessionId: 'test-session' });
-    expect(engine.scheduler.get('main')!.agent.state.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'user', 'assistant']);
+    expect(engine.agentTree.get('main')!.agent.state.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'user', 'assistant']);
     expect(reads).toBeGreaterThan(0);
 
     const state = readJson<SessionState>(statePath);
@@ -103,7 +103,7 @@ describe('a session on disk', () => {
     expect(readdirSync(session.dir).sort()).toEqual(['agents', 'events.jsonl', 'state.json', 'tasks', 'tool-outputs']);
 
     for (const id of ['main', 'a-1']) {
-      expect(readJsonLines<Message>(session.transcriptPath(id))).toEqual(JSON.parse(JSON.stringify(engine.scheduler.get(id)!.agent.state.messages)));
+      expect(readJsonLines<Message>(session.transcriptPath(id))).toEqual(JSON.parse(JSON.stringify(engine.agentTree.get(id)!.agent.state.messages)));
     }
     expect(readdirSync(path.join(session.dir, 'agents')).sort()).toEqual(['a-1', 'main']);
     expect(readFileSync(path.join(session.dir, 'tasks', 't-1', 'output.log'), 'utf8')).toBe('hello from the task\n');
@@ -113,7 +113,7 @@ describe('a session on disk', () => {
     expect(readdirSync(session.toolOutputsDir).sort()).toEqual(['a-1-call_2_1.txt', 'main-call_1_1.txt']);
     const spilled = path.join(session.toolOutputsDir, 'a-1-call_2_1.txt');
     expect(readFileSync(spilled, 'utf8')).toContain('\n200\n');
-    expect(textOf(toolResults(engine.scheduler.get('a-1')!.agent.state.messages)[1]!)).toContain(`saved in full to ${spilled}`);
+    expect(textOf(toolResults(engine.agentTree.get('a-1')!.agent.state.messages)[1]!)).toContain(`saved in full to ${spilled}`);
     expect(readFileSync(path.join(session.toolOutputsDir, 'main-call_1_1.txt'), 'utf8')).toMatch(/^Started background task t-1/);
   });
 });
@@ -188,16 +188,16 @@ describe('restoring a session left by a killed process', () => {
     const state = session.loadState<SessionState>();
     const { interrupted } = engine.restore(state);
     expect(interrupted.map((r) => r.id)).toEqual(['main', 'a-2']);
-    expect(engine.scheduler.get('a-1')!.agent.status).toBe('completed');
-    expect(engine.scheduler.get('a-1')!.agent.state.lastText).toBe('quick done');
+    expect(engine.agentTree.get('a-1')!.agent.status).toBe('completed');
+    expect(engine.agentTree.get('a-1')!.agent.state.lastText).toBe('quick done');
 
     // Calls that never got a result get one saying so; the file now holds exactly that conversation.
-    const slow = engine.scheduler.get('a-2')!.agent.state.messages;
+    const slow = engine.agentTree.get('a-2')!.agent.state.messages;
     expect(slow.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
     expect(textOf(slow[2]!)).toBe(INTERRUPTED_RESULT);
     expect(readJsonLines<Message>(session.transcriptPath('a-2'))).toEqual(slow);
     // main was waiting for both: the quick one had finished, so its handoff is not lost; the slow one was cut.
-    const mainRepaired = engine.scheduler.get('main')!.agent.state.messages;
+    const mainRepaired = engine.agentTree.get('main')!.agent.state.messages;
     expect(toolResults(mainRepaired).map((r) => [r.toolCallId, textOf(r), r.isError])).toEqual([
       ['call_1_1', '[subagent a-1 (worker) completed]\nquick done', false],
       ['call_1_2', INTERRUPTED_RESULT, true],
@@ -213,7 +213,7 @@ describe('restoring a session left by a killed process', () => {
     await engine.close();
     expect(outcome.status).toBe('completed');
     expect(outcome.result).toBe('all done');
-    expect(textOf(toolResults(engine.scheduler.get('main')!.agent.state.messages)[2]!)).toBe('[subagent a-2 (worker) completed]\nslow done after the interruption');
+    expect(textOf(toolResults(engine.agentTree.get('main')!.agent.state.messages)[2]!)).toBe('[subagent a-2 (worker) completed]\nslow done after the interruption');
     expect(recorder.of('agent.start').map((e) => [e.agentId, e.resumed])).toEqual([
       ['main', true],
       ['a-2', true],
@@ -229,7 +229,7 @@ describe('restoring a session left by a killed process', () => {
       ['t-2', 'aborted'],
     ]);
     // New agents continue the numbering.
-    const next = engine.scheduler.spawn({ profile: engine.scheduler.get('a-2')!.profile, parentId: 'main' });
+    const next = engine.agentTree.spawn({ profile: engine.agentTree.get('a-2')!.profile, parentId: 'main' });
     expect(next.ok && next.record.id).toBe('a-3');
   });
 });

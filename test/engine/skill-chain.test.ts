@@ -31,12 +31,12 @@ describe('skills in a real agent', () => {
     }, { interaction: { skills: createSkillCatalog(['one', 'two', 'three', 'four'].map(skill)) }, registry: { skills: true } });
     const first = await engine.runTask('use the skills');
     expect(first.result).toBe('stopped at three');
-    const main = engine.scheduler.get('main')!;
+    const main = engine.agentTree.get('main')!;
     const results = toolResults(main.agent.state.messages).map(textOf);
     expect(results[3]).toMatch(/would nest 4 deep \(one -> two -> three -> four\)/);
     expect(main.agent.state.messages.find((m) => m.role === 'user' && textOf(m) === 'use the skills')).toBeDefined();
 
-    const again = await engine.scheduler.run(main, 'now just four');
+    const again = await engine.agentTree.run(main, 'now just four');
     expect(again.text).toBe('four alone');
     expect(textOf(toolResults(main.agent.state.messages).at(-1)!)).toContain('Do four');
     await engine.close();
@@ -45,8 +45,8 @@ describe('skills in a real agent', () => {
   it('lists skills in the prompt only where the skill tool is', async () => {
     dir = await tempDir();
     const { engine } = scriptedEngine(dir, { agents: [] }, { interaction: { skills: createSkillCatalog([skill('one')]) }, registry: { skills: true } });
-    const worker = engine.scheduler.spawn({ profile: engine.profile('worker') as never, detached: true });
-    const explorer = engine.scheduler.spawn({ profile: engine.profile('explore') as never, detached: true });
+    const worker = engine.agentTree.spawn({ profile: engine.profile('worker') as never, detached: true });
+    const explorer = engine.agentTree.spawn({ profile: engine.profile('explore') as never, detached: true });
     if (!worker.ok || !explorer.ok) throw new Error('spawn failed');
     const systemOf = (r: typeof worker.record) => (r.agent as unknown as { config: { system: string } }).config.system;
     expect(systemOf(worker.record)).toContain('- one: the one steps');

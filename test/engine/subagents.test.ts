@@ -57,7 +57,7 @@ describe('foreground subagents', () => {
     ]);
     for (const start of starts) expect(recorder.events.indexOf(start)).toBeLessThan(firstEnd);
 
-    const main = engine.scheduler.get('main')!;
+    const main = engine.agentTree.get('main')!;
     const results = toolResults(main.agent.state.messages).map(textOf);
     expect(results).toEqual(['[subagent a-1 (worker) completed]\ndid A', '[subagent a-2 (explore) completed]\ndid B']);
   });
@@ -94,7 +94,7 @@ describe('foreground subagents', () => {
     expect(ends['a-3']!.status).toBe('completed');
     // The per-definition timeout fired well before the global one.
     expect(ends['a-2']!.ts).toBeLessThan(ends['a-1']!.ts);
-    const results = toolResults(engine.scheduler.get('main')!.agent.state.messages);
+    const results = toolResults(engine.agentTree.get('main')!.agent.state.messages);
     expect(results.map((r) => r.isError)).toEqual([true, true, false]);
     expect(textOf(results[0]!)).toContain('[subagent a-1 (worker) timeout: timed out after 400 ms]');
   });
@@ -119,7 +119,7 @@ describe('foreground subagents', () => {
 describe('limits', () => {
   it('allows exactly maxDepth levels below main: the scheduler refuses the next level with a clear error', async () => {
     const { engine } = scriptedEngine(cwd, { agents: [] }, { limits: { maxDepth: 2 } });
-    const scheduler = engine.scheduler;
+    const scheduler = engine.agentTree;
     const main = scheduler.spawn({ profile: lead(), description: 'main' });
     expect(main.ok && main.record.depth).toBe(0);
     const one = scheduler.spawn({ profile: lead(), parentId: 'main' });
@@ -149,12 +149,12 @@ describe('limits', () => {
     const { engine } = scriptedEngine(cwd, script, { limits: { maxDepth: 2 }, definitions: new Map([['lead', lead()]]) });
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
-    expect(engine.scheduler.all().map((r) => [r.id, r.depth])).toEqual([
+    expect(engine.agentTree.all().map((r) => [r.id, r.depth])).toEqual([
       ['main', 0],
       ['a-1', 1],
       ['a-2', 2],
     ]);
-    const deepest = toolResults(engine.scheduler.get('a-2')!.agent.state.messages);
+    const deepest = toolResults(engine.agentTree.get('a-2')!.agent.state.messages);
     expect(deepest).toHaveLength(1);
     expect(deepest[0]!.isError).toBe(true);
     expect(textOf(deepest[0]!)).toMatch(/^Tool "agent" is not available to the lead agent\./);
@@ -171,10 +171,10 @@ describe('limits', () => {
     const { engine, recorder } = scriptedEngine(cwd, script, { limits: { maxAgents: 2 } });
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
-    const results = toolResults(engine.scheduler.get('main')!.agent.state.messages);
+    const results = toolResults(engine.agentTree.get('main')!.agent.state.messages);
     expect(results.map((r) => r.isError)).toEqual([false, false, true]);
     expect(textOf(results[2]!)).toBe('No subagent started: spawn cap reached: this run has already started 2 subagents (limit 2).');
-    expect(engine.scheduler.all()).toHaveLength(3);
+    expect(engine.agentTree.all()).toHaveLength(3);
     expect(recorder.of('agent.start').filter((e) => e.agentId !== 'main')).toHaveLength(2);
   });
 
@@ -183,9 +183,9 @@ describe('limits', () => {
     const { engine } = scriptedEngine(cwd, script, { limits: { runBudgetTokens: 100 } });
     const outcome = await engine.runTask('start');
     expect(outcome).toMatchObject({ status: 'budget', result: 'spent it all' });
-    const spawned = engine.scheduler.spawn({ profile: lead(), parentId: 'main' });
+    const spawned = engine.agentTree.spawn({ profile: lead(), parentId: 'main' });
     expect(spawned).toEqual({ ok: false, error: "the run's token budget is spent (150 of 100 tokens)" });
-    expect(engine.scheduler.all()).toHaveLength(1);
+    expect(engine.agentTree.all()).toHaveLength(1);
   });
 
   it('queues model requests beyond the global limit instead of flooding the provider', async () => {
@@ -202,8 +202,8 @@ describe('limits', () => {
     let maxQueued = 0;
     let maxInFlight = 0;
     engine.bus.on('turn.end', () => {
-      maxQueued = Math.max(maxQueued, engine.scheduler.modelLoad.queued);
-      maxInFlight = Math.max(maxInFlight, engine.scheduler.modelLoad.inFlight);
+      maxQueued = Math.max(maxQueued, engine.agentTree.modelLoad.queued);
+      maxInFlight = Math.max(maxInFlight, engine.agentTree.modelLoad.inFlight);
     });
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
@@ -234,14 +234,14 @@ describe('budgets and usage', () => {
     expect(outcome.status).toBe('completed');
     expect(existsSync(path.join(cwd, 'a.txt'))).toBe(true);
     expect(existsSync(path.join(cwd, 'b.txt'))).toBe(false);
-    const worker = engine.scheduler.get('a-1')!;
+    const worker = engine.agentTree.get('a-1')!;
     expect(worker.agent.status).toBe('budget');
     expect(worker.agent.state.lastText).toBe('wrote a.txt, b.txt next');
     expect(recorder.of('agent.end', 'a-1')[0]).toMatchObject({ status: 'budget', reason: 'token budget spent' });
     // The transcript stays whole: the call that did not run has a result saying why.
     const last = worker.agent.state.messages.at(-1)!;
     expect(last).toMatchObject({ role: 'tool', toolName: 'write', isError: true });
-    const handoff = toolResults(engine.scheduler.get('main')!.agent.state.messages)[0]!;
+    const handoff = toolResults(engine.agentTree.get('main')!.agent.state.messages)[0]!;
     expect(handoff.isError).toBe(true);
     expect(textOf(handoff)).toBe('[subagent a-1 (worker) budget: token budget spent]\nwrote a.txt, b.txt next');
   });
@@ -271,7 +271,7 @@ describe('budgets and usage', () => {
     expect(outcome.status).toBe('budget');
     // Once the run's budget is spent nobody calls the model again: main keeps its last message.
     expect(outcome.result).toBe('delegating');
-    expect(engine.scheduler.get('a-1')!.agent.status).toBe('budget');
+    expect(engine.agentTree.get('a-1')!.agent.status).toBe('budget');
     expect(['a.txt', 'b.txt', 'main.txt'].map((f) => existsSync(path.join(cwd, f)))).toEqual([true, false, false]);
     expect(outcome.usage).toMatchObject({ input: 900, output: 150 });
   });
@@ -307,14 +307,14 @@ describe('budgets and usage', () => {
     // At the end of the worker's first turn, before it finishes, its usage is already in every total.
     engine.bus.on('turn.end', (event) => {
       if (event.agentId !== 'a-2' || event.turn !== 1) return;
-      const s = engine.scheduler;
+      const s = engine.agentTree;
       seen.push({ main: s.get('main')!.totalUsage.input, lead: s.get('a-1')!.totalUsage.input, worker: s.get('a-2')!.totalUsage.input, run: s.runUsage.input });
     });
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
     expect(seen).toEqual([{ main: 1110, lead: 1100, worker: 1000, run: 1110 }]);
 
-    const s = engine.scheduler;
+    const s = engine.agentTree;
     expect(s.get('a-2')!.totalUsage).toEqual({ input: 3000, output: 300, cacheRead: 0, cacheWrite: 7, cost: 0.5 });
     expect(s.get('a-1')!.totalUsage).toEqual({ input: 3300, output: 330, cacheRead: 5, cacheWrite: 7, cost: 0.5 });
     expect(s.get('main')!.totalUsage).toEqual({ input: 3330, output: 333, cacheRead: 5, cacheWrite: 7, cost: 0.501 });
@@ -342,9 +342,9 @@ describe('resume and subagent types', () => {
     const { engine, recorder } = scriptedEngine(cwd, script);
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
-    const results = toolResults(engine.scheduler.get('main')!.agent.state.messages).map(textOf);
+    const results = toolResults(engine.agentTree.get('main')!.agent.state.messages).map(textOf);
     expect(results).toEqual(['[subagent a-1 (worker) completed]\nnoted kiwi', '[subagent a-1 (worker) completed]\nthe word was kiwi']);
-    const worker = engine.scheduler.get('a-1')!;
+    const worker = engine.agentTree.get('a-1')!;
     expect(worker.agent.state.messages.map((m) => [m.role, textOf(m)])).toEqual([
       ['user', 'Remember the word kiwi'],
       ['assistant', 'noted kiwi'],
@@ -352,7 +352,7 @@ describe('resume and subagent types', () => {
       ['assistant', 'the word was kiwi'],
     ]);
     expect(recorder.of('agent.start', 'a-1').map((e) => e.resumed)).toEqual([false, true]);
-    expect(engine.scheduler.all()).toHaveLength(2);
+    expect(engine.agentTree.all()).toHaveLength(2);
   });
 
   it('refuses to resume a running subagent or another parent\'s, and to combine resume with subagent_type', async () => {
@@ -387,7 +387,7 @@ describe('resume and subagent types', () => {
     const { engine } = scriptedEngine(cwd, script, { definitions: new Map([['lead', lead()]]) });
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
-    const results = toolResults(engine.scheduler.get('main')!.agent.state.messages);
+    const results = toolResults(engine.agentTree.get('main')!.agent.state.messages);
     const refusals = results.slice(2, 6);
     expect(refusals.every((r) => r.isError)).toBe(true);
     expect(refusals.map(textOf)).toEqual([
@@ -396,8 +396,8 @@ describe('resume and subagent types', () => {
       '"resume" and "subagent_type" cannot be combined: a resumed subagent keeps its own type. Drop subagent_type.',
       'No subagent "a-99" to resume. Your subagents: a-1, a-2.',
     ]);
-    expect(engine.scheduler.get('a-3')!.agent.state.turns).toBe(1);
-    expect(engine.scheduler.get('a-1')!.agent.status).toBe('aborted');
+    expect(engine.agentTree.get('a-3')!.agent.state.turns).toBe(1);
+    expect(engine.agentTree.get('a-1')!.agent.status).toBe('aborted');
   });
 
   it('lists the allowed types for an unknown type, and a defined agent may only start the types it lists', async () => {
@@ -424,12 +424,12 @@ describe('resume and subagent types', () => {
     const { engine } = scriptedEngine(cwd, script, { definitions: new Map([['scout', scout]]) });
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
-    const results = toolResults(engine.scheduler.get('main')!.agent.state.messages);
+    const results = toolResults(engine.agentTree.get('main')!.agent.state.messages);
     expect(results[0]!.isError).toBe(true);
     expect(textOf(results[0]!)).toBe('Unknown or disallowed subagent type "wizard". Allowed types: explore, worker, coder, verifier, scout.');
     expect(textOf(results[2]!)).toBe('[subagent a-2 (worker) completed]\ncoded');
-    const scoutResults = toolResults(engine.scheduler.get('a-1')!.agent.state.messages);
+    const scoutResults = toolResults(engine.agentTree.get('a-1')!.agent.state.messages);
     expect(textOf(scoutResults[0]!)).toBe('Unknown or disallowed subagent type "worker". Allowed types: explore.');
-    expect(engine.scheduler.all().map((r) => r.id)).toEqual(['main', 'a-1', 'a-2']);
+    expect(engine.agentTree.all().map((r) => r.id)).toEqual(['main', 'a-1', 'a-2']);
   });
 });

@@ -26,7 +26,7 @@ describe('set_timer', () => {
     const run = engine.runTask('start');
     await waitFor('main to go idle', () => recorder.of('agent.end', 'main').length === 1);
 
-    const main = engine.scheduler.get('main')!;
+    const main = engine.agentTree.get('main')!;
     const set = toolResults(main.agent.state.messages)[0]!;
     expect(textOf(set)).toBe(`Timer timer-1 set: the message arrives in about 1 minute (at ${new Date(started + 60_000).toISOString()}).`);
     expect(clock.scheduled).toContain(TIMER_CHECK_INTERVAL_MS);
@@ -66,7 +66,7 @@ describe('set_timer', () => {
     });
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
-    const messages = engine.scheduler.get('main')!.agent.state.messages;
+    const messages = engine.agentTree.get('main')!.agent.state.messages;
     expect(messages.map((m) => (m.role === 'user' && m.synthetic ? 'timer' : m.role))).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'timer', 'assistant']);
   });
 
@@ -87,7 +87,7 @@ describe('set_timer', () => {
     clock.advance(10 * 60_000);
     const outcome = await run;
     expect(outcome.result).toBe('handled both');
-    const fired = syntheticMessages(engine.scheduler.get('main')!.agent.state.messages);
+    const fired = syntheticMessages(engine.agentTree.get('main')!.agent.state.messages);
     expect(fired.map(textOf)).toEqual(['<timer-fired>\n<timer id="timer-1">first</timer>\n<timer id="timer-2">second &lt;b></timer>\n</timer-fired>']);
     expect(recorder.of('agent.start', 'main')).toHaveLength(2);
     clock.advance(10 * 60_000);
@@ -100,7 +100,7 @@ describe('set_timer', () => {
     const { engine } = scriptedEngine(cwd, script, { clock });
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
-    const result = toolResults(engine.scheduler.get('main')!.agent.state.messages)[0]!;
+    const result = toolResults(engine.agentTree.get('main')!.agent.state.messages)[0]!;
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('delay_minutes');
     expect(engine.timers.count()).toBe(0);

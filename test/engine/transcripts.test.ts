@@ -61,7 +61,7 @@ describe('the transcript writer', () => {
     expect(outcome.status).toBe('completed');
     await engine.close();
     for (const id of ['main', 'a-1']) {
-      const messages = engine.scheduler.get(id)!.agent.state.messages;
+      const messages = engine.agentTree.get(id)!.agent.state.messages;
       expect(messages.length).toBeGreaterThanOrEqual(4);
       expect(readJsonLines(session.transcriptPath(id))).toEqual(JSON.parse(JSON.stringify(messages)));
     }

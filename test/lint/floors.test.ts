@@ -19,7 +19,7 @@ describe('the floors', () => {
     ['orchestrator/extra.ts', "import { runSwarm } from '../swarm/runner.js';", 'orchestrator/ may not import swarm'],
     ['swarm/extra.ts', "import { main } from '../cli/main.js';", 'swarm/ may not import'],
     ['swarm/extra.ts', "import type { Engine } from '../orchestrator/engine.js';", 'swarm/ may not import'],
-    ['swarm/queue/extra.ts', "import type { AgentRecord } from '../../orchestrator/scheduler.js';", 'swarm/ may not import'],
+    ['swarm/queue/extra.ts', "import type { AgentRecord } from '../../orchestrator/agent-tree.js';", 'swarm/ may not import'],
     ['swarm/extra.ts', "const m = await import('../orchestrator/engine.js');\nexport { m };", 'swarm/ may not import'],
     ['host/extra.ts', "import { createMurmur } from '../api/index.js';", 'host/ may not import'],
     ['cli/extra.ts', "import { createMurmur } from '../api/index.js';", 'cli/ may not import api'],

@@ -32,7 +32,7 @@ const LEAD: AgentProfile = { name: 'lead', description: 'Leads a piece of work',
 const SCOUT: AgentProfile = { name: 'scout', description: 'Looks around', role: 'custom', prompt: 'You scout.', builtin: false };
 
 function startEngine(script: Script, options: Omit<PermissionSetupOptions, 'workspaceRoot'>, extraTools: RuntimeTool[] = []) {
-  const setup = createPermissionSetup({ workspaceRoot: root, agents: (id) => engine?.scheduler.get(id), ...options });
+  const setup = createPermissionSetup({ workspaceRoot: root, agents: (id) => engine?.agentTree.get(id), ...options });
   const engineOptions: EngineOptions = {
     cwd: root,
     provider: new ScriptedModel(script),
@@ -53,7 +53,7 @@ function startEngine(script: Script, options: Omit<PermissionSetupOptions, 'work
 }
 
 function toolResults(id: string): string[] {
-  const record = engine!.scheduler.get(id)!;
+  const record = engine!.agentTree.get(id)!;
   return record.agent.state.messages
     .filter((m): m is ToolResultMessage => m.role === 'tool')
     .map((m) => m.content.map((c) => (c.type === 'text' ? c.text : '')).join(''));
@@ -112,8 +112,8 @@ describe('approvals at any depth', () => {
     expect(outcome.result).toBe('all done');
     expect(scoutDoneBeforeAnswer).toBe(true);
 
-    const lead = e.scheduler.all().find((r) => r.profile.name === 'lead')!;
-    const worker = e.scheduler.all().find((r) => r.profile.name === 'worker')!;
+    const lead = e.agentTree.all().find((r) => r.profile.name === 'lead')!;
+    const worker = e.agentTree.all().find((r) => r.profile.name === 'worker')!;
     expect(worker.depth).toBe(2);
     expect(user.approvals).toHaveLength(1);
     expect(user.approvals[0]).toMatchObject({

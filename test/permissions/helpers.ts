@@ -3,7 +3,7 @@
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { AgentRecord } from '../../orchestrator/scheduler.js';
+import type { AgentRecord } from '../../orchestrator/agent-tree.js';
 import type { ApprovalAnswer, ApprovalRequest, Asker, PlanApprovalRequest, Requester } from '../../orchestrator/permissions/asker.js';
 import { createPermissionSetup, type PermissionSetup, type PermissionSetupOptions } from '../../orchestrator/permissions/setup.js';
 import type { MurmurConfig } from '../../orchestrator/config.js';

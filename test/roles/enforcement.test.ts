@@ -38,7 +38,7 @@ describe('enforcement at execution', () => {
     const { engine, recorder } = scriptedEngine(cwd, script);
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
-    const results = toolResults(engine.scheduler.get('a-1')!.agent.state.messages);
+    const results = toolResults(engine.agentTree.get('a-1')!.agent.state.messages);
     expect(results.map((r) => r.isError)).toEqual([false, true, true, true]);
     expect(textOf(results[0]!)).toContain('hello');
     for (const [index, tool] of [[1, 'write'], [2, 'bash'], [3, 'edit']] as const) {

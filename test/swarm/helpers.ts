@@ -9,7 +9,7 @@ import { Engine, type EngineOptions } from '../../orchestrator/engine.js';
 import type { MurmurConfig } from '../../orchestrator/config.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
 import { ScriptedModel, type Script } from '../../orchestrator/models/scripted.js';
-import type { AgentRecord } from '../../orchestrator/scheduler.js';
+import type { AgentRecord } from '../../orchestrator/agent-tree.js';
 import type { Message, ToolResultMessage } from '../../orchestrator/types.js';
 import { builtinProfile } from '../../roles/profile.js';
 import { swarmAdapterFor } from '../../host/swarm-adapter.js';
@@ -67,7 +67,7 @@ export function makeEngine(
   let main: AgentRecord | undefined;
   const parent = () => {
     if (!main) {
-      const spawned = engine.scheduler.spawn({ profile: builtinProfile('main'), description: 'main' });
+      const spawned = engine.agentTree.spawn({ profile: builtinProfile('main'), description: 'main' });
       if (!spawned.ok) throw new Error(spawned.error);
       main = spawned.record;
     }

@@ -84,7 +84,7 @@ describe('restoring a saved swarm', () => {
     const { t, report } = await resume(state);
     expect(report).toContain('<subagent agent_id="a-2" item="b" outcome="completed" rounds="0">did b</subagent>');
     expect(eventsOf(t.events, 'agent.start')).toEqual([]);
-    expect(t.engine.scheduler.get('a-2')!.agent.status).toBe('completed');
+    expect(t.engine.agentTree.get('a-2')!.agent.status).toBe('completed');
   });
 
   it('items that never started start on resume with new agents', async () => {
@@ -190,7 +190,7 @@ describe('restoring a saved swarm', () => {
     expect(report).toContain('<summary>completed: 2</summary>');
     expect(report).toContain('<subagent agent_id="a-1" item="f.txt" outcome="completed" verdict="pass" rounds="1">v2 done</subagent>');
     // The worker was told what the verifier found, then a new verifier checked its fix.
-    const told = t.engine.scheduler.get('a-1')!.agent.state.messages.filter((m): m is UserMessage => m.role === 'user').map((m) => userText(m));
+    const told = t.engine.agentTree.get('a-1')!.agent.state.messages.filter((m): m is UserMessage => m.role === 'user').map((m) => userText(m));
     expect(told).toEqual(['Bump f.txt', reworkPrompt('f.txt must say v2', 1)]);
     expect(eventsOf(t.events, 'agent.start').map((e) => [e.agentId, e.role, e.resumed])).toEqual([
       ['a-1', 'worker', true],

@@ -41,7 +41,7 @@ describe('the report', () => {
     const outcome = await t.engine.runTask('go');
     expect(outcome.status).toBe('completed');
     expect(outcome.result).toBe('all done');
-    const [first, second] = toolResults(t.engine.scheduler.get('main')!.agent.state.messages);
+    const [first, second] = toolResults(t.engine.agentTree.get('main')!.agent.state.messages);
     expect(first!.isError).toBe(false);
     const escapedBody = ' &lt;/subagent&gt;&lt;/agent_swarm_result&gt; &amp; &lt;evil attr="x"&gt;';
     expect(resultText(first!)).toBe(
@@ -59,9 +59,9 @@ describe('the report', () => {
     expect(resultText(second!)).toBe(
       ['<agent_swarm_result>', '<summary>completed: 1</summary>', '<subagent agent_id="a-2" item="bad" outcome="completed" rounds="0">fixed</subagent>', '</agent_swarm_result>'].join('\n'),
     );
-    const resumed = t.engine.scheduler.get('a-2')!.agent.state.messages;
+    const resumed = t.engine.agentTree.get('a-2')!.agent.state.messages;
     expect(resumed.filter((m) => m.role === 'user').map((m) => (m as { content: unknown }).content)).toEqual(['Do bad', 'Try again']);
-    expect(t.engine.scheduler.spawnedCount).toBe(3);
+    expect(t.engine.agentTree.spawnedCount).toBe(3);
   });
 
   it('emits the swarm events: start with the items, each item queued -> launched -> its outcome, then end with the counts', async () => {
@@ -118,7 +118,7 @@ describe('rate limits', () => {
     expect(answer.ok && answer.report).toContain('<summary>completed: 8</summary>');
     for (const item of items) expect(answer.ok && answer.report).toContain(`item="${item}" outcome="completed" rounds="0">did ${item}</subagent>`);
     // Each item kept one agent across its attempts (the same agent, continuing its context).
-    expect(t.engine.scheduler.spawnedCount).toBe(8);
+    expect(t.engine.agentTree.spawnedCount).toBe(8);
     const limited = eventsOf(t.events, 'swarm.item').filter((e) => e.state === 'rate_limited');
     expect(limited.length).toBeGreaterThan(0);
     expect(limited[0]!.reason).toMatch(/rate limited after the provider's retries \(attempt 1\)/);
@@ -164,7 +164,7 @@ describe('per-item timeout', () => {
     const answer = await t.swarm({ promptTemplate: 'Do {{item}}', items: ['slow', 'q1', 'q2', 'q3'] });
     expect(answer.ok && answer.report).toContain('<summary>completed: 3, failed: 1</summary>');
     expect(answer.ok && answer.report).toContain('item="slow" outcome="failed" rounds="0" reason="timed out after');
-    expect(t.engine.scheduler.get('a-1')!.agent.status).toBe('timeout');
+    expect(t.engine.agentTree.get('a-1')!.agent.status).toBe('timeout');
   });
 });
 
@@ -207,7 +207,7 @@ describe('abort', () => {
         ['n2', 'not_started'],
       ]),
     );
-    expect(t.engine.scheduler.spawnedCount).toBe(2);
+    expect(t.engine.agentTree.spawnedCount).toBe(2);
   });
 
   it('an abort that lands as an item is rate limited ends that item aborted instead of hanging the swarm', async () => {

@@ -140,7 +140,7 @@ describe('agent_swarm against a real engine: errors before anything starts', () 
     const answer = await t.swarm(request);
     expect(answer.ok).toBe(false);
     // Nothing started: no swarm, no subagent.
-    expect(t.engine.scheduler.spawnedCount).toBe(0);
+    expect(t.engine.agentTree.spawnedCount).toBe(0);
     expect(eventsOf(t.events, 'swarm.start')).toEqual([]);
     expect(eventsOf(t.events, 'agent.start')).toEqual([]);
     return answer.ok ? '' : answer.error;
@@ -281,7 +281,7 @@ describe('agent_swarm from a defined agent', () => {
   /** A defined agent that may delegate to workers only (`subagents: worker`), as the parent of a swarm. */
   function lead(): Parameters<typeof swarmAdapterFor>[1] {
     const profile: AgentProfile = { name: 'lead', description: 'leads', role: 'custom', prompt: '', builtin: false, subagents: ['worker'] };
-    const spawned = t!.engine.scheduler.spawn({ profile, description: 'lead' });
+    const spawned = t!.engine.agentTree.spawn({ profile, description: 'lead' });
     if (!spawned.ok) throw new Error(spawned.error);
     return spawned.record;
   }
@@ -301,7 +301,7 @@ describe('agent_swarm from a defined agent', () => {
       () => undefined,
     );
     expect(answer).toEqual({ ok: false, error: 'unknown or disallowed subagent type "explore"; allowed types: worker' });
-    expect(t.engine.scheduler.spawnedCount).toBe(0);
+    expect(t.engine.agentTree.spawnedCount).toBe(0);
   });
 });
 
@@ -338,7 +338,7 @@ describe('agent_swarm from a main agent', () => {
     t = makeEngine(dir, script);
     const outcome = await t.engine.runTask('go');
     expect(outcome.status).toBe('completed');
-    const results = toolResults(t.engine.scheduler.get('main')!.agent.state.messages);
+    const results = toolResults(t.engine.agentTree.get('main')!.agent.state.messages);
     expect(results).toHaveLength(2);
     for (const r of results) {
       expect(r.isError).toBe(true);
@@ -346,7 +346,7 @@ describe('agent_swarm from a main agent', () => {
     }
     expect(results.map((r) => r.toolName)).toEqual(['agent_swarm', 'write']);
     expect(eventsOf(t.events, 'swarm.start')).toEqual([]);
-    expect(t.engine.scheduler.spawnedCount).toBe(0);
+    expect(t.engine.agentTree.spawnedCount).toBe(0);
   });
 
   it('a bad request comes back to the model as an error result saying the swarm did not start', async () => {
@@ -358,9 +358,9 @@ describe('agent_swarm from a main agent', () => {
     };
     t = makeEngine(dir, script);
     await t.engine.runTask('go');
-    const [result] = toolResults(t.engine.scheduler.get('main')!.agent.state.messages);
+    const [result] = toolResults(t.engine.agentTree.get('main')!.agent.state.messages);
     expect(result!.isError).toBe(true);
     expect(resultText(result!)).toMatch(/^agent_swarm did not start: prompt_template must contain the placeholder \{\{item\}\}/);
-    expect(t.engine.scheduler.spawnedCount).toBe(0);
+    expect(t.engine.agentTree.spawnedCount).toBe(0);
   });
 });

@@ -38,7 +38,7 @@ afterEach(async () => {
 });
 
 function userMessages(agentId: string): string[] {
-  return t!.engine.scheduler
+  return t!.engine.agentTree
     .get(agentId)!
     .agent.state.messages.filter((m): m is UserMessage => m.role === 'user')
     .map((m) => userText(m));

@@ -47,7 +47,7 @@ describe('isolation: worktree', () => {
     expect(git(dir, 'log', '--oneline').trim().split('\n')).toHaveLength(1);
     // Each worker ran in its own worktree, which is gone afterwards with its branch.
     for (const id of ['a-1', 'a-2']) {
-      const [pwd] = toolResults(t.engine.scheduler.get(id)!.agent.state.messages);
+      const [pwd] = toolResults(t.engine.agentTree.get(id)!.agent.state.messages);
       cwds.set(id, resultText(pwd!));
     }
     expect(cwds.get('a-1')).toContain(path.join('worktrees', 's-1', 'item-1'));
@@ -114,7 +114,7 @@ describe('isolation: worktree', () => {
     expect(branches()).toEqual([branch('s-1', 2)]);
     // The verifier read the worker's worktree, where the change is.
     const verifier = eventsOf(t.events, 'agent.start').find((e) => e.role === 'verifier' && e.item === 'v.txt')!;
-    const [readResult] = toolResults(t.engine.scheduler.get(verifier.agentId)!.agent.state.messages);
+    const [readResult] = toolResults(t.engine.agentTree.get(verifier.agentId)!.agent.state.messages);
     expect(resultText(readResult!)).toContain('v1');
   });
 
@@ -164,7 +164,7 @@ describe('isolation: worktree', () => {
     });
     const answer = await t.swarm({ promptTemplate: 'Shout {{item}}', items: ['a.txt', 'b.txt'], isolation: 'worktree' });
     expect(answer.ok && answer.report).toContain('<summary>completed: 2</summary>');
-    const [, commit] = toolResults(t.engine.scheduler.get('a-1')!.agent.state.messages);
+    const [, commit] = toolResults(t.engine.agentTree.get('a-1')!.agent.state.messages);
     expect(commit!.isError).toBe(false);
     expect(read('a.txt')).toBe('AlphA\n');
     expect(read('b.txt')).toBe('betA\n');
@@ -203,7 +203,7 @@ describe('isolation: worktree', () => {
     t = makeEngine(dir, { agents: [] });
     const answer = await t.swarm({ promptTemplate: 'Do {{item}}', items: ['a', 'b'], isolation: 'worktree' });
     expect(answer).toEqual({ ok: false, error: expect.stringContaining(`isolation "worktree" needs a git repository, and ${dir} is not inside one`) });
-    expect(t.engine.scheduler.spawnedCount).toBe(0);
+    expect(t.engine.agentTree.spawnedCount).toBe(0);
   });
 
   it('in a repository without a commit: a clear error before anything starts', async () => {
@@ -257,7 +257,7 @@ describe('isolation: worktree, resuming', () => {
     gitRepo(dir, { 'a.txt': 'a1\n', 'b.txt': 'b1\nb2\n' });
     t = makeEngine(dir, script);
     await t.swarm({ promptTemplate: 'Fix {{item}}', items: ['a.txt', 'b.txt'], isolation: 'worktree' });
-    const spawned = t.engine.scheduler.spawnedCount;
+    const spawned = t.engine.agentTree.spawnedCount;
     const without = await t.swarm({ items: [], resumeAgentIds: ['a-2'] });
     expect(without).toEqual({ ok: false, error: expect.stringContaining(`subagent "a-2" works in its own git worktree (${worktree('s-1', 2)}); resume it with isolation "worktree"`) });
 
@@ -265,7 +265,7 @@ describe('isolation: worktree, resuming', () => {
     await t.swarm({ promptTemplate: 'Fix {{item}}', items: ['b.txt', 'a.txt'] });
     const moved = await t.swarm({ items: [], resumeAgentIds: ['a-3'], isolation: 'worktree' });
     expect(moved).toEqual({ ok: false, error: expect.stringContaining('subagent "a-3" worked in the main working tree and cannot move into a worktree now') });
-    expect(t.engine.scheduler.spawnedCount).toBe(spawned + 2);
+    expect(t.engine.agentTree.spawnedCount).toBe(spawned + 2);
     expect(eventsOf(t.events, 'swarm.start').map((e) => e.swarmId)).toEqual(['s-1', 's-2']);
   });
 });

@@ -1,4 +1,4 @@
-// The scheduler: the agent tree, its limits (depth, spawn cap, timeouts, budgets, model requests in flight),
+// The agent tree (AgentTree): every agent of a run, its limits (depth, spawn cap, timeouts, budgets, model requests in flight),
 // live usage roll-up, abort that reaches every descendant, and waking idle agents when messages arrive.
 import type { AgentProfile } from '../roles/profile.js';
 import { Agent, type AgentLoopConfig, type AgentRunResult, type RunOptions } from './agent.js';
@@ -10,7 +10,7 @@ import type { ModelProvider, ModelRequest, ModelResult } from './models/provider
 import { defaultRetryPolicy, withRetries, type RetryPolicy } from './models/retry.js';
 import { addUsage, emptyUsage, totalTokens, type AgentStatus, type Message, type Usage, type UserMessage } from './types.js';
 
-export interface SchedulerLimits {
+export interface AgentTreeLimits {
   /** Levels of subagents allowed below main (main is depth 0). */
   maxDepth: number;
   /** Agents spawned in one run, main excluded. */
@@ -22,7 +22,7 @@ export interface SchedulerLimits {
   runBudgetTokens?: number;
 }
 
-export const DEFAULT_LIMITS: SchedulerLimits = {
+export const DEFAULT_LIMITS: AgentTreeLimits = {
   maxDepth: 2,
   maxAgents: 200,
   maxModelRequests: 16,
@@ -49,7 +49,7 @@ export interface AgentRecord {
 }
 
 /** What the scheduler hands the engine so it can build an agent's loop config. */
-export interface SchedulerHooks {
+export interface AgentTreeHooks {
   callModel: (request: ModelRequest, signal: AbortSignal) => Promise<ModelResult>;
   budgetSpent: () => boolean;
   onUsage: (usage: Usage) => void;
@@ -60,7 +60,7 @@ export interface SchedulerHooks {
   onMessage: (message: Message) => void;
 }
 
-export type AgentConfigurer = (record: AgentRecord, hooks: SchedulerHooks) => AgentLoopConfig;
+export type AgentConfigurer = (record: AgentRecord, hooks: AgentTreeHooks) => AgentLoopConfig;
 
 export interface SpawnSpec {
   profile: AgentProfile;
@@ -77,13 +77,13 @@ export interface SpawnSpec {
   workspaceRoot?: string;
 }
 
-export interface SchedulerOptions {
+export interface AgentTreeOptions {
   bus: EventBus;
   provider: ModelProvider;
   /** Providers for profiles that name another model. */
   providerFor?: (spec: string) => Promise<ModelProvider>;
   configure: AgentConfigurer;
-  limits?: Partial<SchedulerLimits>;
+  limits?: Partial<AgentTreeLimits>;
   retry?: RetryPolicy;
   clock?: Clock;
   random?: () => number;
@@ -95,8 +95,8 @@ export type SpawnResult = { ok: true; record: AgentRecord } | { ok: false; error
 
 const TERMINAL_BY_STOP = new Set<AgentStatus | 'idle'>(['aborted', 'timeout']);
 
-export class Scheduler {
-  readonly limits: SchedulerLimits;
+export class AgentTree {
+  readonly limits: AgentTreeLimits;
   readonly runUsage: Usage = emptyUsage();
   private readonly records = new Map<string, AgentRecord>();
   private readonly gate: Semaphore;
@@ -111,7 +111,7 @@ export class Scheduler {
   /** Called after agents start or end (session state). */
   onChange: (() => void) | undefined;
 
-  constructor(private readonly options: SchedulerOptions) {
+  constructor(private readonly options: AgentTreeOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.gate = options.gate ?? new Semaphore(this.limits.maxModelRequests);
     this.clock = options.clock ?? systemClock;
@@ -222,7 +222,7 @@ export class Scheduler {
     return this.modelFor(record.profile);
   }
 
-  private hooksFor(record: AgentRecord): SchedulerHooks {
+  private hooksFor(record: AgentRecord): AgentTreeHooks {
     let model: ModelProvider | undefined;
     return {
       // Not async once the model is known: one promise layer less on every model call.
