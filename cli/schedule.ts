@@ -9,7 +9,7 @@ import { workspaceFrom } from './setup.js';
 import { allStores, CronStore, findTask, previewSchedule } from '../orchestrator/cron/store.js';
 import type { FieldError, TaskField, TaskInput } from '../orchestrator/cron/validate.js';
 import { isoInZone } from '../orchestrator/cron/schedule.js';
-import { describeSchedule, taskObject, taskStatus, type TaskStatus } from '../orchestrator/cron/task-view.js';
+import { describeSchedule, taskObject, taskStatus, type ScheduledTaskStatus } from '../orchestrator/cron/task-view.js';
 import { serviceHolder } from '../orchestrator/cron/lock.js';
 import type { ScheduledTask } from '../orchestrator/cron/types.js';
 
@@ -67,7 +67,7 @@ function print(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 }
 
-function plainTask(task: ScheduledTask, status: TaskStatus, next: readonly string[]): string {
+function plainTask(task: ScheduledTask, status: ScheduledTaskStatus, next: readonly string[]): string {
   const lines = [
     `${task.id}  ${task.title}`,
     `  status:    ${status}${task.ended ? ` (${task.ended.reason})` : ''}; fired ${task.fires} time${task.fires === 1 ? '' : 's'}${task.maxFires !== undefined ? ` of ${task.maxFires}` : ''}`,

@@ -36,7 +36,8 @@ export interface SessionPaths {
 }
 
 export type TaskKind = 'bash' | 'agent' | 'question';
-export type TaskStatus = 'running' | TaskEndStatus;
+/** A background task's (command, subagent, question) state; not a scheduled task's (ScheduledTaskStatus). */
+export type BackgroundTaskStatus = 'running' | TaskEndStatus;
 
 export interface TaskRunIO {
   signal: AbortSignal;
@@ -67,7 +68,7 @@ export interface TaskInfo {
   taskId: string;
   kind: TaskKind;
   description: string;
-  status: TaskStatus;
+  status: BackgroundTaskStatus;
   ownerAgentId: string;
   startedAt: number;
   endedAt?: number;

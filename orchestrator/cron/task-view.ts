@@ -3,9 +3,10 @@ import { describeCron } from './cron-fields.js';
 import { describeInterval, isoInZone, nextTimes } from './schedule.js';
 import type { RunRecord, ScheduledTask } from './types.js';
 
-export type TaskStatus = 'active' | 'paused' | 'ended' | 'failed';
+/** A scheduled task's state as the CLI and the console show it; not a background task's (BackgroundTaskStatus). */
+export type ScheduledTaskStatus = 'active' | 'paused' | 'ended' | 'failed';
 
-export function taskStatus(task: ScheduledTask, history: readonly RunRecord[]): TaskStatus {
+export function taskStatus(task: ScheduledTask, history: readonly RunRecord[]): ScheduledTaskStatus {
   if (task.ended) return 'ended';
   if (task.paused) return 'paused';
   const last = history.at(-1);
