@@ -20,7 +20,7 @@ import { DEFAULT_LIMITS } from '../orchestrator/agent-tree.js';
 import { describeRuleProblem, parseRuleLists } from '../orchestrator/permissions/rules.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
-import { assembleForCommand } from './engine-options.js';
+import { assembleForCommand } from './assemble-for-command.js';
 import { prepareSwarm, runSwarmOn } from '../host/swarm.js';
 import { renderReport, reportJson } from '../swarm/report.js';
 import { maxSwarmItems } from '../swarm/settings.js';

@@ -3,7 +3,7 @@
 import { hostname } from 'node:os';
 import { parseArgs, positiveIntFlag, stringFlag, UsageError } from './args.js';
 import { configFor, providerFactory, workspaceFrom } from './setup.js';
-import { assembleForCommand } from './engine-options.js';
+import { assembleForCommand } from './assemble-for-command.js';
 import { WORKER_FLAGS } from './flags.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
