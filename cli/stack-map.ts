@@ -23,12 +23,14 @@ function mapFor(file: string): { map: SourceMap; dir: string } | undefined {
   return maps.get(file);
 }
 
-/** One stack line with its location pointing at the source file and line when a map sits beside its file. */
-function mapFrame(line: string): string {
+/** One stack line with its location pointing at the source file and line when a map sits beside its file (only
+ * files inside `within`, when given). */
+function mapFrame(line: string, within?: string): string {
   const match = FRAME.exec(line);
   if (!match) return line;
   const [whole, open, location, lineText, columnText, close] = match as unknown as [string, string, string, string, string, string];
   const file = location.startsWith('file://') ? fileURLToPath(location) : location;
+  if (within !== undefined && dirname(file) !== within) return line;
   const found = mapFor(file);
   if (!found) return line;
   const entry = found.map.findEntry(Number(lineText) - 1, Number(columnText) - 1) as { originalSource?: string; originalLine?: number; originalColumn?: number };
@@ -39,7 +41,7 @@ function mapFrame(line: string): string {
 
 /** The stack with every frame that has a source map beside its file pointing at the source file and line instead. */
 export function mapStack(stack: string): string {
-  return stack.split('\n').map(mapFrame).join('\n');
+  return stack.split('\n').map((line) => mapFrame(line)).join('\n');
 }
 
 /**
@@ -50,6 +52,9 @@ export function mapStack(stack: string): string {
 export function installStackMapping(): void {
   // Node maps stacks itself under --enable-source-maps: leave it to Node then.
   if ((process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled) return;
+  // Only the chunks beside this one (the bundle's folder) are looked up: a stack read in a hot moment never goes
+  // probing node_modules or Node's internals for maps.
+  const bundleDir = dirname(fileURLToPath(import.meta.url));
   Error.prepareStackTrace = (error: Error, frames: NodeJS.CallSite[]) => {
     let header: string;
     try {
@@ -57,6 +62,6 @@ export function installStackMapping(): void {
     } catch {
       header = '<error>';
     }
-    return [header, ...frames.map((frame) => mapFrame(`    at ${String(frame)}`))].join('\n');
+    return [header, ...frames.map((frame) => mapFrame(`    at ${String(frame)}`, bundleDir))].join('\n');
   };
 }

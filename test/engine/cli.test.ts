@@ -1,5 +1,5 @@
 // The built `murmur` command as a child process: `murmur run` waits for the background work it started, and a
-// run killed mid-way (SIGKILL) is finished by `murmur resume ID`. Needs `npx tsc -p .` first.
+// run killed mid-way (SIGKILL) is finished by `murmur resume ID`. Spawns package.json's bin (npm test builds it).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';

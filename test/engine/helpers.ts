@@ -116,7 +116,7 @@ export function readJsonLines<T>(file: string): T[] {
     .map((line) => JSON.parse(line) as T);
 }
 
-/** The built command line; CLI suites need `npx tsc -p .` first. */
+/** package.json's bin (the bundle); npm test builds it first. */
 export const CLI_PATH = MURMUR_BIN;
 
 /** Fails with what to do when the CLI has not been built. */

@@ -1,22 +1,14 @@
 // Shared pieces of the `murmur mcp serve` tests: a real workspace in a temp folder, a scripted model file, and
-// the real server process (the built dist/cli/main.js) driven by the SDK's client over stdio.
+// the real server process (package.json's bin, the bundle users run) driven by the SDK's client over stdio.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { MURMUR_BIN, staleBinReason } from '../murmur-bin.js';
+import { MURMUR_BIN, ROOT, staleBinReason } from '../murmur-bin.js';
 
-function findRoot(from: string): string {
-  for (let dir = from; dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'package.json'))) return dir;
-  }
-  return process.cwd();
-}
-
-export const ROOT = findRoot(path.dirname(fileURLToPath(import.meta.url)));
+export { ROOT };
 export const MAIN = MURMUR_BIN;
 
 /** The tests drive the built command; say how to build it rather than failing obscurely. */

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../murmur-bin.js';
 import { installedPackage, userEnv, type InstalledPackage } from './installed.js';
 
@@ -28,6 +28,18 @@ beforeAll(() => {
 afterAll(() => {
   for (const dir of [ws, home]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
+
+const scratch: string[] = [];
+afterEach(() => {
+  for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh workspace for one test, removed after it. */
+function tempWorkspace(name: string): string {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), `murmur-installed-${name}-`)));
+  scratch.push(dir);
+  return dir;
+}
 
 /** `murmur ARGS` found on PATH, as a shell finds it. */
 function murmur(args: string[], options: { cwd?: string; env?: Record<string, string>; timeout?: number } = {}) {
@@ -96,91 +108,79 @@ describe('the installed package', () => {
   });
 
   it('gives a run the tools of the servers in .mcp.json: a worker calls one inline', async () => {
-    const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'murmur-installed-mcp-')));
-    try {
-      mcpJson(dir);
-      writeFileSync(path.join(dir, 'notes.txt'), 'the notes\n');
-      script(dir, {
-        agents: [
-          {
-            match: { role: 'worker' },
-            turns: [
-              { toolCalls: [{ name: 'mcp__everything__echo', arguments: { message: 'hello from the installed bin' } }, { name: 'mcp__fs__read_text_file', arguments: { path: path.join(dir, 'notes.txt') } }] },
-              { text: 'used both servers' },
-            ],
-          },
-        ],
-      });
-      const ran = await murmur(['run', '--agent', 'worker', '--model', 'scripted:script.json', '--permission-mode', 'auto', '--json', 'use the servers'], { cwd: dir });
-      expect(ran.stderr).toBe('');
-      const report = JSON.parse(ran.stdout) as { status: string; result: string; sessionId: string };
-      expect(report).toMatchObject({ status: 'completed', result: 'used both servers' });
-      const transcript = transcriptOf(dir, report.sessionId, 'main');
-      expect(transcript).toContain('Echo: hello from the installed bin');
-      expect(transcript).toContain('the notes');
-      expect(transcript).not.toContain('internal error');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = tempWorkspace('mcp');
+    mcpJson(dir);
+    writeFileSync(path.join(dir, 'notes.txt'), 'the notes\n');
+    script(dir, {
+      agents: [
+        {
+          match: { role: 'worker' },
+          turns: [
+            { toolCalls: [{ name: 'mcp__everything__echo', arguments: { message: 'hello from the installed bin' } }, { name: 'mcp__fs__read_text_file', arguments: { path: path.join(dir, 'notes.txt') } }] },
+            { text: 'used both servers' },
+          ],
+        },
+      ],
+    });
+    const ran = await murmur(['run', '--agent', 'worker', '--model', 'scripted:script.json', '--permission-mode', 'auto', '--json', 'use the servers'], { cwd: dir });
+    expect(ran.stderr).toBe('');
+    const report = JSON.parse(ran.stdout) as { status: string; result: string; sessionId: string };
+    expect(report).toMatchObject({ status: 'completed', result: 'used both servers' });
+    const transcript = transcriptOf(dir, report.sessionId, 'main');
+    expect(transcript).toContain('Echo: hello from the installed bin');
+    expect(transcript).toContain('the notes');
+    expect(transcript).not.toContain('internal error');
   }, 60_000);
 
   it('finds a deferred MCP tool with tool_search and calls it through mcp_invoke', async () => {
-    const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'murmur-installed-defer-')));
-    try {
-      mcpJson(dir);
-      writeFileSync(path.join(dir, 'plan.md'), '# The plan\nShip it.\n');
-      writeFileSync(path.join(dir, 'murmur.toml'), '[mcp.disclosure]\nmodels = ["scripted:*"]\n');
-      script(dir, {
-        capabilities: { contextWindow: 4000 },
-        agents: [
-          {
-            match: { role: 'worker' },
-            turns: [
-              { toolCalls: [{ name: 'tool_search', arguments: { query: 'read the text of a file', limit: 3 } }] },
-              { toolCalls: [{ name: 'mcp_invoke', arguments: { name: 'mcp__fs__read_text_file', arguments: { path: path.join(dir, 'plan.md') } } }] },
-              { text: 'found and read it' },
-            ],
-          },
-        ],
-      });
-      const ran = await murmur(['run', '--agent', 'worker', '--model', 'scripted:script.json', '--permission-mode', 'yolo', '--json', 'read the plan'], { cwd: dir });
-      expect(ran.stderr).toBe('');
-      const report = JSON.parse(ran.stdout) as { status: string; sessionId: string };
-      expect(report.status).toBe('completed');
-      const transcript = transcriptOf(dir, report.sessionId, 'main');
-      expect(transcript).toContain('mcp__fs__read_text_file');
-      expect(transcript).toContain('Ship it.');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = tempWorkspace('defer');
+    mcpJson(dir);
+    writeFileSync(path.join(dir, 'plan.md'), '# The plan\nShip it.\n');
+    writeFileSync(path.join(dir, 'murmur.toml'), '[mcp.disclosure]\nmodels = ["scripted:*"]\n');
+    script(dir, {
+      capabilities: { contextWindow: 4000 },
+      agents: [
+        {
+          match: { role: 'worker' },
+          turns: [
+            { toolCalls: [{ name: 'tool_search', arguments: { query: 'read the text of a file', limit: 3 } }] },
+            { toolCalls: [{ name: 'mcp_invoke', arguments: { name: 'mcp__fs__read_text_file', arguments: { path: path.join(dir, 'plan.md') } } }] },
+            { text: 'found and read it' },
+          ],
+        },
+      ],
+    });
+    const ran = await murmur(['run', '--agent', 'worker', '--model', 'scripted:script.json', '--permission-mode', 'yolo', '--json', 'read the plan'], { cwd: dir });
+    expect(ran.stderr).toBe('');
+    const report = JSON.parse(ran.stdout) as { status: string; sessionId: string };
+    expect(report.status).toBe('completed');
+    const transcript = transcriptOf(dir, report.sessionId, 'main');
+    expect(transcript).toContain('mcp__fs__read_text_file');
+    expect(transcript).toContain('Ship it.');
   }, 60_000);
 
   it('runs a swarm whose workers call an MCP tool through murmur-tools in bash', async () => {
-    const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'murmur-installed-swarm-')));
-    try {
-      mcpJson(dir);
-      script(dir, {
-        agents: [
-          {
-            match: { role: 'worker', prompt: 'Echo (\\S+)' },
-            turns: [
-              { toolCalls: [{ name: 'bash', arguments: { command: `murmur-tools call mcp__everything__echo --args '{"message":"$1"}' > $1.out; echo "exit=$?"` } }] },
-              { text: 'echoed $1' },
-            ],
-          },
-        ],
-      });
-      const ran = await murmur(['swarm', '--template', 'Echo {{item}}', '--items', 'alpha', 'beta', 'gamma', '--model', 'scripted:script.json', '--permission-mode', 'yolo', '--json'], { cwd: dir });
-      expect(ran.stderr).toBe('');
-      expect(JSON.parse(ran.stdout)).toMatchObject({ summary: { completed: 3 } });
-      for (const item of ['alpha', 'beta', 'gamma']) expect(readFileSync(path.join(dir, `${item}.out`), 'utf8')).toContain(`Echo: ${item}`);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = tempWorkspace('swarm');
+    mcpJson(dir);
+    script(dir, {
+      agents: [
+        {
+          match: { role: 'worker', prompt: 'Echo (\\S+)' },
+          turns: [
+            { toolCalls: [{ name: 'bash', arguments: { command: `murmur-tools call mcp__everything__echo --args '{"message":"$1"}' > $1.out; echo "exit=$?"` } }] },
+            { text: 'echoed $1' },
+          ],
+        },
+      ],
+    });
+    const ran = await murmur(['swarm', '--template', 'Echo {{item}}', '--items', 'alpha', 'beta', 'gamma', '--model', 'scripted:script.json', '--permission-mode', 'yolo', '--json'], { cwd: dir });
+    expect(ran.stderr).toBe('');
+    expect(JSON.parse(ran.stdout)).toMatchObject({ summary: { completed: 3 } });
+    for (const item of ['alpha', 'beta', 'gamma']) expect(readFileSync(path.join(dir, `${item}.out`), 'utf8')).toContain(`Echo: ${item}`);
   }, 60_000);
 
   it('serves run_agent over MCP to the SDK client, whose agents use the workspace\'s MCP servers', async () => {
-    const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'murmur-installed-serve-')));
+    const dir = tempWorkspace('serve');
     const client = new Client({ name: 'installed-test', version: '1.0.0' });
     try {
       mcpJson(dir);
@@ -202,25 +202,20 @@ describe('the installed package', () => {
       expect(transcripts.join('\n')).toContain('The sum of 2 and 3 is 5');
     } finally {
       await client.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
 
   it('writes a session report as one HTML file', async () => {
-    const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'murmur-installed-report-')));
-    try {
-      script(dir, { agents: [{ match: { role: 'worker' }, turns: [{ text: 'did $0' }] }] });
-      const ran = await murmur(['swarm', '--template', 'Do {{item}}', '--items', 'one', 'two', '--model', 'scripted:script.json', '--json'], { cwd: dir });
-      const { sessionId } = JSON.parse(ran.stdout) as { sessionId: string };
-      const out = path.join(dir, 'report.html');
-      const report = await murmur(['report', sessionId, '--html', '-o', out], { cwd: dir });
-      expect(report.stderr).toBe('');
-      expect(report.exitCode).toBe(0);
-      const html = readFileSync(out, 'utf8');
-      expect(html).toMatch(/^<!doctype html>/i);
-      expect(html).toContain(sessionId);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = tempWorkspace('report');
+    script(dir, { agents: [{ match: { role: 'worker' }, turns: [{ text: 'did $0' }] }] });
+    const ran = await murmur(['swarm', '--template', 'Do {{item}}', '--items', 'one', 'two', '--model', 'scripted:script.json', '--json'], { cwd: dir });
+    const { sessionId } = JSON.parse(ran.stdout) as { sessionId: string };
+    const out = path.join(dir, 'report.html');
+    const report = await murmur(['report', sessionId, '--html', '-o', out], { cwd: dir });
+    expect(report.stderr).toBe('');
+    expect(report.exitCode).toBe(0);
+    const html = readFileSync(out, 'utf8');
+    expect(html).toMatch(/^<!doctype html>/i);
+    expect(html).toContain(sessionId);
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 // Shared fixtures for the queue suites: a private redis-server on a free loopback port in a temp folder (the
 // Debian package `redis-server`), a git workspace with clones for workers, and `murmur worker` / `murmur swarm`
-// as real child processes of the built command (run `npx tsc -p .` first).
+// as real child processes of package.json's bin (npm test builds it).
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';

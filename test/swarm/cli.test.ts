@@ -1,4 +1,4 @@
-// `murmur swarm` and `murmur resume` as real child processes of the built command (run `npx tsc -p .` first),
+// `murmur swarm` and `murmur resume` as real child processes of package.json's bin (npm test builds it),
 // on the scripted model in temp workspaces: the report on stdout, --json, the exit status, errors before
 // anything starts, Ctrl-C, and a SIGKILL followed by `murmur resume` that finishes only the unfinished items.
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -8,13 +8,14 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../orchestrator/models/scripted.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
 import { readEvents, removeDir, tempDir, waitFor, writeTree } from './helpers.js';
-import { MURMUR_BIN } from '../murmur-bin.js';
+import { MURMUR_BIN, staleBinReason } from '../murmur-bin.js';
 
 const MAIN = MURMUR_BIN;
 
 let dir: string;
 beforeAll(() => {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: build first with npx tsc -p .`);
+  const stale = staleBinReason();
+  if (stale) throw new Error(stale);
 });
 beforeEach(async () => {
   dir = await tempDir('murmur-swarm-cli-');

@@ -1,5 +1,5 @@
 // Shared fixtures for the web console suites: temp workspaces, a real `murmur serve` child process of the built
-// command (run `npx tsc -p .` first) and its link, and the Chromium of the Debian package `chromium`.
+// command (package.json's bin; npm test builds it) and its link, and the Chromium of the Debian package `chromium`.
 import { existsSync, mkdirSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
