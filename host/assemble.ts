@@ -1,13 +1,13 @@
-// The host assembly: an engine built from plain values in an explicit order — the session, the permission setup
-// and the interaction adapters (they need only the session and the bus), then the engine, then the links that
-// point back into it (the agent lookup for approval prompts, the abort signal). The command line, the MCP server
+// The host assembly: an engine built from plain values in dependency order — the agent directory, the permission
+// setup and the interaction adapters (they need only it and the bus), the session, the options and the engine,
+// then the abort signal. Nothing is filled in after the fact. The command line, the MCP server
 // and the library (api/) all build their engines here.
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Engine, type EngineOptions } from '../orchestrator/engine.js';
 import { SessionStore, stateHome } from '../orchestrator/session.js';
-import type { AgentLookupRecord } from '../orchestrator/permissions/setup.js';
-import { hostEngineOptions, type HostInput } from './engine-options.js';
+import { AgentDirectory } from '../orchestrator/agent-directory.js';
+import { hostEngineOptions, interactionFor, permissionsFor, type HostInput } from './engine-options.js';
 
 export interface AssemblyInput extends HostInput {
   /** Aborting it aborts the run (finished work is kept). */
@@ -23,19 +23,18 @@ export interface Assembled {
 }
 
 export async function assembleEngine(input: AssemblyInput): Promise<Assembled> {
-  // 1. The options: the permission setup (a bad rule throws here, before anything is on disk), the interaction
-  //    adapters and the tools. The agents are the engine's: approval prompts look them up once it exists (step 4).
-  let lookup: ((agentId: string) => AgentLookupRecord | undefined) | undefined;
-  let session: SessionStore | undefined;
-  const options = await hostEngineOptions(input, { session: () => session, agents: (agentId) => lookup?.(agentId) });
-  // 2. The session, handed to the engine and to the result budget (which spills long results into it).
-  session = input.session === false ? undefined : (input.session ?? SessionStore.create(stateHome(realpathSync(resolve(input.cwd)), input.env)));
-  options.session = session ?? false;
+  // 1. The agent directory: approval prompts look up the asking agent's parents there; the agent tree fills it.
+  const directory = new AgentDirectory();
+  // 2. The permission setup (a bad rule throws here, before anything is on disk) and the interaction adapters.
+  const permissions = permissionsFor(input, directory.get);
+  const interaction = await interactionFor(input, permissions);
+  // 3. The session (the result budget spills long results into it).
+  const session = input.session === false ? undefined : (input.session ?? SessionStore.create(stateHome(realpathSync(resolve(input.cwd)), input.env)));
+  // 4. The options and the engine.
+  const options = hostEngineOptions(input, { directory, permissions, interaction, session });
   input.extend?.(options);
-  // 3. The engine.
   const engine = new Engine(options);
-  // 4. The links back into it.
-  lookup = (agentId) => engine.agentTree.get(agentId);
+  // 5. The abort signal.
   const { signal } = input;
   const abort = () => engine.abort();
   if (signal?.aborted) abort();

@@ -6,9 +6,11 @@ import type { EventBus } from '../orchestrator/events.js';
 import type { MurmurConfig } from '../orchestrator/config.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import { interactionAdapters } from '../orchestrator/host-adapters.js';
+import type { InteractionAdapters } from '../tools/adapters-interaction.js';
 import type { McpSource } from '../orchestrator/mcp-source.js';
 import type { SessionStore } from '../orchestrator/session.js';
 import type { AgentTreeLimits } from '../orchestrator/agent-tree.js';
+import type { AgentDirectory } from '../orchestrator/agent-directory.js';
 import type { Semaphore } from '../orchestrator/model-gate.js';
 import type { HostInterface } from '../roles/filters.js';
 import type { Asker } from '../orchestrator/permissions/asker.js';
@@ -55,14 +57,13 @@ export interface HostInput {
   tools?: readonly RuntimeTool[];
 }
 
-/**
- * What the options refer to that exists only later: the session (created by the engine when the host did not
- * make one) and the agents (the engine's scheduler). The assembly passes fixed values; the older callers pass
- * lookups into the engine they are about to build.
- */
-export interface EngineLinks {
-  session: () => SessionStore | undefined;
-  agents: (agentId: string) => AgentLookupRecord | undefined;
+/** What the assembly made before the options, in this order: the agent directory, the permission setup and interaction adapters, the session. */
+export interface EngineParts {
+  directory: AgentDirectory;
+  permissions: PermissionSetup;
+  interaction: InteractionAdapters;
+  /** None = nothing on disk. */
+  session: SessionStore | undefined;
 }
 
 /** create_scheduled_task for this workspace: the card goes through the permission setup's exempt approval. */
@@ -73,7 +74,7 @@ function scheduledTaskTool(cwd: string, env: NodeJS.ProcessEnv, model: string, p
 }
 
 /** The permission setup; a bad rule is a HostInputError naming `permissions`. */
-export function permissionsFor(input: HostInput, agents: EngineLinks['agents']): PermissionSetup {
+export function permissionsFor(input: HostInput, agents: (agentId: string) => AgentLookupRecord | undefined): PermissionSetup {
   try {
     return createPermissionSetup({
       config: input.config,
@@ -91,12 +92,18 @@ export function permissionsFor(input: HostInput, agents: EngineLinks['agents']):
   }
 }
 
-/** Engine options for a host, in order: permissions, then interaction adapters (the user channel is theirs), then the rest. */
-export async function hostEngineOptions(input: HostInput, links: EngineLinks): Promise<EngineOptions> {
-  const { cwd, config, env, bus, provider } = input;
-  const permissions = permissionsFor(input, links.agents);
+/** The interaction adapters; the user channel is the permission setup's (one place where a person answers). */
+export async function interactionFor(input: HostInput, permissions: PermissionSetup): Promise<InteractionAdapters> {
+  const { cwd, config, env, bus } = input;
   const interaction = await interactionAdapters({ cwd, config, bus, env, ...(input.asker ? { user: permissions.userChannel } : {}) });
   interaction.planMode = permissions.planMode;
+  return interaction;
+}
+
+/** Engine options for a host from the parts made before them. */
+export function hostEngineOptions(input: HostInput, parts: EngineParts): EngineOptions {
+  const { cwd, config, env, bus, provider } = input;
+  const { permissions, interaction, session } = parts;
   const options: EngineOptions = {
     cwd,
     provider,
@@ -118,19 +125,18 @@ export async function hostEngineOptions(input: HostInput, links: EngineLinks): P
     extraVetoes: permissions.extraVetoes,
     swarmTool: agentSwarmTool,
     swarmFor: (e, record) => swarmAdapterFor(e, record, { env }),
-    resultBudget: (_record, hasRead) => {
-      const session = links.session();
-      return createResultBudget({
+    resultBudget: (_record, hasRead) =>
+      createResultBudget({
         agentHasRead: hasRead,
         ...(session ? { toolOutputsDir: session.toolOutputsDir } : {}),
         ...(config.budget?.maxResultChars !== undefined ? { maxResultChars: config.budget.maxResultChars } : {}),
         ...(config.budget?.spillChars !== undefined ? { spillChars: config.budget.spillChars } : {}),
-      });
-    },
+      }),
+    session: session ?? false,
+    directory: parts.directory,
   };
   if (input.providerFor) options.providerFor = input.providerFor;
   if (input.mcp) options.mcp = input.mcp;
-  if (input.session !== undefined) options.session = input.session;
   if (input.settings) options.settings = input.settings;
   if (input.limits) options.limits = { ...options.limits, ...input.limits };
   if (input.modelGate) options.modelGate = input.modelGate;

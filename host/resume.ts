@@ -13,5 +13,5 @@ export function noteInterruptedSubagents(engine: Engine, interrupted: readonly A
     content: `<session-resumed>The process stopped and this session was resumed. These subagents were interrupted and can be continued with the agent tool's resume parameter: ${list}.</session-resumed>`,
     synthetic: { kind: 'session-resumed' },
   }, false);
-  if (main.agent.status === 'completed') main.agent.status = 'interrupted';
+  if (main.agent.status === 'completed') main.agent.interrupt();
 }

@@ -84,8 +84,7 @@ export function swarmHostFor(engine: Engine, options: SwarmHostOptions = {}): Sw
     },
     run: async (agentId, prompt, signal, timeoutMs) => runUntilSettled(agentTree, engine.tasks, recordOf(agentId), prompt, signal, timeoutMs),
     acceptHandoff(agentId) {
-      const record = agentTree.get(agentId);
-      if (record?.agent.status === 'interrupted') record.agent.status = 'completed';
+      agentTree.get(agentId)?.agent.acceptHandoff();
     },
     usage: () => ({ ...agentTree.runUsage }),
     addUsage: (usage) => addUsage(agentTree.runUsage, usage),

@@ -44,7 +44,6 @@ export interface RuntimeDeps {
   session?: SessionPaths;
   /** The background tasks: background subagents run in them. */
   tasks: TaskRegistry;
-  agentTree: () => AgentTree;
   definitions: ReadonlyMap<string, AgentProfile>;
   hostInterface: HostInterface;
   features: { delegation: boolean; webSearch: boolean };
@@ -81,7 +80,7 @@ export function makeConfigurer(deps: RuntimeDeps): AgentConfigurer {
     contextInputs: { cwd: deps.cwd, workspace: deps.workspace, env: deps.env, session },
     skills: deps.skills ? skillViewsOf(deps.skills) : undefined,
   };
-  return (record, hooks) => configureAgent(record, hooks, deps, shared);
+  return (record, hooks, agentTree) => configureAgent(record, hooks, agentTree, deps, shared);
 }
 
 /** The ports of an agent that may delegate: its own subagents and, with a swarm, its own swarms. */
@@ -91,8 +90,7 @@ function agentPortsFor(record: AgentRecord, deps: RuntimeDeps, agentTree: AgentT
   return ports;
 }
 
-function configureAgent(record: AgentRecord, hooks: AgentTreeHooks, deps: RuntimeDeps, shared: RunShared): AgentLoopConfig {
-  const agentTree = deps.agentTree();
+function configureAgent(record: AgentRecord, hooks: AgentTreeHooks, agentTree: AgentTree, deps: RuntimeDeps, shared: RunShared): AgentLoopConfig {
   const facts = turnFactsFor(record, deps);
   const options = sourceOptionsFor(record, deps.features.delegation, agentTree.limits.maxDepth);
   // What the agent holds among the local tools decides the budget's spill gate, the bridge and the prompt.

@@ -1,13 +1,14 @@
 // The agent tree (AgentTree): every agent of a run, its limits (depth, spawn cap, timeouts, budgets, model requests in flight),
 // live usage roll-up, abort that reaches every descendant, and waking idle agents when messages arrive.
 import type { AgentProfile } from '../roles/profile.js';
-import { Agent, type AgentLoopConfig, type AgentRunResult, type RunOptions } from './agent.js';
+import { Agent, type AgentIdentity, type AgentLoopConfig, type AgentRunResult, type RunOptions } from './agent.js';
 import { StopRequest } from './loop.js';
 import { type Clock, systemClock } from './clock.js';
 import type { EventBus } from './events.js';
 import { Semaphore, gateProvider } from './model-gate.js';
 import type { ModelProvider, ModelRequest, ModelResult } from './models/provider.js';
 import { defaultRetryPolicy, withRetries, type RetryPolicy } from './models/retry.js';
+import type { AgentDirectory } from './agent-directory.js';
 import { addUsage, emptyUsage, totalTokens, type AgentStatus, type Message, type Usage, type UserMessage } from './types.js';
 
 export interface AgentTreeLimits {
@@ -60,7 +61,8 @@ export interface AgentTreeHooks {
   onMessage: (message: Message) => void;
 }
 
-export type AgentConfigurer = (record: AgentRecord, hooks: AgentTreeHooks) => AgentLoopConfig;
+/** Makes an agent's loop config when the tree spawns it; the tree passes itself (subagents are spawned through it). */
+export type AgentConfigurer = (record: AgentRecord, hooks: AgentTreeHooks, tree: AgentTree) => AgentLoopConfig;
 
 export interface SpawnSpec {
   profile: AgentProfile;
@@ -89,6 +91,10 @@ export interface AgentTreeOptions {
   random?: () => number;
   /** A model-request limit shared with other schedulers of the process (the MCP server runs one per request). */
   gate?: Semaphore;
+  /** Called after agents start or end (the session's saved state). */
+  onChange?: () => void;
+  /** Where the run's agents are found by id (and background results and timers reach them): each spawned agent is registered there. */
+  directory?: AgentDirectory;
 }
 
 export type SpawnResult = { ok: true; record: AgentRecord } | { ok: false; error: string };
@@ -108,13 +114,13 @@ export class AgentTree {
   private running = 0;
   private readonly idleWaiters = new Set<() => void>();
   private stopped = false;
-  /** Called after agents start or end (session state). */
-  onChange: (() => void) | undefined;
+  private readonly onChange: (() => void) | undefined;
 
   constructor(private readonly options: AgentTreeOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.gate = options.gate ?? new Semaphore(this.limits.maxModelRequests);
     this.clock = options.clock ?? systemClock;
+    this.onChange = options.onChange;
   }
 
   get(agentId: string): AgentRecord | undefined {
@@ -207,13 +213,18 @@ export class AgentTree {
     if (spec.item !== undefined) record.item = spec.item;
     if (spec.workspaceRoot !== undefined) record.workspaceRoot = spec.workspaceRoot;
     const hooks = this.hooksFor(record);
-    const identity = { id, role: spec.profile.name } as ConstructorParameters<typeof Agent>[0];
-    for (const key of ['parentId', 'description', 'swarmId', 'item'] as const) if (record[key] !== undefined) identity[key] = record[key];
+    // Filled field by field (no spreads: a swarm spawns thousands), then handed over read-only.
+    const identity: { -readonly [K in keyof AgentIdentity]: AgentIdentity[K] } = { id, role: spec.profile.name };
+    if (spec.parentId !== undefined) identity.parentId = spec.parentId;
+    if (spec.description !== undefined) identity.description = spec.description;
+    if (spec.swarmId !== undefined) identity.swarmId = spec.swarmId;
+    if (spec.item !== undefined) identity.item = spec.item;
     if (spec.profile.model) identity.model = spec.profile.model;
-    record.agent = new Agent(identity, this.options.configure(record, hooks), this.options.bus, spec.messages ?? [], this.clock);
+    record.agent = new Agent(identity, this.options.configure(record, hooks, this), this.options.bus, spec.messages ?? [], this.clock);
     addUsage(record.totalUsage, record.agent.state.usage);
     record.agent.onIdleMessage = () => this.wake(record);
     this.records.set(id, record);
+    this.options.directory?.register(record);
     this.onChange?.();
     return { ok: true, record };
   }
@@ -281,14 +292,6 @@ export class AgentTree {
     // The root agent has no timeout unless its profile sets one (as when the run started it).
     const options = record.depth === 0 ? { timeoutMs: record.profile.timeoutMs ?? Number.POSITIVE_INFINITY } : {};
     void this.run(record, undefined, options).catch(() => undefined);
-  }
-
-  /** Delivers a synthetic message to an agent's inbox (it joins after the current batch, or wakes the agent). */
-  deliver(agentId: string, message: UserMessage): boolean {
-    const record = this.records.get(agentId);
-    if (!record) return false;
-    record.agent.enqueue(message);
-    return true;
   }
 
   abortChildren(agentId: string): void {

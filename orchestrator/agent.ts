@@ -5,15 +5,19 @@ import type { EventBus, EventInput } from './events.js';
 import { runAgentLoop, StopRequest, type LoopConfig, type LoopOutcome, type LoopSelf, type LoopState } from './loop.js';
 import { addUsage, emptyUsage, userText, type AgentStatus, type EndStatus, type Message, type Usage, type UserMessage } from './types.js';
 
+/** Who the agent is: fixed when it is made. */
 export interface AgentIdentity {
-  id: string;
-  role: string;
-  parentId?: string;
-  description?: string;
-  swarmId?: string;
-  item?: string;
-  model?: string;
+  readonly id: string;
+  readonly role: string;
+  readonly parentId?: string;
+  readonly description?: string;
+  readonly swarmId?: string;
+  readonly item?: string;
+  readonly model?: string;
 }
+
+/** The statuses a saved session restores (a saved `running` or `idle` agent comes back `interrupted`). */
+export type RestoredStatus = AgentStatus | 'idle';
 
 /** Everything the loop needs except the per-run state, which the Agent owns. */
 export type AgentLoopConfig = Omit<LoopConfig, 'agentId' | 'role' | 'drainInbox' | 'bus' | 'maxTurns'> & { maxTurns: number };
@@ -38,10 +42,11 @@ export interface RunOptions {
 
 export class Agent {
   readonly state: LoopState;
-  status: AgentStatus | 'idle' = 'idle';
-  reason: string | undefined;
-  startedAt: number | undefined;
-  endedAt: number | undefined;
+  // Changed only by the agent's own runs and the methods below (interrupt, expire, acceptHandoff, restore).
+  private currentStatus: AgentStatus | 'idle' = 'idle';
+  private currentReason: string | undefined;
+  private startTime: number | undefined;
+  private endTime: number | undefined;
   private inbox: UserMessage[] = [];
   private controller: AbortController | undefined;
   private running: Promise<AgentRunResult> | undefined;
@@ -76,6 +81,51 @@ export class Agent {
 
   get id(): string {
     return this.identity.id;
+  }
+
+  get status(): AgentStatus | 'idle' {
+    return this.currentStatus;
+  }
+
+  /** Why it ended as it did (failed, aborted, timed out…). */
+  get reason(): string | undefined {
+    return this.currentReason;
+  }
+
+  get startedAt(): number | undefined {
+    return this.startTime;
+  }
+
+  get endedAt(): number | undefined {
+    return this.endTime;
+  }
+
+  /** A finished agent given more to do while it is not running (a resumed session's note): it is to continue. */
+  interrupt(): void {
+    if (!this.running) this.currentStatus = 'interrupted';
+  }
+
+  /** Ends a finished run as timed out: its owner stopped waiting for the background work it left (nothing is running). */
+  expire(reason: string): void {
+    if (this.running) return;
+    this.currentStatus = 'timeout';
+    this.currentReason = reason;
+  }
+
+  /** An interrupted agent whose work was taken over as it stood (a worktree item's changes, merged): it counts as completed. */
+  acceptHandoff(): void {
+    if (!this.running && this.currentStatus === 'interrupted') this.currentStatus = 'completed';
+  }
+
+  /** The status a saved session left it in, before it runs in this process; one that was still going is `interrupted`. */
+  restore(status: RestoredStatus, reason?: string): void {
+    if (this.running || this.startTime !== undefined) return;
+    if (status === 'running' || status === 'idle' || status === 'interrupted') {
+      this.currentStatus = 'interrupted';
+      return;
+    }
+    this.currentStatus = status;
+    this.currentReason = reason;
   }
 
   get busy(): boolean {
@@ -139,11 +189,11 @@ export class Agent {
 
       const started = clock.now();
       // Resumed: it ran before in this process, or it continues a conversation from disk.
-      const resumed = this.startedAt !== undefined || this.state.messages.length > 0;
-      this.startedAt = started;
-      this.endedAt = undefined;
-      this.status = 'running';
-      this.reason = undefined;
+      const resumed = this.startTime !== undefined || this.state.messages.length > 0;
+      this.startTime = started;
+      this.endTime = undefined;
+      this.currentStatus = 'running';
+      this.currentReason = undefined;
       const turnsBefore = this.state.turns;
       const toolCallsBefore = this.state.toolCalls;
       // Scalars, not a copy of the usage object: only agent.end reads them.
@@ -170,9 +220,9 @@ export class Agent {
         if (reusable) giveBack(controller);
       }
 
-      this.status = outcome.status;
-      this.reason = outcome.reason;
-      this.endedAt = clock.now();
+      this.currentStatus = outcome.status;
+      this.currentReason = outcome.reason;
+      const endedAt = (this.endTime = clock.now());
       if (bus.wants('agent.end')) {
         const now = this.state.usage;
         const usage: Usage = { input: now.input - input, output: now.output - output, cacheRead: now.cacheRead - cacheRead, cacheWrite: now.cacheWrite - cacheWrite };
@@ -186,7 +236,7 @@ export class Agent {
           usage,
           turns: this.state.turns - turnsBefore,
           toolCalls: this.state.toolCalls - toolCallsBefore,
-          durationMs: this.endedAt - started,
+          durationMs: endedAt - started,
         };
         if (identity.parentId !== undefined) event.parentId = identity.parentId;
         if (identity.swarmId !== undefined) {

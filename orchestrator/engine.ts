@@ -25,6 +25,7 @@ import type { Semaphore } from './model-gate.js';
 import { newSessionId, SessionStore, stateHome } from './session.js';
 import { TaskRegistry } from './tasks.js';
 import { TimerService } from './timers.js';
+import { AgentDirectory } from './agent-directory.js';
 import { TranscriptWriter } from './transcript-writer.js';
 import { recordSessionEvents, type SessionEventsWriter } from './session-events.js';
 import type { AgentStatus, AgentSummary, Usage } from './types.js';
@@ -72,6 +73,8 @@ export interface EngineOptions {
   modelGate?: Semaphore;
   /** false: no murmur-tools in agents' shells (also `[tools] shellBridge = false`). */
   shellBridge?: boolean;
+  /** Where the run's agents are registered as they spawn; the host makes it first when its permission setup looks agents up. */
+  directory?: AgentDirectory;
 }
 
 
@@ -155,14 +158,18 @@ export class Engine {
       this.definitionProblems = loaded.problems;
     }
 
+    // Built in dependency order: the agent directory first (background results and timers are delivered through it),
+    // then the task registry and timers, then the tools and runtime that use them, then the agent tree that fills it.
+    const directory = options.directory ?? new AgentDirectory();
+    const saveState = () => this.saveState();
     this.tasks = new TaskRegistry({
       dir: this.session ? resolve(this.session.dir, 'tasks') : resolve(this.cwd, '.murmur', 'tasks-unsaved'),
       bus: this.bus,
       clock: this.clock,
-      notify: (owner, message) => this.agentTree.deliver(owner, message),
-      onChange: () => this.saveState(),
+      notify: directory.deliver,
+      onChange: saveState,
     });
-    this.timers = new TimerService((agentId, message) => this.agentTree.deliver(agentId, message), this.clock);
+    this.timers = new TimerService(directory.deliver, this.clock);
     // A stopped agent's timers would keep the run alive and then fire for nobody.
     this.bus.on('agent.end', (event) => {
       if (event.status === 'aborted' || event.status === 'timeout') this.timers.cancel(event.agentId);
@@ -191,7 +198,6 @@ export class Engine {
       tools,
       capabilities: options.provider.capabilities,
       tasks: this.tasks,
-      agentTree: () => this.agentTree,
       definitions: this.definitions,
       hostInterface: options.hostInterface ?? 'cli',
       features,
@@ -208,27 +214,26 @@ export class Engine {
       // The lease server (a socket in a private folder) starts with the first bash an agent runs.
       const leases = () => import('../tools/bridge/lease-server.js');
       const leaseServer = { acquire: () => leases().then((m) => m.acquireLeaseServer()), release: () => leases().then((m) => m.releaseLeaseServer()) };
-      this.shellBridge = new EngineShellBridge(this.bus, leaseServer, {
-        hasTasks: (id) => this.tasks.activeCount(id) > 0,
-        isRunning: (id) => this.agentTree.get(id)?.agent.status === 'running',
-      });
+      const tasks = this.tasks;
+      this.shellBridge = new EngineShellBridge(this.bus, leaseServer, { hasTasks: (id) => tasks.activeCount(id) > 0 });
       runtime.shellBridge = this.shellBridge;
     }
     if (this.config.effort) runtime.effort = this.config.effort;
 
-    const schedulerOptions: AgentTreeOptions = {
+    const treeOptions: AgentTreeOptions = {
       bus: this.bus,
       provider: options.provider,
       configure: makeConfigurer(runtime),
       limits: limitsFrom(this.config, options.limits),
       retry,
       clock: this.clock,
+      directory,
+      onChange: saveState,
     };
-    if (options.providerFor) schedulerOptions.providerFor = options.providerFor;
-    if (options.random) schedulerOptions.random = options.random;
-    if (options.modelGate) schedulerOptions.gate = options.modelGate;
-    this.agentTree = new AgentTree(schedulerOptions);
-    this.agentTree.onChange = () => this.saveState();
+    if (options.providerFor) treeOptions.providerFor = options.providerFor;
+    if (options.random) treeOptions.random = options.random;
+    if (options.modelGate) treeOptions.gate = options.modelGate;
+    this.agentTree = new AgentTree(treeOptions);
   }
 
   /** The profile of a role or defined agent name, or an error listing the known ones. */
@@ -394,13 +399,8 @@ export class Engine {
       const spawned = this.agentTree.spawn(spec);
       if (!spawned.ok) continue;
       const agent = spawned.record.agent;
-      if (saved.status === 'running' || saved.status === 'interrupted' || saved.status === 'idle') {
-        agent.status = 'interrupted';
-        interrupted.push(spawned.record);
-      } else {
-        agent.status = saved.status;
-        if (saved.reason !== undefined) agent.reason = saved.reason;
-      }
+      agent.restore(saved.status, saved.reason);
+      if (agent.status === 'interrupted') interrupted.push(spawned.record);
     }
     // Ids continue after the old ones, and the subagents already started count against the spawn cap.
     this.agentTree.seedIds(state.agents.map((a) => a.id), state.agents.filter((a) => a.depth > 0).length);

@@ -80,8 +80,7 @@ export async function runUntilSettled(
         if (!ended) {
           const reason = `timed out after ${Math.round(budgetMs / 1000)} s waiting for its background work`;
           result = { ...result, status: 'timeout', reason };
-          child.agent.status = 'timeout';
-          child.agent.reason = reason;
+          child.agent.expire(reason);
           break;
         }
       }

@@ -130,7 +130,7 @@ describe('the shared lease server when it cannot start', () => {
     const bridge = new EngineShellBridge(
       bus,
       { acquire: () => Promise.reject(new Error('no space left on device')), release: async () => void released++ },
-      { hasTasks: () => false, isRunning: () => false },
+      { hasTasks: () => false },
     );
     const adapter = bridge.adapterFor({ id: 'a1' } as AgentRecord, {} as BridgeAgent);
     expect(await adapter.lease()).toBeUndefined();
