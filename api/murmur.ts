@@ -1,21 +1,20 @@
 // A murmur instance for one workspace: each run, swarm or resume gets its own engine (and session), built by the
 // host assembly exactly as the command line builds it, with this instance's listeners on its bus.
 import { EventBus, type EventOf, type EventType, type MurmurEvent } from '../orchestrator/events.js';
-import type { Engine } from '../orchestrator/engine.js';
-import { readSavedState } from '../orchestrator/saved-state.js';
+import type { Engine, EngineOptions } from '../orchestrator/engine.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import type { Asker } from '../orchestrator/permissions/asker.js';
 import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
-import { SessionStore, stateHome } from '../orchestrator/session.js';
+import type { SessionStore } from '../orchestrator/session.js';
 import { BUILTIN_TOOL_NAMES } from '../tools/registry.js';
 import { PLAN_MODE_TOOL_NAMES } from '../tools/interact/plan-mode.js';
 import { CREATE_SCHEDULED_TASK } from '../tools/agents/create-scheduled-task.js';
 import { loadAgentDefinitions } from '../roles/definitions.js';
 import { knownProfileNames, resolveProfile } from '../roles/profile.js';
 import { validateSwarmItems } from '../swarm/validate.js';
-import type { SavedSwarm } from '../swarm/runner.js';
-import { noteInterruptedSubagents } from '../host/resume.js';
-import { prepareSwarm, restoreSwarm, runSwarmOn, type Prepared, type QueueTarget } from '../host/swarm.js';
+import { openResumable } from '../host/resume.js';
+import type { QueueTarget } from '../host/swarm.js';
+import { runOnEngine, swarmTitle, type Finished, type RunRequest } from '../host/lifecycle.js';
 import { assembleEngine } from '../host/assemble.js';
 import { HostInputError } from '../host/errors.js';
 import { providerFactory, providerFromSpec } from '../host/models.js';
@@ -145,7 +144,7 @@ class MurmurInstance implements Murmur {
   }
 
   /** One engine on a fresh bus carrying this instance's listeners. */
-  private async open(kind: 'run' | 'swarm', title: string, signal: AbortSignal | undefined, session?: SessionStore, unlimited = false): Promise<{ engine: Engine; done: () => Promise<void> }> {
+  private async open(kind: 'run' | 'swarm', signal: AbortSignal | undefined, session?: SessionStore, extend?: (options: EngineOptions) => void): Promise<{ engine: Engine; done: () => Promise<void> }> {
     const { cwd, config, env, options } = this.checked;
     const bus = new EventBus();
     const off = this.attach(bus);
@@ -173,7 +172,7 @@ class MurmurInstance implements Murmur {
         ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
         ...(options.effort ? { effort: options.effort } : {}),
       },
-      ...(unlimited ? { limits: { maxAgents: Number.POSITIVE_INFINITY } } : {}),
+      ...(extend ? { extend } : {}),
       tools: (options.tools ?? []).map(({ tool, roles }) => ({ ...tool, grantedTo: [...roles] })),
       ...(aborts ? { signal: aborts } : {}),
     }).catch((error: unknown) => {
@@ -181,7 +180,6 @@ class MurmurInstance implements Murmur {
       if (error instanceof HostInputError) fail(error.option, error.message);
       throw error;
     });
-    bus.emit({ type: 'run.start', mode: kind, task: title, model: this.provider.name });
     return {
       engine,
       done: async () => {
@@ -195,16 +193,8 @@ class MurmurInstance implements Murmur {
   async run(task: string, options: RunOptions = {}): Promise<RunReport> {
     if (typeof task !== 'string' || task.trim() === '') fail('task', 'give the task as a non-empty string.');
     if (options.agent !== undefined) this.checkProfile('agent', options.agent, false);
-    const { engine, done } = await this.open('run', task.trim(), options.signal);
-    try {
-      const profile = options.agent === undefined ? undefined : engine.profile(options.agent);
-      if (typeof profile === 'string') fail('agent', `${JSON.stringify(options.agent)}: ${profile}.`);
-      const outcome = await engine.runTask(task.trim(), profile);
-      engine.bus.emit({ type: 'run.end', status: outcome.status, usage: outcome.usage });
-      return runReport(outcome);
-    } finally {
-      await done();
-    }
+    const finished = await this.runRequest('run', { kind: 'task', task: task.trim(), ...(options.agent !== undefined ? { agent: options.agent } : {}) }, options.signal);
+    return runReport(finished.outcome);
   }
 
   async swarm(options: SwarmOptions): Promise<SwarmReport> {
@@ -220,13 +210,12 @@ class MurmurInstance implements Murmur {
     }
     if (options.isolation !== undefined && options.isolation !== 'none' && options.isolation !== 'worktree') fail('swarm.isolation', `${JSON.stringify(options.isolation)} is not accepted; use none or worktree.`);
     const queue = options.queue === undefined ? undefined : await this.queue(options.queue);
-    const description = options.description ?? `${options.template.split('\n', 1)[0]!.slice(0, 60)} × ${options.items.length}`;
-    const { engine, done } = await this.open('swarm', description, options.signal, undefined, true);
-    try {
-      const prepared = await prepareSwarm(
-        engine,
-        undefined,
-        {
+    const description = swarmTitle(options.template, options.items, options.description);
+    const finished = await this.runRequest(
+      'swarm',
+      {
+        kind: 'swarm',
+        launch: {
           promptTemplate: options.template,
           items: options.items,
           description,
@@ -239,47 +228,34 @@ class MurmurInstance implements Murmur {
           ...(options.maxRounds !== undefined ? { maxRounds: options.maxRounds } : {}),
           ...(queue ? { queue } : {}),
         },
-        this.checked.env,
-      );
-      return await this.finishSwarm(engine, prepared);
-    } finally {
-      await done();
-    }
+      },
+      options.signal,
+    );
+    return reportOf(finished) as SwarmReport;
   }
 
   async resume(sessionId: string, options: { signal?: AbortSignal } = {}): Promise<RunReport | SwarmReport> {
     if (typeof sessionId !== 'string' || sessionId.trim() === '') fail('sessionId', 'give the id of a session of this workspace.');
-    let session: SessionStore;
+    const opened = openResumable(this.cwd, this.checked.env, sessionId);
+    if (!opened.ok) fail('sessionId', `${opened.error}.`);
+    const { resumable } = opened;
+    const savedQueue = resumable.swarm?.queue;
+    // A queue URL with a password is never saved: MURMUR_QUEUE gives it again.
+    const queueUrl = savedQueue ? this.checked.env.MURMUR_QUEUE?.trim() || savedQueue.url : undefined;
+    if (savedQueue && !queueUrl) fail('sessionId', `session ${resumable.session.id} ran on a queue whose URL was not saved (it held a password); set MURMUR_QUEUE to resume it.`);
+    const queue = queueUrl ? await this.queue(queueUrl) : undefined;
+    const request: RunRequest = { kind: 'resume', resumable, ...(queue ? { queue } : {}) };
+    const finished = await this.runRequest(resumable.swarm ? 'swarm' : 'run', request, options.signal, resumable.session, resumable.extend);
+    return reportOf(finished);
+  }
+
+  /** A request on its own engine, through the host's lifecycle; a refused request is MurmurOptionsError naming the option. */
+  private async runRequest(kind: 'run' | 'swarm', request: RunRequest, signal: AbortSignal | undefined, session?: SessionStore, extend?: (options: EngineOptions) => void): Promise<Finished> {
+    const { engine, done } = await this.open(kind, signal, session, extend);
     try {
-      session = SessionStore.open(stateHome(this.cwd, this.checked.env), sessionId);
-    } catch (error) {
-      fail('sessionId', (error as Error).message);
-    }
-    const read = readSavedState(session.dir);
-    if (!read.ok) fail('sessionId', `${read.error}.`);
-    const { state } = read;
-    if (state.kind === 'swarm') {
-      const saved = state.swarm as SavedSwarm | undefined;
-      if (!saved) fail('sessionId', `session ${session.id} is a swarm session without saved swarm state; it cannot be resumed.`);
-      // A queue URL with a password is never saved: MURMUR_QUEUE gives it again.
-      const queueUrl = saved.queue ? (this.checked.env.MURMUR_QUEUE?.trim() || saved.queue.url) : undefined;
-      if (saved.queue && !queueUrl) fail('sessionId', `session ${session.id} ran on a queue whose URL was not saved (it held a password); set MURMUR_QUEUE to resume it.`);
-      const queue = queueUrl ? await this.queue(queueUrl) : undefined;
-      const { engine, done } = await this.open('swarm', saved.description, options.signal, session, true);
-      try {
-        engine.restore(state);
-        return await this.finishSwarm(engine, await restoreSwarm(engine, saved, undefined, this.checked.env, queue));
-      } finally {
-        await done();
-      }
-    }
-    const { engine, done } = await this.open('run', state.task ?? `session ${sessionId}`, options.signal, session);
-    try {
-      const { interrupted } = engine.restore(state);
-      noteInterruptedSubagents(engine, interrupted);
-      const outcome = await engine.continueMain();
-      engine.bus.emit({ type: 'run.end', status: outcome.status, usage: outcome.usage });
-      return runReport(outcome);
+      const result = await runOnEngine(engine, request, this.checked.env);
+      if (!result.ok) fail(result.refused.part === 'session' ? 'sessionId' : result.refused.part, `${result.refused.message}.`);
+      return result.finished;
     } finally {
       await done();
     }
@@ -289,13 +265,6 @@ class MurmurInstance implements Murmur {
     const mcp = await this.mcp;
     this.mcp = undefined;
     await mcp?.close();
-  }
-
-  private async finishSwarm(engine: Engine, prepared: Prepared): Promise<SwarmReport> {
-    if (!prepared.ok) fail('swarm', `${prepared.error}.`);
-    const { results, status } = await runSwarmOn(engine, prepared.run);
-    engine.bus.emit({ type: 'run.end', status, usage: { ...engine.agentTree.runUsage } });
-    return swarmReport(results, status, engine.session?.id);
   }
 
   private checkProfile(option: string, name: string, forItems: boolean): void {
@@ -316,6 +285,11 @@ class MurmurInstance implements Murmur {
     connected.redis.disconnect();
     return { url: parsed.url, shown: parsed.shown, open: connected.open };
   }
+}
+
+function reportOf(finished: Finished): RunReport | SwarmReport {
+  if (finished.kind === 'run') return runReport(finished.outcome);
+  return swarmReport(finished.results, finished.status, finished.outcome.sessionId);
 }
 
 /** A murmur for a workspace. Bad options throw MurmurOptionsError (naming the option and what is accepted). */

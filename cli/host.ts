@@ -13,12 +13,15 @@ import { SessionStore } from '../orchestrator/session.js';
 import type { MurmurConfig } from '../orchestrator/config.js';
 import { assembleEngine } from '../host/assemble.js';
 import { HostInputError } from '../host/errors.js';
+import { runOnEngine, type Finished, type Refused, type RunRequest } from '../host/lifecycle.js';
 
 export interface Host {
   engine: Engine;
   screen: Screen;
   config: MurmurConfig;
   args: ParsedArgs;
+  /** Runs a request through the host's lifecycle (host/lifecycle.ts); refused = a usage error naming the flag. */
+  run(request: RunRequest, refusedAs: (refused: Refused) => string): Promise<Finished>;
   /** Stops the screen, prints the outcome and returns the exit status. */
   finishRun(outcome: RunOutcome, stdoutText: string): Promise<number>;
   close(): Promise<void>;
@@ -91,7 +94,6 @@ export async function buildHost(command: string, args: ParsedArgs, options: Host
     throw error;
   }
   const { engine } = assembled;
-  bus.emit({ type: 'run.start', mode: options.sessionKind, task: options.title, model: provider.name });
 
   // Printed before the screen starts: they stay above the dashboard, which restores the screen when it ends.
   stopCollecting();
@@ -106,8 +108,12 @@ export async function buildHost(command: string, args: ParsedArgs, options: Host
     screen: started,
     config,
     args,
+    async run(request, refusedAs) {
+      const result = await runOnEngine(engine, request, env);
+      if (!result.ok) throw new UsageError(`murmur ${command}: ${refusedAs(result.refused)}.`);
+      return result.finished;
+    },
     async finishRun(outcome, stdoutText) {
-      bus.emit({ type: 'run.end', status: outcome.status, usage: outcome.usage });
       started.stop();
       process.stdout.write(stdoutText);
       const json = boolFlag(args, 'json');

@@ -12,7 +12,7 @@ import { configFor, providerFactory, providerFor, workspaceFrom } from './setup.
 import { MCP_FLAGS } from './flags.js';
 import { commandSpec } from './commands.js';
 import { commandHelp, usageLines } from './help.js';
-import { Engine, type EngineOptions, type RunOutcome } from '../orchestrator/engine.js';
+import type { Engine, RunOutcome } from '../orchestrator/engine.js';
 import { EventBus } from '../orchestrator/events.js';
 import type { MurmurConfig } from '../orchestrator/config.js';
 import { Semaphore } from '../orchestrator/model-gate.js';
@@ -21,8 +21,9 @@ import { describeRuleProblem, parseRuleLists } from '../orchestrator/permissions
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
 import { assembleForCommand } from './assemble-for-command.js';
-import { prepareSwarm, runSwarmOn } from '../host/swarm.js';
-import { renderReport, reportJson } from '../swarm/report.js';
+import { runOnEngine, swarmTitle, type Finished, type RunRequest } from '../host/lifecycle.js';
+import { swarmReport } from '../host/reports.js';
+import { renderReport } from '../swarm/report.js';
 import { maxSwarmItems } from '../swarm/settings.js';
 
 
@@ -175,7 +176,7 @@ function errorResult(message: string): CallToolResult {
 }
 
 /** One request's engine: its own bus and session, no screen, no user channel (nobody can answer over MCP). */
-async function openEngine(ctx: ServeContext, kind: 'run' | 'swarm', title: string, extend?: (o: EngineOptions) => void): Promise<Engine> {
+async function openEngine(ctx: ServeContext, kind: 'run' | 'swarm'): Promise<Engine> {
   const { cwd, config, env } = ctx;
   const bus = new EventBus();
   const permissionMode = stringFlag(ctx.args, 'permission-mode') as PermissionMode | undefined;
@@ -193,12 +194,10 @@ async function openEngine(ctx: ServeContext, kind: 'run' | 'swarm', title: strin
     // Nobody can answer over MCP: approvals are settled by policy at once.
     headlessReason: hostAsker({ mode: 'quiet', screen: undefined, mcpServer: true }).headlessReason ?? 'murmur runs as an MCP server',
     modelGate: ctx.gate,
-    ...(extend ? { extend } : {}),
   });
   bus.on('log', (event) => {
     if (event.level !== 'info') log(`${event.level}: ${event.agentId ? `${event.agentId}: ` : ''}${event.message}`);
   });
-  bus.emit({ type: 'run.start', mode: kind, task: title, model: ctx.provider.name });
   return engine;
 }
 
@@ -209,14 +208,12 @@ async function openEngine(ctx: ServeContext, kind: 'run' | 'swarm', title: strin
 async function withEngine(
   ctx: ServeContext,
   label: string,
-  kind: 'run' | 'swarm',
-  title: string,
+  request: RunRequest,
   extra: Extra,
   progressTotal: number | undefined,
-  work: (engine: Engine) => Promise<CallToolResult>,
-  extend?: (o: EngineOptions) => void,
+  result: (finished: Finished) => CallToolResult,
 ): Promise<CallToolResult> {
-  const engine = await openEngine(ctx, kind, title, extend);
+  const engine = await openEngine(ctx, request.kind === 'swarm' ? 'swarm' : 'run');
   const started = Date.now();
   log(`${label} started${engine.session ? ` (session ${engine.session.id})` : ''}`);
   const onCancel = () => {
@@ -228,25 +225,24 @@ async function withEngine(
   const stopProgress = followProgress(engine.bus, progressSender(extra), progressTotal);
   let status = 'failed';
   try {
-    const result = await work(engine);
-    status = engine.signal.aborted ? 'aborted' : result.isError ? 'with an error' : 'completed';
-    return result;
+    const outcome = await runOnEngine(engine, request, ctx.env);
+    if (!outcome.ok) {
+      status = 'refused';
+      return errorResult(`${label.split(' ')[0]}: ${outcome.refused.part === 'agent' ? 'role ' : ''}${outcome.refused.message}.`);
+    }
+    status = outcome.finished.outcome.status;
+    return result(outcome.finished);
   } finally {
     stopProgress();
     extra.signal.removeEventListener('abort', onCancel);
-    engine.bus.emit({ type: 'run.end', status, usage: { ...engine.agentTree.runUsage } });
     await engine.close();
     log(`${label} ended ${status} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
 }
 
 async function runAgent(ctx: ServeContext, n: number, input: { task: string; role?: string | undefined }, extra: Extra): Promise<CallToolResult> {
-  return withEngine(ctx, `run_agent #${n}`, 'run', input.task, extra, undefined, async (engine) => {
-    const profile = input.role === undefined ? undefined : engine.profile(input.role);
-    if (typeof profile === 'string') return errorResult(`run_agent: role ${JSON.stringify(input.role)}: ${profile}.`);
-    const outcome = await engine.runTask(input.task, profile);
-    return agentResult(outcome);
-  });
+  const request: RunRequest = { kind: 'task', task: input.task, ...(input.role !== undefined ? { agent: input.role } : {}) };
+  return withEngine(ctx, `run_agent #${n}`, request, extra, undefined, (finished) => agentResult(finished.outcome));
 }
 
 function agentResult(outcome: RunOutcome): CallToolResult {
@@ -280,28 +276,25 @@ async function runSwarm(ctx: ServeContext, n: number, input: SwarmInput, extra: 
   // The caller is usually another agent, so the per-call item limit of agent_swarm applies (0 = none).
   const limit = maxSwarmItems(ctx.env, ctx.config);
   if (limit.warning) log(`warn: ${limit.warning}`);
-  const description = input.description ?? `${input.template.split('\n', 1)[0]!.slice(0, 60)} × ${input.items.length}`;
-  const noAgentCap = (o: EngineOptions) => (o.limits = { ...o.limits, maxAgents: Number.POSITIVE_INFINITY });
-  return withEngine(ctx, `run_swarm #${n}`, 'swarm', description, extra, input.items.length, async (engine) => {
-    const prepared = await prepareSwarm(
-      engine,
-      undefined,
-      {
-        promptTemplate: input.template,
-        items: input.items,
-        description,
-        verify: input.verify === true,
-        maxItems: limit.limit,
-        ...(input.role !== undefined ? { subagentType: input.role } : {}),
-        ...(input.isolation !== undefined ? { isolation: input.isolation } : {}),
-        ...(input.max_concurrency !== undefined ? { maxConcurrency: input.max_concurrency } : {}),
-        ...(input.max_rounds !== undefined ? { maxRounds: input.max_rounds } : {}),
-      },
-      ctx.env,
-    );
-    if (!prepared.ok) return errorResult(`run_swarm: ${prepared.error}.`);
-    const { results, status } = await runSwarmOn(engine, prepared.run);
-    const json = { ...reportJson(results), status, ...(engine.session ? { sessionId: engine.session.id } : {}) };
+  const description = swarmTitle(input.template, input.items, input.description);
+  const request: RunRequest = {
+    kind: 'swarm',
+    launch: {
+      promptTemplate: input.template,
+      items: input.items,
+      description,
+      verify: input.verify === true,
+      maxItems: limit.limit,
+      ...(input.role !== undefined ? { subagentType: input.role } : {}),
+      ...(input.isolation !== undefined ? { isolation: input.isolation } : {}),
+      ...(input.max_concurrency !== undefined ? { maxConcurrency: input.max_concurrency } : {}),
+      ...(input.max_rounds !== undefined ? { maxRounds: input.max_rounds } : {}),
+    },
+  };
+  return withEngine(ctx, `run_swarm #${n}`, request, extra, input.items.length, (finished) => {
+    if (finished.kind !== 'swarm') return errorResult('run_swarm: not a swarm.');
+    const { results, status, outcome } = finished;
+    const json = swarmReport(results, status, outcome.sessionId);
     return {
       content: [
         { type: 'text', text: renderReport(results) },
@@ -311,7 +304,7 @@ async function runSwarm(ctx: ServeContext, n: number, input: SwarmInput, extra: 
       // As for agent_swarm: the report is the result; it is an error only when no item completed.
       ...(results.every((r) => r.outcome !== 'completed') ? { isError: true } : {}),
     };
-  }, noAgentCap);
+  });
 }
 
 type ProgressSend = (progress: number, message: string, total?: number) => void;

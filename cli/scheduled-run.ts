@@ -4,7 +4,7 @@
 // saved at that call, the run ends "waiting for approval" (exit 75) and `murmur resume SID` carries on.
 import { boolFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { buildHost, type Host } from './host.js';
-import { printOutcome } from './run.js';
+import { printFinished } from './print-outcome.js';
 import { SessionStore, stateHome } from '../orchestrator/session.js';
 import { holdAsker, type HeldCall } from '../orchestrator/cron/hold-asker.js';
 import { SCHEDULED_FILE, writeHeld } from '../orchestrator/cron/held.js';
@@ -53,7 +53,8 @@ export async function scheduledRun(args: ParsedArgs): Promise<number> {
       })();
     }, 50);
   };
-  host = await buildHost('scheduler', args, { title: prompt.split('\n', 1)[0]!, sessionKind: 'run', session, asker: { asker: holdAsker(hold) } });
+  const title = prompt.split('\n', 1)[0]!;
+  host = await buildHost('scheduler', args, { title, sessionKind: 'run', session, asker: { asker: holdAsker(hold) } });
   // The scheduler went away (killed): stop, so the session is saved and the run is not left going unseen.
   const watchdog = setInterval(() => {
     if (process.ppid !== parent) host?.engine.abort();
@@ -64,9 +65,9 @@ export async function scheduledRun(args: ParsedArgs): Promise<number> {
       process.stderr.write('murmur: the scheduler that started this run is gone; the run does not start.\n');
       return 1;
     }
-    const outcome = await host.engine.runTask(prompt);
+    const finished = await host.run({ kind: 'task', task: prompt, title }, (refused) => refused.message);
     if (holding) return await new Promise<number>(() => undefined);
-    return await host.finishRun(outcome, printOutcome(args, outcome));
+    return await host.finishRun(finished.outcome, printFinished(args, finished));
   } finally {
     clearInterval(watchdog);
     if (!holding) await host.close();

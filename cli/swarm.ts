@@ -4,12 +4,10 @@ import { resolve } from 'node:path';
 import { boolFlag, parseArgs, positiveIntFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { workspaceFrom } from './setup.js';
 import { SWARM_FLAGS } from './flags.js';
-import { buildHost, type Host } from './host.js';
-import type { SessionStore } from '../orchestrator/session.js';
-import type { SessionState } from '../orchestrator/engine.js';
-import { allCompleted, prepareSwarm, restoreSwarm, runSwarmOn, type Prepared } from '../host/swarm.js';
-import { renderReport, reportJson, type ItemResult } from '../swarm/report.js';
-import type { SavedSwarm } from '../swarm/runner.js';
+import { buildHost } from './host.js';
+import { printFinished } from './print-outcome.js';
+import type { SwarmLaunch } from '../host/swarm.js';
+import { swarmTitle } from '../host/lifecycle.js';
 import { validateSwarmItems } from '../swarm/validate.js';
 import { loadAgentDefinitions } from '../roles/definitions.js';
 import { knownProfileNames, resolveProfile } from '../roles/profile.js';
@@ -36,19 +34,6 @@ async function itemsFrom(args: ParsedArgs, cwd: string): Promise<string[]> {
   return files.sort();
 }
 
-function print(args: ParsedArgs, results: readonly ItemResult[], sessionId: string | undefined): string {
-  if (boolFlag(args, 'json')) return `${JSON.stringify({ ...reportJson(results), status: allCompleted(results) ? 'completed' : 'failed', ...(sessionId ? { sessionId } : {}) })}\n`;
-  return `${renderReport(results, sessionId ? { resumeCommand: `murmur resume ${sessionId}` } : {})}\n`;
-}
-
-async function runPrepared(host: Host, args: ParsedArgs, prepared: Prepared): Promise<number> {
-  if (!prepared.ok) throw new UsageError(`murmur swarm: ${prepared.error}.`);
-  const { engine } = host;
-  const { results, status } = await runSwarmOn(engine, prepared.run);
-  const outcome = { status, result: '', usage: { ...engine.agentTree.runUsage }, agents: engine.summaries(), ...(engine.session ? { sessionId: engine.session.id } : {}) } as const;
-  return await host.finishRun(outcome as Parameters<Host['finishRun']>[0], print(args, results, engine.session?.id));
-}
-
 /** What can be refused without a session: no folder is left behind by a swarm that never started. */
 function checkBeforeStart(template: string, items: readonly string[], role: string | undefined, cwd: string): void {
   const checked = validateSwarmItems({ promptTemplate: template, items }, Number.POSITIVE_INFINITY, 1);
@@ -69,54 +54,29 @@ export async function swarmCommand(argv: readonly string[]): Promise<number> {
   const items = await itemsFrom(args, cwd);
   const maxConcurrency = positiveIntFlag('swarm', args, 'max-concurrency');
   const maxRounds = positiveIntFlag('swarm', args, 'max-rounds');
-  const description = stringFlag(args, 'description') ?? `${template.split('\n', 1)[0]!.slice(0, 60)} × ${items.length}`;
+  const description = swarmTitle(template, items, stringFlag(args, 'description'));
   checkBeforeStart(template, items, stringFlag(args, 'role'), cwd);
   // A bad, unreachable or refusing queue is exit 2 before any session exists.
   const queue = await queueFromFlagOrEnv('swarm', stringFlag(args, 'queue'), process.env);
-  const host = await buildHost('swarm', args, { title: description, sessionKind: 'swarm', extend: (o) => (o.limits = { ...o.limits, maxAgents: Number.POSITIVE_INFINITY }) });
+  const host = await buildHost('swarm', args, { title: description, sessionKind: 'swarm' });
   try {
     const role = stringFlag(args, 'role');
     const isolation = stringFlag(args, 'isolation') as 'none' | 'worktree' | undefined;
-    const prepared = await prepareSwarm(
-      host.engine,
-      undefined,
-      {
-        promptTemplate: template,
-        items,
-        description,
-        verify: boolFlag(args, 'verify'),
-        maxItems: Number.POSITIVE_INFINITY,
-        minItems: 1,
-        ...(role !== undefined ? { subagentType: role } : {}),
-        ...(isolation !== undefined ? { isolation } : {}),
-        ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
-        ...(maxRounds !== undefined ? { maxRounds } : {}),
-        ...(queue ? { queue } : {}),
-      },
-      process.env,
-    );
-    return await runPrepared(host, args, prepared);
-  } finally {
-    await host.close();
-  }
-}
-
-/** `murmur resume ID` of a swarm session: finishes only the items that had not completed. */
-export async function resumeSwarm(args: ParsedArgs, session: SessionStore, state: SessionState): Promise<number> {
-  const saved = state.swarm as SavedSwarm | undefined;
-  if (!saved) throw new UsageError(`murmur resume: session ${session.id} is a swarm session without saved swarm state; it cannot be resumed.`);
-  workspaceFrom('resume', args);
-  // A queue swarm reattaches to its queue: --queue, else MURMUR_QUEUE, else the saved URL (only kept without a password).
-  const queue = saved.queue ? await queueFromFlagOrEnv('resume', stringFlag(args, 'queue'), process.env, saved.queue.url) : undefined;
-  const host = await buildHost('resume', args, {
-    title: saved.description,
-    sessionKind: 'swarm',
-    session,
-    extend: (o) => (o.limits = { ...o.limits, maxAgents: Number.POSITIVE_INFINITY }),
-  });
-  try {
-    host.engine.restore(state);
-    return await runPrepared(host, args, await restoreSwarm(host.engine, saved, undefined, process.env, queue));
+    const launch: SwarmLaunch = {
+      promptTemplate: template,
+      items,
+      description,
+      verify: boolFlag(args, 'verify'),
+      maxItems: Number.POSITIVE_INFINITY,
+      minItems: 1,
+      ...(role !== undefined ? { subagentType: role } : {}),
+      ...(isolation !== undefined ? { isolation } : {}),
+      ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
+      ...(maxRounds !== undefined ? { maxRounds } : {}),
+      ...(queue ? { queue } : {}),
+    };
+    const finished = await host.run({ kind: 'swarm', launch }, (refused) => refused.message);
+    return await host.finishRun(finished.outcome, printFinished(args, finished));
   } finally {
     await host.close();
   }

@@ -138,6 +138,8 @@ export function hostEngineOptions(input: HostInput, parts: EngineParts): EngineO
   if (input.providerFor) options.providerFor = input.providerFor;
   if (input.mcp) options.mcp = input.mcp;
   if (input.settings) options.settings = input.settings;
+  // A swarm session's items are subagents without a parent: the spawn cap for one agent's children does not apply.
+  if (input.sessionKind === 'swarm') options.limits = { maxAgents: Number.POSITIVE_INFINITY };
   if (input.limits) options.limits = { ...options.limits, ...input.limits };
   if (input.modelGate) options.modelGate = input.modelGate;
   return options;

@@ -1,9 +1,76 @@
-// Resuming a run: the parent lost its waiting tool calls with the process, so it is told which subagents can be
-// continued (the same note `murmur resume` sends).
-import type { Engine } from '../orchestrator/engine.js';
+// Resuming a session, written once for every front end: open the session and read its saved state (a value naming
+// what is wrong when it cannot be resumed), say how the engine must be built for it (a scheduled run held at a call
+// that needed a person replays that call), and — once the engine exists — restore it and tell the main agent which
+// subagents were interrupted. The lifecycle (lifecycle.ts) runs what was restored.
+import type { Engine, EngineOptions, RunSettings, SessionState } from '../orchestrator/engine.js';
 import type { AgentRecord } from '../orchestrator/agent-tree.js';
+import { SessionStore, stateHome } from '../orchestrator/session.js';
+import { readSavedState } from '../orchestrator/saved-state.js';
+import { markHeldResumed, prepareReplay, readHeld, replayingProvider } from '../orchestrator/cron/held.js';
+import type { Environment } from '../orchestrator/environment.js';
+import type { SavedSwarm } from '../swarm/saved-swarm.js';
 
-export function noteInterruptedSubagents(engine: Engine, interrupted: readonly AgentRecord[]): void {
+/** A session that can be resumed, with what its engine needs. */
+export interface Resumable {
+  session: SessionStore;
+  state: SessionState;
+  /** The saved swarm of a `murmur swarm` session; absent for a run. */
+  swarm?: SavedSwarm;
+  /** What the run is called on screens and in run.start. */
+  title: string;
+  /** The choices the session ran with (model, endpoint, permission mode…), for a resume that does not give them again. */
+  settings: RunSettings;
+  /** The model the session ran with. */
+  model: string | undefined;
+  /** Last changes to the engine options (a held scheduled run's replaying provider); absent = none. */
+  extend?: (options: EngineOptions) => void;
+}
+
+export type Opened = { ok: true; resumable: Resumable } | { ok: false; error: string };
+
+/** Opens session `id` of the workspace for a resume; nothing on disk changes. */
+export function openResumable(cwd: string, env: Environment, id: string): Opened {
+  let session: SessionStore;
+  try {
+    session = SessionStore.open(stateHome(cwd, env), id);
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+  const read = readSavedState(session.dir);
+  if (!read.ok) return { ok: false, error: read.error };
+  const { state } = read;
+  const resumable: Resumable = { session, state, title: state.task ?? `session ${id}`, settings: state.settings ?? {}, model: state.model || undefined };
+  if (state.kind === 'swarm') {
+    const swarm = state.swarm as SavedSwarm | undefined;
+    if (!swarm) return { ok: false, error: `session ${session.id} is a swarm session without saved swarm state; it cannot be resumed` };
+    resumable.swarm = swarm;
+    resumable.title = swarm.description;
+    return { ok: true, resumable };
+  }
+  // A scheduled run held at a call that needed a person: that call is made again (and asked) instead of being
+  // marked interrupted — its assistant message is replayed as the model's next answer.
+  const held = readHeld(session.dir);
+  if (held.length > 0) {
+    const replay = prepareReplay(session, held);
+    // Until replayed, held.json keeps the messages (a resume stopped before then can replay them next time).
+    replay.onDone = () => markHeldResumed(session.dir);
+    resumable.extend = (options) => {
+      options.provider = replayingProvider(options.provider, replay);
+      const providerFor = options.providerFor;
+      if (providerFor) options.providerFor = async (spec) => replayingProvider(await providerFor(spec), replay);
+    };
+  }
+  return { ok: true, resumable };
+}
+
+/** Rebuilds the saved agents on the engine; for a run, the main agent is told which subagents were interrupted. */
+export function restoreOn(engine: Engine, resumable: Resumable): void {
+  const { interrupted } = engine.restore(resumable.state);
+  if (!resumable.swarm) noteInterruptedSubagents(engine, interrupted);
+}
+
+/** The parent lost its waiting tool calls with the process: it is told which subagents can be continued. */
+function noteInterruptedSubagents(engine: Engine, interrupted: readonly AgentRecord[]): void {
   const children = interrupted.filter((r) => r.parentId !== undefined);
   const main = engine.agentTree.get('main');
   if (!main || children.length === 0) return;

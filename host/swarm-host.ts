@@ -90,6 +90,8 @@ export function swarmHostFor(engine: Engine, options: SwarmHostOptions = {}): Sw
     addUsage: (usage) => addUsage(agentTree.runUsage, usage),
     persist(state) {
       if (options.saveAsSession) {
+        // The session's own swarm starts with its first save (a refused resume never gets here).
+        engine.begin();
         latest = state;
         engine.sessionExtra = () => latest;
       }

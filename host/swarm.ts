@@ -51,6 +51,7 @@ export async function restoreSwarm(engine: Engine, saved: SavedSwarm, maxConcurr
 export async function runSwarmOn(engine: Engine, run: SwarmRun): Promise<{ results: ItemResult[]; status: SwarmStatus }> {
   let started = false;
   try {
+    engine.begin();
     run.save();
     started = true;
     const results = await run.run(engine.signal);

@@ -127,6 +127,8 @@ export class Engine {
   private readonly clock: Clock;
   private status = 'running';
   private abortedWhileBusy = false;
+  /** Nothing is saved before the run starts: a resume refused after reopening its session leaves it as it was. */
+  private begun = false;
   private readonly stopController = (() => {
     const controller = new AbortController();
     setMaxListeners(0, controller.signal);
@@ -243,6 +245,7 @@ export class Engine {
 
   /** Runs a task as the main agent (or as a defined agent) and waits for every piece of background work. */
   async runTask(task: string, profile: AgentProfile = builtinProfile('main')): Promise<RunOutcome> {
+    this.begin();
     this.task = task;
     const spawned = this.agentTree.spawn({ profile, description: 'main' });
     if (!spawned.ok) throw new Error(spawned.error);
@@ -257,6 +260,7 @@ export class Engine {
   async continueMain(): Promise<RunOutcome> {
     const main = this.agentTree.get('main');
     if (!main) throw new Error('this session has no main agent to continue');
+    this.begin();
     if (main.agent.status !== 'completed') await this.agentTree.run(main, undefined, { timeoutMs: Number.POSITIVE_INFINITY });
     await this.settle();
     return this.finish(main);
@@ -351,8 +355,13 @@ export class Engine {
     return state;
   }
 
+  /** The run starts: from now on its state is saved (a swarm without a main agent calls it when its items start). */
+  begin(): void {
+    this.begun = true;
+  }
+
   saveState(): void {
-    this.session?.saveState(() => this.stateSnapshot());
+    if (this.begun) this.session?.saveState(() => this.stateSnapshot());
   }
 
   /** How a run without a main agent (a swarm) ended, for the saved state that `murmur sessions` and the console read. */
@@ -413,6 +422,8 @@ export class Engine {
     await this.shellBridge?.close();
     this.saveState();
     await Promise.all([this.session?.flush(), this.transcripts?.flush(), this.sessionEvents?.close()]);
+    // A session made for a run that never started holds nothing: no empty folder is left in `murmur sessions`.
+    if (!this.begun) this.session?.discardIfUnused();
   }
 }
 

@@ -1,7 +1,7 @@
 // A session on disk: `.murmur/sessions/<id>/` with state.json (atomic), one transcript per agent (appended as
 // messages happen, by the TranscriptWriter of transcript-writer.ts), task logs and spilled tool outputs. A killed
 // process leaves a session that can be resumed.
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { type Clock, systemClock } from './clock.js';
@@ -37,6 +37,8 @@ export class SessionStore {
     readonly home: string,
     readonly id: string,
     private readonly clock: Clock,
+    /** Made by this process (create), not reopened (open). */
+    private readonly created: boolean,
   ) {
     this.dir = join(home, 'sessions', id);
     this.toolOutputsDir = join(this.dir, 'tool-outputs');
@@ -44,7 +46,7 @@ export class SessionStore {
 
   /** A new session under `home`; its id is made from the clock's time unless given. */
   static create(home: string, id?: string, clock: Clock = systemClock): SessionStore {
-    const store = new SessionStore(home, id ?? newSessionId(clock.now()), clock);
+    const store = new SessionStore(home, id ?? newSessionId(clock.now()), clock, true);
     ignoreRunState(home);
     mkdirSync(store.toolOutputsDir, { recursive: true });
     mkdirSync(join(store.dir, 'agents'), { recursive: true });
@@ -56,7 +58,7 @@ export class SessionStore {
   static open(home: string, id: string, clock: Clock = systemClock): SessionStore {
     // An id names a folder under sessions/: never a path (`../x` would reach outside the state folder).
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(id)) throw new Error(`"${id}" is not a session id (letters, digits, ".", "_" and "-"; see murmur sessions)`);
-    const store = new SessionStore(home, id, clock);
+    const store = new SessionStore(home, id, clock, false);
     if (!existsSync(join(store.dir, 'state.json'))) {
       const known = listSessions(home);
       const hint = known.length > 0 ? ` Known sessions: ${known.slice(-10).join(', ')}.` : ` No sessions exist under ${join(home, 'sessions')}.`;
@@ -113,6 +115,17 @@ export class SessionStore {
     return JSON.parse(readFileSync(join(this.dir, 'state.json'), 'utf8')) as T;
   }
 
+  /**
+   * Removes a session made by this process for a run refused before it started: no state, no transcript, no file
+   * but the log of its setup's events. A reopened session, or one holding anything else (a scheduled run's marker),
+   * is kept.
+   */
+  discardIfUnused(): void {
+    if (!this.created || existsSync(join(this.dir, 'state.json'))) return;
+    if (!holdsNothing(this.dir, true)) return;
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
   /** Writes pending state now (transcripts are the TranscriptWriter's to flush). */
   async flush(): Promise<void> {
     if (this.stateTimer !== undefined) {
@@ -136,6 +149,17 @@ function ignoreRunState(home: string): void {
     writeFileSync(file, "# murmur's run state: not for version control, nor for the agents' searches\nsessions/\nworktrees/\n", { flag: 'wx' });
   } catch {
     // Another process wrote it first, or the folder is read-only: both are fine.
+  }
+}
+
+/** Only empty folders (and, at the top, the events log). */
+function holdsNothing(dir: string, top: boolean): boolean {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).every((entry) =>
+      entry.isDirectory() ? holdsNothing(join(dir, entry.name), false) : top && entry.name === 'events.jsonl',
+    );
+  } catch {
+    return false;
   }
 }
 

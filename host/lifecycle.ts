@@ -1,0 +1,105 @@
+// One run's lifecycle, written once for every front end (the command line, `murmur mcp serve`, the scheduled-run
+// launcher and the library): check the request, announce the run (run.start), run the task, the swarm or the
+// resumed session on the engine, announce its end (run.end) and return what happened as data. A request refused
+// before anything started is a value naming the part at fault; no event is emitted and nothing is saved.
+import type { Engine, RunOutcome } from '../orchestrator/engine.js';
+import { builtinProfile } from '../roles/profile.js';
+import { readScheduledMarker } from '../orchestrator/cron/held.js';
+import { recordResumedRun } from '../orchestrator/cron/resumed.js';
+import type { ItemResult } from '../swarm/report.js';
+import type { SwarmRun } from '../swarm/runner.js';
+import type { Environment } from '../orchestrator/environment.js';
+import { prepareSwarm, restoreSwarm, runSwarmOn, type QueueTarget, type SwarmLaunch, type SwarmStatus } from './swarm.js';
+import { restoreOn, type Resumable } from './resume.js';
+
+export type RunRequest =
+  /** The main agent (or `agent`: a role or a defined agent's name) on a task; `title` for screens (default: the task). */
+  | { kind: 'task'; task: string; agent?: string; title?: string }
+  /** One subagent per item, without a main agent. */
+  | { kind: 'swarm'; launch: SwarmLaunch }
+  /** A saved session, continued (a swarm finishes only the items that had not completed); `queue` for a queue swarm. */
+  | { kind: 'resume'; resumable: Resumable; queue?: QueueTarget };
+
+export interface RunFinished {
+  kind: 'run';
+  outcome: RunOutcome;
+}
+
+export interface SwarmFinished {
+  kind: 'swarm';
+  status: SwarmStatus;
+  /** One row per item, in input order. */
+  results: ItemResult[];
+  /** The run as a whole (usage, agents, session), with the swarm's status. */
+  outcome: RunOutcome;
+}
+
+export type Finished = RunFinished | SwarmFinished;
+
+/** A request refused before it started: the part at fault (`agent`, `swarm`, `session`) and why, with what is accepted. */
+export interface Refused {
+  part: 'agent' | 'swarm' | 'session';
+  message: string;
+}
+
+export type LifecycleResult = { ok: true; finished: Finished } | { ok: false; refused: Refused };
+
+/** A swarm's title: the one given, else the template's first line and the item count. */
+export function swarmTitle(template: string, items: readonly string[], given?: string): string {
+  return given ?? `${template.split('\n', 1)[0]!.slice(0, 60)} × ${items.length}`;
+}
+
+function refused(part: Refused['part'], message: string): LifecycleResult {
+  return { ok: false, refused: { part, message } };
+}
+
+function announce(engine: Engine, mode: 'run' | 'swarm', title: string): void {
+  engine.bus.emit({ type: 'run.start', mode, task: title, model: engine.options.provider.name });
+}
+
+function ended(engine: Engine, finished: Finished): LifecycleResult {
+  engine.bus.emit({ type: 'run.end', status: finished.outcome.status, usage: finished.outcome.usage });
+  return { ok: true, finished };
+}
+
+async function finishSwarm(engine: Engine, run: SwarmRun): Promise<LifecycleResult> {
+  const { results, status } = await runSwarmOn(engine, run);
+  const outcome: RunOutcome = { status, result: '', usage: { ...engine.agentTree.runUsage }, agents: engine.summaries() };
+  if (engine.session) outcome.sessionId = engine.session.id;
+  return ended(engine, { kind: 'swarm', status, results, outcome });
+}
+
+/** Runs a request on an engine built for it (a resume's engine reopens its session); the caller closes the engine. */
+export async function runOnEngine(engine: Engine, request: RunRequest, env: Environment): Promise<LifecycleResult> {
+  switch (request.kind) {
+    case 'task': {
+      const profile = request.agent === undefined ? builtinProfile('main') : engine.profile(request.agent);
+      if (typeof profile === 'string') return refused('agent', `${JSON.stringify(request.agent)}: ${profile}`);
+      announce(engine, 'run', request.title ?? request.task);
+      return ended(engine, { kind: 'run', outcome: await engine.runTask(request.task, profile) });
+    }
+    case 'swarm': {
+      const prepared = await prepareSwarm(engine, undefined, request.launch, env);
+      if (!prepared.ok) return refused('swarm', prepared.error);
+      announce(engine, 'swarm', swarmTitle(request.launch.promptTemplate ?? '', request.launch.items, request.launch.description));
+      return finishSwarm(engine, prepared.run);
+    }
+    case 'resume': {
+      const { resumable } = request;
+      // Nothing is saved until the resumed run starts: a resume refused here leaves the session as it was.
+      restoreOn(engine, resumable);
+      if (resumable.swarm) {
+        const prepared = await restoreSwarm(engine, resumable.swarm, undefined, env, request.queue);
+        if (!prepared.ok) return refused('session', prepared.error);
+        announce(engine, 'swarm', resumable.title);
+        return finishSwarm(engine, prepared.run);
+      }
+      announce(engine, 'run', resumable.title);
+      const outcome = await engine.continueMain();
+      // A scheduled task's run, resumed: its run record in the task's history says how it ended.
+      const marker = readScheduledMarker(resumable.session.dir);
+      if (marker) recordResumedRun(marker, outcome, resumable.session.id);
+      return ended(engine, { kind: 'run', outcome });
+    }
+  }
+}
