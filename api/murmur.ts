@@ -9,11 +9,9 @@ import type { SessionStore } from '../orchestrator/session.js';
 import { BUILTIN_TOOL_NAMES } from '../tools/registry.js';
 import { PLAN_MODE_TOOL_NAMES } from '../tools/interact/plan-mode.js';
 import { CREATE_SCHEDULED_TASK } from '../tools/agents/create-scheduled-task.js';
-import { loadAgentDefinitions } from '../roles/definitions.js';
-import { knownProfileNames, resolveProfile } from '../roles/profile.js';
-import { validateSwarmItems } from '../swarm/validate.js';
 import { openResumable } from '../host/resume.js';
-import type { QueueTarget } from '../host/swarm.js';
+import { connectQueueTarget, type QueueTarget } from '../host/queue.js';
+import { agentNameProblem, swarmItemsProblem } from '../host/checks.js';
 import { runOnEngine, swarmTitle, type Finished, type RunRequest } from '../host/lifecycle.js';
 import { assembleEngine } from '../host/assemble.js';
 import { HostInputError } from '../host/errors.js';
@@ -159,7 +157,7 @@ class MurmurInstance implements Murmur {
       bus,
       provider: this.provider,
       providerFor: providerFactory({ config, cwd, env, ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}) }, this.provider.name),
-      hostInterface: 'cli',
+      frontEnd: 'cli',
       sessionKind: kind,
       ...(mcp ? { mcp } : {}),
       ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
@@ -201,8 +199,8 @@ class MurmurInstance implements Murmur {
     if (typeof options !== 'object' || options === null) fail('swarm', 'give { template, items }.');
     if (typeof options.template !== 'string') fail('swarm.template', 'give the prompt for each item, with {{item}}.');
     if (!Array.isArray(options.items)) fail('swarm.items', 'give the items as a list of strings.');
-    const checked = validateSwarmItems({ promptTemplate: options.template, items: options.items }, Number.POSITIVE_INFINITY, 1);
-    if (!checked.ok) fail('swarm', `${checked.error.replace('prompt_template', 'template')}.`);
+    const itemsProblem = swarmItemsProblem(options.template, options.items, 'template');
+    if (itemsProblem) fail('swarm', `${itemsProblem}.`);
     if (options.role !== undefined) this.checkProfile('swarm.role', options.role, true);
     for (const key of ['maxConcurrency', 'maxRounds'] as const) {
       const value = options[key];
@@ -268,23 +266,16 @@ class MurmurInstance implements Murmur {
   }
 
   private checkProfile(option: string, name: string, forItems: boolean): void {
-    const { env } = this.checked;
-    const definitions = loadAgentDefinitions({ workspace: this.cwd, ...(env.HOME ? { userHome: env.HOME } : {}) }).profiles;
-    const profile = resolveProfile(name, definitions);
-    if (!profile) fail(option, `${JSON.stringify(name)} is not a role or a defined agent; known: ${knownProfileNames(definitions).join(', ')}.`);
-    if (forItems && profile.role === 'main') fail(option, 'main cannot run swarm items; use worker, explore, verifier or a defined agent.');
+    const problem = agentNameProblem(this.cwd, this.checked.env, name, forItems);
+    if (problem) fail(option, `${problem}.`);
   }
 
   private async queue(raw: string): Promise<QueueTarget> {
-    const { connectQueue, parseQueueUrl } = await import('../swarm/queue/url.js');
-    const parsed = parseQueueUrl(raw, 'queue');
-    if (!parsed.ok) fail('swarm.queue', `${parsed.error}.`);
-    const connected = await connectQueue(parsed.url, parsed.shown);
+    const connected = await connectQueueTarget(raw, 'queue');
     if (!connected.ok) fail('swarm.queue', `${connected.error}.`);
-    // The probe connection is not needed any more: BullMQ opens its own.
-    connected.redis.disconnect();
-    return { url: parsed.url, shown: parsed.shown, open: connected.open };
+    return connected.target;
   }
+
 }
 
 function reportOf(finished: Finished): RunReport | SwarmReport {

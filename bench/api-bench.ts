@@ -58,7 +58,7 @@ function internalRunner(cwd: string, provider: ModelProvider): One {
       env,
       bus: new EventBus(),
       provider,
-      hostInterface: 'cli',
+      frontEnd: 'cli',
       sessionKind: 'run',
       permissionMode: 'yolo',
       session: false,

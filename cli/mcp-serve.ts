@@ -15,16 +15,15 @@ import { commandHelp, usageLines } from './help.js';
 import type { Engine, RunOutcome } from '../orchestrator/engine.js';
 import { EventBus } from '../orchestrator/events.js';
 import type { MurmurConfig } from '../orchestrator/config.js';
-import { Semaphore } from '../orchestrator/model-gate.js';
-import { DEFAULT_LIMITS } from '../orchestrator/agent-tree.js';
+import type { Semaphore } from '../orchestrator/model-gate.js';
+import { sharedModelGate } from '../host/engine-options.js';
 import { describeRuleProblem, parseRuleLists } from '../orchestrator/permissions/rules.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
 import { assembleForCommand } from './assemble-for-command.js';
 import { runOnEngine, swarmTitle, type Finished, type RunRequest } from '../host/lifecycle.js';
-import { swarmReport } from '../host/reports.js';
-import { renderReport } from '../swarm/report.js';
-import { maxSwarmItems } from '../swarm/settings.js';
+import { renderReport, swarmReport } from '../host/reports.js';
+import { maxSwarmItems } from '../host/checks.js';
 
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -66,7 +65,7 @@ export async function mcpCommand(argv: readonly string[]): Promise<number> {
   const rules = parseRuleLists(config.permissions);
   if (rules.problems.length > 0) throw new UsageError(`murmur mcp serve: ${rules.problems.map(describeRuleProblem).join('; ')}`);
   const mcp = await createMcpSource({ cwd, config, env, bus: setupBus, provider });
-  const gate = new Semaphore(config.limits?.maxModelRequests ?? DEFAULT_LIMITS.maxModelRequests);
+  const gate = sharedModelGate(config);
   return serve({ cwd, config, provider, args, env, gate, ...(mcp ? { mcp } : {}) });
 }
 
@@ -187,7 +186,7 @@ async function openEngine(ctx: ServeContext, kind: 'run' | 'swarm'): Promise<Eng
     bus,
     provider: ctx.provider,
     providerFor: providerFactory(ctx.args, config, cwd, env, ctx.provider.name),
-    hostInterface: 'mcp',
+    frontEnd: 'mcp',
     sessionKind: kind,
     ...(ctx.mcp ? { mcp: ctx.mcp } : {}),
     ...(permissionMode ? { permissionMode } : {}),

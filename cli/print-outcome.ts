@@ -3,8 +3,8 @@
 import { boolFlag, type ParsedArgs } from './args.js';
 import type { RunOutcome } from '../orchestrator/engine.js';
 import type { Finished } from '../host/lifecycle.js';
-import { runReport, swarmReport } from '../host/reports.js';
-import { renderReport } from '../swarm/report.js';
+import { renderReport, runReport, swarmReport } from '../host/reports.js';
+
 
 export function printOutcome(args: ParsedArgs, outcome: RunOutcome): string {
   if (boolFlag(args, 'json')) return `${JSON.stringify(runReport(outcome))}\n`;

@@ -7,8 +7,7 @@ import { join, resolve } from 'node:path';
 import { boolFlag, parseArgs, stringFlag, UsageError } from './args.js';
 import { workspaceFrom } from './setup.js';
 import { stateHome } from '../orchestrator/session.js';
-import { renderReport, type ItemResult } from '../swarm/report.js';
-import { swarmReport, type RunReport } from '../host/reports.js';
+import { renderReport, swarmReport, type ItemResult, type RunReport } from '../host/reports.js';
 import type { SessionState } from '../orchestrator/engine.js';
 import { REPORT_FLAGS } from './flags.js';
 

@@ -4,7 +4,7 @@
 import { parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { workspaceFrom } from './setup.js';
 import { RESUME_FLAGS } from './flags.js';
-import { buildHost } from './host.js';
+import { openTerminalRun } from './terminal-run.js';
 import { printFinished } from './print-outcome.js';
 import { queueFromFlagOrEnv } from './worker.js';
 import { openResumable, type Resumable } from '../host/resume.js';
@@ -32,16 +32,16 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
   // A queue swarm reattaches to its queue: --queue, else MURMUR_QUEUE, else the saved URL (only kept without a password).
   const savedQueue = resumable.swarm?.queue;
   const queue = savedQueue ? await queueFromFlagOrEnv('resume', stringFlag(args, 'queue'), process.env, savedQueue.url) : undefined;
-  const host = await buildHost('resume', args, {
+  const terminal = await openTerminalRun('resume', args, {
     title: resumable.title,
     sessionKind: resumable.swarm ? 'swarm' : 'run',
     session: resumable.session,
     ...(resumable.extend ? { extend: resumable.extend } : {}),
   });
   try {
-    const finished = await host.run({ kind: 'resume', resumable, ...(queue ? { queue } : {}) }, (refused) => refused.message);
-    return await host.finishRun(finished.outcome, printFinished(args, finished));
+    const finished = await terminal.run({ kind: 'resume', resumable, ...(queue ? { queue } : {}) }, (refused) => refused.message);
+    return await terminal.finishRun(finished.outcome, printFinished(args, finished));
   } finally {
-    await host.close();
+    await terminal.close();
   }
 }

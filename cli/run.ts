@@ -3,7 +3,7 @@ import { parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { workspaceFrom } from './setup.js';
 import { RUN_FLAGS } from './flags.js';
 import { loadAgentDefinitions, profileOrProblem } from '../roles/definitions.js';
-import { buildHost } from './host.js';
+import { openTerminalRun } from './terminal-run.js';
 import { printFinished } from './print-outcome.js';
 
 export async function runCommand(argv: readonly string[]): Promise<number> {
@@ -13,12 +13,12 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   // A bad --agent is a usage error before anything starts (no session is left behind).
   checkAgentFlag(args);
   const agent = stringFlag(args, 'agent');
-  const host = await buildHost('run', args, { title: task, sessionKind: 'run' });
+  const terminal = await openTerminalRun('run', args, { title: task, sessionKind: 'run' });
   try {
-    const finished = await host.run({ kind: 'task', task, ...(agent !== undefined ? { agent } : {}) }, (refused) => `--agent ${refused.message}`);
-    return await host.finishRun(finished.outcome, printFinished(args, finished));
+    const finished = await terminal.run({ kind: 'task', task, ...(agent !== undefined ? { agent } : {}) }, (refused) => `--agent ${refused.message}`);
+    return await terminal.finishRun(finished.outcome, printFinished(args, finished));
   } finally {
-    await host.close();
+    await terminal.close();
   }
 }
 

@@ -3,12 +3,12 @@
 // An ordinary session with one difference: its asker holds a request that needs a person — the session is
 // saved at that call, the run ends "waiting for approval" (exit 75) and `murmur resume SID` carries on.
 import { boolFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
-import { buildHost, type Host } from './host.js';
+import { openTerminalRun, type TerminalRun } from './terminal-run.js';
 import { printFinished } from './print-outcome.js';
 import { SessionStore, stateHome } from '../orchestrator/session.js';
 import { holdAsker, type HeldCall } from '../orchestrator/cron/hold-asker.js';
 import { SCHEDULED_FILE, writeHeld } from '../orchestrator/cron/held.js';
-import { HELD_EXIT_CODE } from '../orchestrator/cron/launcher.js';
+import { HELD_EXIT_CODE } from '../orchestrator/cron/run-process.js';
 import { workspaceFrom } from './setup.js';
 import writeFileAtomic from 'write-file-atomic';
 import { join } from 'node:path';
@@ -37,7 +37,7 @@ export async function scheduledRun(args: ParsedArgs): Promise<number> {
   args.flags.json = true;
   // The scheduler may be gone (killed) when the outcome is printed: a closed pipe must not stop the session's save.
   process.stdout.on('error', () => undefined);
-  let host: Host | undefined;
+  let terminal: TerminalRun | undefined;
   const held: HeldCall[] = [];
   let holding = false;
   const hold = (call: HeldCall) => {
@@ -48,16 +48,16 @@ export async function scheduledRun(args: ParsedArgs): Promise<number> {
     setTimeout(() => {
       void (async () => {
         writeHeld(session.dir, held);
-        await host?.close();
+        await terminal?.close();
         process.stdout.write(`${JSON.stringify({ status: 'held', held: held.map((h) => h.summary).join('; '), sessionId })}\n`, () => process.exit(HELD_EXIT_CODE));
       })();
     }, 50);
   };
   const title = prompt.split('\n', 1)[0]!;
-  host = await buildHost('scheduler', args, { title, sessionKind: 'run', session, asker: { asker: holdAsker(hold) } });
+  terminal = await openTerminalRun('scheduler', args, { title, sessionKind: 'run', session, asker: { asker: holdAsker(hold) } });
   // The scheduler went away (killed): stop, so the session is saved and the run is not left going unseen.
   const watchdog = setInterval(() => {
-    if (process.ppid !== parent) host?.engine.abort();
+    if (process.ppid !== parent) terminal?.engine.abort();
   }, 500);
   watchdog.unref();
   try {
@@ -65,12 +65,12 @@ export async function scheduledRun(args: ParsedArgs): Promise<number> {
       process.stderr.write('murmur: the scheduler that started this run is gone; the run does not start.\n');
       return 1;
     }
-    const finished = await host.run({ kind: 'task', task: prompt, title }, (refused) => refused.message);
+    const finished = await terminal.run({ kind: 'task', task: prompt, title }, (refused) => refused.message);
     if (holding) return await new Promise<number>(() => undefined);
-    return await host.finishRun(finished.outcome, printFinished(args, finished));
+    return await terminal.finishRun(finished.outcome, printFinished(args, finished));
   } finally {
     clearInterval(watchdog);
-    if (!holding) await host.close();
+    if (!holding) await terminal.close();
   }
 }
 

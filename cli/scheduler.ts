@@ -8,7 +8,7 @@ import { parseArgs, stringFlag, UsageError } from './args.js';
 import { workspaceFrom } from './setup.js';
 import { CronService, DEFAULT_CHECK_MS, MAX_CHECK_MS } from '../orchestrator/cron/service.js';
 import { CronStore, allStores } from '../orchestrator/cron/store.js';
-import { processLauncher } from '../orchestrator/cron/launcher.js';
+import { processLauncher } from '../orchestrator/cron/run-process.js';
 import { serviceHolder } from '../orchestrator/cron/lock.js';
 import { cronTiming } from './cron-clock.js';
 import { SCHEDULER_FLAGS } from './flags.js';

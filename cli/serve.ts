@@ -84,7 +84,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
 
   let service: CronServiceType | undefined;
   if (runScheduler) {
-    const [{ CronService, DEFAULT_CHECK_MS, MAX_CHECK_MS }, { processLauncher }] = await Promise.all([import('../orchestrator/cron/service.js'), import('../orchestrator/cron/launcher.js')]);
+    const [{ CronService, DEFAULT_CHECK_MS, MAX_CHECK_MS }, { processLauncher }] = await Promise.all([import('../orchestrator/cron/service.js'), import('../orchestrator/cron/run-process.js')]);
     const { checkIntervalMs, clock } = cronTiming('serve', env, { defaultCheckMs: DEFAULT_CHECK_MS, maxCheckMs: MAX_CHECK_MS });
     const log = (line: string) => process.stderr.write(`${new Date(clock.now()).toISOString()} scheduler: ${line}\n`);
     const cron = new CronService({ stores, clock, checkIntervalMs, log, launch: processLauncher({ mainScript: fileURLToPath(new URL('./main.js', import.meta.url)), env }) });

@@ -4,13 +4,11 @@ import { resolve } from 'node:path';
 import { boolFlag, parseArgs, positiveIntFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { workspaceFrom } from './setup.js';
 import { SWARM_FLAGS } from './flags.js';
-import { buildHost } from './host.js';
+import { openTerminalRun } from './terminal-run.js';
 import { printFinished } from './print-outcome.js';
 import type { SwarmLaunch } from '../host/swarm.js';
 import { swarmTitle } from '../host/lifecycle.js';
-import { validateSwarmItems } from '../swarm/validate.js';
-import { loadAgentDefinitions } from '../roles/definitions.js';
-import { knownProfileNames, resolveProfile } from '../roles/profile.js';
+import { agentNameProblem, swarmItemsProblem } from '../host/checks.js';
 import { queueFromFlagOrEnv } from './worker.js';
 
 async function itemsFrom(args: ParsedArgs, cwd: string): Promise<string[]> {
@@ -36,13 +34,10 @@ async function itemsFrom(args: ParsedArgs, cwd: string): Promise<string[]> {
 
 /** What can be refused without a session: no folder is left behind by a swarm that never started. */
 function checkBeforeStart(template: string, items: readonly string[], role: string | undefined, cwd: string): void {
-  const checked = validateSwarmItems({ promptTemplate: template, items }, Number.POSITIVE_INFINITY, 1);
-  if (!checked.ok) throw new UsageError(`murmur swarm: ${checked.error.replace('prompt_template', '--template')}.`);
-  if (role === undefined) return;
-  const definitions = loadAgentDefinitions({ workspace: cwd, ...(process.env.HOME ? { userHome: process.env.HOME } : {}) }).profiles;
-  const profile = resolveProfile(role, definitions);
-  if (!profile) throw new UsageError(`murmur swarm: --role ${JSON.stringify(role)} is not a role or a defined agent; known: ${knownProfileNames(definitions).join(', ')}.`);
-  if (profile.role === 'main') throw new UsageError('murmur swarm: --role main cannot run swarm items; use worker, explore, verifier or a defined agent.');
+  const itemsProblem = swarmItemsProblem(template, items, '--template');
+  if (itemsProblem) throw new UsageError(`murmur swarm: ${itemsProblem}.`);
+  const roleProblem = role === undefined ? undefined : agentNameProblem(cwd, process.env, role, true);
+  if (roleProblem) throw new UsageError(`murmur swarm: --role ${roleProblem}.`);
 }
 
 export async function swarmCommand(argv: readonly string[]): Promise<number> {
@@ -58,7 +53,7 @@ export async function swarmCommand(argv: readonly string[]): Promise<number> {
   checkBeforeStart(template, items, stringFlag(args, 'role'), cwd);
   // A bad, unreachable or refusing queue is exit 2 before any session exists.
   const queue = await queueFromFlagOrEnv('swarm', stringFlag(args, 'queue'), process.env);
-  const host = await buildHost('swarm', args, { title: description, sessionKind: 'swarm' });
+  const terminal = await openTerminalRun('swarm', args, { title: description, sessionKind: 'swarm' });
   try {
     const role = stringFlag(args, 'role');
     const isolation = stringFlag(args, 'isolation') as 'none' | 'worktree' | undefined;
@@ -75,9 +70,9 @@ export async function swarmCommand(argv: readonly string[]): Promise<number> {
       ...(maxRounds !== undefined ? { maxRounds } : {}),
       ...(queue ? { queue } : {}),
     };
-    const finished = await host.run({ kind: 'swarm', launch }, (refused) => refused.message);
-    return await host.finishRun(finished.outcome, printFinished(args, finished));
+    const finished = await terminal.run({ kind: 'swarm', launch }, (refused) => refused.message);
+    return await terminal.finishRun(finished.outcome, printFinished(args, finished));
   } finally {
-    await host.close();
+    await terminal.close();
   }
 }

@@ -8,27 +8,23 @@ import { WORKER_FLAGS } from './flags.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
 import { swarmHostFor } from '../host/swarm-host.js';
+import { connectQueueTarget, loadQueueWorker, queueUrlHoldsSecret, type QueueTarget } from '../host/queue.js';
 
 const PERMISSION_MODES = new Set(['manual', 'auto', 'yolo']);
 
 /** The queue's URL from --queue or MURMUR_QUEUE, checked and connected; bad input is exit 2 naming it (password hidden). */
-export async function queueFromFlagOrEnv(command: string, flag: string | undefined, env: NodeJS.ProcessEnv, fallback?: string) {
-  const { connectQueue, holdsSecret, parseQueueUrl } = await import('../swarm/queue/url.js');
+export async function queueFromFlagOrEnv(command: string, flag: string | undefined, env: NodeJS.ProcessEnv, fallback?: string): Promise<QueueTarget | undefined> {
   const raw = flag ?? (env.MURMUR_QUEUE?.trim() ? env.MURMUR_QUEUE : undefined) ?? fallback;
   if (raw === undefined) return undefined;
-  const parsed = parseQueueUrl(raw, flag !== undefined ? '--queue' : env.MURMUR_QUEUE?.trim() ? 'MURMUR_QUEUE' : 'the saved queue URL');
-  if (!parsed.ok) throw new UsageError(`murmur ${command}: ${parsed.error}.`);
   // A command line is readable by every process of the machine (ps, /proc/PID/cmdline), agents' commands included.
-  if (flag !== undefined && holdsSecret(parsed.url)) {
+  if (flag !== undefined && (await queueUrlHoldsSecret(flag))) {
     process.stderr.write(
       `murmur ${command}: warning: the --queue URL holds a password, which other processes on this machine can read from the command line (ps, /proc); pass it in the MURMUR_QUEUE environment variable instead (murmur keeps it from agents' commands).\n`,
     );
   }
-  const connected = await connectQueue(parsed.url, parsed.shown);
+  const connected = await connectQueueTarget(raw, flag !== undefined ? '--queue' : env.MURMUR_QUEUE?.trim() ? 'MURMUR_QUEUE' : 'the saved queue URL');
   if (!connected.ok) throw new UsageError(`murmur ${command}: ${connected.error}.`);
-  // The probe connection is not needed any more: BullMQ opens its own.
-  connected.redis.disconnect();
-  return { url: parsed.url, shown: parsed.shown, open: connected.open };
+  return connected.target;
 }
 
 /** BullMQ's stalled-job check (ms): MURMUR_QUEUE_STALLED_MS, default 30 s. Lower means a killed worker's item moves on sooner. */
@@ -47,14 +43,14 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
   const cwd = workspaceFrom('worker', args);
   const concurrency = positiveIntFlag('worker', args, 'concurrency') ?? 1;
   const stalled = stalledMs(env);
-  const { repoRoot } = await import('../swarm/git.js');
+  const { QueueWorker, repoRoot } = await loadQueueWorker();
   const root = await repoRoot(cwd);
   if (!root) throw new UsageError(`murmur worker: --cwd ${JSON.stringify(cwd)} is not in a git repository; start the worker in a clone of the coordinator's repository.`);
   const queue = await queueFromFlagOrEnv('worker', stringFlag(args, 'queue'), env);
   if (!queue) throw new UsageError('murmur worker: give the queue with --queue redis://[user:password@]HOST:PORT[/DB] (or rediss://…) or MURMUR_QUEUE.');
   const modelOverride = stringFlag(args, 'model');
   const baseUrl = stringFlag(args, 'base-url');
-  const host = stringFlag(args, 'name') ?? hostname();
+  const machine = stringFlag(args, 'name') ?? hostname();
 
   const { createProvider } = await import('../orchestrator/models/resolve.js');
   const providers = new Map<string, Promise<ModelProvider>>();
@@ -77,8 +73,7 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
     }
   }
 
-  const [{ QueueWorker }, { EventBus }, { createMcpSource }] = await Promise.all([
-    import('../swarm/queue/worker.js'),
+  const [{ EventBus }, { createMcpSource }] = await Promise.all([
     import('../orchestrator/events.js'),
     import('../orchestrator/mcp-source.js'),
   ]);
@@ -88,7 +83,7 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
     concurrency,
     ...(modelOverride !== undefined ? { modelOverride } : {}),
     provider,
-    host,
+    machine,
     stalledMs: stalled,
     log: (line) => process.stderr.write(`murmur worker: ${line}\n`),
     engineFor: async ({ cwd: itemCwd, job, provider: itemProvider }) => {
@@ -104,7 +99,7 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
         bus,
         provider: itemProvider,
         providerFor: providerFactory({ flags: { model: itemProvider.name, ...(baseUrl ? { 'base-url': baseUrl } : {}) }, positionals: [] }, config, itemCwd, env, itemProvider.name),
-        hostInterface: 'cli',
+        frontEnd: 'cli',
         sessionKind: 'swarm',
         ...(mcp ? { mcp } : {}),
         ...(permissionMode ? { permissionMode } : {}),
@@ -113,7 +108,7 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
         limits: { maxAgents: Number.POSITIVE_INFINITY },
       });
       return {
-        host: swarmHostFor(built),
+        run: swarmHostFor(built),
         close: async () => {
           await built.close();
           await mcp?.close();
@@ -122,7 +117,7 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
     },
   });
   await worker.start();
-  process.stderr.write(`murmur worker: ${host} serving ${queue.shown} from ${root} (concurrency ${concurrency}${modelOverride ? `, model ${modelOverride}` : ''})\n`);
+  process.stderr.write(`murmur worker: ${machine} serving ${queue.shown} from ${root} (concurrency ${concurrency}${modelOverride ? `, model ${modelOverride}` : ''})\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);

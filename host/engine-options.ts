@@ -9,10 +9,10 @@ import { interactionAdapters } from '../orchestrator/host-adapters.js';
 import type { InteractionAdapters } from '../tools/adapters-interaction.js';
 import type { McpSource } from '../orchestrator/mcp-source.js';
 import type { SessionStore } from '../orchestrator/session.js';
-import type { AgentTreeLimits } from '../orchestrator/agent-tree.js';
+import { DEFAULT_LIMITS, type AgentTreeLimits } from '../orchestrator/agent-tree.js';
 import type { AgentDirectory } from '../orchestrator/agent-directory.js';
-import type { Semaphore } from '../orchestrator/model-gate.js';
-import type { HostInterface } from '../roles/filters.js';
+import { Semaphore } from '../orchestrator/model-gate.js';
+import type { FrontEnd } from '../roles/filters.js';
 import type { Asker } from '../orchestrator/permissions/asker.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
 import { createPermissionSetup, PermissionRuleError, type AgentLookupRecord, type PermissionSetup } from '../orchestrator/permissions/setup.js';
@@ -35,7 +35,7 @@ export interface HostInput {
   provider: ModelProvider;
   /** Providers for agent definitions that name another model; absent = every agent runs on `provider`. */
   providerFor?: (spec: string) => Promise<ModelProvider>;
-  hostInterface: HostInterface;
+  frontEnd: FrontEnd;
   sessionKind: 'run' | 'swarm';
   /** MCP servers as a tool source (see orchestrator/mcp-source.ts); absent = none. */
   mcp?: McpSource;
@@ -64,6 +64,11 @@ export interface EngineParts {
   interaction: InteractionAdapters;
   /** None = nothing on disk. */
   session: SessionStore | undefined;
+}
+
+/** One limit on model requests in flight for every engine of a process (`murmur mcp serve` runs one per request). */
+export function sharedModelGate(config: MurmurConfig): Semaphore {
+  return new Semaphore(config.limits?.maxModelRequests ?? DEFAULT_LIMITS.maxModelRequests);
 }
 
 /** create_scheduled_task for this workspace: the card goes through the permission setup's exempt approval. */
@@ -110,7 +115,7 @@ export function hostEngineOptions(input: HostInput, parts: EngineParts): EngineO
     config,
     env,
     bus,
-    hostInterface: input.hostInterface,
+    frontEnd: input.frontEnd,
     sessionKind: input.sessionKind,
     interaction,
     // ask_user_question only where someone can answer; plan mode everywhere (headless plans are rejected by policy).

@@ -3,6 +3,9 @@ import type { AgentSummary, RunOutcome } from '../orchestrator/engine.js';
 import type { Usage } from '../orchestrator/types.js';
 import { reportJson, type ItemResult } from '../swarm/report.js';
 
+/** The swarm report as text (`murmur swarm` without --json, `murmur report`, run_swarm's first block). */
+export { renderReport, type ItemResult } from '../swarm/report.js';
+
 export interface RunReport {
   /** completed, or why not (failed, aborted, timeout, interrupted…); `reason` says more. */
   status: RunOutcome['status'];

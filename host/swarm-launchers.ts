@@ -6,7 +6,7 @@ import type { Engine } from '../orchestrator/engine.js';
 import { builtinProfile } from '../roles/profile.js';
 import { git, repoRoot } from '../swarm/git.js';
 import type { SwarmPlan } from '../swarm/launch.js';
-import type { ItemLauncher } from '../swarm/launcher.js';
+import type { ItemLauncher } from '../swarm/item-launcher.js';
 import { LocalLauncher } from '../swarm/local-launcher.js';
 import { queueName } from '../swarm/queue/job.js';
 import { holdsSecret, type QueueTarget } from '../swarm/queue/url.js';

@@ -6,7 +6,7 @@ import { collectCandidates, type SourceOptions } from '../tools/catalog.js';
 import type { RuntimeTool } from '../tools/contract.js';
 import { SKILL_TOOL_NAME } from '../tools/interact/skill.js';
 import { toLoopTools, type LoopTools } from '../tools/loop-tools.js';
-import { applyFilters, type HostInterface, type TurnFacts } from '../roles/filters.js';
+import { applyFilters, type FrontEnd, type TurnFacts } from '../roles/filters.js';
 import type { AgentProfile } from '../roles/profile.js';
 import type { EventBus } from './events.js';
 import type { ModelCapabilities } from './models/provider.js';
@@ -17,7 +17,7 @@ import type { SkillToolChoice } from './shell-bridge.js';
 /** The run's values turn facts are made of. */
 export interface FactsInputs {
   capabilities: ModelCapabilities;
-  hostInterface: HostInterface;
+  frontEnd: FrontEnd;
   features: { delegation: boolean; webSearch: boolean };
   mcpOrigin?: McpOriginOf | undefined;
 }
@@ -37,7 +37,7 @@ export function turnFactsFor(agent: FactsAgent, inputs: FactsInputs): TurnFacts 
     model: { images: inputs.capabilities.images, video: inputs.capabilities.video },
     excluded: NO_EXCLUSIONS,
     isSubtask: agent.depth > 0,
-    interface: inputs.hostInterface,
+    interface: inputs.frontEnd,
     features: inputs.features,
     desktopAvailable: false,
   };

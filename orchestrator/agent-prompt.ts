@@ -4,7 +4,7 @@ import type { SkillCatalog } from '../tools/adapters-interaction.js';
 import { skillsPromptSection } from '../tools/interact/skills.js';
 import type { AgentProfile } from '../roles/profile.js';
 import { systemPromptFor, type PromptFacts } from './prompts.js';
-import { allowedSubagentTypes } from './subagents.js';
+import { allowedSubagentTypes } from '../roles/subagent-policy.js';
 
 export interface AgentPromptInputs {
   /** The agent's workspace root. */

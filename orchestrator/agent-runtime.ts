@@ -6,7 +6,7 @@
 import type { EnvPolicy, SessionPaths, WorkspacePolicy } from '../tools/adapters.js';
 import type { SkillCatalog } from '../tools/adapters-interaction.js';
 import type { AgentPorts, ToolRegistry } from '../tools/registry.js';
-import type { HostInterface } from '../roles/filters.js';
+import type { FrontEnd } from '../roles/filters.js';
 import type { AgentProfile } from '../roles/profile.js';
 import type { AgentLoopConfig } from './agent.js';
 import { catalogFor, filterLocal, mayDelegate, sourceOptionsFor, turnFactsFor } from './agent-catalog.js';
@@ -45,7 +45,7 @@ export interface RuntimeDeps {
   /** The background tasks: background subagents run in them. */
   tasks: TaskRegistry;
   definitions: ReadonlyMap<string, AgentProfile>;
-  hostInterface: HostInterface;
+  frontEnd: FrontEnd;
   features: { delegation: boolean; webSearch: boolean };
   /** The host's skills: the prompt lists the ones an agent may load (the skill tool itself is in `tools`). */
   skills?: SkillCatalog;

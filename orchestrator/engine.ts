@@ -9,7 +9,7 @@ import type { AgentSwarmToolFactory } from '../tools/agents/agent-swarm.js';
 import { buildToolRegistry, type RegistryDeps } from '../tools/registry.js';
 import { loadAgentDefinitions, describeProblem, profileOrProblem, type DefinitionProblem } from '../roles/definitions.js';
 import { builtinProfile, resolveProfile, type AgentProfile } from '../roles/profile.js';
-import type { HostInterface } from '../roles/filters.js';
+import type { FrontEnd } from '../roles/filters.js';
 import type { AgentRunResult } from './agent.js';
 import { makeConfigurer, type RuntimeDeps } from './agent-runtime.js';
 import type { BatchVetoFor, McpToolSource, PermissionGate, ResultBudgetFor } from './runtime-ports.js';
@@ -49,7 +49,7 @@ export interface EngineOptions {
   env?: Environment;
   bus?: EventBus;
   clock?: Clock;
-  hostInterface?: HostInterface;
+  frontEnd?: FrontEnd;
   /** false: nothing on disk (benchmarks); else a new session unless one is given. */
   session?: SessionStore | false;
   sessionKind?: 'run' | 'swarm';
@@ -201,7 +201,7 @@ export class Engine {
       capabilities: options.provider.capabilities,
       tasks: this.tasks,
       definitions: this.definitions,
-      hostInterface: options.hostInterface ?? 'cli',
+      frontEnd: options.frontEnd ?? 'cli',
       features,
       maxTurns: this.config.maxTurns ?? 200,
     };

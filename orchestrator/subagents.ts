@@ -1,34 +1,17 @@
-// The agent tool's seam into the agent tree: start, resume and background subagents for one parent.
+// The agent tool's seam into the agent tree: start, resume and background subagents for one parent. Which types
+// a parent may start is the roles' policy (roles/subagent-policy.ts).
 import type { SubagentAdapter, SubagentOutcome, SubagentRequest, TaskEndStatus, TaskOutcome } from '../tools/adapters.js';
-import { knownProfileNames, resolveProfile, type AgentProfile } from '../roles/profile.js';
+import type { AgentProfile } from '../roles/profile.js';
+import { allowedSubagentTypes, DEFAULT_SUBAGENT_TYPE, subagentProfileFor } from '../roles/subagent-policy.js';
 import type { AgentRunResult } from './agent.js';
 import type { Clock } from './clock.js';
 import type { AgentRecord, AgentTree } from './agent-tree.js';
 import type { TaskRegistry } from './tasks.js';
 
-export const DEFAULT_SUBAGENT_TYPE = 'coder';
-
 export interface SubagentDeps {
   agentTree: AgentTree;
   tasks: TaskRegistry;
   definitions: ReadonlyMap<string, AgentProfile>;
-}
-
-/** The subagent types a parent may name: a defined agent's `subagents:` list, or every known type. */
-export function allowedSubagentTypes(parent: AgentProfile, definitions: ReadonlyMap<string, AgentProfile>): string[] {
-  if (!parent.builtin && parent.subagents && parent.subagents.length > 0) return [...parent.subagents];
-  return knownProfileNames(definitions);
-}
-
-/**
- * The profile a parent gets when it asks for `type`, or undefined when the type is unknown or not allowed to it.
- * Names are compared by what they resolve to, so `coder` (the default) is allowed wherever `worker` is.
- */
-export function subagentProfileFor(parent: AgentProfile, type: string, definitions: ReadonlyMap<string, AgentProfile>): AgentProfile | undefined {
-  const wanted = resolveProfile(type.trim(), definitions);
-  if (!wanted) return undefined;
-  const allowed = allowedSubagentTypes(parent, definitions);
-  return allowed.some((t) => resolveProfile(t, definitions)?.name === wanted.name) ? wanted : undefined;
 }
 
 function taskStatus(result: AgentRunResult): TaskEndStatus {

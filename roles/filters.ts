@@ -5,7 +5,8 @@ import { BUILTIN_ROLES, builtinRole, mcpServerName, mcpToolName } from './builti
 import { canonicalToolName, matchesNamePattern, normalizeName } from './names.js';
 import type { AgentProfile } from './profile.js';
 
-export type HostInterface = 'cli' | 'interactive' | 'mcp' | 'headless';
+/** Who is on the other side of the run (some tools exist only where a person can answer): the front end's kind. */
+export type FrontEnd = 'cli' | 'interactive' | 'mcp' | 'headless';
 
 /** Facts about one turn, frozen before the filters run. */
 export interface TurnFacts {
@@ -16,7 +17,7 @@ export interface TurnFacts {
   excluded: ReadonlySet<string>;
   /** True for every agent started by another agent. */
   isSubtask: boolean;
-  interface: HostInterface;
+  interface: FrontEnd;
   features: { delegation: boolean; webSearch: boolean };
   desktopAvailable: boolean;
   /** The MCP server and tool behind a tool (from the MCP source), so names never have to be parsed back. */

@@ -3,9 +3,9 @@
 // runs on (this process, or a queue) and builds the run with `swarmRun`. Sees the engine only as a SwarmHost.
 import type { SwarmRequest } from '../tools/adapters.js';
 import type { AgentProfile } from '../roles/profile.js';
-import { DEFAULT_SUBAGENT_TYPE } from '../orchestrator/subagents.js';
+import { DEFAULT_SUBAGENT_TYPE } from '../roles/subagent-policy.js';
 import { queuedItem, type SwarmItem } from './item-state.js';
-import type { ItemLauncher } from './launcher.js';
+import type { ItemLauncher } from './item-launcher.js';
 import type { ItemResult } from './report.js';
 import { SwarmRun } from './runner.js';
 import { restoredItem, type SavedSwarm } from './saved-swarm.js';

@@ -3,7 +3,7 @@
 // and keeps its own copy of the item, moved by the same mutator.
 import type { AgentProfile } from '../roles/profile.js';
 import { advanceItem, type ItemReport, type LaunchableItem, type SwarmItem } from './item-state.js';
-import { type Attempt, endsWithHandoff, type ItemLauncher, rateLimited } from './launcher.js';
+import { type Attempt, endsWithHandoff, type ItemLauncher, rateLimited } from './item-launcher.js';
 import type { ItemResult } from './report.js';
 import type { SwarmAgent, SwarmAgents } from './swarm-host.js';
 import { verifyRounds } from './verify.js';

@@ -7,7 +7,7 @@ import type { SwarmItemState } from '../orchestrator/events.js';
 import { type Clock, systemClock } from '../orchestrator/clock.js';
 import { SwarmController, type ControllerAction } from './controller.js';
 import { advanceItem, endedResult, itemEvent, savedAfter, type ItemChange, type SwarmItem } from './item-state.js';
-import type { Attempt, ItemLauncher } from './launcher.js';
+import type { Attempt, ItemLauncher } from './item-launcher.js';
 import type { ItemResult } from './report.js';
 import { itemRecord, type SavedSwarm, type SwarmItemRecord } from './saved-swarm.js';
 import type { SwarmSettings } from './settings.js';

@@ -2,7 +2,7 @@
 // rounds themselves (verifier, verdict, rework) for one item.
 import { describeChanges } from './changes.js';
 import type { ItemReport, SwarmItem } from './item-state.js';
-import { type Attempt, endsWithHandoff, rateLimited } from './launcher.js';
+import { type Attempt, endsWithHandoff, rateLimited } from './item-launcher.js';
 import { escapeText, type ItemResult } from './report.js';
 import type { SwarmAgent, SwarmAgents } from './swarm-host.js';
 

@@ -7,7 +7,7 @@ import type { Queue, QueueEvents } from 'bullmq';
 import type { Usage } from '../../orchestrator/types.js';
 import type { AgentProfile } from '../../roles/profile.js';
 import type { ItemReport, LaunchableItem } from '../item-state.js';
-import type { Attempt, ItemLauncher } from '../launcher.js';
+import type { Attempt, ItemLauncher } from '../item-launcher.js';
 import type { ItemResult } from '../report.js';
 import type { SavedQueue } from '../saved-swarm.js';
 import { applyDiff, keepPatch } from './apply.js';

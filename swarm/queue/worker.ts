@@ -20,7 +20,7 @@ import { LeaseGate, leasedProvider } from './leases.js';
 export type ItemRun = Pick<SwarmHost, 'agent' | 'spawn' | 'run' | 'acceptHandoff' | 'usage'>;
 
 /** What the command line builds for one job: an engine in the job's worktree on the given provider, seen through the swarm's port. */
-export type EngineFactory = (input: { cwd: string; job: ItemJob; provider: ModelProvider }) => Promise<{ host: ItemRun; close: () => Promise<void> }>;
+export type EngineFactory = (input: { cwd: string; job: ItemJob; provider: ModelProvider }) => Promise<{ run: ItemRun; close: () => Promise<void> }>;
 
 export interface QueueWorkerOptions {
   open: () => RedisClient;
@@ -31,7 +31,8 @@ export interface QueueWorkerOptions {
   modelOverride?: string;
   provider: (spec: string) => Promise<ModelProvider>;
   engineFor: EngineFactory;
-  host: string;
+  /** This machine's name (--name, else the hostname): in job progress and results, and in errors. */
+  machine: string;
   /** BullMQ's stalled-job check and lock (ms): a killed worker's item goes to another worker after about this. */
   stalledMs: number;
   /** How often the list of swarm queues is read. */
@@ -115,7 +116,7 @@ export class QueueWorker {
     const hasBase = await git(this.options.root, ['cat-file', '-e', `${spec.base}^{commit}`]);
     if (!hasBase.ok) {
       throw new UnrecoverableError(
-        `the worker on ${this.options.host} has no commit ${spec.base} in its checkout ${this.options.root}; fetch it (git fetch) or start the worker in a clone of the same repository`,
+        `the worker on ${this.options.machine} has no commit ${spec.base} in its checkout ${this.options.root}; fetch it (git fetch) or start the worker in a clone of the same repository`,
       );
     }
     const model = this.options.modelOverride ?? spec.model;
@@ -129,7 +130,7 @@ export class QueueWorker {
       const dir = await mkdtemp(join(tmpdir(), `${ITEM_TREE_PREFIX}${process.pid}-`));
       tree = dir;
       const made = await serialised(this.options.root, () => git(this.options.root, ['worktree', 'add', '--detach', dir, spec.base]));
-      if (!made.ok) throw new UnrecoverableError(`git worktree add failed on ${this.options.host}: ${made.stderr.trim()}`);
+      if (!made.ok) throw new UnrecoverableError(`git worktree add failed on ${this.options.machine}: ${made.stderr.trim()}`);
       return await this.runItem(job, spec, model, dir);
     } finally {
       if (tree !== undefined) {
@@ -175,8 +176,8 @@ export class QueueWorker {
     const gate = new LeaseGate(this.redis, `${job.queueName}:model-leases`, Math.max(1, spec.maxModelRequests));
     const provider = leasedProvider(await this.options.provider(model), gate);
     const cwd = join(tree, spec.subdir);
-    const { host: run, close } = await this.options.engineFor({ cwd, job: spec, provider });
-    const base = { format: JOB_FORMAT, host: this.options.host, model };
+    const { run, close } = await this.options.engineFor({ cwd, job: spec, provider });
+    const base = { format: JOB_FORMAT, host: this.options.machine, model };
     try {
       const launcher = new LocalLauncher(
         {
@@ -196,7 +197,7 @@ export class QueueWorker {
         item = advanceItem(item, change);
         const event = itemEvent(change);
         if (event?.state !== 'launched' && event?.state !== 'verifying') return;
-        const progress: ItemProgress = { state: event.state, host: this.options.host, model, ...(Object.keys(event.extra).length > 0 ? { extra: event.extra } : {}) };
+        const progress: ItemProgress = { state: event.state, host: this.options.machine, model, ...(Object.keys(event.extra).length > 0 ? { extra: event.extra } : {}) };
         void job.updateProgress(progress as unknown as object).catch(() => undefined);
       };
       const attempt = await launcher.run(0, start, report, new AbortController().signal);

@@ -17,7 +17,7 @@ const fake = (name: string): RuntimeTool =>
   defineRuntimeTool({ def: { name, description: name, parameters: Type.Object({}) }, execute: () => ({ content: [] }) });
 const names = (tools: Iterable<RuntimeTool>) => [...tools].map((t) => t.def.name);
 const capabilities: ModelCapabilities = { images: false, video: false, contextWindow: 100_000 };
-const factsInputs = { capabilities, hostInterface: 'cli' as const, features: { delegation: true, webSearch: true } };
+const factsInputs = { capabilities, frontEnd: 'cli' as const, features: { delegation: true, webSearch: true } };
 const recordOf = (profile: AgentProfile, depth = 0) => ({ id: depth === 0 ? 'main' : 'a-1', profile, depth }) as AgentRecord;
 const skill = (name: string, scope: SkillInfo['scope'] = 'project'): SkillInfo => ({ name, description: name, path: `/s/${name}/SKILL.md`, dir: `/s/${name}`, scope, inline: true, disableModelInvocation: false, body: name });
 

@@ -25,7 +25,7 @@ const base = (script: ConstructorParameters<typeof ScriptedModel>[0]) => ({
   env: {},
   bus: new EventBus(),
   provider: new ScriptedModel(script),
-  hostInterface: 'cli' as const,
+  frontEnd: 'cli' as const,
   sessionKind: 'run' as const,
 });
 

@@ -38,7 +38,7 @@ async function runRequest(
     env,
     bus,
     provider: new ScriptedModel(SCRIPT),
-    hostInterface: 'cli',
+    frontEnd: 'cli',
     sessionKind: options.kind ?? 'run',
     headlessReason: 'a test',
     ...(options.session ? { session: options.session } : {}),

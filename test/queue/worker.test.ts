@@ -38,7 +38,7 @@ describe.runIf(available)('the queue worker', () => {
         active--;
         throw new Error('not a real engine');
       },
-      host: 'w1',
+      machine: 'w1',
       stalledMs: 5_000,
       discoverMs: 50,
       log: () => undefined,

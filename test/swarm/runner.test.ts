@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { EventInput } from '../../orchestrator/events.js';
 import { DEFAULT_CONTROLLER_OPTIONS } from '../../swarm/controller.js';
 import { queuedItem, type ItemReport, type LaunchableItem, type SwarmItem } from '../../swarm/item-state.js';
-import type { Attempt, ItemLauncher } from '../../swarm/launcher.js';
+import type { Attempt, ItemLauncher } from '../../swarm/item-launcher.js';
 import type { ItemResult } from '../../swarm/report.js';
 import { SwarmRun, type SwarmSink } from '../../swarm/runner.js';
 import type { SavedSwarm } from '../../swarm/saved-swarm.js';

@@ -9,7 +9,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ShellBridgeLease } from '../adapters.js';
-import { launcherScript, LAUNCHER_SOURCE } from './launcher.js';
+import { launcherScript, LAUNCHER_SOURCE } from './client-script.js';
 import { EXIT, type BridgeAnswer, type BridgeHandler } from './protocol.js';
 
 /** Largest request accepted (arguments included). */

@@ -1,5 +1,5 @@
-// The command line's host: parsed flags to plain values for the host assembly (host/assemble.ts), plus what only
-// a terminal has — the screen, the terminal asker, Ctrl-C and the event log.
+// A run on the command line: parsed flags to plain values for the host assembly (host/assemble.ts), plus what only
+// a terminal has — the screen, the terminal asker, Ctrl-C and the event log; requests go through the host's lifecycle.
 import { boolFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { configFor, eventLogFor, onInterrupt, providerFactory, providerFor, workspaceFrom } from './setup.js';
 import { chooseScreenMode, createScreen, type Screen } from './screen.js';
@@ -15,7 +15,7 @@ import { assembleEngine } from '../host/assemble.js';
 import { HostInputError } from '../host/errors.js';
 import { runOnEngine, type Finished, type Refused, type RunRequest } from '../host/lifecycle.js';
 
-export interface Host {
+export interface TerminalRun {
   engine: Engine;
   screen: Screen;
   config: MurmurConfig;
@@ -27,7 +27,7 @@ export interface Host {
   close(): Promise<void>;
 }
 
-export interface HostOptions {
+export interface TerminalRunOptions {
   title: string;
   sessionKind: 'run' | 'swarm';
   /** Reopen this session instead of creating one. */
@@ -38,7 +38,7 @@ export interface HostOptions {
   asker?: HostAsker;
 }
 
-export async function buildHost(command: string, args: ParsedArgs, options: HostOptions): Promise<Host> {
+export async function openTerminalRun(command: string, args: ParsedArgs, options: TerminalRunOptions): Promise<TerminalRun> {
   const env = process.env;
   const cwd = workspaceFrom(command, args);
   const effort = stringFlag(args, 'effort') as MurmurConfig['effort'];
@@ -70,7 +70,7 @@ export async function buildHost(command: string, args: ParsedArgs, options: Host
       bus,
       provider,
       providerFor: providerFactory(args, config, cwd, env, provider.name),
-      hostInterface: 'cli',
+      frontEnd: 'cli',
       sessionKind: options.sessionKind,
       ...(mcp ? { mcp } : {}),
       ...(permissionMode ? { permissionMode } : {}),
