@@ -14,10 +14,17 @@ function reaching(rooms) {
 function floor(room, forbidden, why, typesOnly = [], typesWhy = '') {
   const message = `${room}/ may not import ${forbidden.join(', ')}: ${why}`;
   const typesMessage = `${room}/ may import only types from ${typesOnly.join(', ')}: ${typesWhy}`;
-  const lazy = [{ selector: `ImportExpression[source.value=/${reaching(forbidden).replaceAll('/', '\\/')}/]`, message }];
-  if (typesOnly.length > 0) lazy.push({ selector: `ImportExpression[source.value=/${reaching(typesOnly).replaceAll('/', '\\/')}/]`, message: typesMessage });
+  const lazy = [
+    { selector: `ImportExpression[source.value=/${reaching(forbidden).replaceAll('/', '\\/')}/]`, message },
+  ];
+  if (typesOnly.length > 0)
+    lazy.push({
+      selector: `ImportExpression[source.value=/${reaching(typesOnly).replaceAll('/', '\\/')}/]`,
+      message: typesMessage,
+    });
   const patterns = [{ regex: reaching(forbidden), message }];
-  if (typesOnly.length > 0) patterns.push({ regex: reaching(typesOnly), message: typesMessage, allowTypeImports: true });
+  if (typesOnly.length > 0)
+    patterns.push({ regex: reaching(typesOnly), message: typesMessage, allowTypeImports: true });
   return {
     files: [`${room}/**/*.ts`],
     rules: {
@@ -31,7 +38,8 @@ function floor(room, forbidden, why, typesOnly = [], typesWhy = '') {
 const ABOVE_ENGINE = ['swarm', 'dashboards', 'cli', 'host', 'api'];
 /** The front ends run the engine and swarms through host/ (the lifecycle, the assembly, the reports). */
 const FRONT_END_TYPES_ONLY = ['swarm', 'orchestrator/engine\\.js', 'orchestrator/agent-tree\\.js'];
-const FRONT_END_WHY = 'a front end starts runs and swarms through host/ (lifecycle.ts, assemble.ts, swarm.ts, queue.ts, checks.ts)';
+const FRONT_END_WHY =
+  'a front end starts runs and swarms through host/ (lifecycle.ts, assemble.ts, swarm.ts, queue.ts, checks.ts)';
 
 export default [
   { ignores: ['dist/**', 'node_modules/**', 'test-output/**', 'examples/**', 'eslint.config.js'] },
@@ -47,9 +55,25 @@ export default [
   floor('tools', ['orchestrator', 'roles', ...ABOVE_ENGINE], 'a tool reaches the engine through the ctx it is handed'),
   floor('roles', ['orchestrator', ...ABOVE_ENGINE], 'roles build on the tool contract only'),
   floor('orchestrator', ABOVE_ENGINE, 'the engine knows nothing of the rooms built on it'),
-  floor('swarm', ['dashboards', 'cli', 'host', 'api', 'orchestrator/engine\\.js', 'orchestrator/agent-tree\\.js'], 'the swarm sees the engine only through its SwarmHost port (swarm/swarm-host.ts); the host chooses how it is shown and started'),
+  floor(
+    'swarm',
+    ['dashboards', 'cli', 'host', 'api', 'orchestrator/engine\\.js', 'orchestrator/agent-tree\\.js'],
+    'the swarm sees the engine only through its SwarmHost port (swarm/swarm-host.ts); the host chooses how it is shown and started',
+  ),
   floor('dashboards', ['swarm', 'cli', 'api', 'roles', 'tools'], 'a screen is a subscriber to events'),
   floor('host', ['dashboards', 'cli', 'api'], 'every front end calls the host, not the other way round'),
-  floor('api', ['cli', 'dashboards'], 'the library is a front end beside the command line', FRONT_END_TYPES_ONLY, FRONT_END_WHY),
-  floor('cli', ['api'], 'the command line and the library are two front ends on host/', FRONT_END_TYPES_ONLY, FRONT_END_WHY),
+  floor(
+    'api',
+    ['cli', 'dashboards'],
+    'the library is a front end beside the command line',
+    FRONT_END_TYPES_ONLY,
+    FRONT_END_WHY,
+  ),
+  floor(
+    'cli',
+    ['api'],
+    'the command line and the library are two front ends on host/',
+    FRONT_END_TYPES_ONLY,
+    FRONT_END_WHY,
+  ),
 ];

@@ -2,7 +2,16 @@
 // nothing else in the package is importable (package.json `exports`).
 export { createMurmur, type Murmur, type RunOptions, type SwarmOptions } from './murmur.js';
 export { MurmurOptionsError } from './errors.js';
-export type { MurmurOptions, PermissionMode, PermissionRules, Limits, Effort, CustomTool, ApprovalHandler, QuestionHandler } from './options.js';
+export type {
+  MurmurOptions,
+  PermissionMode,
+  PermissionRules,
+  Limits,
+  Effort,
+  CustomTool,
+  ApprovalHandler,
+  QuestionHandler,
+} from './options.js';
 export type { RunReport, SwarmReport } from '../host/reports.js';
 export type { ItemResult, ItemOutcome } from '../swarm/report.js';
 export type { AgentSummary } from '../orchestrator/engine.js';
@@ -12,4 +21,15 @@ export { EVENT_TYPES } from '../orchestrator/events.js';
 export type { ModelProvider, ModelCapabilities, ModelRequest, ModelResult } from '../orchestrator/models/provider.js';
 export type { ApprovalRequest, ApprovalAnswer, Requester, AgentLabel } from '../orchestrator/permissions/asker.js';
 export type { QuestionRequest, QuestionReply } from '../tools/adapters-interaction.js';
-export { defineTool, textResult, errorResult, Type, type RuntimeTool, type ToolContext, type ToolResult, type ToolDefinition, type Static, type TSchema } from './tools.js';
+export {
+  defineTool,
+  textResult,
+  errorResult,
+  Type,
+  type RuntimeTool,
+  type ToolContext,
+  type ToolResult,
+  type ToolDefinition,
+  type Static,
+  type TSchema,
+} from './tools.js';

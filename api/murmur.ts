@@ -56,7 +56,11 @@ interface Subscription {
 
 /** The tools a host adds besides the registry's: a custom tool may not take their names. */
 /** Names a library user's tool may not take: the built-in tools and the host's own. */
-const TAKEN_TOOL_NAMES: ReadonlySet<string> = new Set([...BUILTIN_TOOL_NAMES, CREATE_SCHEDULED_TASK, ...PLAN_MODE_TOOL_NAMES]);
+const TAKEN_TOOL_NAMES: ReadonlySet<string> = new Set([
+  ...BUILTIN_TOOL_NAMES,
+  CREATE_SCHEDULED_TASK,
+  ...PLAN_MODE_TOOL_NAMES,
+]);
 
 export interface Murmur {
   /** The workspace (absolute). */
@@ -84,9 +88,16 @@ function askerFrom(options: MurmurOptions): Asker | undefined {
   const { onApproval, onQuestion } = options;
   if (!onApproval && !onQuestion) return undefined;
   return {
-    approve: async (request, signal) => (onApproval ? onApproval(request, signal) : { kind: 'deny', feedback: 'this host answers no permission requests' }),
-    question: async (request, requester, signal) => (onQuestion ? onQuestion(request, requester, signal) : { kind: 'declined', reason: 'this host answers no questions' }),
-    plan: async () => ({ kind: 'reject', reason: 'this host approves no plans (set permissions.approvePlans to approve them)' }),
+    approve: async (request, signal) =>
+      onApproval ? onApproval(request, signal) : { kind: 'deny', feedback: 'this host answers no permission requests' },
+    question: async (request, requester, signal) =>
+      onQuestion
+        ? onQuestion(request, requester, signal)
+        : { kind: 'declined', reason: 'this host answers no questions' },
+    plan: async () => ({
+      kind: 'reject',
+      reason: 'this host approves no plans (set permissions.approvePlans to approve them)',
+    }),
   };
 }
 
@@ -142,7 +153,12 @@ class MurmurInstance implements Murmur {
   }
 
   /** One engine on a fresh bus carrying this instance's listeners. */
-  private async open(kind: 'run' | 'swarm', signal: AbortSignal | undefined, session?: SessionStore, extend?: (options: EngineOptions) => void): Promise<{ engine: Engine; done: () => Promise<void> }> {
+  private async open(
+    kind: 'run' | 'swarm',
+    signal: AbortSignal | undefined,
+    session?: SessionStore,
+    extend?: (options: EngineOptions) => void,
+  ): Promise<{ engine: Engine; done: () => Promise<void> }> {
     const { cwd, config, env, options } = this.checked;
     const bus = new EventBus();
     const off = this.attach(bus);
@@ -156,13 +172,18 @@ class MurmurInstance implements Murmur {
       env,
       bus,
       provider: this.provider,
-      providerFor: providerFactory({ config, cwd, env, ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}) }, this.provider.name),
+      providerFor: providerFactory(
+        { config, cwd, env, ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}) },
+        this.provider.name,
+      ),
       frontEnd: 'cli',
       sessionKind: kind,
       ...(mcp ? { mcp } : {}),
       ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
       ...(options.swarmMode === true ? { swarmMode: true } : {}),
-      ...(asker ? { asker } : { headlessReason: 'murmur runs as a library without an approval handler, so nobody can answer' }),
+      ...(asker
+        ? { asker }
+        : { headlessReason: 'murmur runs as a library without an approval handler, so nobody can answer' }),
       ...(session ? { session } : options.sessions === false ? { session: false } : {}),
       settings: {
         ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
@@ -191,7 +212,11 @@ class MurmurInstance implements Murmur {
   async run(task: string, options: RunOptions = {}): Promise<RunReport> {
     if (typeof task !== 'string' || task.trim() === '') fail('task', 'give the task as a non-empty string.');
     if (options.agent !== undefined) this.checkProfile('agent', options.agent, false);
-    const finished = await this.runRequest('run', { kind: 'task', task: task.trim(), ...(options.agent !== undefined ? { agent: options.agent } : {}) }, options.signal);
+    const finished = await this.runRequest(
+      'run',
+      { kind: 'task', task: task.trim(), ...(options.agent !== undefined ? { agent: options.agent } : {}) },
+      options.signal,
+    );
     return runReport(finished.outcome);
   }
 
@@ -204,9 +229,11 @@ class MurmurInstance implements Murmur {
     if (options.role !== undefined) this.checkProfile('swarm.role', options.role, true);
     for (const key of ['maxConcurrency', 'maxRounds'] as const) {
       const value = options[key];
-      if (value !== undefined && (!Number.isInteger(value) || value < 1)) fail(`swarm.${key}`, `${JSON.stringify(value)} is not accepted; give a whole number, at least 1.`);
+      if (value !== undefined && (!Number.isInteger(value) || value < 1))
+        fail(`swarm.${key}`, `${JSON.stringify(value)} is not accepted; give a whole number, at least 1.`);
     }
-    if (options.isolation !== undefined && options.isolation !== 'none' && options.isolation !== 'worktree') fail('swarm.isolation', `${JSON.stringify(options.isolation)} is not accepted; use none or worktree.`);
+    if (options.isolation !== undefined && options.isolation !== 'none' && options.isolation !== 'worktree')
+      fail('swarm.isolation', `${JSON.stringify(options.isolation)} is not accepted; use none or worktree.`);
     const queue = options.queue === undefined ? undefined : await this.queue(options.queue);
     const description = swarmTitle(options.template, options.items, options.description);
     const finished = await this.runRequest(
@@ -233,26 +260,44 @@ class MurmurInstance implements Murmur {
   }
 
   async resume(sessionId: string, options: { signal?: AbortSignal } = {}): Promise<RunReport | SwarmReport> {
-    if (typeof sessionId !== 'string' || sessionId.trim() === '') fail('sessionId', 'give the id of a session of this workspace.');
+    if (typeof sessionId !== 'string' || sessionId.trim() === '')
+      fail('sessionId', 'give the id of a session of this workspace.');
     const opened = openResumable(this.cwd, this.checked.env, sessionId);
     if (!opened.ok) fail('sessionId', `${opened.error}.`);
     const { resumable } = opened;
     const savedQueue = resumable.swarm?.queue;
     // A queue URL with a password is never saved: MURMUR_QUEUE gives it again.
     const queueUrl = savedQueue ? this.checked.env.MURMUR_QUEUE?.trim() || savedQueue.url : undefined;
-    if (savedQueue && !queueUrl) fail('sessionId', `session ${resumable.session.id} ran on a queue whose URL was not saved (it held a password); set MURMUR_QUEUE to resume it.`);
+    if (savedQueue && !queueUrl)
+      fail(
+        'sessionId',
+        `session ${resumable.session.id} ran on a queue whose URL was not saved (it held a password); set MURMUR_QUEUE to resume it.`,
+      );
     const queue = queueUrl ? await this.queue(queueUrl) : undefined;
     const request: RunRequest = { kind: 'resume', resumable, ...(queue ? { queue } : {}) };
-    const finished = await this.runRequest(resumable.swarm ? 'swarm' : 'run', request, options.signal, resumable.session, resumable.extend);
+    const finished = await this.runRequest(
+      resumable.swarm ? 'swarm' : 'run',
+      request,
+      options.signal,
+      resumable.session,
+      resumable.extend,
+    );
     return reportOf(finished);
   }
 
   /** A request on its own engine, through the host's lifecycle; a refused request is MurmurOptionsError naming the option. */
-  private async runRequest(kind: 'run' | 'swarm', request: RunRequest, signal: AbortSignal | undefined, session?: SessionStore, extend?: (options: EngineOptions) => void): Promise<Finished> {
+  private async runRequest(
+    kind: 'run' | 'swarm',
+    request: RunRequest,
+    signal: AbortSignal | undefined,
+    session?: SessionStore,
+    extend?: (options: EngineOptions) => void,
+  ): Promise<Finished> {
     const { engine, done } = await this.open(kind, signal, session, extend);
     try {
       const result = await runOnEngine(engine, request, this.checked.env);
-      if (!result.ok) fail(result.refused.part === 'session' ? 'sessionId' : result.refused.part, `${result.refused.message}.`);
+      if (!result.ok)
+        fail(result.refused.part === 'session' ? 'sessionId' : result.refused.part, `${result.refused.message}.`);
       return result.finished;
     } finally {
       await done();
@@ -275,7 +320,6 @@ class MurmurInstance implements Murmur {
     if (!connected.ok) fail('swarm.queue', `${connected.error}.`);
     return connected.target;
   }
-
 }
 
 function reportOf(finished: Finished): RunReport | SwarmReport {
@@ -288,13 +332,20 @@ export async function createMurmur(options: MurmurOptions): Promise<Murmur> {
   const checked = await checkOptions(options);
   const { cwd, config, env } = checked;
   for (const [index, { tool }] of (options.tools ?? []).entries()) {
-    if (TAKEN_TOOL_NAMES.has(tool.def.name)) fail(`tools[${index}]`, `${JSON.stringify(tool.def.name)} is the name of a built-in tool; choose another.`);
+    if (TAKEN_TOOL_NAMES.has(tool.def.name))
+      fail(`tools[${index}]`, `${JSON.stringify(tool.def.name)} is the name of a built-in tool; choose another.`);
   }
   let provider: ModelProvider;
   if (typeof options.model === 'object') provider = options.model;
   else {
     try {
-      provider = await providerFromSpec({ config, cwd, env, ...(options.model !== undefined ? { model: options.model } : {}), ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}) });
+      provider = await providerFromSpec({
+        config,
+        cwd,
+        env,
+        ...(options.model !== undefined ? { model: options.model } : {}),
+        ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
+      });
     } catch (error) {
       if (error instanceof HostInputError) fail(error.option, error.message);
       throw error;

@@ -44,9 +44,16 @@ export interface CustomTool {
 }
 
 /** Answers a permission request; undefined = dismissed (the call is denied). */
-export type ApprovalHandler = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalAnswer | undefined> | ApprovalAnswer | undefined;
+export type ApprovalHandler = (
+  request: ApprovalRequest,
+  signal: AbortSignal,
+) => Promise<ApprovalAnswer | undefined> | ApprovalAnswer | undefined;
 /** Answers ask_user_question; undefined = dismissed. */
-export type QuestionHandler = (request: QuestionRequest, requester: Requester, signal: AbortSignal) => Promise<QuestionReply | undefined> | QuestionReply | undefined;
+export type QuestionHandler = (
+  request: QuestionRequest,
+  requester: Requester,
+  signal: AbortSignal,
+) => Promise<QuestionReply | undefined> | QuestionReply | undefined;
 
 export interface MurmurOptions {
   /** The workspace: an existing folder. Its murmur.toml, .mcp.json and agent definitions are read as on the command line. */
@@ -79,7 +86,23 @@ export interface MurmurOptions {
   sessions?: boolean;
 }
 
-const KNOWN = new Set(['cwd', 'model', 'baseUrl', 'permissionMode', 'swarmMode', 'permissions', 'mcpServers', 'limits', 'effort', 'onApproval', 'onQuestion', 'signal', 'env', 'tools', 'sessions']);
+const KNOWN = new Set([
+  'cwd',
+  'model',
+  'baseUrl',
+  'permissionMode',
+  'swarmMode',
+  'permissions',
+  'mcpServers',
+  'limits',
+  'effort',
+  'onApproval',
+  'onQuestion',
+  'signal',
+  'env',
+  'tools',
+  'sessions',
+]);
 
 export interface CheckedOptions {
   cwd: string;
@@ -93,7 +116,8 @@ function fail(option: string, message: string): never {
 }
 
 function oneOf(option: string, value: unknown, accepted: readonly string[]): void {
-  if (value !== undefined && !accepted.includes(value as string)) fail(option, `${JSON.stringify(value)} is not accepted; use one of ${accepted.join(', ')}.`);
+  if (value !== undefined && !accepted.includes(value as string))
+    fail(option, `${JSON.stringify(value)} is not accepted; use one of ${accepted.join(', ')}.`);
 }
 
 function isFunction(option: string, value: unknown): void {
@@ -103,8 +127,10 @@ function isFunction(option: string, value: unknown): void {
 /** Checks the options and merges them over murmur.toml; throws MurmurOptionsError naming the first bad option. */
 export async function checkOptions(options: MurmurOptions): Promise<CheckedOptions> {
   if (typeof options !== 'object' || options === null) fail('options', 'give an object with at least { cwd }.');
-  for (const key of Object.keys(options)) if (!KNOWN.has(key)) fail(key, `unknown option; accepted: ${[...KNOWN].join(', ')}.`);
-  if (typeof options.cwd !== 'string' || options.cwd.trim() === '') fail('cwd', 'give the workspace folder as a string.');
+  for (const key of Object.keys(options))
+    if (!KNOWN.has(key)) fail(key, `unknown option; accepted: ${[...KNOWN].join(', ')}.`);
+  if (typeof options.cwd !== 'string' || options.cwd.trim() === '')
+    fail('cwd', 'give the workspace folder as a string.');
   const cwd = resolve(options.cwd);
   let isDir = false;
   try {
@@ -114,19 +140,33 @@ export async function checkOptions(options: MurmurOptions): Promise<CheckedOptio
   }
   if (!isDir) fail('cwd', `${JSON.stringify(cwd)} is not a folder.`);
   const model = options.model;
-  if (model !== undefined && typeof model !== 'string' && (typeof model !== 'object' || model === null || typeof (model as ModelProvider).complete !== 'function' || typeof (model as ModelProvider).name !== 'string')) {
-    fail('model', 'give a model spec such as "openai:gpt-4.1" or "scripted:FILE", or a provider object (name, capabilities, complete()).');
+  if (
+    model !== undefined &&
+    typeof model !== 'string' &&
+    (typeof model !== 'object' ||
+      model === null ||
+      typeof (model as ModelProvider).complete !== 'function' ||
+      typeof (model as ModelProvider).name !== 'string')
+  ) {
+    fail(
+      'model',
+      'give a model spec such as "openai:gpt-4.1" or "scripted:FILE", or a provider object (name, capabilities, complete()).',
+    );
   }
   if (typeof model === 'string' && model.trim() === '') fail('model', 'needs a value, such as "openai:gpt-4.1".');
   oneOf('permissionMode', options.permissionMode, ['manual', 'auto', 'yolo']);
   oneOf('effort', options.effort, ['low', 'medium', 'high']);
-  if (options.swarmMode !== undefined && typeof options.swarmMode !== 'boolean') fail('swarmMode', 'must be true or false.');
-  if (options.sessions !== undefined && typeof options.sessions !== 'boolean') fail('sessions', 'must be true or false.');
+  if (options.swarmMode !== undefined && typeof options.swarmMode !== 'boolean')
+    fail('swarmMode', 'must be true or false.');
+  if (options.sessions !== undefined && typeof options.sessions !== 'boolean')
+    fail('sessions', 'must be true or false.');
   if (options.baseUrl !== undefined && typeof options.baseUrl !== 'string') fail('baseUrl', 'must be a URL string.');
   isFunction('onApproval', options.onApproval);
   isFunction('onQuestion', options.onQuestion);
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) fail('signal', 'must be an AbortSignal.');
-  if (options.env !== undefined && (typeof options.env !== 'object' || options.env === null)) fail('env', 'must be an object of strings.');
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
+    fail('signal', 'must be an AbortSignal.');
+  if (options.env !== undefined && (typeof options.env !== 'object' || options.env === null))
+    fail('env', 'must be an object of strings.');
   checkTools(options.tools);
 
   let file: MurmurConfig;
@@ -163,8 +203,19 @@ function checkTools(tools: unknown): void {
   tools.forEach((entry: unknown, index) => {
     const at = `tools[${index}]`;
     const e = entry as Partial<CustomTool> | null;
-    if (typeof e !== 'object' || e === null || typeof e.tool?.def?.name !== 'string' || typeof e.tool.impl !== 'function') fail(at, 'give { tool: defineTool({ def, execute }), roles: [...] }.');
-    if (!Array.isArray(e.roles) || e.roles.length === 0 || !e.roles.every((r) => typeof r === 'string' && r.trim() !== '')) fail(`${at}.roles`, 'name at least one role (worker, explore, verifier, main) or defined agent.');
+    if (
+      typeof e !== 'object' ||
+      e === null ||
+      typeof e.tool?.def?.name !== 'string' ||
+      typeof e.tool.impl !== 'function'
+    )
+      fail(at, 'give { tool: defineTool({ def, execute }), roles: [...] }.');
+    if (
+      !Array.isArray(e.roles) ||
+      e.roles.length === 0 ||
+      !e.roles.every((r) => typeof r === 'string' && r.trim() !== '')
+    )
+      fail(`${at}.roles`, 'name at least one role (worker, explore, verifier, main) or defined agent.');
     if (names.has(e.tool.def.name)) fail(at, `two tools are named ${JSON.stringify(e.tool.def.name)}.`);
     names.add(e.tool.def.name);
   });

@@ -9,7 +9,9 @@ export type { Script as ModelScript };
 /** A scripted provider from a script object (or a scripted-model JSON file's path); a bad script throws MurmurOptionsError naming `script`. */
 export function scriptedModel(script: Script | string): ModelProvider {
   try {
-    return typeof script === 'string' ? ScriptedModel.fromFile(script) : new ScriptedModel(validateScript(script, 'script'), 'scripted');
+    return typeof script === 'string'
+      ? ScriptedModel.fromFile(script)
+      : new ScriptedModel(validateScript(script, 'script'), 'scripted');
   } catch (error) {
     throw new MurmurOptionsError('script', `murmur: option script: ${(error as Error).message}`);
   }

@@ -4,9 +4,22 @@ import { defineRuntimeTool, type RuntimeTool, type ToolDefinition, type ToolExec
 import type { TSchema } from '@sinclair/typebox';
 
 export { Type, type Static, type TSchema } from '@sinclair/typebox';
-export { textResult, errorResult, type RuntimeTool, type ToolContext, type ToolResult, type ToolDefinition, type ToolExecute, type ToolUpdate, type ToolContent } from '../tools/contract.js';
+export {
+  textResult,
+  errorResult,
+  type RuntimeTool,
+  type ToolContext,
+  type ToolResult,
+  type ToolDefinition,
+  type ToolExecute,
+  type ToolUpdate,
+  type ToolContent,
+} from '../tools/contract.js';
 
 /** A tool: its definition (name, description, TypeBox `parameters`) and what it does. Runs in parallel with other parallel tools only when `executionMode: 'parallel'`. */
-export function defineTool<P extends TSchema>(spec: { def: ToolDefinition<P>; execute: ToolExecute<P> }): RuntimeTool<P> {
+export function defineTool<P extends TSchema>(spec: {
+  def: ToolDefinition<P>;
+  execute: ToolExecute<P>;
+}): RuntimeTool<P> {
   return defineRuntimeTool({ def: spec.def, execute: spec.execute, source: 'configured' });
 }

@@ -20,8 +20,24 @@ const AT_ONCE = 20;
 const CALLS_PER_RUN = 3;
 const ROUNDS = 9;
 
-const echo = defineTool({ def: { name: 'echo', description: 'echo', parameters: Type.Object({ text: Type.String() }), executionMode: 'parallel' }, execute: (_c, i) => textResult(i.text) });
-const add = defineTool({ def: { name: 'add', description: 'add', parameters: Type.Object({ a: Type.Number(), b: Type.Number() }), executionMode: 'parallel' }, execute: (_c, i) => textResult(String(i.a + i.b)) });
+const echo = defineTool({
+  def: {
+    name: 'echo',
+    description: 'echo',
+    parameters: Type.Object({ text: Type.String() }),
+    executionMode: 'parallel',
+  },
+  execute: (_c, i) => textResult(i.text),
+});
+const add = defineTool({
+  def: {
+    name: 'add',
+    description: 'add',
+    parameters: Type.Object({ a: Type.Number(), b: Type.Number() }),
+    executionMode: 'parallel',
+  },
+  execute: (_c, i) => textResult(String(i.a + i.b)),
+});
 const TOOLS = [echo, add];
 
 type One = (i: number) => Promise<string>;
@@ -81,7 +97,13 @@ export async function benchApi(report: (line: string) => void): Promise<void> {
   const cwd = mkdtempSync(path.join(os.tmpdir(), 'murmur-api-bench-'));
   try {
     const provider = scriptedModel(script);
-    const murmur = await createMurmur({ cwd, model: provider, permissionMode: 'yolo', sessions: false, tools: TOOLS.map((tool) => ({ tool, roles: ['main'] })) });
+    const murmur = await createMurmur({
+      cwd,
+      model: provider,
+      permissionMode: 'yolo',
+      sessions: false,
+      tools: TOOLS.map((tool) => ({ tool, roles: ['main'] })),
+    });
     const viaApi = apiRunner(murmur);
     const internal = internalRunner(cwd, provider);
     // Warm both up, then alternate which goes first so neither gets a warmer process.
@@ -104,9 +126,15 @@ export async function benchApi(report: (line: string) => void): Promise<void> {
     // The best round of each: on a shared machine other processes only ever add time.
     const a = Math.min(...apiTimes);
     const b = Math.min(...internalTimes);
-    report(`api: ${RUNS} engine runs x 3 turns, ${AT_ONCE} at once, ${ROUNDS} rounds (best; median API ${median(apiTimes).toFixed(1)}, internal ${median(internalTimes).toFixed(1)} us/tool call)`);
-    report(`  public API:       ${a.toFixed(1)} us/tool call (rounds: ${apiTimes.map((t) => t.toFixed(0)).join(', ')})`);
-    report(`  internal imports: ${b.toFixed(1)} us/tool call (rounds: ${internalTimes.map((t) => t.toFixed(0)).join(', ')})`);
+    report(
+      `api: ${RUNS} engine runs x 3 turns, ${AT_ONCE} at once, ${ROUNDS} rounds (best; median API ${median(apiTimes).toFixed(1)}, internal ${median(internalTimes).toFixed(1)} us/tool call)`,
+    );
+    report(
+      `  public API:       ${a.toFixed(1)} us/tool call (rounds: ${apiTimes.map((t) => t.toFixed(0)).join(', ')})`,
+    );
+    report(
+      `  internal imports: ${b.toFixed(1)} us/tool call (rounds: ${internalTimes.map((t) => t.toFixed(0)).join(', ')})`,
+    );
     report(`api ratio: ${(a / b).toFixed(3)} (target <= 1.05)`);
   } finally {
     rmSync(cwd, { recursive: true, force: true });

@@ -13,7 +13,12 @@ import { defineRuntimeTool, textResult, type RuntimeTool } from '../tools/contra
 const ROUNDS = 20;
 
 const echo = defineRuntimeTool({
-  def: { name: 'mcp__bench__echo', description: 'Echoes its message', parameters: Type.Object({ message: Type.String() }), executionMode: 'parallel' },
+  def: {
+    name: 'mcp__bench__echo',
+    description: 'Echoes its message',
+    parameters: Type.Object({ message: Type.String() }),
+    executionMode: 'parallel',
+  },
   execute: (_ctx, input) => textResult(`Echo: ${input.message}`),
 }) as RuntimeTool;
 
@@ -43,7 +48,12 @@ export async function benchBridge(report: (line: string) => void): Promise<void>
     async call(tool, rawArguments, signal) {
       const call = { id: shellCallId(), name: tool.def.name, arguments: rawArguments };
       const tools = new Map([[tool.def.name, tool]]);
-      const { message, refused } = await runToolCallOutcome(call, { tools, context: { agentId: 'bench', role: 'worker', cwd: process.cwd() }, signal, hooks: { afterCall: [budget] } });
+      const { message, refused } = await runToolCallOutcome(call, {
+        tools,
+        context: { agentId: 'bench', role: 'worker', cwd: process.cwd() },
+        signal,
+        hooks: { afterCall: [budget] },
+      });
       const text = message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
       if (refused) return { kind: refused, message: text };
       return { kind: 'ran', result: { content: message.content, isError: message.isError }, callId: call.id };
@@ -69,6 +79,8 @@ export async function benchBridge(report: (line: string) => void): Promise<void>
   const node = median(times.node);
   const tools = median(times.tools);
   const call = median(times.call);
-  report(`bridge: node -e 0 ${node.toFixed(1)} ms, murmur-tools tools ${tools.toFixed(1)} ms, murmur-tools call ${call.toFixed(1)} ms (medians of ${ROUNDS})`);
+  report(
+    `bridge: node -e 0 ${node.toFixed(1)} ms, murmur-tools tools ${tools.toFixed(1)} ms, murmur-tools call ${call.toFixed(1)} ms (medians of ${ROUNDS})`,
+  );
   report(`bridge: tools ratio ${(tools / node).toFixed(2)} (goal <= 1.5), call ratio ${(call / node).toFixed(2)}`);
 }

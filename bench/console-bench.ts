@@ -37,7 +37,13 @@ export async function benchConsole(report: (line: string) => void = console.log)
   const workspace = join(dir, 'ws');
   mkdirSync(workspace);
   const script = join(dir, 'script.json');
-  writeFileSync(script, JSON.stringify({ latencyMs: 0, agents: [{ match: { prompt: 'Check (\\S+)' }, turns: [{ latencyMs: TURN_LATENCY_MS, text: '$1 ok' }] }] }));
+  writeFileSync(
+    script,
+    JSON.stringify({
+      latencyMs: 0,
+      agents: [{ match: { prompt: 'Check (\\S+)' }, turns: [{ latencyMs: TURN_LATENCY_MS, text: '$1 ok' }] }],
+    }),
+  );
   const items = join(dir, 'items.txt');
   writeFileSync(items, Array.from({ length: ITEMS }, (_, i) => `src/f${i}.ts`).join('\n'));
   const env: Record<string, string> = {};
@@ -45,7 +51,13 @@ export async function benchConsole(report: (line: string) => void = console.log)
   Object.assign(env, { HOME: dir, NO_COLOR: '1' });
   const sessionsDir = join(workspace, '.murmur', 'sessions');
 
-  const serve = execa(process.execPath, [MAIN, 'serve', '--port', '0', '--no-scheduler', '--cwd', workspace], { cwd: workspace, env, extendEnv: false, reject: false, buffer: false });
+  const serve = execa(process.execPath, [MAIN, 'serve', '--port', '0', '--no-scheduler', '--cwd', workspace], {
+    cwd: workspace,
+    env,
+    extendEnv: false,
+    reject: false,
+    buffer: false,
+  });
   const link = await new Promise<string>((ok, fail) => {
     let out = '';
     serve.stdout!.on('data', (d: Buffer) => {
@@ -69,9 +81,29 @@ export async function benchConsole(report: (line: string) => void = console.log)
   const runOnce = async (withBrowser: boolean): Promise<number> => {
     const before = new Set(existsSync(sessionsDir) ? readdirSync(sessionsDir) : []);
     const started = performance.now();
-    const child = execa(process.execPath, [MAIN, 'swarm', '--template', 'Check {{item}}', '--items-file', items, '--max-concurrency', String(AT_ONCE), '--model', `scripted:${script}`, '--no-dashboard'], {
-      cwd: workspace, env, extendEnv: false, reject: false, stdin: 'ignore',
-    });
+    const child = execa(
+      process.execPath,
+      [
+        MAIN,
+        'swarm',
+        '--template',
+        'Check {{item}}',
+        '--items-file',
+        items,
+        '--max-concurrency',
+        String(AT_ONCE),
+        '--model',
+        `scripted:${script}`,
+        '--no-dashboard',
+      ],
+      {
+        cwd: workspace,
+        env,
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+      },
+    );
     if (withBrowser && page) {
       // Open the session page as soon as the session exists, then let it follow the run live.
       for (;;) {
@@ -86,7 +118,8 @@ export async function benchConsole(report: (line: string) => void = console.log)
     }
     const result = await child;
     const ms = performance.now() - started;
-    if (result.exitCode !== 0) throw new Error(`the bench swarm failed (${result.exitCode}): ${String(result.stderr).slice(0, 500)}`);
+    if (result.exitCode !== 0)
+      throw new Error(`the bench swarm failed (${result.exitCode}): ${String(result.stderr).slice(0, 500)}`);
     lastSession = readdirSync(sessionsDir).find((s) => !before.has(s)) ?? lastSession;
     if (page) await page.goto(`${base}/tasks`);
     return ms;
@@ -100,7 +133,12 @@ export async function benchConsole(report: (line: string) => void = console.log)
       none.push(await runOnce(false));
       if (browser) withPage.push(await runOnce(true));
     }
-    const reportRun = await execa(process.execPath, [MAIN, 'report', lastSession, '--html', '--cwd', workspace], { cwd: workspace, env, extendEnv: false, reject: false });
+    const reportRun = await execa(process.execPath, [MAIN, 'report', lastSession, '--html', '--cwd', workspace], {
+      cwd: workspace,
+      env,
+      extendEnv: false,
+      reject: false,
+    });
     if (reportRun.exitCode !== 0) throw new Error(`murmur report failed: ${reportRun.stderr}`);
     const reportBytes = statSync(reportRun.stdout.trim()).size;
     const result: ConsoleBenchResult = { noneMs: median(none), reportBytes };

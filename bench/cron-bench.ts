@@ -45,7 +45,17 @@ export async function benchCron(report: (line: string) => void): Promise<void> {
         const definition = definitions[(w * PER_WORKSPACE + i) % definitions.length]!;
         // Created at different moments, as the store stamps them (each with its next due time).
         const createdAt = start - ((w * PER_WORKSPACE + i) % 600) * 1000;
-        const task: ScheduledTask = { id: `st-${w}-${i}`, workspace, ...definition, createdBy: i % 3 === 0 ? 'agent' : 'person', createdAt, updatedAt: createdAt, paused: i % 10 === 0, cursor: createdAt, fires: 0 };
+        const task: ScheduledTask = {
+          id: `st-${w}-${i}`,
+          workspace,
+          ...definition,
+          createdBy: i % 3 === 0 ? 'agent' : 'person',
+          createdAt,
+          updatedAt: createdAt,
+          paused: i % 10 === 0,
+          cursor: createdAt,
+          fires: 0,
+        };
         stampDue(task);
         tasks.push(task);
       }
@@ -54,7 +64,11 @@ export async function benchCron(report: (line: string) => void): Promise<void> {
     }
     let now = start + 60_000;
     const clock = { now: () => now, setTimeout: () => undefined, clearTimeout: () => undefined };
-    const service = new CronService({ stores: () => stores, clock, launch: () => ({ done: new Promise(() => undefined), stop: () => undefined }) });
+    const service = new CronService({
+      stores: () => stores,
+      clock,
+      launch: () => ({ done: new Promise(() => undefined), stop: () => undefined }),
+    });
     service.claim();
     globalThis.gc?.();
     const heapBefore = process.memoryUsage().heapUsed;

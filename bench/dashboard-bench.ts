@@ -45,7 +45,12 @@ const script: Script = {
     {
       match: { prompt: 'Process item-(\\d+)' },
       turns: [
-        { latencyMs: TURN_LATENCY_MS, text: 'Looking at item $1', toolCalls: [{ name: 'read', arguments: { path: 'notes.txt' } }], usage: { input: 800, output: 40 } },
+        {
+          latencyMs: TURN_LATENCY_MS,
+          text: 'Looking at item $1',
+          toolCalls: [{ name: 'read', arguments: { path: 'notes.txt' } }],
+          usage: { input: 800, output: 40 },
+        },
         {
           latencyMs: TURN_LATENCY_MS,
           text: 'Two looks for item $1',
@@ -76,7 +81,18 @@ async function workload(bus: EventBus, count: number): Promise<number> {
   });
   try {
     const items = Array.from({ length: count }, (_, i) => `item-${i + 1}`);
-    const prepared = await prepareSwarm(engine, undefined, { promptTemplate: 'Process {{item}}', items, subagentType: 'worker', description: 'dashboard bench', maxItems: Number.POSITIVE_INFINITY }, {});
+    const prepared = await prepareSwarm(
+      engine,
+      undefined,
+      {
+        promptTemplate: 'Process {{item}}',
+        items,
+        subagentType: 'worker',
+        description: 'dashboard bench',
+        maxItems: Number.POSITIVE_INFINITY,
+      },
+      {},
+    );
     if (!prepared.ok) throw new Error(prepared.error);
     const started = performance.now();
     const results = await prepared.run.run(engine.signal);
@@ -96,7 +112,12 @@ async function runPlain(): Promise<RunFigures> {
 
 async function runWithDashboard(): Promise<RunFigures> {
   const bus = new EventBus();
-  const handle = await startDashboard({ bus, title: 'dashboard bench: a 1,000-item scripted swarm', model: 'scripted:bench', onAbort: () => undefined });
+  const handle = await startDashboard({
+    bus,
+    title: 'dashboard bench: a 1,000-item scripted swarm',
+    model: 'scripted:bench',
+    onAbort: () => undefined,
+  });
   try {
     const wallMs = await workload(bus, AGENTS);
     const stats = handle.stats();
@@ -132,14 +153,21 @@ function median(values: number[]): number {
 
 export async function benchDashboard(report: (line: string) => void): Promise<DashboardBenchResult> {
   const self = fileURLToPath(import.meta.url);
-  if (!self.endsWith('.js')) throw new Error(`run the dashboard bench from the build (dist/bench/dashboard-bench.js), not ${self}`);
+  if (!self.endsWith('.js'))
+    throw new Error(`run the dashboard bench from the build (dist/bench/dashboard-bench.js), not ${self}`);
   const dir = mkdtempSync(join(tmpdir(), 'murmur-dashboard-bench-'));
   const resultPath = join(dir, 'result.json');
   try {
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
     env.TERM = 'xterm-256color';
-    const term = pty.spawn(process.execPath, [self, '--child', resultPath], { name: 'xterm-256color', cols: 160, rows: 50, cwd: dir, env });
+    const term = pty.spawn(process.execPath, [self, '--child', resultPath], {
+      name: 'xterm-256color',
+      cols: 160,
+      rows: 50,
+      cwd: dir,
+      env,
+    });
     let ptyBytes = 0;
     let tail = '';
     term.onData((data) => {
@@ -148,7 +176,8 @@ export async function benchDashboard(report: (line: string) => void): Promise<Da
       tail = (tail + data).slice(-2000);
     });
     const exit = await new Promise<{ exitCode: number }>((done) => term.onExit(done));
-    if (exit.exitCode !== 0) throw new Error(`the bench child failed (exit ${exit.exitCode}); its last output: ${JSON.stringify(tail)}`);
+    if (exit.exitCode !== 0)
+      throw new Error(`the bench child failed (exit ${exit.exitCode}); its last output: ${JSON.stringify(tail)}`);
     const result = JSON.parse(readFileSync(resultPath, 'utf8')) as ChildResult;
 
     const plainMs = median(result.plain.map((r) => r.wallMs));
@@ -166,7 +195,9 @@ export async function benchDashboard(report: (line: string) => void): Promise<Da
       ptyBytes,
     };
     const fmt = (values: RunFigures[]) => values.map((r) => r.wallMs.toFixed(0)).join(', ');
-    report(`dashboard bench: a ${AGENTS}-item scripted swarm (3 turns of ${TURN_LATENCY_MS} ms, 3 tool calls each), ${AT_ONCE} at once, ${ROUNDS} rounds each`);
+    report(
+      `dashboard bench: a ${AGENTS}-item scripted swarm (3 turns of ${TURN_LATENCY_MS} ms, 3 tool calls each), ${AT_ONCE} at once, ${ROUNDS} rounds each`,
+    );
     report(`  no subscriber:        median ${plainMs.toFixed(0)} ms (runs: ${fmt(result.plain)})`);
     report(`  dashboard in a pty:   median ${dashboardMs.toFixed(0)} ms (runs: ${fmt(result.dashboard)})`);
     report(`  ratio ${figures.ratio.toFixed(3)} (target <= 1.05) ${figures.ratio <= 1.05 ? 'OK' : 'OVER TARGET'}`);
@@ -181,9 +212,14 @@ export async function benchDashboard(report: (line: string) => void): Promise<Da
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const childAt = process.argv.indexOf('--child');
-  const run = childAt >= 0 ? child(process.argv[childAt + 1]!) : benchDashboard((line) => console.log(line)).then(() => undefined);
+  const run =
+    childAt >= 0
+      ? child(process.argv[childAt + 1]!)
+      : benchDashboard((line) => console.log(line)).then(() => undefined);
   run.catch((error: unknown) => {
-    process.stderr.write(`dashboard bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `dashboard bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = 1;
   });
 }

@@ -25,7 +25,12 @@ export const script: Script = {
     {
       match: { prompt: '^task (\\d+)$' },
       turns: [
-        { toolCalls: [{ name: 'echo', arguments: { text: 'item $1' } }, { name: 'add', arguments: { a: 2, b: 3 } }] },
+        {
+          toolCalls: [
+            { name: 'echo', arguments: { text: 'item $1' } },
+            { name: 'add', arguments: { a: 2, b: 3 } },
+          ],
+        },
         { toolCalls: [{ name: 'echo', arguments: { text: 'again $1' } }] },
         { text: 'done $1' },
       ],
@@ -34,10 +39,18 @@ export const script: Script = {
 };
 
 const echo = (input: { text: string }) => ({ content: [{ type: 'text' as const, text: input.text }] });
-const add = (input: { a: number; b: number }) => ({ content: [{ type: 'text' as const, text: String(input.a + input.b) }] });
+const add = (input: { a: number; b: number }) => ({
+  content: [{ type: 'text' as const, text: String(input.a + input.b) }],
+});
 
-const echoTool = defineRuntimeTool({ def: { name: 'echo', description: 'echo', parameters: echoParams, executionMode: 'parallel' }, execute: (_c, i) => echo(i) });
-const addTool = defineRuntimeTool({ def: { name: 'add', description: 'add', parameters: addParams, executionMode: 'parallel' }, execute: (_c, i) => add(i) });
+const echoTool = defineRuntimeTool({
+  def: { name: 'echo', description: 'echo', parameters: echoParams, executionMode: 'parallel' },
+  execute: (_c, i) => echo(i),
+});
+const addTool = defineRuntimeTool({
+  def: { name: 'add', description: 'add', parameters: addParams, executionMode: 'parallel' },
+  execute: (_c, i) => add(i),
+});
 
 interface RunOutput {
   text: string;
@@ -92,12 +105,19 @@ function murmurRunner(model: ScriptedModel) {
 function floorRunner(model: ScriptedModel) {
   const checks = { echo: TypeCompiler.Compile(echoParams), add: TypeCompiler.Compile(addParams) };
   const impls: Record<string, (input: never) => { content: { type: 'text'; text: string }[] }> = { echo, add };
-  const schemas = [echoTool, addTool].map((t) => ({ name: t.def.name, description: t.def.description, parameters: t.def.parameters }));
+  const schemas = [echoTool, addTool].map((t) => ({
+    name: t.def.name,
+    description: t.def.description,
+    parameters: t.def.parameters,
+  }));
   const signal = new AbortController().signal;
   return async (i: number): Promise<RunOutput> => {
     const messages: Message[] = [{ role: 'user', content: `task ${i}` }];
     for (;;) {
-      const reply = await model.complete({ system: 'bench', messages, tools: schemas, agent: { id: `f-${i}`, role: 'worker' } }, signal);
+      const reply = await model.complete(
+        { system: 'bench', messages, tools: schemas, agent: { id: `f-${i}`, role: 'worker' } },
+        signal,
+      );
       if (!reply.ok) throw new Error(reply.error.message);
       messages.push(reply.message);
       if (reply.message.toolCalls.length === 0) return { text: reply.message.text, toolTexts: toolTexts(messages) };
@@ -199,11 +219,19 @@ export async function benchOverhead(report: (line: string) => void): Promise<voi
   const a = median(murmurTimes);
   const b = median(floorTimes);
   const retained = await retainedPerAgent();
-  report(`overhead: ${RUNS} agent runs x 3 turns, ${AT_ONCE} at once, ${RUNS * CALLS_PER_RUN} tool calls per round, 7 rounds (median)`);
+  report(
+    `overhead: ${RUNS} agent runs x 3 turns, ${AT_ONCE} at once, ${RUNS * CALLS_PER_RUN} tool calls per round, 7 rounds (median)`,
+  );
   report(`  murmur loop: ${a.toFixed(2)} us/tool call (rounds: ${murmurTimes.map((t) => t.toFixed(1)).join(', ')})`);
   report(`  floor loop:  ${b.toFixed(2)} us/tool call (rounds: ${floorTimes.map((t) => t.toFixed(1)).join(', ')})`);
-  report(`  GC pauses during the rounds: murmur ${gcShare(murmurWindows, pauses)}, floor ${gcShare(floorWindows, pauses)} of their time`);
+  report(
+    `  GC pauses during the rounds: murmur ${gcShare(murmurWindows, pauses)}, floor ${gcShare(floorWindows, pauses)} of their time`,
+  );
   report(`  peak RSS: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
-  report(retained === undefined ? '  retained heap per finished agent: run node with --expose-gc to measure' : `  retained heap per finished agent: ${Math.round(retained)} bytes (target <= 2048)`);
+  report(
+    retained === undefined
+      ? '  retained heap per finished agent: run node with --expose-gc to measure'
+      : `  retained heap per finished agent: ${Math.round(retained)} bytes (target <= 2048)`,
+  );
   report(`overhead ratio: ${(a / b).toFixed(2)} (murmur ${a.toFixed(2)} us/call, floor ${b.toFixed(2)} us/call)`);
 }

@@ -8,6 +8,8 @@ export const PACKAGE_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.u
 
 /** The absolute path of package.json's `bin.murmur`. */
 export function murmurBin(): string {
-  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
+    bin: Record<string, string>;
+  };
   return join(PACKAGE_ROOT, manifest.bin.murmur!);
 }

@@ -39,11 +39,28 @@ function repoWith(dir: string, items: string[]): string {
   for (const item of items) writeFileSync(join(repo, item), 'a\n');
   sh(repo, 'init', '-q', '-b', 'main');
   sh(repo, 'add', '-A');
-  sh(repo, '-c', 'user.name=b', '-c', 'user.email=b@localhost', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'items');
+  sh(
+    repo,
+    '-c',
+    'user.name=b',
+    '-c',
+    'user.email=b@localhost',
+    '-c',
+    'commit.gpgsign=false',
+    'commit',
+    '-q',
+    '-m',
+    'items',
+  );
   return repo;
 }
 
-async function swarmIn(repo: string, script: string, items: string[], queue?: QueueTarget | 'no-isolation'): Promise<{ ms: number; completed: number; peakRss: number; problems: string[] }> {
+async function swarmIn(
+  repo: string,
+  script: string,
+  items: string[],
+  queue?: QueueTarget | 'no-isolation',
+): Promise<{ ms: number; completed: number; peakRss: number; problems: string[] }> {
   const engine = new Engine({
     cwd: repo,
     provider: ScriptedModel.fromFile(script),
@@ -74,13 +91,19 @@ async function swarmIn(repo: string, script: string, items: string[], queue?: Qu
   const ms = performance.now() - started;
   clearInterval(sampler);
   await engine.close();
-  const problems = results.filter((r) => r.outcome !== 'completed').map((r) => `${r.item} ${r.outcome}: ${r.reason ?? ''}`);
+  const problems = results
+    .filter((r) => r.outcome !== 'completed')
+    .map((r) => `${r.item} ${r.outcome}: ${r.reason ?? ''}`);
   return { ms, completed: results.filter((r) => r.outcome === 'completed').length, peakRss, problems };
 }
 
 async function startRedis(dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const server = execa('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { reject: false, stdin: 'ignore' });
+  const server = execa(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
+    { reject: false, stdin: 'ignore' },
+  );
   const url = `redis://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     if ((await execa('redis-cli', ['-p', String(port), 'ping'], { reject: false })).stdout.trim() === 'PONG') break;
@@ -99,7 +122,11 @@ function startWorkers(count: number, url: string, repo: string, dir: string): Re
   return Array.from({ length: count }, (_, i) => {
     const clone = join(dir, `worker-${count}-${i + 1}`);
     spawnSync('git', ['clone', '-q', repo, clone]);
-    return execa(process.execPath, [MAIN, 'worker', '--queue', url, '--cwd', clone, '--concurrency', '64', '--name', `w${i + 1}`], { reject: false, stdin: 'ignore', stdout: 'ignore', stderr: 'ignore' });
+    return execa(
+      process.execPath,
+      [MAIN, 'worker', '--queue', url, '--cwd', clone, '--concurrency', '64', '--name', `w${i + 1}`],
+      { reject: false, stdin: 'ignore', stdout: 'ignore', stderr: 'ignore' },
+    );
   });
 }
 
@@ -115,12 +142,18 @@ export async function benchQueue(report: Report): Promise<void> {
     const items = Array.from({ length: count }, (_, i) => `item-${String(i + 1).padStart(5, '0')}.txt`);
     const script = join(dir, 'script.json');
     writeFileSync(script, JSON.stringify(SCRIPT));
-    report(`queue: ${count} scripted items (2 turns of 50 ms, one edit each), default ramp; local --isolation worktree vs murmur workers over Redis`);
+    report(
+      `queue: ${count} scripted items (2 turns of 50 ms, one edit each), default ramp; local --isolation worktree vs murmur workers over Redis`,
+    );
     const local = await swarmIn(repoWith(join(dir, 'local'), items), script, items);
-    report(`  local worktree swarm: wall ${(local.ms / 1000).toFixed(1)} s, ${(count / (local.ms / 1000)).toFixed(1)} items/s, completed ${local.completed}/${count}`);
+    report(
+      `  local worktree swarm: wall ${(local.ms / 1000).toFixed(1)} s, ${(count / (local.ms / 1000)).toFixed(1)} items/s, completed ${local.completed}/${count}`,
+    );
     // For scale: the same swarm in one tree, without worktrees (what the git work of isolation costs).
     const shared = await swarmIn(repoWith(join(dir, 'shared'), items), script, items, 'no-isolation');
-    report(`  local swarm without isolation (for scale): wall ${(shared.ms / 1000).toFixed(1)} s, ${(count / (shared.ms / 1000)).toFixed(1)} items/s`);
+    report(
+      `  local swarm without isolation (for scale): wall ${(shared.ms / 1000).toFixed(1)} s, ${(count / (shared.ms / 1000)).toFixed(1)} items/s`,
+    );
     for (const workers of [1, 3]) {
       const repo = repoWith(join(dir, `queue-${workers}`), items);
       const children = startWorkers(workers, redis.url, repo, dir);

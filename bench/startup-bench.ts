@@ -18,9 +18,14 @@ function median(values: number[]): number {
 /** Wall-clock milliseconds of one process from spawn to exit; throws when it fails. */
 function timeProcess(args: string[], cwd: string): number {
   const started = process.hrtime.bigint();
-  const ran = spawnSync(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const ran = spawnSync(process.execPath, args, {
+    cwd,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (ran.status !== 0) throw new Error(`startup bench: node ${args.join(' ')} exited ${ran.status}: ${ran.stderr.toString().slice(-500)}`);
+  if (ran.status !== 0)
+    throw new Error(`startup bench: node ${args.join(' ')} exited ${ran.status}: ${ran.stderr.toString().slice(-500)}`);
   return ms;
 }
 
@@ -31,7 +36,10 @@ export async function benchStartup(report: (line: string) => void): Promise<void
   const unbundled = join(root, 'dist/cli/main.js');
   const dir = mkdtempSync(join(tmpdir(), 'murmur-startup-'));
   try {
-    writeFileSync(join(dir, 'script.json'), JSON.stringify({ agents: [{ match: { role: 'main' }, turns: [{ text: 'done' }] }] }));
+    writeFileSync(
+      join(dir, 'script.json'),
+      JSON.stringify({ agents: [{ match: { role: 'main' }, turns: [{ text: 'done' }] }] }),
+    );
     const run = ['run', '--no-dashboard', '--model', 'scripted:script.json', 'say done'];
     const cases: Record<string, string[]> = {
       node: ['-e', '0'],
@@ -49,11 +57,18 @@ export async function benchStartup(report: (line: string) => void): Promise<void
         if (round > 0) times[name]!.push(ms);
       }
     }
-    const m = Object.fromEntries(Object.entries(times).map(([name, values]) => [name, median(values)])) as Record<keyof typeof cases, number>;
+    const m = Object.fromEntries(Object.entries(times).map(([name, values]) => [name, median(values)])) as Record<
+      keyof typeof cases,
+      number
+    >;
     const ratio = (ms: number) => (ms / m.node!).toFixed(2);
     report(`startup: node -e 0 ${m.node!.toFixed(0)} ms (median of ${ROUNDS})`);
-    report(`startup: murmur --help ${m.help!.toFixed(0)} ms = ${ratio(m.help!)}x node (unbundled ${m.helpUnbundled!.toFixed(0)} ms = ${ratio(m.helpUnbundled!)}x)`);
-    report(`startup: one-turn murmur run ${m.run!.toFixed(0)} ms = ${ratio(m.run!)}x node (unbundled ${m.runUnbundled!.toFixed(0)} ms = ${ratio(m.runUnbundled!)}x)`);
+    report(
+      `startup: murmur --help ${m.help!.toFixed(0)} ms = ${ratio(m.help!)}x node (unbundled ${m.helpUnbundled!.toFixed(0)} ms = ${ratio(m.helpUnbundled!)}x)`,
+    );
+    report(
+      `startup: one-turn murmur run ${m.run!.toFixed(0)} ms = ${ratio(m.run!)}x node (unbundled ${m.runUnbundled!.toFixed(0)} ms = ${ratio(m.runUnbundled!)}x)`,
+    );
     report(`startup ratio: run ${ratio(m.run!)} (target ≤ 3), help ${ratio(m.help!)} (target ≤ 1.5)`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

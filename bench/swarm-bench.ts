@@ -30,8 +30,17 @@ function engineFor(cwd: string, provider: ModelProvider, withSession: boolean, m
   });
 }
 
-async function runSwarm(engine: Engine, items: string[], controller?: Partial<ControllerOptions>): Promise<{ results: ItemResult[]; ms: number }> {
-  const prepared = await prepareSwarm(engine, undefined, { promptTemplate: 'Do {{item}}', items, subagentType: 'worker', maxItems: Number.POSITIVE_INFINITY }, {});
+async function runSwarm(
+  engine: Engine,
+  items: string[],
+  controller?: Partial<ControllerOptions>,
+): Promise<{ results: ItemResult[]; ms: number }> {
+  const prepared = await prepareSwarm(
+    engine,
+    undefined,
+    { promptTemplate: 'Do {{item}}', items, subagentType: 'worker', maxItems: Number.POSITIVE_INFINITY },
+    {},
+  );
   if (!prepared.ok) throw new Error(prepared.error);
   Object.assign(prepared.run.spec.settings.controller, controller);
   const started = performance.now();
@@ -40,7 +49,11 @@ async function runSwarm(engine: Engine, items: string[], controller?: Partial<Co
 }
 
 /** The ideal launch times: the controller on a virtual clock, each item taking exactly `durationMs`. */
-export function idealLaunchTimes(count: number, durationMs: number, options: ControllerOptions = DEFAULT_CONTROLLER_OPTIONS): number[] {
+export function idealLaunchTimes(
+  count: number,
+  durationMs: number,
+  options: ControllerOptions = DEFAULT_CONTROLLER_OPTIONS,
+): number[] {
   const controller = new SwarmController(count, options);
   const launches: number[] = new Array<number>(count);
   const ends: { at: number; index: number }[] = [];
@@ -80,13 +93,18 @@ async function rampFidelity(report: Report): Promise<void> {
     });
     const origin = { at: 0 };
     engine.bus.on('swarm.start', () => (origin.at = performance.now()));
-    const { results } = await runSwarm(engine, Array.from({ length: count }, (_, i) => `item-${i + 1}`));
+    const { results } = await runSwarm(
+      engine,
+      Array.from({ length: count }, (_, i) => `item-${i + 1}`),
+    );
     void swarmStart;
     const ideal = idealLaunchTimes(count, durationMs);
     const late = ideal.map((at, i) => launched.get(i)! - origin.at - at);
     const lost = results.filter((r) => r.outcome !== 'completed').length;
     report(`swarm ramp fidelity: ${count} items of ${durationMs / 1000} s, ramp 5 then +1 per 700 ms`);
-    report(`  launch lateness vs the ideal schedule: max ${Math.max(...late).toFixed(1)} ms, mean ${(late.reduce((a, b) => a + b, 0) / count).toFixed(1)} ms (target max <= 50 ms); items not completed: ${lost}`);
+    report(
+      `  launch lateness vs the ideal schedule: max ${Math.max(...late).toFixed(1)} ms, mean ${(late.reduce((a, b) => a + b, 0) / count).toFixed(1)} ms (target max <= 50 ms); items not completed: ${lost}`,
+    );
     await engine.close();
   } finally {
     rmSync(cwd, { recursive: true, force: true });
@@ -129,10 +147,25 @@ function servedRecorder(provider: ModelProvider) {
 async function rateLimits(report: Report): Promise<void> {
   const count = 1000;
   const limit = 12;
-  const script: Script = { rateLimit: { maxConcurrent: limit, retryAfterMs: 200 }, agents: [{ turns: [{ latencyMs: 100, text: 'step 1 of $0', toolCalls: [] }, { latencyMs: 100, text: 'done' }] }] };
+  const script: Script = {
+    rateLimit: { maxConcurrent: limit, retryAfterMs: 200 },
+    agents: [
+      {
+        turns: [
+          { latencyMs: 100, text: 'step 1 of $0', toolCalls: [] },
+          { latencyMs: 100, text: 'done' },
+        ],
+      },
+    ],
+  };
   // Two model turns per item: the first answers with a tool-less text would end the agent, so use a tool call.
-  script.agents[0]!.turns[0] = { latencyMs: 100, toolCalls: [{ name: 'glob', arguments: { pattern: 'nothing-*.none' } }] };
-  report(`swarm rate limits: ${count} items x 2 turns of 100 ms, provider allows ${limit} requests at once (429 beyond, Retry-After 200 ms)`);
+  script.agents[0]!.turns[0] = {
+    latencyMs: 100,
+    toolCalls: [{ name: 'glob', arguments: { pattern: 'nothing-*.none' } }],
+  };
+  report(
+    `swarm rate limits: ${count} items x 2 turns of 100 ms, provider allows ${limit} requests at once (429 beyond, Retry-After 200 ms)`,
+  );
   for (const adaptive of [true, false]) {
     const cwd = workspace();
     try {
@@ -158,7 +191,11 @@ async function scale(report: Report): Promise<void> {
   const count = 10_000;
   const cwd = workspace();
   try {
-    const engine = engineFor(cwd, new ScriptedModel({ agents: [{ turns: [{ text: 'done $0' }] }] }, 'scripted:scale'), true);
+    const engine = engineFor(
+      cwd,
+      new ScriptedModel({ agents: [{ turns: [{ text: 'done $0' }] }] }, 'scripted:scale'),
+      true,
+    );
     const items = Array.from({ length: count }, (_, i) => `item-${i + 1}`);
     const rssBefore = process.memoryUsage().rss;
     let peak = rssBefore;
@@ -169,7 +206,9 @@ async function scale(report: Report): Promise<void> {
     await engine.close();
     const lost = results.filter((r) => r.outcome !== 'completed').length;
     report(`swarm scale: ${count} items on a zero-latency model, session on disk`);
-    report(`  wall ${(ms / 1000).toFixed(1)} s (${((ms * 1000) / count).toFixed(0)} us/item), peak RSS ${Math.round(peak / 1048576)} MB (target < 300 MB), items not completed ${lost}`);
+    report(
+      `  wall ${(ms / 1000).toFixed(1)} s (${((ms * 1000) / count).toFixed(0)} us/item), peak RSS ${Math.round(peak / 1048576)} MB (target < 300 MB), items not completed ${lost}`,
+    );
   } finally {
     rmSync(cwd, { recursive: true, force: true });
   }

@@ -68,7 +68,10 @@ async function projectRoot(): Promise<string> {
 async function tinyglobbyWithIgnoreFiles(cwd: string, pattern: string): Promise<string[]> {
   const [files, ignoreFiles] = await Promise.all([
     glob(pattern, { cwd, dot: true, followSymbolicLinks: false, ignore: ['**/.git/**'] }),
-    glob(IGNORE_FILE_NAMES.map((name) => `**/${name}`), { cwd, dot: true, followSymbolicLinks: false, ignore: ['**/.git/**'] }),
+    glob(
+      IGNORE_FILE_NAMES.map((name) => `**/${name}`),
+      { cwd, dot: true, followSymbolicLinks: false, ignore: ['**/.git/**'] },
+    ),
   ]);
   const rules = new Map<string, Ignore>();
   for (const file of ignoreFiles.sort()) {
@@ -100,8 +103,14 @@ export async function benchWorkspaceTools(report: (line: string) => void): Promi
 
   const grepCases: Array<{ label: string; input: Parameters<typeof executeGrep>[1] }> = [
     { label: 'files "function"', input: { pattern: 'function', path: 'node_modules' } },
-    { label: 'content "createRequire\\("', input: { pattern: 'createRequire\\(', path: 'node_modules', output_mode: 'content' } },
-    { label: 'count -i "todo" type js', input: { pattern: 'todo', path: 'node_modules', output_mode: 'count', '-i': true, type: 'js' } },
+    {
+      label: 'content "createRequire\\("',
+      input: { pattern: 'createRequire\\(', path: 'node_modules', output_mode: 'content' },
+    },
+    {
+      label: 'count -i "todo" type js',
+      input: { pattern: 'todo', path: 'node_modules', output_mode: 'count', '-i': true, type: 'js' },
+    },
   ];
   for (const { label, input } of grepCases) {
     const mode = input.output_mode ?? 'files';
@@ -151,7 +160,8 @@ export async function benchWorkspaceTools(report: (line: string) => void): Promi
       },
     );
     const bareTimes: number[] = [];
-    for (let round = 0; round < 3; round++) bareTimes.push(await time(() => glob(pattern, { cwd: tree, dot: true, followSymbolicLinks: false })));
+    for (let round = 0; round < 3; round++)
+      bareTimes.push(await time(() => glob(pattern, { cwd: tree, dot: true, followSymbolicLinks: false })));
     const bare = median(bareTimes);
     report(
       `glob ${pattern}: tool ${figures.a.toFixed(1)} ms, tinyglobby + ignore files ${figures.b.toFixed(1)} ms, ratio ${(figures.a / figures.b).toFixed(2)}x ` +

@@ -4,9 +4,22 @@
 // The permission setup's broker queues requests, so an asker only ever shows one at a time.
 import { createInterface } from 'node:readline/promises';
 import type { ModalChoice, ModalPrompt } from '../dashboards/tui.js';
-import type { AgentLabel, ApprovalAnswer, ApprovalRequest, Asker, PlanApprovalRequest, Requester } from '../orchestrator/permissions/asker.js';
+import type {
+  AgentLabel,
+  ApprovalAnswer,
+  ApprovalRequest,
+  Asker,
+  PlanApprovalRequest,
+  Requester,
+} from '../orchestrator/permissions/asker.js';
 import { describeRequester } from '../orchestrator/permissions/asker.js';
-import type { PlanDecision, QuestionAnswer, QuestionReply, QuestionRequest, UserQuestion } from '../tools/adapters-interaction.js';
+import type {
+  PlanDecision,
+  QuestionAnswer,
+  QuestionReply,
+  QuestionRequest,
+  UserQuestion,
+} from '../tools/adapters-interaction.js';
 import type { Screen, ScreenMode } from './screen.js';
 
 export type { AgentLabel, Requester };
@@ -22,7 +35,8 @@ function cut(text: string, max: number): string {
 function planExcerpt(plan: string): string {
   const lines = plan.trimEnd().split('\n');
   let text = lines.slice(0, PLAN_EXCERPT_LINES).join('\n');
-  if (lines.length > PLAN_EXCERPT_LINES || text.length > PLAN_EXCERPT_CHARS) text = `${cut(text, PLAN_EXCERPT_CHARS)}\n…`;
+  if (lines.length > PLAN_EXCERPT_LINES || text.length > PLAN_EXCERPT_CHARS)
+    text = `${cut(text, PLAN_EXCERPT_CHARS)}\n…`;
   return text;
 }
 
@@ -31,11 +45,18 @@ function planExcerpt(plan: string): string {
 type ModalAsk = (prompt: ModalPrompt, signal?: AbortSignal) => Promise<string | undefined>;
 
 export function approvalModal(request: ApprovalRequest): ModalPrompt {
-  const always = request.alwaysRules.length > 0 ? [{ key: 'a', label: cut(`allow always: ${request.alwaysRules.join(', ')}`, 70) }] : [];
+  const always =
+    request.alwaysRules.length > 0
+      ? [{ key: 'a', label: cut(`allow always: ${request.alwaysRules.join(', ')}`, 70) }]
+      : [];
   return {
     title: `${describeRequester(request.requester)} asks to run ${request.tool}`,
     body: `${request.card ?? request.summary}\nWhy: ${request.reason}`,
-    choices: [{ key: 'y', label: request.card ? 'approve' : 'allow once' }, ...always, { key: 'n', label: request.card ? 'reject' : 'deny' }],
+    choices: [
+      { key: 'y', label: request.card ? 'approve' : 'allow once' },
+      ...always,
+      { key: 'n', label: request.card ? 'reject' : 'deny' },
+    ],
   };
 }
 
@@ -51,8 +72,15 @@ export function planModal(request: PlanApprovalRequest): ModalPrompt {
   };
 }
 
-async function modalQuestion(ask: ModalAsk, question: UserQuestion, requester: Requester, signal: AbortSignal): Promise<QuestionAnswer | undefined> {
-  const listed = question.options.map((o, i) => `${o.label === OTHER ? 'o' : i + 1}. ${o.label}: ${o.description}`).join('\n');
+async function modalQuestion(
+  ask: ModalAsk,
+  question: UserQuestion,
+  requester: Requester,
+  signal: AbortSignal,
+): Promise<QuestionAnswer | undefined> {
+  const listed = question.options
+    .map((o, i) => `${o.label === OTHER ? 'o' : i + 1}. ${o.label}: ${o.description}`)
+    .join('\n');
   const keyOf = (label: string, index: number) => (label === OTHER ? 'o' : String(index + 1));
   const title = `${describeRequester(requester)} asks: ${question.header ? `[${question.header}] ` : ''}${question.question}`;
   if (!question.multiSelect) {
@@ -64,11 +92,18 @@ async function modalQuestion(ask: ModalAsk, question: UserQuestion, requester: R
   // Several picks with one key each: toggle options until "done".
   const selected = new Set<string>();
   for (;;) {
-    const choices = question.options.map((o, i) => ({ key: keyOf(o.label, i), label: `${selected.has(o.label) ? '[x]' : '[ ]'} ${cut(o.label, 26)}` }));
+    const choices = question.options.map((o, i) => ({
+      key: keyOf(o.label, i),
+      label: `${selected.has(o.label) ? '[x]' : '[ ]'} ${cut(o.label, 26)}`,
+    }));
     choices.push({ key: 'd', label: 'done' });
     const key = await ask({ title, body: `${listed}\nPick any, then d.`, choices }, signal);
     if (key === undefined) return undefined;
-    if (key === 'd') return { question: question.question, selected: question.options.map((o) => o.label).filter((l) => selected.has(l)) };
+    if (key === 'd')
+      return {
+        question: question.question,
+        selected: question.options.map((o) => o.label).filter((l) => selected.has(l)),
+      };
     const option = question.options.find((o, i) => keyOf(o.label, i) === key);
     if (option) {
       if (selected.has(option.label)) selected.delete(option.label);
@@ -102,7 +137,12 @@ export function dashboardAsker(ask: ModalAsk): Asker {
       if (key === 'y') return { kind: 'approve' };
       if (key === 'n') return { kind: 'reject', reason: 'the user rejected it' };
       if (key === 'x') return { kind: 'reject_and_exit', reason: 'the user rejected it' };
-      if (key === 'r') return { kind: 'revise', feedback: 'the user asked for a revision (no note: the dashboard takes no text); look for gaps and risks, and make the plan more concrete' };
+      if (key === 'r')
+        return {
+          kind: 'revise',
+          feedback:
+            'the user asked for a revision (no note: the dashboard takes no text); look for gaps and risks, and make the plan more concrete',
+        };
       const option = request.options[Number(key) - 1];
       return option ? { kind: 'option', label: option.label } : undefined;
     },
@@ -122,7 +162,11 @@ type Lines = (query: string) => Promise<string | undefined>;
  * Runs one request's dialogue on its own readline interface (closed afterwards, so stdin is released between
  * prompts). `ask` resolves with one typed line, or undefined when aborted or the input ended.
  */
-async function dialogue<T>(streams: TerminalStreams, signal: AbortSignal, talk: (ask: Lines) => Promise<T>): Promise<T> {
+async function dialogue<T>(
+  streams: TerminalStreams,
+  signal: AbortSignal,
+  talk: (ask: Lines) => Promise<T>,
+): Promise<T> {
   const rl = createInterface({ input: streams.input, output: streams.output, terminal: streams.input.isTTY === true });
   // In raw mode Ctrl-C reaches readline, not the process: pass it on, so the run's interrupt handler still aborts.
   rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
@@ -149,7 +193,12 @@ async function dialogue<T>(streams: TerminalStreams, signal: AbortSignal, talk: 
 }
 
 /** Asks until the answer is one of `accepted` (lower-cased); undefined when aborted or the input ended. */
-async function choose(ask: Lines, out: NodeJS.WritableStream, query: string, accepted: readonly string[]): Promise<string | undefined> {
+async function choose(
+  ask: Lines,
+  out: NodeJS.WritableStream,
+  query: string,
+  accepted: readonly string[],
+): Promise<string | undefined> {
   for (;;) {
     const line = await ask(query);
     if (line === undefined) return undefined;
@@ -163,7 +212,11 @@ function banner(title: string): string {
   return `\n── ${title} ${'─'.repeat(Math.max(3, 60 - title.length))}\n`;
 }
 
-async function terminalQuestion(ask: Lines, out: NodeJS.WritableStream, question: UserQuestion): Promise<QuestionAnswer | 'declined' | undefined> {
+async function terminalQuestion(
+  ask: Lines,
+  out: NodeJS.WritableStream,
+  question: UserQuestion,
+): Promise<QuestionAnswer | 'declined' | undefined> {
   out.write(`${question.header ? `[${question.header}] ` : ''}${question.question}\n`);
   question.options.forEach((o, i) => out.write(`  ${o.label === OTHER ? 'o' : i + 1}) ${o.label}: ${o.description}\n`));
   const numbers = question.options.map((_o, i) => i + 1);
@@ -202,11 +255,22 @@ export function terminalAsker(streams: TerminalStreams): Asker {
     approve: (request, signal) =>
       dialogue(streams, signal, async (ask): Promise<ApprovalAnswer | undefined> => {
         out.write(banner('approval needed'));
-        out.write(`${describeRequester(request.requester)} wants to run:\n  ${request.card ? request.card.split('\n').join('\n  ') : request.summary}\nWhy asked: ${request.reason}\n`);
+        out.write(
+          `${describeRequester(request.requester)} wants to run:\n  ${request.card ? request.card.split('\n').join('\n  ') : request.summary}\nWhy asked: ${request.reason}\n`,
+        );
         // A card (a scheduled task) is approved one at a time: no "allow always".
         const always = request.alwaysRules.length > 0;
-        out.write(always ? `  y) allow once   a) allow always for this session (${request.alwaysRules.join(', ')})   n) deny\n` : '  y) approve   n) reject\n');
-        const answer = await choose(ask, out, always ? 'Allow? [y/a/n] ' : 'Approve? [y/n] ', always ? ['y', 'yes', 'a', 'always', 'n', 'no'] : ['y', 'yes', 'n', 'no']);
+        out.write(
+          always
+            ? `  y) allow once   a) allow always for this session (${request.alwaysRules.join(', ')})   n) deny\n`
+            : '  y) approve   n) reject\n',
+        );
+        const answer = await choose(
+          ask,
+          out,
+          always ? 'Allow? [y/a/n] ' : 'Approve? [y/n] ',
+          always ? ['y', 'yes', 'a', 'always', 'n', 'no'] : ['y', 'yes', 'n', 'no'],
+        );
         if (answer === undefined) return undefined;
         if (answer.startsWith('y')) return { kind: 'allow_once' };
         if (answer.startsWith('a')) return { kind: 'allow_always' };
@@ -229,7 +293,9 @@ export function terminalAsker(streams: TerminalStreams): Asker {
     plan: (request, signal) =>
       dialogue(streams, signal, async (ask): Promise<PlanDecision | undefined> => {
         out.write(banner('plan for approval'));
-        out.write(`${describeRequester(request.requester)} presents a plan (${request.planPath}):\n\n${request.plan.trimEnd()}\n\n`);
+        out.write(
+          `${describeRequester(request.requester)} presents a plan (${request.planPath}):\n\n${request.plan.trimEnd()}\n\n`,
+        );
         request.options.forEach((o, i) => out.write(`  ${i + 1}) ${o.label}: ${o.description}\n`));
         out.write('  y) Approve   r) Revise (with feedback)   n) Reject   x) Reject and Exit\n');
         const keys = ['y', 'r', 'n', 'x', ...request.options.map((_o, i) => String(i + 1))];
@@ -239,7 +305,10 @@ export function terminalAsker(streams: TerminalStreams): Asker {
         if (answer === 'r') {
           const feedback = await ask('What should change? ');
           if (feedback === undefined) return undefined;
-          return { kind: 'revise', feedback: feedback.trim() || 'no note given; look for gaps and risks, and make the plan more concrete' };
+          return {
+            kind: 'revise',
+            feedback: feedback.trim() || 'no note given; look for gaps and risks, and make the plan more concrete',
+          };
         }
         if (answer === 'n' || answer === 'x') {
           const reason = await ask('Why (optional)? ');

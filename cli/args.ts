@@ -78,7 +78,9 @@ export function parseArgs(command: string, argv: readonly string[], specs: FlagS
     if (!spec) throw unknownFlag(command, eq >= 0 ? token.slice(0, eq) : token, specs);
     if (spec.kind === 'boolean') {
       if (inline !== undefined && inline !== 'true' && inline !== 'false') {
-        throw new UsageError(`murmur ${command}: --${name} takes no value (or true/false), got ${JSON.stringify(inline)}.`);
+        throw new UsageError(
+          `murmur ${command}: --${name} takes no value (or true/false), got ${JSON.stringify(inline)}.`,
+        );
       }
       flags[name] = inline !== 'false';
       continue;
@@ -86,10 +88,14 @@ export function parseArgs(command: string, argv: readonly string[], specs: FlagS
     if (spec.kind === 'string') {
       const value = inline ?? argv[++i];
       if (value === undefined || (inline === undefined && value.startsWith('--'))) {
-        throw new UsageError(`murmur ${command}: --${name} needs a value${spec.choices ? ` (one of ${spec.choices.join(', ')})` : ''}.`);
+        throw new UsageError(
+          `murmur ${command}: --${name} needs a value${spec.choices ? ` (one of ${spec.choices.join(', ')})` : ''}.`,
+        );
       }
       if (spec.choices && !spec.choices.includes(value)) {
-        throw new UsageError(`murmur ${command}: --${name} must be one of ${spec.choices.join(', ')}, got ${JSON.stringify(value)}.`);
+        throw new UsageError(
+          `murmur ${command}: --${name} must be one of ${spec.choices.join(', ')}, got ${JSON.stringify(value)}.`,
+        );
       }
       flags[name] = value;
       continue;
@@ -112,10 +118,12 @@ export function asksForHelp(argv: readonly string[], specs: FlagSpecs): boolean 
     const token = argv[i]!;
     if (token === '--') return false;
     if (isHelp(token) && !specs.help) return true;
-    const name = shortName(token, specs) ?? (token.startsWith('--') && !token.includes('=') ? token.slice(2) : undefined);
+    const name =
+      shortName(token, specs) ?? (token.startsWith('--') && !token.includes('=') ? token.slice(2) : undefined);
     const spec = name !== undefined ? specs[name] : undefined;
     if (spec?.kind === 'string' && i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) i++;
-    if (spec?.kind === 'list') while (i + 1 < argv.length && !argv[i + 1]!.startsWith('--') && !isHelp(argv[i + 1]!)) i++;
+    if (spec?.kind === 'list')
+      while (i + 1 < argv.length && !argv[i + 1]!.startsWith('--') && !isHelp(argv[i + 1]!)) i++;
   }
   return false;
 }
@@ -130,12 +138,15 @@ function unknownFlag(command: string, token: string, specs: FlagSpecs): UsageErr
 export function editDistance(a: string, b: string): number {
   a = a.toLowerCase();
   b = b.toLowerCase();
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
     }
   }
   return d[a.length]![b.length]!;
@@ -182,6 +193,7 @@ export function positiveIntFlag(command: string, args: ParsedArgs, name: string)
   const raw = stringFlag(args, name);
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`murmur ${command}: --${name} must be a positive whole number, got ${JSON.stringify(raw)}.`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`murmur ${command}: --${name} must be a positive whole number, got ${JSON.stringify(raw)}.`);
   return n;
 }

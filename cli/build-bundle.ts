@@ -31,10 +31,15 @@ export const INLINED_FOR_STARTUP = [
 
 /** The package's runtime dependencies that the bundle imports from node_modules (all but the inlined ones). */
 export function externalPackages(root: string): string[] {
-  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+  };
   const runtime = Object.keys(manifest.dependencies ?? {});
   const missing = INLINED_FOR_STARTUP.filter((name) => !runtime.includes(name));
-  if (missing.length > 0) throw new Error(`INLINED_FOR_STARTUP names ${missing.join(', ')}, which package.json does not list as dependencies`);
+  if (missing.length > 0)
+    throw new Error(
+      `INLINED_FOR_STARTUP names ${missing.join(', ')}, which package.json does not list as dependencies`,
+    );
   return runtime.filter((name) => !INLINED_FOR_STARTUP.includes(name));
 }
 

@@ -32,7 +32,8 @@ export interface CommandSpec {
   notes?: readonly string[];
 }
 
-const STATE_NOTE = 'State lives in .murmur/ under the workspace (MURMUR_HOME overrides). Exit status 0 when the work completed, 1 when it did not, 2 for bad input, 130 when aborted.';
+const STATE_NOTE =
+  'State lives in .murmur/ under the workspace (MURMUR_HOME overrides). Exit status 0 when the work completed, 1 when it did not, 2 for bad input, 130 when aborted.';
 
 export const COMMANDS: readonly CommandSpec[] = [
   {
@@ -40,7 +41,10 @@ export const COMMANDS: readonly CommandSpec[] = [
     trailing: '"TASK"',
     summary: 'run a task with the main agent (it may start subagents and swarms)',
     flags: RUN_FLAGS,
-    examples: ['murmur run "add a --verbose flag to cli.ts and test it"', 'murmur run --model anthropic:claude-sonnet-4-6 --permission-mode auto --json "fix the failing test"'],
+    examples: [
+      'murmur run "add a --verbose flag to cli.ts and test it"',
+      'murmur run --model anthropic:claude-sonnet-4-6 --permission-mode auto --json "fix the failing test"',
+    ],
     notes: [STATE_NOTE],
   },
   {
@@ -60,7 +64,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'take swarm items from a Redis queue (see murmur swarm --queue)',
     flags: WORKER_FLAGS,
     examples: ['MURMUR_QUEUE=redis://:PASSWORD@queue.internal:6379 murmur worker --cwd ~/src/project --concurrency 4'],
-    notes: ['Runs until Ctrl-C or SIGTERM; running items finish first. MURMUR_QUEUE_STALLED_MS: the stalled-item check (default 30000).'],
+    notes: [
+      'Runs until Ctrl-C or SIGTERM; running items finish first. MURMUR_QUEUE_STALLED_MS: the stalled-item check (default 30000).',
+    ],
   },
   {
     name: 'resume',
@@ -68,7 +74,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'reopen a session after a crash or an abort and finish its work',
     flags: RESUME_FLAGS,
     examples: ['murmur resume 20261130-021503-ab12', 'murmur resume 20261130-021503-ab12 --no-dashboard --json'],
-    notes: ["The ids are in murmur sessions. The run continues with the session's model, endpoint and rules unless given again."],
+    notes: [
+      "The ids are in murmur sessions. The run continues with the session's model, endpoint and rules unless given again.",
+    ],
   },
   {
     name: 'sessions',
@@ -99,7 +107,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     flags: SCHEDULE_FLAGS.list,
     examples: ['murmur schedule list', 'murmur schedule list --status active --json'],
   },
-  { name: 'schedule show', args: 'ID', summary: 'the task, its next 3 ideal run times, its history', flags: SCHEDULE_FLAGS.show, examples: ['murmur schedule show st-0a1b2c3d4e'] },
+  {
+    name: 'schedule show',
+    args: 'ID',
+    summary: 'the task, its next 3 ideal run times, its history',
+    flags: SCHEDULE_FLAGS.show,
+    examples: ['murmur schedule show st-0a1b2c3d4e'],
+  },
   {
     name: 'schedule edit',
     args: 'ID',
@@ -107,23 +121,52 @@ export const COMMANDS: readonly CommandSpec[] = [
     flags: SCHEDULE_FLAGS.edit,
     examples: ['murmur schedule edit st-0a1b2c3d4e --cron "0 10 * * 1-5"', 'murmur schedule edit st-0a1b2c3d4e --keep'],
   },
-  { name: 'schedule pause', args: 'ID', summary: 'stop firing until unpaused', flags: SCHEDULE_FLAGS.simple, examples: ['murmur schedule pause st-0a1b2c3d4e'] },
-  { name: 'schedule unpause', args: 'ID', summary: 'fire again (fires missed while paused are not replayed)', flags: SCHEDULE_FLAGS.simple, examples: ['murmur schedule unpause st-0a1b2c3d4e'] },
-  { name: 'schedule rm', args: 'ID', summary: 'remove a task', flags: SCHEDULE_FLAGS.simple, examples: ['murmur schedule rm st-0a1b2c3d4e'] },
-  { name: 'schedule run-now', args: 'ID', summary: 'run a task once now (when a scheduler serves its workspace)', flags: SCHEDULE_FLAGS.simple, examples: ['murmur schedule run-now st-0a1b2c3d4e'] },
+  {
+    name: 'schedule pause',
+    args: 'ID',
+    summary: 'stop firing until unpaused',
+    flags: SCHEDULE_FLAGS.simple,
+    examples: ['murmur schedule pause st-0a1b2c3d4e'],
+  },
+  {
+    name: 'schedule unpause',
+    args: 'ID',
+    summary: 'fire again (fires missed while paused are not replayed)',
+    flags: SCHEDULE_FLAGS.simple,
+    examples: ['murmur schedule unpause st-0a1b2c3d4e'],
+  },
+  {
+    name: 'schedule rm',
+    args: 'ID',
+    summary: 'remove a task',
+    flags: SCHEDULE_FLAGS.simple,
+    examples: ['murmur schedule rm st-0a1b2c3d4e'],
+  },
+  {
+    name: 'schedule run-now',
+    args: 'ID',
+    summary: 'run a task once now (when a scheduler serves its workspace)',
+    flags: SCHEDULE_FLAGS.simple,
+    examples: ['murmur schedule run-now st-0a1b2c3d4e'],
+  },
   {
     name: 'schedule preview',
     args: '(--cron EXPR | --every N(d|w|mo) --at HH:MM [--start DATE])',
     summary: "a schedule's next run times, without creating a task",
     flags: SCHEDULE_FLAGS.preview,
-    examples: ['murmur schedule preview --cron "0 9 * * 1-5" --timezone Europe/Berlin', 'murmur schedule preview --every 1mo --at 09:00 --start 2026-01-31 --count 5'],
+    examples: [
+      'murmur schedule preview --cron "0 9 * * 1-5" --timezone Europe/Berlin',
+      'murmur schedule preview --every 1mo --at 09:00 --start 2026-01-31 --count 5',
+    ],
   },
   {
     name: 'scheduler',
     summary: 'the service that runs scheduled tasks (foreground)',
     flags: SCHEDULER_FLAGS,
     examples: ['murmur scheduler', 'murmur scheduler --cwd ~/src/project'],
-    notes: ['One line per fire and per finished run on stdout. Ctrl-C stops it; running sessions are saved for murmur resume.'],
+    notes: [
+      'One line per fire and per finished run on stdout. Ctrl-C stops it; running sessions are saved for murmur resume.',
+    ],
   },
   {
     name: 'serve',

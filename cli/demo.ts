@@ -14,7 +14,10 @@ const TEMPLATE =
 
 export async function demoCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs('demo', argv, DEMO_FLAGS);
-  if (args.positionals.length > 0) throw new UsageError(`murmur demo: unexpected argument ${JSON.stringify(args.positionals[0])}; it takes only --no-dashboard and --json.`);
+  if (args.positionals.length > 0)
+    throw new UsageError(
+      `murmur demo: unexpected argument ${JSON.stringify(args.positionals[0])}; it takes only --no-dashboard and --json.`,
+    );
   const project = mkdtempSync(join(tmpdir(), 'murmur-demo-'));
   cpSync(join(EXAMPLES, 'demo-project'), project, { recursive: true });
   const script = join(EXAMPLES, 'demo-script.json');
@@ -46,7 +49,9 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     ...(json ? ['--json'] : []),
   ]);
   if (!json) {
-    say(`\nThe converted project is at ${project} (try: git diff --no-index ${join(EXAMPLES, 'demo-project')} ${project}).`);
+    say(
+      `\nThe converted project is at ${project} (try: git diff --no-index ${join(EXAMPLES, 'demo-project')} ${project}).`,
+    );
     say('To run the same on a real model:');
     say(`  murmur swarm --model openai:gpt-4.1 --verify --permission-mode auto --cwd ${project} --glob 'src/*.js' \\`);
     say(`    --template '${TEMPLATE}'`);

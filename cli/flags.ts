@@ -10,7 +10,8 @@ const model: FlagSpec = {
   kind: 'string',
   value: 'M',
   description: 'the model: openai:MODEL | anthropic:MODEL | ollama:MODEL | scripted:FILE',
-  default: "$MURMUR_MODEL, else murmur.toml's model, else the default of OPENAI_API_KEY's or ANTHROPIC_API_KEY's provider",
+  default:
+    "$MURMUR_MODEL, else murmur.toml's model, else the default of OPENAI_API_KEY's or ANTHROPIC_API_KEY's provider",
 };
 const baseUrl: FlagSpec = {
   kind: 'string',
@@ -19,11 +20,15 @@ const baseUrl: FlagSpec = {
   default: "OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's",
 };
 const cwd: FlagSpec = { kind: 'string', value: 'DIR', description: 'the workspace', default: 'the current folder' };
-const json: FlagSpec = { kind: 'boolean', description: 'print one JSON object on stdout: {status, result, usage, agents, sessionId}' };
+const json: FlagSpec = {
+  kind: 'boolean',
+  description: 'print one JSON object on stdout: {status, result, usage, agents, sessionId}',
+};
 const permissionMode: FlagSpec = {
   kind: 'string',
   choices: MODES,
-  description: 'manual asks before writes and commands; auto also allows edits inside the workspace; yolo asks for nothing',
+  description:
+    'manual asks before writes and commands; auto also allows edits inside the workspace; yolo asks for nothing',
   default: "murmur.toml's permissionMode, else manual",
 };
 const effort: FlagSpec = {
@@ -46,7 +51,12 @@ export const COMMON_FLAGS: FlagSpecs = {
   cwd,
   events: { kind: 'string', value: 'FILE', description: 'write every event to FILE as one JSON line' },
   json,
-  dashboard: { kind: 'boolean', negated: true, description: 'plain progress lines on stderr instead of the live dashboard', default: 'the dashboard on a terminal' },
+  dashboard: {
+    kind: 'boolean',
+    negated: true,
+    description: 'plain progress lines on stderr instead of the live dashboard',
+    default: 'the dashboard on a terminal',
+  },
   'permission-mode': permissionMode,
   'swarm-mode': { kind: 'boolean', description: 'let agents start swarms (agent_swarm) without asking' },
   effort,
@@ -54,7 +64,11 @@ export const COMMON_FLAGS: FlagSpecs = {
 
 export const RUN_FLAGS: FlagSpecs = {
   ...COMMON_FLAGS,
-  agent: { kind: 'string', value: 'NAME', description: 'run as the agent defined in .murmur/agents/NAME.md (or ~/.murmur/agents/)' },
+  agent: {
+    kind: 'string',
+    value: 'NAME',
+    description: 'run as the agent defined in .murmur/agents/NAME.md (or ~/.murmur/agents/)',
+  },
 };
 
 export const SWARM_FLAGS: FlagSpecs = {
@@ -62,15 +76,38 @@ export const SWARM_FLAGS: FlagSpecs = {
   items: { kind: 'list', value: 'A B …', description: 'the items, as arguments' },
   'items-file': { kind: 'string', value: 'F', description: 'the items, one per line of F' },
   glob: { kind: 'string', value: 'PATTERN', description: 'the items: the files matching PATTERN under the workspace' },
-  role: { kind: 'string', value: 'R', description: 'explore | worker (coder) | verifier | an agent defined in .murmur/agents/', default: 'worker' },
+  role: {
+    kind: 'string',
+    value: 'R',
+    description: 'explore | worker (coder) | verifier | an agent defined in .murmur/agents/',
+    default: 'worker',
+  },
   verify: { kind: 'boolean', description: 'a verifier checks each completed item; failures go back to the worker' },
   'max-rounds': { kind: 'string', value: 'N', description: 'verify rounds per item', default: '2' },
-  isolation: { kind: 'string', choices: ['none', 'worktree'], description: 'worktree: each worker in its own git worktree, merged back when it completes', default: 'none' },
-  'max-concurrency': { kind: 'string', value: 'N', description: 'at most N subagents at once', default: "MURMUR_SWARM_MAX_CONCURRENCY, else murmur.toml's swarm.maxConcurrency" },
-  description: { kind: 'string', value: 'TEXT', description: "the swarm's title in the dashboard, murmur sessions and the report", default: "the template's first line × the item count" },
+  isolation: {
+    kind: 'string',
+    choices: ['none', 'worktree'],
+    description: 'worktree: each worker in its own git worktree, merged back when it completes',
+    default: 'none',
+  },
+  'max-concurrency': {
+    kind: 'string',
+    value: 'N',
+    description: 'at most N subagents at once',
+    default: "MURMUR_SWARM_MAX_CONCURRENCY, else murmur.toml's swarm.maxConcurrency",
+  },
+  description: {
+    kind: 'string',
+    value: 'TEXT',
+    description: "the swarm's title in the dashboard, murmur sessions and the report",
+    default: "the template's first line × the item count",
+  },
   queue: { ...queue, description: 'run the items on murmur workers through Redis (rediss:// for TLS)' },
   ...COMMON_FLAGS,
-  json: { ...json, description: 'print one JSON object on stdout: {summary, resumeAgentIds, items, status, sessionId}' },
+  json: {
+    ...json,
+    description: 'print one JSON object on stdout: {summary, resumeAgentIds, items, status, sessionId}',
+  },
 };
 
 const SESSIONS = "the session's";
@@ -82,41 +119,94 @@ export const RESUME_FLAGS: FlagSpecs = {
   'swarm-mode': { ...COMMON_FLAGS['swarm-mode']!, default: SESSIONS },
   effort: { ...effort, default: SESSIONS },
   // A queue swarm whose URL holds a password was saved without it, so it is given again.
-  queue: { ...queue, description: "a queue swarm's Redis URL again (one holding a password is not saved)", default: 'MURMUR_QUEUE, else the saved URL' },
+  queue: {
+    ...queue,
+    description: "a queue swarm's Redis URL again (one holding a password is not saved)",
+    default: 'MURMUR_QUEUE, else the saved URL',
+  },
 };
 
-export const SESSIONS_FLAGS: FlagSpecs = { cwd, json: { ...json, description: 'print the sessions as one JSON array' } };
+export const SESSIONS_FLAGS: FlagSpecs = {
+  cwd,
+  json: { ...json, description: 'print the sessions as one JSON array' },
+};
 
-export const DEMO_FLAGS: FlagSpecs = { dashboard: COMMON_FLAGS.dashboard!, json: { ...json, description: "print the swarm's JSON report on stdout (no commentary)" } };
+export const DEMO_FLAGS: FlagSpecs = {
+  dashboard: COMMON_FLAGS.dashboard!,
+  json: { ...json, description: "print the swarm's JSON report on stdout (no commentary)" },
+};
 
 export const MCP_FLAGS: FlagSpecs = {
   model,
   'base-url': baseUrl,
   cwd,
   // Accepted for the permission system; nobody can answer an approval question over MCP.
-  'permission-mode': { ...permissionMode, description: 'what tools may do; nobody can be asked over MCP, so a call that needs approval is refused' },
+  'permission-mode': {
+    ...permissionMode,
+    description: 'what tools may do; nobody can be asked over MCP, so a call that needs approval is refused',
+  },
 };
 
 export const WORKER_FLAGS: FlagSpecs = {
-  queue: { ...queue, value: 'redis://[user:pass@]HOST:PORT[/DB]', description: 'the Redis queue the coordinator (murmur swarm --queue) fills' },
+  queue: {
+    ...queue,
+    value: 'redis://[user:pass@]HOST:PORT[/DB]',
+    description: 'the Redis queue the coordinator (murmur swarm --queue) fills',
+  },
   cwd: { ...cwd, description: "a clone of the coordinator's git repository; items run in fresh worktrees of it" },
   concurrency: { kind: 'string', value: 'N', description: 'items run at once', default: '1' },
-  model: { ...model, description: "the model for every item, instead of the coordinator's", default: "each item's (the coordinator's model)" },
+  model: {
+    ...model,
+    description: "the model for every item, instead of the coordinator's",
+    default: "each item's (the coordinator's model)",
+  },
   'base-url': baseUrl,
-  name: { kind: 'string', value: 'NAME', description: "this worker's name in the coordinator's report", default: 'the host name' },
+  name: {
+    kind: 'string',
+    value: 'NAME',
+    description: "this worker's name in the coordinator's report",
+    default: 'the host name',
+  },
 };
 
 export const SERVE_FLAGS: FlagSpecs = {
   port: { kind: 'string', value: 'N', description: 'the port; 0 picks a free one', default: '4777' },
-  host: { kind: 'string', value: 'H', description: 'the address to listen on (not loopback: anyone with the link can reach it)', default: '127.0.0.1' },
-  'allow-host': { kind: 'list', value: 'NAME', description: 'another Host header to answer to (with a --host other than loopback)' },
-  scheduler: { kind: 'boolean', negated: true, description: 'the console only, without the scheduler service in the same process', default: 'the scheduler runs too' },
-  cwd: { ...cwd, description: "the console's workspace (with it, the scheduler serves only this one)", default: 'the current folder; the scheduler serves every workspace' },
+  host: {
+    kind: 'string',
+    value: 'H',
+    description: 'the address to listen on (not loopback: anyone with the link can reach it)',
+    default: '127.0.0.1',
+  },
+  'allow-host': {
+    kind: 'list',
+    value: 'NAME',
+    description: 'another Host header to answer to (with a --host other than loopback)',
+  },
+  scheduler: {
+    kind: 'boolean',
+    negated: true,
+    description: 'the console only, without the scheduler service in the same process',
+    default: 'the scheduler runs too',
+  },
+  cwd: {
+    ...cwd,
+    description: "the console's workspace (with it, the scheduler serves only this one)",
+    default: 'the current folder; the scheduler serves every workspace',
+  },
 };
 
 export const REPORT_FLAGS: FlagSpecs = {
-  html: { kind: 'boolean', description: 'write one self-contained HTML file (the console page with its timeline) and print its path' },
-  output: { kind: 'string', short: 'o', value: 'FILE', description: 'with --html: where to write it', default: "report.html in the session's folder" },
+  html: {
+    kind: 'boolean',
+    description: 'write one self-contained HTML file (the console page with its timeline) and print its path',
+  },
+  output: {
+    kind: 'string',
+    short: 'o',
+    value: 'FILE',
+    description: 'with --html: where to write it',
+    default: "report.html in the session's folder",
+  },
   json: { ...json, description: 'print the JSON object that --json printed at the end of the run' },
   cwd,
 };
@@ -136,17 +226,35 @@ export const SCHEDULER_FLAGS: FlagSpecs = {
 
 /** What `murmur schedule add` and `edit` set. */
 export const DEFINITION_FLAGS: FlagSpecs = {
-  cron: { kind: 'string', value: 'EXPR', description: '5 fields: minute hour day-of-month month day-of-week ("0 9 * * 1-5")' },
+  cron: {
+    kind: 'string',
+    value: 'EXPR',
+    description: '5 fields: minute hour day-of-month month day-of-week ("0 9 * * 1-5")',
+  },
   every: { kind: 'string', value: 'N(d|w|mo)', description: 'every N days, weeks or months (with --at)' },
   at: { kind: 'string', value: 'HH:MM', description: 'the time of day of an --every schedule' },
-  start: { kind: 'string', value: 'DATE', description: 'the first day of an --every schedule (YYYY-MM-DD)', default: 'today' },
-  until: { kind: 'string', value: 'DATE', description: 'the last day it runs (YYYY-MM-DD); an interval ending on its first day runs once' },
+  start: {
+    kind: 'string',
+    value: 'DATE',
+    description: 'the first day of an --every schedule (YYYY-MM-DD)',
+    default: 'today',
+  },
+  until: {
+    kind: 'string',
+    value: 'DATE',
+    description: 'the last day it runs (YYYY-MM-DD); an interval ending on its first day runs once',
+  },
   prompt: { kind: 'string', value: 'TEXT', description: 'what each run does' },
   title: { kind: 'string', value: 'T', description: 'a short name for lists', default: "the prompt's first line" },
   timezone: { kind: 'string', value: 'Z', description: 'an IANA zone (Europe/Berlin)', default: "this machine's" },
   once: { kind: 'boolean', description: 'fire once, then end' },
   'max-fires': { kind: 'string', value: 'N', description: 'end a recurring task after N fires' },
-  'permission-mode': { kind: 'string', value: 'M', description: 'manual | auto | yolo for its runs (a call that needs a person holds the run)', default: "the workspace's" },
+  'permission-mode': {
+    kind: 'string',
+    value: 'M',
+    description: 'manual | auto | yolo for its runs (a call that needs a person holds the run)',
+    default: "the workspace's",
+  },
   model: { ...model, description: 'the model for its runs', default: "the workspace's" },
   effort: { kind: 'string', value: 'E', description: 'low | medium | high for its runs' },
   json: { kind: 'boolean', description: 'print the task as one JSON object' },
@@ -155,12 +263,19 @@ export const DEFINITION_FLAGS: FlagSpecs = {
 const taskJson: FlagSpec = DEFINITION_FLAGS.json!;
 const scheduleCwd: FlagSpec = { ...cwd, description: "the task's workspace" };
 
-const definitionOnly: FlagSpecs = Object.fromEntries(Object.entries(DEFINITION_FLAGS).filter(([name]) => name !== 'json'));
+const definitionOnly: FlagSpecs = Object.fromEntries(
+  Object.entries(DEFINITION_FLAGS).filter(([name]) => name !== 'json'),
+);
 
 export const SCHEDULE_FLAGS = {
   add: { ...definitionOnly, cwd: scheduleCwd, json: taskJson },
   list: {
-    status: { kind: 'string', choices: ['all', 'active', 'paused', 'failed', 'ended'], description: 'only the tasks with this status', default: 'all' },
+    status: {
+      kind: 'string',
+      choices: ['all', 'active', 'paused', 'failed', 'ended'],
+      description: 'only the tasks with this status',
+      default: 'all',
+    },
     cwd: { ...cwd, description: "only this workspace's tasks", default: 'every workspace' },
     json: { ...json, description: 'print the tasks as one JSON array' },
   },

@@ -69,7 +69,11 @@ function wrap(parts: readonly string[], indent: number, width: number): string[]
 /** `murmur NAME ARGS [--flag …]… TRAILING`, wrapped under the name. */
 export function usageLines(command: CommandSpec, width = WIDTH): string[] {
   const head = `murmur ${command.name}`;
-  return wrap([head, ...words(command.args), ...optionalFlags(command), ...words(command.trailing)], head.length + 1, width);
+  return wrap(
+    [head, ...words(command.args), ...optionalFlags(command), ...words(command.trailing)],
+    head.length + 1,
+    width,
+  );
 }
 
 /** The usage with `# summary` after it (on its own line when it does not fit). */
@@ -98,7 +102,10 @@ export function commandContract(): string {
 function flagRows(command: CommandSpec): string[] {
   const rows = visibleFlags(command).map(([name, spec]) => {
     const left = `${spec.short ? `-${spec.short}, ` : ''}${flagSyntax(name, spec)}`;
-    return { left, right: `${spec.description ?? ''}${spec.default !== undefined ? ` (default: ${spec.default})` : ''}` };
+    return {
+      left,
+      right: `${spec.description ?? ''}${spec.default !== undefined ? ` (default: ${spec.default})` : ''}`,
+    };
   });
   rows.push({ left: '-h, --help', right: 'this help' });
   const column = Math.min(30, Math.max(...rows.map((r) => r.left.length)) + 2);
@@ -115,10 +122,14 @@ function flagRows(command: CommandSpec): string[] {
 export function commandHelp(command: CommandSpec): string {
   const sections = [
     `murmur ${command.name} — ${command.summary}`,
-    `Usage:\n${usageLines(command, WIDTH - 2).map((l) => `  ${l}`).join('\n')}`,
+    `Usage:\n${usageLines(command, WIDTH - 2)
+      .map((l) => `  ${l}`)
+      .join('\n')}`,
     `Options:\n${flagRows(command).join('\n')}`,
     `Example${command.examples.length > 1 ? 's' : ''}:\n${command.examples.map((e) => `  ${e}`).join('\n')}`,
-    ...(command.notes && command.notes.length > 0 ? [command.notes.flatMap((note) => wrap(note.split(' '), 0, HELP_WIDTH)).join('\n')] : []),
+    ...(command.notes && command.notes.length > 0
+      ? [command.notes.flatMap((note) => wrap(note.split(' '), 0, HELP_WIDTH)).join('\n')]
+      : []),
   ];
   return `${sections.join('\n\n')}\n`;
 }
@@ -151,19 +162,32 @@ export function overview(): string {
   for (const command of COMMANDS) {
     const group = command.name.split(' ')[0]!;
     if (GROUPS[group] && !GROUPS[group].fallback) {
-      if (subcommands(group)[0] === command) entries.push([`murmur ${group} ${subcommands(group).map((c) => c.name.slice(group.length + 1)).join('|')} …`, `${GROUPS[group].summary}`]);
+      if (subcommands(group)[0] === command)
+        entries.push([
+          `murmur ${group} ${subcommands(group)
+            .map((c) => c.name.slice(group.length + 1))
+            .join('|')} …`,
+          `${GROUPS[group].summary}`,
+        ]);
       continue;
     }
-    const parts = [`murmur ${command.name}`, command.args, optionalFlags(command).length > 0 ? '[options]' : undefined, command.trailing];
+    const parts = [
+      `murmur ${command.name}`,
+      command.args,
+      optionalFlags(command).length > 0 ? '[options]' : undefined,
+      command.trailing,
+    ];
     entries.push([parts.filter(Boolean).join(' '), command.summary]);
   }
-  const lines = entries.flatMap(([usage, summary]) => (usage.length + 2 <= 40 ? [`  ${usage.padEnd(40)}${summary}`] : [`  ${usage}`, `  ${' '.repeat(40)}${summary}`]));
+  const lines = entries.flatMap(([usage, summary]) =>
+    usage.length + 2 <= 40 ? [`  ${usage.padEnd(40)}${summary}`] : [`  ${usage}`, `  ${' '.repeat(40)}${summary}`],
+  );
   return [
     'murmur — a multi-agent orchestrator: swarms and subagents with a live dashboard',
     '',
     'Usage:',
     ...lines,
-    '  murmur help COMMAND | murmur COMMAND --help   a command\'s usage, every flag with its default, and examples',
+    "  murmur help COMMAND | murmur COMMAND --help   a command's usage, every flag with its default, and examples",
     '  murmur --help | --version',
     '',
     'State lives in .murmur/ under the workspace (MURMUR_HOME overrides). Exit status 0 when the work completed.',

@@ -17,7 +17,9 @@ function help(words: readonly string[]): number {
   if (!command && !group) throw new UsageError(unknownCommandMessage(words[0]!, 'murmur help'));
   if (group && rest.length > 0) {
     const names = subcommands(group).map((c) => c.name.slice(group.length + 1));
-    throw new UsageError(`murmur help: unknown subcommand "${rest[0]}" of murmur ${group}. Subcommands: ${names.join(', ')}.`);
+    throw new UsageError(
+      `murmur help: unknown subcommand "${rest[0]}" of murmur ${group}. Subcommands: ${names.join(', ')}.`,
+    );
   }
   process.stdout.write(helpFor(words)!);
   return 0;

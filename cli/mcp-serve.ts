@@ -25,7 +25,6 @@ import { runOnEngine, swarmTitle, type Finished, type RunRequest } from '../host
 import { renderReport, swarmReport } from '../host/reports.js';
 import { maxSwarmItems } from '../host/checks.js';
 
-
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What every request shares: fixed when the server starts. */
@@ -50,10 +49,13 @@ export async function mcpCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (sub !== 'serve') {
-    throw new UsageError(`murmur mcp: ${sub === undefined ? 'missing the subcommand' : `unknown subcommand ${JSON.stringify(sub)}`}; the only one is "serve". ${usage}`);
+    throw new UsageError(
+      `murmur mcp: ${sub === undefined ? 'missing the subcommand' : `unknown subcommand ${JSON.stringify(sub)}`}; the only one is "serve". ${usage}`,
+    );
   }
   const args = parseArgs('mcp serve', rest, MCP_FLAGS);
-  if (args.positionals.length > 0) throw new UsageError(`murmur mcp serve: unexpected argument ${JSON.stringify(args.positionals[0])}. ${usage}`);
+  if (args.positionals.length > 0)
+    throw new UsageError(`murmur mcp serve: unexpected argument ${JSON.stringify(args.positionals[0])}. ${usage}`);
   const env = process.env;
   // Every bad flag, workspace or model is a UsageError here, before anything is served.
   const cwd = workspaceFrom('mcp serve', args);
@@ -63,7 +65,8 @@ export async function mcpCommand(argv: readonly string[]): Promise<number> {
   setupBus.on('log', (event) => log(`${event.level}: ${event.message}`));
   // Bad permission rules are a usage error now, not a failure of every request later.
   const rules = parseRuleLists(config.permissions);
-  if (rules.problems.length > 0) throw new UsageError(`murmur mcp serve: ${rules.problems.map(describeRuleProblem).join('; ')}`);
+  if (rules.problems.length > 0)
+    throw new UsageError(`murmur mcp serve: ${rules.problems.map(describeRuleProblem).join('; ')}`);
   const mcp = await createMcpSource({ cwd, config, env, bus: setupBus, provider });
   const gate = sharedModelGate(config);
   return serve({ cwd, config, provider, args, env, gate, ...(mcp ? { mcp } : {}) });
@@ -128,7 +131,11 @@ function registerTools(server: McpServer, z: Zod, ctx: ServeContext, track: Trac
         'Runs a task with a murmur agent in the workspace (reading, searching, editing files and running commands as its role allows) and returns its final answer. role: main (default), explore, worker (coder), verifier, or an agent defined in .murmur/agents/.',
       inputSchema: {
         task: z.string().min(1).describe('What the agent should do.'),
-        role: z.string().min(1).optional().describe('main (default), explore, worker, verifier, or a defined agent name.'),
+        role: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('main (default), explore, worker, verifier, or a defined agent name.'),
       },
       outputSchema: {
         status: z.string(),
@@ -141,7 +148,13 @@ function registerTools(server: McpServer, z: Zod, ctx: ServeContext, track: Trac
     },
     (input, extra) => track((n) => runAgent(ctx, n, input, extra)),
   );
-  const item = z.looseObject({ index: z.number(), item: z.string(), outcome: z.string(), rounds: z.number(), text: z.string() });
+  const item = z.looseObject({
+    index: z.number(),
+    item: z.string(),
+    outcome: z.string(),
+    rounds: z.number(),
+    text: z.string(),
+  });
   server.registerTool(
     'run_swarm',
     {
@@ -151,7 +164,11 @@ function registerTools(server: McpServer, z: Zod, ctx: ServeContext, track: Trac
       inputSchema: {
         template: z.string().min(1).describe('The prompt for each item; every {{item}} is replaced by the item.'),
         items: z.array(z.string()).min(1).describe('The items, e.g. file paths.'),
-        role: z.string().min(1).optional().describe('explore, worker (coder, default), verifier, or a defined agent name.'),
+        role: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('explore, worker (coder, default), verifier, or a defined agent name.'),
         verify: z.boolean().optional().describe('A verifier checks every completed item.'),
         max_rounds: z.number().int().min(1).optional().describe('Verify rounds per item (default 2).'),
         isolation: z.enum(['none', 'worktree']).optional().describe('worktree: each worker in its own git worktree.'),
@@ -191,7 +208,8 @@ async function openEngine(ctx: ServeContext, kind: 'run' | 'swarm'): Promise<Eng
     ...(ctx.mcp ? { mcp: ctx.mcp } : {}),
     ...(permissionMode ? { permissionMode } : {}),
     // Nobody can answer over MCP: approvals are settled by policy at once.
-    headlessReason: hostAsker({ mode: 'quiet', screen: undefined, mcpServer: true }).headlessReason ?? 'murmur runs as an MCP server',
+    headlessReason:
+      hostAsker({ mode: 'quiet', screen: undefined, mcpServer: true }).headlessReason ?? 'murmur runs as an MCP server',
     modelGate: ctx.gate,
   });
   bus.on('log', (event) => {
@@ -227,7 +245,9 @@ async function withEngine(
     const outcome = await runOnEngine(engine, request, ctx.env);
     if (!outcome.ok) {
       status = 'refused';
-      return errorResult(`${label.split(' ')[0]}: ${outcome.refused.part === 'agent' ? 'role ' : ''}${outcome.refused.message}.`);
+      return errorResult(
+        `${label.split(' ')[0]}: ${outcome.refused.part === 'agent' ? 'role ' : ''}${outcome.refused.message}.`,
+      );
     }
     status = outcome.finished.outcome.status;
     return result(outcome.finished);
@@ -239,17 +259,33 @@ async function withEngine(
   }
 }
 
-async function runAgent(ctx: ServeContext, n: number, input: { task: string; role?: string | undefined }, extra: Extra): Promise<CallToolResult> {
-  const request: RunRequest = { kind: 'task', task: input.task, ...(input.role !== undefined ? { agent: input.role } : {}) };
+async function runAgent(
+  ctx: ServeContext,
+  n: number,
+  input: { task: string; role?: string | undefined },
+  extra: Extra,
+): Promise<CallToolResult> {
+  const request: RunRequest = {
+    kind: 'task',
+    task: input.task,
+    ...(input.role !== undefined ? { agent: input.role } : {}),
+  };
   return withEngine(ctx, `run_agent #${n}`, request, extra, undefined, (finished) => agentResult(finished.outcome));
 }
 
 function agentResult(outcome: RunOutcome): CallToolResult {
-  const json: Record<string, unknown> = { status: outcome.status, result: outcome.result, usage: outcome.usage, agents: outcome.agents };
+  const json: Record<string, unknown> = {
+    status: outcome.status,
+    result: outcome.result,
+    usage: outcome.usage,
+    agents: outcome.agents,
+  };
   if (outcome.reason !== undefined) json.reason = outcome.reason;
   if (outcome.sessionId !== undefined) json.sessionId = outcome.sessionId;
   const completed = outcome.status === 'completed';
-  const answer = completed ? outcome.result || '(the agent ended without a final message)' : `The agent ended ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}.${outcome.result ? `\n\nIts last message:\n${outcome.result}` : ''}`;
+  const answer = completed
+    ? outcome.result || '(the agent ended without a final message)'
+    : `The agent ended ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}.${outcome.result ? `\n\nIts last message:\n${outcome.result}` : ''}`;
   return {
     content: [
       { type: 'text', text: answer },
@@ -339,8 +375,14 @@ function followProgress(bus: EventBus, send: ProgressSend | undefined, total: nu
     send(total === undefined ? steps : done + since / (since + 1), message, total);
   };
   const offs = [
-    bus.on('agent.start', (e) => step(`agent ${e.agentId} (${e.role}) started${e.item !== undefined ? ` on ${e.item}` : e.description && e.description !== e.agentId ? `: ${e.description}` : ''}`)),
-    bus.on('agent.end', (e) => step(`agent ${e.agentId} (${e.role}) ended ${e.status}${e.reason ? `: ${e.reason.slice(0, 200)}` : ''}`)),
+    bus.on('agent.start', (e) =>
+      step(
+        `agent ${e.agentId} (${e.role}) started${e.item !== undefined ? ` on ${e.item}` : e.description && e.description !== e.agentId ? `: ${e.description}` : ''}`,
+      ),
+    ),
+    bus.on('agent.end', (e) =>
+      step(`agent ${e.agentId} (${e.role}) ended ${e.status}${e.reason ? `: ${e.reason.slice(0, 200)}` : ''}`),
+    ),
     bus.on('tool.start', (e) => step(`agent ${e.agentId}: ${e.tool}`)),
     bus.on('swarm.item', (e) => {
       if (e.state === 'completed' || e.state === 'failed' || e.state === 'aborted' || e.state === 'conflict') {
@@ -349,7 +391,8 @@ function followProgress(bus: EventBus, send: ProgressSend | undefined, total: nu
         since = 0;
         steps++;
         send(done, `${done}/${total} items done (last: ${e.item} ${e.state})`, total);
-      } else if (e.state === 'rate_limited' || e.state === 'verifying') step(`item ${e.item} ${e.state.replace('_', ' ')}`);
+      } else if (e.state === 'rate_limited' || e.state === 'verifying')
+        step(`item ${e.item} ${e.state.replace('_', ' ')}`);
     }),
   ];
   return () => {

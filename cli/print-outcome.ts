@@ -5,7 +5,6 @@ import type { RunOutcome } from '../orchestrator/engine.js';
 import type { Finished } from '../host/lifecycle.js';
 import { renderReport, runReport, swarmReport } from '../host/reports.js';
 
-
 export function printOutcome(args: ParsedArgs, outcome: RunOutcome): string {
   if (boolFlag(args, 'json')) return `${JSON.stringify(runReport(outcome))}\n`;
   return outcome.result ? `${outcome.result}\n` : '';

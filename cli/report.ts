@@ -11,7 +11,6 @@ import { renderReport, swarmReport, type ItemResult, type RunReport } from '../h
 import type { SessionState } from '../orchestrator/engine.js';
 import { REPORT_FLAGS } from './flags.js';
 
-
 interface SavedSwarmState {
   items?: { item: string; result?: ItemResult }[];
 }
@@ -19,7 +18,9 @@ interface SavedSwarmState {
 function swarmResults(state: SessionState): ItemResult[] | undefined {
   const swarm = (state as { swarm?: SavedSwarmState }).swarm;
   if (!swarm || !Array.isArray(swarm.items)) return undefined;
-  return swarm.items.map((s, index) => s.result ?? { index, item: s.item, outcome: 'aborted', rounds: 0, text: '', notStarted: true });
+  return swarm.items.map(
+    (s, index) => s.result ?? { index, item: s.item, outcome: 'aborted', rounds: 0, text: '', notStarted: true },
+  );
 }
 
 function mainAgent(state: SessionState): SessionState['agents'][number] | undefined {
@@ -36,7 +37,9 @@ function agentTree(state: SessionState): string {
   const lines: string[] = [];
   const walk = (parent: string, depth: number) => {
     for (const a of children.get(parent) ?? []) {
-      lines.push(`${'  '.repeat(depth)}${a.id} ${a.role} ${a.status} · ${a.turns} turns · ${a.usage.input + a.usage.output} tokens${a.item ? ` · ${a.item}` : a.description ? ` · ${a.description}` : ''}${a.reason ? ` (${a.reason})` : ''}`);
+      lines.push(
+        `${'  '.repeat(depth)}${a.id} ${a.role} ${a.status} · ${a.turns} turns · ${a.usage.input + a.usage.output} tokens${a.item ? ` · ${a.item}` : a.description ? ` · ${a.description}` : ''}${a.reason ? ` (${a.reason})` : ''}`,
+      );
       walk(a.id, depth + 1);
     }
   };
@@ -47,18 +50,29 @@ function agentTree(state: SessionState): string {
 export async function reportCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs('report', argv, REPORT_FLAGS);
   const [id, ...extra] = args.positionals;
-  if (!id) throw new UsageError('murmur report: missing the session id (see murmur sessions). Usage: murmur report ID [--html] [-o FILE] [--json].');
-  if (extra.length > 0) throw new UsageError(`murmur report: one session id expected, got ${args.positionals.join(' ')}.`);
-  if (boolFlag(args, 'html') && boolFlag(args, 'json')) throw new UsageError('murmur report: give --html or --json, not both.');
-  if (stringFlag(args, 'output') !== undefined && !boolFlag(args, 'html')) throw new UsageError('murmur report: -o FILE goes with --html (text and JSON print on stdout).');
-  const { isSessionId, readState, readTranscript, finalMessage, swarmReportsIn, sessionDir } = await import('../dashboards/web/session-source.js');
+  if (!id)
+    throw new UsageError(
+      'murmur report: missing the session id (see murmur sessions). Usage: murmur report ID [--html] [-o FILE] [--json].',
+    );
+  if (extra.length > 0)
+    throw new UsageError(`murmur report: one session id expected, got ${args.positionals.join(' ')}.`);
+  if (boolFlag(args, 'html') && boolFlag(args, 'json'))
+    throw new UsageError('murmur report: give --html or --json, not both.');
+  if (stringFlag(args, 'output') !== undefined && !boolFlag(args, 'html'))
+    throw new UsageError('murmur report: -o FILE goes with --html (text and JSON print on stdout).');
+  const { isSessionId, readState, readTranscript, finalMessage, swarmReportsIn, sessionDir } =
+    await import('../dashboards/web/session-source.js');
   const workspace = workspaceFrom('report', args);
   const home = stateHome(workspace);
   const state = isSessionId(id) ? readState(home, id) : undefined;
   if (!state) {
     const { listSessionSummaries } = await import('../orchestrator/session-list.js');
-    const known = listSessionSummaries(home).slice(0, 5).map((s) => s.id);
-    throw new UsageError(`murmur report: no session "${id}" under ${join(home, 'sessions')}${known.length > 0 ? `; newest: ${known.join(', ')}` : ''} (see murmur sessions).`);
+    const known = listSessionSummaries(home)
+      .slice(0, 5)
+      .map((s) => s.id);
+    throw new UsageError(
+      `murmur report: no session "${id}" under ${join(home, 'sessions')}${known.length > 0 ? `; newest: ${known.join(', ')}` : ''} (see murmur sessions).`,
+    );
   }
 
   if (boolFlag(args, 'html')) {
@@ -67,7 +81,9 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
     try {
       writeFileSync(file, renderReportHtml(home, id));
     } catch (error) {
-      throw new UsageError(`murmur report: cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
+      throw new UsageError(
+        `murmur report: cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
+      );
     }
     process.stdout.write(`${file}\n`);
     return 0;
@@ -77,7 +93,12 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
   const main = mainAgent(state);
   if (boolFlag(args, 'json')) {
     if (state.kind === 'swarm' && results) {
-      const status = state.status === 'aborted' ? 'aborted' : results.every((r) => r.outcome === 'completed') ? 'completed' : 'failed';
+      const status =
+        state.status === 'aborted'
+          ? 'aborted'
+          : results.every((r) => r.outcome === 'completed')
+            ? 'completed'
+            : 'failed';
       process.stdout.write(`${JSON.stringify(swarmReport(results, status, state.id))}\n`);
     } else {
       const answer = main ? (finalMessage(readTranscript(home, id, main.id)) ?? '') : '';
@@ -85,10 +106,20 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
         status: (main?.status ?? state.status) as RunReport['status'],
         result: answer,
         usage: state.usage,
-        agents: state.agents.map(({ id: agentId, parentId, role, description, item, status, reason, usage, turns, toolCalls }) => ({
-          id: agentId, role, status, usage, turns, toolCalls,
-          ...(parentId !== undefined ? { parentId } : {}), ...(description !== undefined ? { description } : {}), ...(item !== undefined ? { item } : {}), ...(reason !== undefined ? { reason } : {}),
-        })),
+        agents: state.agents.map(
+          ({ id: agentId, parentId, role, description, item, status, reason, usage, turns, toolCalls }) => ({
+            id: agentId,
+            role,
+            status,
+            usage,
+            turns,
+            toolCalls,
+            ...(parentId !== undefined ? { parentId } : {}),
+            ...(description !== undefined ? { description } : {}),
+            ...(item !== undefined ? { item } : {}),
+            ...(reason !== undefined ? { reason } : {}),
+          }),
+        ),
         sessionId: state.id,
       };
       if (main?.reason !== undefined) report.reason = main.reason;

@@ -13,8 +13,10 @@ import { openResumable, type Resumable } from '../host/resume.js';
 function flagsFromSession(args: ParsedArgs, resumable: Resumable): void {
   const { settings, model } = resumable;
   if (stringFlag(args, 'model') === undefined && model) args.flags.model = model;
-  if (stringFlag(args, 'base-url') === undefined && settings.baseUrl !== undefined) args.flags['base-url'] = settings.baseUrl;
-  if (stringFlag(args, 'permission-mode') === undefined && settings.permissionMode !== undefined) args.flags['permission-mode'] = settings.permissionMode;
+  if (stringFlag(args, 'base-url') === undefined && settings.baseUrl !== undefined)
+    args.flags['base-url'] = settings.baseUrl;
+  if (stringFlag(args, 'permission-mode') === undefined && settings.permissionMode !== undefined)
+    args.flags['permission-mode'] = settings.permissionMode;
   if (args.flags['swarm-mode'] === undefined && settings.swarmMode === true) args.flags['swarm-mode'] = true;
   if (stringFlag(args, 'effort') === undefined && settings.effort !== undefined) args.flags.effort = settings.effort;
 }
@@ -22,8 +24,14 @@ function flagsFromSession(args: ParsedArgs, resumable: Resumable): void {
 export async function resumeCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs('resume', argv, RESUME_FLAGS);
   const [id, ...extra] = args.positionals;
-  if (!id) throw new UsageError('murmur resume: missing the session id. Usage: murmur resume ID — `murmur sessions` lists this workspace\'s sessions (newest first) with their ids.');
-  if (extra.length > 0) throw new UsageError(`murmur resume: one session id expected, got ${args.positionals.length}: ${args.positionals.join(' ')}.`);
+  if (!id)
+    throw new UsageError(
+      "murmur resume: missing the session id. Usage: murmur resume ID — `murmur sessions` lists this workspace's sessions (newest first) with their ids.",
+    );
+  if (extra.length > 0)
+    throw new UsageError(
+      `murmur resume: one session id expected, got ${args.positionals.length}: ${args.positionals.join(' ')}.`,
+    );
   const cwd = workspaceFrom('resume', args);
   const opened = openResumable(cwd, process.env, id);
   if (!opened.ok) throw new UsageError(`murmur resume: ${opened.error}.`);
@@ -31,7 +39,9 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
   flagsFromSession(args, resumable);
   // A queue swarm reattaches to its queue: --queue, else MURMUR_QUEUE, else the saved URL (only kept without a password).
   const savedQueue = resumable.swarm?.queue;
-  const queue = savedQueue ? await queueFromFlagOrEnv('resume', stringFlag(args, 'queue'), process.env, savedQueue.url) : undefined;
+  const queue = savedQueue
+    ? await queueFromFlagOrEnv('resume', stringFlag(args, 'queue'), process.env, savedQueue.url)
+    : undefined;
   const terminal = await openTerminalRun('resume', args, {
     title: resumable.title,
     sessionKind: resumable.swarm ? 'swarm' : 'run',
@@ -39,7 +49,10 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
     ...(resumable.extend ? { extend: resumable.extend } : {}),
   });
   try {
-    const finished = await terminal.run({ kind: 'resume', resumable, ...(queue ? { queue } : {}) }, (refused) => refused.message);
+    const finished = await terminal.run(
+      { kind: 'resume', resumable, ...(queue ? { queue } : {}) },
+      (refused) => refused.message,
+    );
     return await terminal.finishRun(finished.outcome, printFinished(args, finished));
   } finally {
     await terminal.close();

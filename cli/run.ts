@@ -9,13 +9,17 @@ import { printFinished } from './print-outcome.js';
 export async function runCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs('run', argv, RUN_FLAGS);
   const task = args.positionals.join(' ').trim();
-  if (!task) throw new UsageError('murmur run: missing the task. Usage: murmur run [options] "TASK" (see murmur run --help).');
+  if (!task)
+    throw new UsageError('murmur run: missing the task. Usage: murmur run [options] "TASK" (see murmur run --help).');
   // A bad --agent is a usage error before anything starts (no session is left behind).
   checkAgentFlag(args);
   const agent = stringFlag(args, 'agent');
   const terminal = await openTerminalRun('run', args, { title: task, sessionKind: 'run' });
   try {
-    const finished = await terminal.run({ kind: 'task', task, ...(agent !== undefined ? { agent } : {}) }, (refused) => `--agent ${refused.message}`);
+    const finished = await terminal.run(
+      { kind: 'task', task, ...(agent !== undefined ? { agent } : {}) },
+      (refused) => `--agent ${refused.message}`,
+    );
     return await terminal.finishRun(finished.outcome, printFinished(args, finished));
   } finally {
     await terminal.close();
@@ -26,7 +30,10 @@ function checkAgentFlag(args: ParsedArgs): void {
   const name = stringFlag(args, 'agent');
   if (name === undefined) return;
   const env = process.env;
-  const loaded = loadAgentDefinitions({ workspace: workspaceFrom('run', args), ...(env.HOME ? { userHome: env.HOME } : {}) });
+  const loaded = loadAgentDefinitions({
+    workspace: workspaceFrom('run', args),
+    ...(env.HOME ? { userHome: env.HOME } : {}),
+  });
   const profile = profileOrProblem(name, loaded);
   if (typeof profile === 'string') throw new UsageError(`murmur run: --agent ${JSON.stringify(name)}: ${profile}.`);
 }

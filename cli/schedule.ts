@@ -39,8 +39,18 @@ function badInput(command: string, errors: readonly FieldError[]): UsageError {
 function inputFrom(args: ParsedArgs): TaskInput {
   const input: TaskInput = {};
   const map: [string, keyof TaskInput][] = [
-    ['cron', 'cron'], ['every', 'every'], ['at', 'at'], ['start', 'start'], ['until', 'until'], ['prompt', 'prompt'], ['title', 'title'],
-    ['timezone', 'timezone'], ['max-fires', 'maxFires'], ['permission-mode', 'permissionMode'], ['model', 'model'], ['effort', 'effort'],
+    ['cron', 'cron'],
+    ['every', 'every'],
+    ['at', 'at'],
+    ['start', 'start'],
+    ['until', 'until'],
+    ['prompt', 'prompt'],
+    ['title', 'title'],
+    ['timezone', 'timezone'],
+    ['max-fires', 'maxFires'],
+    ['permission-mode', 'permissionMode'],
+    ['model', 'model'],
+    ['effort', 'effort'],
   ];
   for (const [flag, field] of map) {
     const value = stringFlag(args, flag);
@@ -53,7 +63,8 @@ function inputFrom(args: ParsedArgs): TaskInput {
 function one(command: string, args: ParsedArgs): string {
   const [id, ...extra] = args.positionals;
   if (!id) throw new UsageError(`murmur schedule ${command}: missing the task id (see murmur schedule list).`);
-  if (extra.length > 0) throw new UsageError(`murmur schedule ${command}: one task id expected, got ${args.positionals.join(' ')}.`);
+  if (extra.length > 0)
+    throw new UsageError(`murmur schedule ${command}: one task id expected, got ${args.positionals.join(' ')}.`);
   return id;
 }
 
@@ -75,16 +86,25 @@ function plainTask(task: ScheduledTask, status: ScheduledTaskStatus, next: reado
     `  next:      ${next.length > 0 ? next.join(', ') : '—'}`,
     `  workspace: ${task.workspace}`,
   ];
-  const how = [task.model ? `model ${task.model}` : '', task.permissionMode ? `permission mode ${task.permissionMode}` : '', task.effort ? `effort ${task.effort}` : ''].filter(Boolean);
+  const how = [
+    task.model ? `model ${task.model}` : '',
+    task.permissionMode ? `permission mode ${task.permissionMode}` : '',
+    task.effort ? `effort ${task.effort}` : '',
+  ].filter(Boolean);
   if (how.length > 0) lines.push(`  runs with: ${how.join(', ')}`);
-  lines.push(`  created:   by ${task.createdBy === 'agent' ? `an agent${task.kept ? ' (kept)' : ''}` : 'a person'} at ${isoInZone(task.createdAt, task.timezone)}`);
+  lines.push(
+    `  created:   by ${task.createdBy === 'agent' ? `an agent${task.kept ? ' (kept)' : ''}` : 'a person'} at ${isoInZone(task.createdAt, task.timezone)}`,
+  );
   lines.push(`  prompt:    ${task.prompt.split('\n').join('\n             ')}`);
   return lines.join('\n');
 }
 
 async function add(argv: readonly string[]): Promise<number> {
   const args = parseArgs('schedule add', argv, SCHEDULE_FLAGS.add);
-  if (args.positionals.length > 0) throw new UsageError(`murmur schedule add: unexpected ${JSON.stringify(args.positionals.join(' '))}; the prompt goes in --prompt TEXT.`);
+  if (args.positionals.length > 0)
+    throw new UsageError(
+      `murmur schedule add: unexpected ${JSON.stringify(args.positionals.join(' '))}; the prompt goes in --prompt TEXT.`,
+    );
   const workspace = realpathSync(workspaceFrom('schedule add', args));
   const store = CronStore.forWorkspace(workspace);
   const created = store.create(inputFrom(args), { createdBy: 'person' });
@@ -103,7 +123,9 @@ function printTask(store: CronStore, task: ScheduledTask, args: ParsedArgs, verb
       else {
         print('  history:');
         for (const run of history.slice(-20)) {
-          print(`    ${isoInZone(run.started, task.timezone)}  ${run.trigger.padEnd(9)} ${run.state.padEnd(20)} late ${Math.round(run.lateMs / 1000)} s  session ${run.sessionId ?? '—'}${run.summary ? `  ${run.summary}` : ''}`);
+          print(
+            `    ${isoInZone(run.started, task.timezone)}  ${run.trigger.padEnd(9)} ${run.state.padEnd(20)} late ${Math.round(run.lateMs / 1000)} s  session ${run.sessionId ?? '—'}${run.summary ? `  ${run.summary}` : ''}`,
+          );
         }
       }
     }
@@ -113,9 +135,13 @@ function printTask(store: CronStore, task: ScheduledTask, args: ParsedArgs, verb
 
 async function list(argv: readonly string[]): Promise<number> {
   const args = parseArgs('schedule list', argv, SCHEDULE_FLAGS.list);
-  if (args.positionals.length > 0) throw new UsageError(`murmur schedule list: unexpected ${JSON.stringify(args.positionals.join(' '))}.`);
+  if (args.positionals.length > 0)
+    throw new UsageError(`murmur schedule list: unexpected ${JSON.stringify(args.positionals.join(' '))}.`);
   const wanted = stringFlag(args, 'status') ?? 'all';
-  const stores = stringFlag(args, 'cwd') !== undefined ? [CronStore.forWorkspace(realpathSync(workspaceFrom('schedule list', args)))] : allStores();
+  const stores =
+    stringFlag(args, 'cwd') !== undefined
+      ? [CronStore.forWorkspace(realpathSync(workspaceFrom('schedule list', args)))]
+      : allStores();
   const rows: { task: ScheduledTask; object: Record<string, unknown> }[] = [];
   for (const store of stores) {
     for (const task of store.list()) {
@@ -128,12 +154,18 @@ async function list(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (rows.length === 0) {
-    print(wanted === 'all' ? 'No scheduled tasks. Add one with: murmur schedule add --cron "0 9 * * 1-5" --prompt "…"' : `No ${wanted} scheduled tasks.`);
+    print(
+      wanted === 'all'
+        ? 'No scheduled tasks. Add one with: murmur schedule add --cron "0 9 * * 1-5" --prompt "…"'
+        : `No ${wanted} scheduled tasks.`,
+    );
     return 0;
   }
   for (const { task, object } of rows) {
     const next = (object.next as string[])[0] ?? '—';
-    print(`${task.id}  ${String(object.status).padEnd(7)} next ${next.padEnd(25)} ${describeSchedule(task)} (${task.timezone})  ${task.title}  [${task.workspace}]`);
+    print(
+      `${task.id}  ${String(object.status).padEnd(7)} next ${next.padEnd(25)} ${describeSchedule(task)} (${task.timezone})  ${task.title}  [${task.workspace}]`,
+    );
   }
   return 0;
 }
@@ -149,7 +181,8 @@ async function edit(argv: readonly string[]): Promise<number> {
   const { store, task } = found('edit', one('edit', args));
   const updated = store.update(task.id, inputFrom(args), { keep: boolFlag(args, 'keep') });
   if (!updated.ok) {
-    if ('notFound' in updated) throw new UsageError(`murmur schedule edit: the task "${task.id}" was removed meanwhile.`);
+    if ('notFound' in updated)
+      throw new UsageError(`murmur schedule edit: the task "${task.id}" was removed meanwhile.`);
     throw badInput('edit', updated.errors);
   }
   return printTask(store, updated.value, args, 'updated');
@@ -166,18 +199,30 @@ async function simple(command: 'pause' | 'unpause' | 'rm' | 'run-now', argv: rea
   if (command === 'pause') store.pause(task.id);
   else if (command === 'unpause') store.unpause(task.id);
   else store.runNow(task.id);
-  const settled = task.ended ? `; it stays ended (${task.ended.reason}) afterwards: edit it to re-arm it` : task.paused ? '; it stays paused afterwards' : '';
-  const verb = command === 'pause' ? 'paused' : command === 'unpause' ? 'unpaused (fires missed while paused are not replayed)' : `asked to run now (once${settled})`;
+  const settled = task.ended
+    ? `; it stays ended (${task.ended.reason}) afterwards: edit it to re-arm it`
+    : task.paused
+      ? '; it stays paused afterwards'
+      : '';
+  const verb =
+    command === 'pause'
+      ? 'paused'
+      : command === 'unpause'
+        ? 'unpaused (fires missed while paused are not replayed)'
+        : `asked to run now (once${settled})`;
   print(`${task.id} ${verb}`);
   if (command === 'run-now' && !serviceHolder(store.serviceLockFile)) {
-    process.stderr.write(`murmur schedule: no scheduler serves ${task.workspace} now; the run starts when one does (murmur scheduler).\n`);
+    process.stderr.write(
+      `murmur schedule: no scheduler serves ${task.workspace} now; the run starts when one does (murmur scheduler).\n`,
+    );
   }
   return 0;
 }
 
 async function preview(argv: readonly string[]): Promise<number> {
   const args = parseArgs('schedule preview', argv, SCHEDULE_FLAGS.preview);
-  if (args.positionals.length > 0) throw new UsageError(`murmur schedule preview: unexpected ${JSON.stringify(args.positionals.join(' '))}.`);
+  if (args.positionals.length > 0)
+    throw new UsageError(`murmur schedule preview: unexpected ${JSON.stringify(args.positionals.join(' '))}.`);
   const count = positiveIntFlag('schedule preview', args, 'count') ?? 3;
   if (count > 1000) throw new UsageError(`murmur schedule preview: --count ${count} is too many; at most 1000.`);
   const previewed = previewSchedule(inputFrom(args), Date.now(), count);
@@ -216,6 +261,8 @@ export async function scheduleCommand(argv: readonly string[]): Promise<number> 
     case 'resume':
       throw new UsageError('murmur schedule: "resume" is spelled "unpause" here (murmur resume continues a session).');
     default:
-      throw new UsageError(`murmur schedule: unknown subcommand "${sub}". Subcommands: add, list, show, edit, pause, unpause, rm, run-now, preview.`);
+      throw new UsageError(
+        `murmur schedule: unknown subcommand "${sub}". Subcommands: add, list, show, edit, pause, unpause, rm, run-now, preview.`,
+      );
   }
 }

@@ -24,7 +24,10 @@ export async function scheduledRun(args: ParsedArgs): Promise<number> {
   const runId = stringFlag(args, 'exec-run')!;
   const taskId = stringFlag(args, 'task');
   const sessionId = stringFlag(args, 'session-id');
-  if (!taskId || !sessionId) throw new UsageError('murmur scheduler --exec-run: needs --task and --session-id (this mode is for the scheduler itself).');
+  if (!taskId || !sessionId)
+    throw new UsageError(
+      'murmur scheduler --exec-run: needs --task and --session-id (this mode is for the scheduler itself).',
+    );
   // The scheduler that started this run; from the start, so a scheduler killed while this one loads is noticed.
   const parent = Number(stringFlag(args, 'scheduler-pid') ?? process.ppid);
   const cwd = workspaceFrom('scheduler', args);
@@ -32,7 +35,10 @@ export async function scheduledRun(args: ParsedArgs): Promise<number> {
   if (!prompt) throw new UsageError('murmur scheduler --exec-run: no prompt on stdin.');
   const home = stateHome(cwd);
   const session = SessionStore.create(home, sessionId);
-  writeFileAtomic.sync(join(session.dir, SCHEDULED_FILE), `${JSON.stringify({ taskId, runId, home, workspace: cwd }, null, 1)}\n`);
+  writeFileAtomic.sync(
+    join(session.dir, SCHEDULED_FILE),
+    `${JSON.stringify({ taskId, runId, home, workspace: cwd }, null, 1)}\n`,
+  );
 
   args.flags.json = true;
   // The scheduler may be gone (killed) when the outcome is printed: a closed pipe must not stop the session's save.
@@ -49,12 +55,20 @@ export async function scheduledRun(args: ParsedArgs): Promise<number> {
       void (async () => {
         writeHeld(session.dir, held);
         await terminal?.close();
-        process.stdout.write(`${JSON.stringify({ status: 'held', held: held.map((h) => h.summary).join('; '), sessionId })}\n`, () => process.exit(HELD_EXIT_CODE));
+        process.stdout.write(
+          `${JSON.stringify({ status: 'held', held: held.map((h) => h.summary).join('; '), sessionId })}\n`,
+          () => process.exit(HELD_EXIT_CODE),
+        );
       })();
     }, 50);
   };
   const title = prompt.split('\n', 1)[0]!;
-  terminal = await openTerminalRun('scheduler', args, { title, sessionKind: 'run', session, asker: { asker: holdAsker(hold) } });
+  terminal = await openTerminalRun('scheduler', args, {
+    title,
+    sessionKind: 'run',
+    session,
+    asker: { asker: holdAsker(hold) },
+  });
   // The scheduler went away (killed): stop, so the session is saved and the run is not left going unseen.
   const watchdog = setInterval(() => {
     if (process.ppid !== parent) terminal?.engine.abort();

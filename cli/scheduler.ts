@@ -16,10 +16,19 @@ import { SCHEDULER_FLAGS } from './flags.js';
 export async function schedulerCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs('scheduler', argv, SCHEDULER_FLAGS);
   if (stringFlag(args, 'exec-run') !== undefined) return (await import('./scheduled-run.js')).scheduledRun(args);
-  if (args.positionals.length > 0) throw new UsageError(`murmur scheduler: unexpected ${JSON.stringify(args.positionals.join(' '))}. Usage: murmur scheduler [--cwd DIR].`);
+  if (args.positionals.length > 0)
+    throw new UsageError(
+      `murmur scheduler: unexpected ${JSON.stringify(args.positionals.join(' '))}. Usage: murmur scheduler [--cwd DIR].`,
+    );
   const env = process.env;
-  const { checkIntervalMs, clock } = cronTiming('scheduler', env, { defaultCheckMs: DEFAULT_CHECK_MS, maxCheckMs: MAX_CHECK_MS });
-  const only = stringFlag(args, 'cwd') !== undefined ? CronStore.forWorkspace(workspaceFrom('scheduler', args), { env }) : undefined;
+  const { checkIntervalMs, clock } = cronTiming('scheduler', env, {
+    defaultCheckMs: DEFAULT_CHECK_MS,
+    maxCheckMs: MAX_CHECK_MS,
+  });
+  const only =
+    stringFlag(args, 'cwd') !== undefined
+      ? CronStore.forWorkspace(workspaceFrom('scheduler', args), { env })
+      : undefined;
   const stores = only ? () => [only] : () => allStores(env);
   const log = (line: string) => process.stdout.write(`${new Date(clock.now()).toISOString()} ${line}\n`);
   const service = new CronService({
@@ -32,18 +41,23 @@ export async function schedulerCommand(argv: readonly string[]): Promise<number>
   if (only) {
     const holder = serviceHolder(only.serviceLockFile);
     if (holder && holder.pid !== process.pid) {
-      process.stderr.write(`murmur scheduler: another scheduler (pid ${holder.pid}, started ${new Date(holder.startedAt).toISOString()}) already serves ${only.workspace}.\n`);
+      process.stderr.write(
+        `murmur scheduler: another scheduler (pid ${holder.pid}, started ${new Date(holder.startedAt).toISOString()}) already serves ${only.workspace}.\n`,
+      );
       return 1;
     }
   }
   service.start();
   if (only && service.serving.length === 0) {
     const holder = serviceHolder(only.serviceLockFile);
-    process.stderr.write(`murmur scheduler: another scheduler (pid ${holder?.pid ?? '?'}) already serves ${only.workspace}.\n`);
+    process.stderr.write(
+      `murmur scheduler: another scheduler (pid ${holder?.pid ?? '?'}) already serves ${only.workspace}.\n`,
+    );
     await service.stop();
     return 1;
   }
-  if (service.serving.length === 0) log('no workspace with scheduled tasks yet (~/.murmur/workspaces.json); waiting for some');
+  if (service.serving.length === 0)
+    log('no workspace with scheduled tasks yet (~/.murmur/workspaces.json); waiting for some');
   log(`checking every ${Math.round(checkIntervalMs / 100) / 10} s; stop with Ctrl-C`);
   service.check();
   return new Promise<number>((resolve) => {
@@ -57,7 +71,9 @@ export async function schedulerCommand(argv: readonly string[]): Promise<number>
       }
       stopping = true;
       const running = service.runningCount;
-      log(`stopping (${signal})${running > 0 ? `: ${running} running run${running === 1 ? ' is' : 's are'} stopped and saved, to be continued with murmur resume (again to kill them now)` : ''}`);
+      log(
+        `stopping (${signal})${running > 0 ? `: ${running} running run${running === 1 ? ' is' : 's are'} stopped and saved, to be continued with murmur resume (again to kill them now)` : ''}`,
+      );
       void service.stop().then(() => resolve(service.killedRuns ? 130 : 0));
     };
     process.on('SIGINT', () => stop('SIGINT'));

@@ -48,13 +48,21 @@ export function createScreen(options: ScreenOptions): PendingScreen {
 
 export function chooseScreenMode(options: { json: boolean; noDashboard: boolean; env: NodeJS.ProcessEnv }): ScreenMode {
   if (options.json) return 'quiet';
-  if (options.noDashboard || !process.stdout.isTTY || !process.stdin.isTTY || options.env.TERM === 'dumb') return 'lines';
+  if (options.noDashboard || !process.stdout.isTTY || !process.stdin.isTTY || options.env.TERM === 'dumb')
+    return 'lines';
   return 'dashboard';
 }
 
 async function startLines(bus: EventBus, title: string, model: string, env: NodeJS.ProcessEnv): Promise<Screen> {
   const { startLineReporter } = await import('../dashboards/lines.js');
-  const reporter = startLineReporter({ bus, out: process.stderr, color: process.stderr.isTTY === true, env, title, model });
+  const reporter = startLineReporter({
+    bus,
+    out: process.stderr,
+    color: process.stderr.isTTY === true,
+    env,
+    title,
+    model,
+  });
   return { mode: 'lines', stop: () => reporter.stop() };
 }
 

@@ -20,7 +20,8 @@ function portFrom(args: ParsedArgs): number {
   const raw = stringFlag(args, 'port');
   if (raw === undefined) return DEFAULT_PORT;
   const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`murmur serve: --port ${JSON.stringify(raw)} is not a port; give 0 (any free port) to 65535.`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new UsageError(`murmur serve: --port ${JSON.stringify(raw)} is not a port; give 0 (any free port) to 65535.`);
   return n;
 }
 
@@ -33,14 +34,23 @@ export function allowedHosts(host: string, port: number, extra: readonly string[
 
 export async function serveCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs('serve', argv, SERVE_FLAGS);
-  if (args.positionals.length > 0) throw new UsageError(`murmur serve: unexpected ${JSON.stringify(args.positionals.join(' '))}. Usage: murmur serve [--port N] [--host H] [--allow-host NAME]… [--no-scheduler] [--cwd DIR].`);
+  if (args.positionals.length > 0)
+    throw new UsageError(
+      `murmur serve: unexpected ${JSON.stringify(args.positionals.join(' '))}. Usage: murmur serve [--port N] [--host H] [--allow-host NAME]… [--no-scheduler] [--cwd DIR].`,
+    );
   const port = portFrom(args);
   const host = stringFlag(args, 'host') ?? '127.0.0.1';
-  if (host.trim() === '' || /[\s/]/.test(host)) throw new UsageError(`murmur serve: --host ${JSON.stringify(host)} is not an address or host name.`);
+  if (host.trim() === '' || /[\s/]/.test(host))
+    throw new UsageError(`murmur serve: --host ${JSON.stringify(host)} is not an address or host name.`);
   const extraHosts = (args.flags['allow-host'] as string[] | undefined) ?? [];
-  for (const name of extraHosts) if (!/^[A-Za-z0-9.\-[\]:]+$/.test(name)) throw new UsageError(`murmur serve: --allow-host ${JSON.stringify(name)} is not a host name.`);
+  for (const name of extraHosts)
+    if (!/^[A-Za-z0-9.\-[\]:]+$/.test(name))
+      throw new UsageError(`murmur serve: --allow-host ${JSON.stringify(name)} is not a host name.`);
   const loopback = LOOPBACK.has(host);
-  if (loopback && extraHosts.length > 0) throw new UsageError('murmur serve: --allow-host applies to a --host other than loopback; on 127.0.0.1 the console answers to 127.0.0.1, localhost and [::1].');
+  if (loopback && extraHosts.length > 0)
+    throw new UsageError(
+      'murmur serve: --allow-host applies to a --host other than loopback; on 127.0.0.1 the console answers to 127.0.0.1, localhost and [::1].',
+    );
   const workspace = realpathSync(workspaceFrom('serve', args));
   const runScheduler = args.flags.agentTree !== false;
 
@@ -62,11 +72,21 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   const server = await new Promise<ReturnType<typeof serve> | undefined>((resolvePromise) => {
     let app: ReturnType<typeof consoleApp> | undefined;
     const s = serve({ fetch: (request, e) => app!.fetch(request, e), port, hostname: host }, (info) => {
-      app = consoleApp({ token, allowedHosts: allowedHosts(host, info.port, extraHosts), workspace, stores, home: stateHome(workspace, env), env });
+      app = consoleApp({
+        token,
+        allowedHosts: allowedHosts(host, info.port, extraHosts),
+        workspace,
+        stores,
+        home: stateHome(workspace, env),
+        env,
+      });
       resolvePromise(s);
     });
     s.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') process.stderr.write(`murmur serve: port ${port} on ${host} is taken; choose another with --port N, or --port 0 for a free one.\n`);
+      if (error.code === 'EADDRINUSE')
+        process.stderr.write(
+          `murmur serve: port ${port} on ${host} is taken; choose another with --port N, or --port 0 for a free one.\n`,
+        );
       else process.stderr.write(`murmur serve: cannot listen on ${host}:${port}: ${error.code ?? error.message}.\n`);
       resolvePromise(undefined);
     });
@@ -84,12 +104,25 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
 
   let service: CronServiceType | undefined;
   if (runScheduler) {
-    const [{ CronService, DEFAULT_CHECK_MS, MAX_CHECK_MS }, { processLauncher }] = await Promise.all([import('../orchestrator/cron/service.js'), import('../orchestrator/cron/run-process.js')]);
-    const { checkIntervalMs, clock } = cronTiming('serve', env, { defaultCheckMs: DEFAULT_CHECK_MS, maxCheckMs: MAX_CHECK_MS });
+    const [{ CronService, DEFAULT_CHECK_MS, MAX_CHECK_MS }, { processLauncher }] = await Promise.all([
+      import('../orchestrator/cron/service.js'),
+      import('../orchestrator/cron/run-process.js'),
+    ]);
+    const { checkIntervalMs, clock } = cronTiming('serve', env, {
+      defaultCheckMs: DEFAULT_CHECK_MS,
+      maxCheckMs: MAX_CHECK_MS,
+    });
     const log = (line: string) => process.stderr.write(`${new Date(clock.now()).toISOString()} scheduler: ${line}\n`);
-    const cron = new CronService({ stores, clock, checkIntervalMs, log, launch: processLauncher({ mainScript: fileURLToPath(new URL('./main.js', import.meta.url)), env }) });
+    const cron = new CronService({
+      stores,
+      clock,
+      checkIntervalMs,
+      log,
+      launch: processLauncher({ mainScript: fileURLToPath(new URL('./main.js', import.meta.url)), env }),
+    });
     cron.start();
-    if (onlyHere && cron.serving.length === 0) log(`another scheduler already serves ${workspace}; the console runs without one (its runs still show here)`);
+    if (onlyHere && cron.serving.length === 0)
+      log(`another scheduler already serves ${workspace}; the console runs without one (its runs still show here)`);
     cron.check();
     service = cron;
   }

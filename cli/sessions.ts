@@ -9,7 +9,9 @@ import { fit, formatCost, formatTokens, oneLine } from '../dashboards/format.js'
 export async function sessionsCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs('sessions', argv, SESSIONS_FLAGS);
   if (args.positionals.length > 0) {
-    throw new UsageError(`murmur sessions: takes no arguments, got ${args.positionals.map((p) => JSON.stringify(p)).join(' ')}. Usage: murmur sessions [--cwd DIR] [--json]`);
+    throw new UsageError(
+      `murmur sessions: takes no arguments, got ${args.positionals.map((p) => JSON.stringify(p)).join(' ')}. Usage: murmur sessions [--cwd DIR] [--json]`,
+    );
   }
   const home = stateHome(workspaceFrom('sessions', args));
   const sessions = listSessionSummaries(home);

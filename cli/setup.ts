@@ -32,7 +32,13 @@ export async function configFor(workspace: string): Promise<MurmurConfig> {
   }
 }
 
-export async function providerFor(command: string, args: ParsedArgs, config: MurmurConfig, workspace: string, env: NodeJS.ProcessEnv): Promise<ModelProvider> {
+export async function providerFor(
+  command: string,
+  args: ParsedArgs,
+  config: MurmurConfig,
+  workspace: string,
+  env: NodeJS.ProcessEnv,
+): Promise<ModelProvider> {
   const { chooseModelSpec, createProvider } = await import('../orchestrator/models/resolve.js');
   const choice = chooseModelSpec({ flag: stringFlag(args, 'model'), env, config: config.model });
   if (!choice.ok) throw new UsageError(`murmur ${command}: ${choice.message}`);
@@ -53,7 +59,8 @@ async function createModel(
   } catch (error) {
     const { ModelConfigError } = await import('../orchestrator/models/resolve.js');
     const { ScriptError } = await import('../orchestrator/models/scripted.js');
-    if (error instanceof ModelConfigError || error instanceof ScriptError) throw new UsageError(`murmur: ${error.message}`);
+    if (error instanceof ModelConfigError || error instanceof ScriptError)
+      throw new UsageError(`murmur: ${error.message}`);
     throw error;
   }
 }
@@ -62,13 +69,26 @@ async function createModel(
  * Providers for agent definitions that name another model. `--base-url` belongs to the run's own provider:
  * another provider keeps its default endpoint, so its key is never sent to the run's server.
  */
-export function providerFactory(args: ParsedArgs, config: MurmurConfig, workspace: string, env: NodeJS.ProcessEnv, runModel: string) {
+export function providerFactory(
+  args: ParsedArgs,
+  config: MurmurConfig,
+  workspace: string,
+  env: NodeJS.ProcessEnv,
+  runModel: string,
+) {
   const runProvider = runModel.split(':', 1)[0];
   return async (spec: string): Promise<ModelProvider> => {
     const { createProvider } = await import('../orchestrator/models/resolve.js');
     const sameProvider = spec.split(':', 1)[0] === runProvider;
     const own: ParsedArgs = sameProvider ? args : { ...args, flags: { ...args.flags, 'base-url': undefined } };
-    return createModel(spec, own, sameProvider ? config : { ...config, baseUrl: undefined } as MurmurConfig, workspace, env, createProvider);
+    return createModel(
+      spec,
+      own,
+      sameProvider ? config : ({ ...config, baseUrl: undefined } as MurmurConfig),
+      workspace,
+      env,
+      createProvider,
+    );
   };
 }
 
@@ -78,7 +98,9 @@ export function eventLogFor(command: string, args: ParsedArgs, bus: EventBus): E
   try {
     return writeEventLog(bus, resolve(path));
   } catch (error) {
-    throw new UsageError(`murmur ${command}: cannot write the event log --events ${JSON.stringify(path)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
+    throw new UsageError(
+      `murmur ${command}: cannot write the event log --events ${JSON.stringify(path)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
+    );
   }
 }
 

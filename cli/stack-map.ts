@@ -14,7 +14,9 @@ const maps = new Map<string, { map: SourceMap; dir: string } | undefined>();
 function mapFor(file: string): { map: SourceMap; dir: string } | undefined {
   if (!maps.has(file)) {
     try {
-      const map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]);
+      const map = new SourceMap(
+        JSON.parse(readFileSync(`${file}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0],
+      );
       maps.set(file, { map, dir: dirname(file) });
     } catch {
       maps.set(file, undefined);
@@ -28,20 +30,39 @@ function mapFor(file: string): { map: SourceMap; dir: string } | undefined {
 function mapFrame(line: string, within?: string): string {
   const match = FRAME.exec(line);
   if (!match) return line;
-  const [whole, open, location, lineText, columnText, close] = match as unknown as [string, string, string, string, string, string];
+  const [whole, open, location, lineText, columnText, close] = match as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   const file = location.startsWith('file://') ? fileURLToPath(location) : location;
   if (within !== undefined && dirname(file) !== within) return line;
   const found = mapFor(file);
   if (!found) return line;
-  const entry = found.map.findEntry(Number(lineText) - 1, Number(columnText) - 1) as { originalSource?: string; originalLine?: number; originalColumn?: number };
+  const entry = found.map.findEntry(Number(lineText) - 1, Number(columnText) - 1) as {
+    originalSource?: string;
+    originalLine?: number;
+    originalColumn?: number;
+  };
   if (!entry.originalSource || entry.originalLine === undefined) return line;
-  const source = entry.originalSource.startsWith('file://') ? fileURLToPath(entry.originalSource) : resolve(found.dir, entry.originalSource);
-  return line.slice(0, line.length - whole.length) + `${open}${source}:${entry.originalLine + 1}:${(entry.originalColumn ?? 0) + 1}${close}`;
+  const source = entry.originalSource.startsWith('file://')
+    ? fileURLToPath(entry.originalSource)
+    : resolve(found.dir, entry.originalSource);
+  return (
+    line.slice(0, line.length - whole.length) +
+    `${open}${source}:${entry.originalLine + 1}:${(entry.originalColumn ?? 0) + 1}${close}`
+  );
 }
 
 /** The stack with every frame that has a source map beside its file pointing at the source file and line instead. */
 export function mapStack(stack: string): string {
-  return stack.split('\n').map((line) => mapFrame(line)).join('\n');
+  return stack
+    .split('\n')
+    .map((line) => mapFrame(line))
+    .join('\n');
 }
 
 /**

@@ -14,21 +14,33 @@ import { queueFromFlagOrEnv } from './worker.js';
 async function itemsFrom(args: ParsedArgs, cwd: string): Promise<string[]> {
   const sources = ['items', 'items-file', 'glob'].filter((k) => args.flags[k] !== undefined);
   if (sources.length !== 1) {
-    throw new UsageError(`murmur swarm: give the items with exactly one of --items A B …, --items-file F or --glob PATTERN${sources.length > 1 ? ` (got ${sources.map((s) => `--${s}`).join(' and ')})` : ''}.`);
+    throw new UsageError(
+      `murmur swarm: give the items with exactly one of --items A B …, --items-file F or --glob PATTERN${sources.length > 1 ? ` (got ${sources.map((s) => `--${s}`).join(' and ')})` : ''}.`,
+    );
   }
   if (args.flags.items !== undefined) return args.flags.items as string[];
   const file = stringFlag(args, 'items-file');
   if (file !== undefined) {
     try {
-      return readFileSync(resolve(cwd, file), 'utf8').split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+      return readFileSync(resolve(cwd, file), 'utf8')
+        .split(/\r?\n/)
+        .map((l) => l.trim())
+        .filter(Boolean);
     } catch (error) {
-      throw new UsageError(`murmur swarm: cannot read --items-file ${JSON.stringify(file)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
+      throw new UsageError(
+        `murmur swarm: cannot read --items-file ${JSON.stringify(file)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
+      );
     }
   }
   const pattern = stringFlag(args, 'glob')!;
   const { glob } = await import('tinyglobby');
-  const files = await glob(pattern, { cwd, onlyFiles: true, ignore: ['**/node_modules/**', '**/.git/**', '.murmur/**'] });
-  if (files.length === 0) throw new UsageError(`murmur swarm: --glob ${JSON.stringify(pattern)} matches no file under ${cwd}.`);
+  const files = await glob(pattern, {
+    cwd,
+    onlyFiles: true,
+    ignore: ['**/node_modules/**', '**/.git/**', '.murmur/**'],
+  });
+  if (files.length === 0)
+    throw new UsageError(`murmur swarm: --glob ${JSON.stringify(pattern)} matches no file under ${cwd}.`);
   return files.sort();
 }
 
@@ -42,9 +54,13 @@ function checkBeforeStart(template: string, items: readonly string[], role: stri
 
 export async function swarmCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs('swarm', argv, SWARM_FLAGS);
-  if (args.positionals.length > 0) throw new UsageError(`murmur swarm: unexpected argument ${JSON.stringify(args.positionals[0])}; items go after --items.`);
+  if (args.positionals.length > 0)
+    throw new UsageError(
+      `murmur swarm: unexpected argument ${JSON.stringify(args.positionals[0])}; items go after --items.`,
+    );
   const template = stringFlag(args, 'template');
-  if (template === undefined) throw new UsageError('murmur swarm: --template is required (the prompt for each item, with {{item}}).');
+  if (template === undefined)
+    throw new UsageError('murmur swarm: --template is required (the prompt for each item, with {{item}}).');
   const cwd = workspaceFrom('swarm', args);
   const items = await itemsFrom(args, cwd);
   const maxConcurrency = positiveIntFlag('swarm', args, 'max-concurrency');

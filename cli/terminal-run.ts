@@ -38,7 +38,11 @@ export interface TerminalRunOptions {
   asker?: HostAsker;
 }
 
-export async function openTerminalRun(command: string, args: ParsedArgs, options: TerminalRunOptions): Promise<TerminalRun> {
+export async function openTerminalRun(
+  command: string,
+  args: ParsedArgs,
+  options: TerminalRunOptions,
+): Promise<TerminalRun> {
   const env = process.env;
   const cwd = workspaceFrom(command, args);
   const effort = stringFlag(args, 'effort') as MurmurConfig['effort'];
@@ -55,7 +59,14 @@ export async function openTerminalRun(command: string, args: ParsedArgs, options
   // The screen and Ctrl-C abort through this signal, so nothing needs the engine before it exists.
   const aborter = new AbortController();
   // Made now (the asker needs it), drawn once the engine exists and the setup warnings are printed.
-  const screen = createScreen({ mode, bus, title: options.title, model: provider.name, env, onAbort: () => aborter.abort() });
+  const screen = createScreen({
+    mode,
+    bus,
+    title: options.title,
+    model: provider.name,
+    env,
+    onAbort: () => aborter.abort(),
+  });
   const { asker, headlessReason } = options.asker ?? hostAsker({ mode, screen });
   const permissionMode = stringFlag(args, 'permission-mode') as PermissionMode | undefined;
   const baseUrl = stringFlag(args, 'base-url');
@@ -97,7 +108,9 @@ export async function openTerminalRun(command: string, args: ParsedArgs, options
 
   // Printed before the screen starts: they stay above the dashboard, which restores the screen when it ends.
   stopCollecting();
-  for (const event of early) if (event.type === 'log') process.stderr.write(`murmur: ${event.level === 'info' ? '' : `${event.level}: `}${event.message}\n`);
+  for (const event of early)
+    if (event.type === 'log')
+      process.stderr.write(`murmur: ${event.level === 'info' ? '' : `${event.level}: `}${event.message}\n`);
   await screen.start();
   const started: Screen = screen;
   const offInterrupt = onInterrupt(() => aborter.abort());
@@ -118,9 +131,14 @@ export async function openTerminalRun(command: string, args: ParsedArgs, options
       process.stdout.write(stdoutText);
       const json = boolFlag(args, 'json');
       if (outcome.status !== 'completed' && !json) {
-        process.stderr.write(`murmur: ${command} ended ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}\n`);
+        process.stderr.write(
+          `murmur: ${command} ended ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}\n`,
+        );
         const cwdFlag = stringFlag(args, 'cwd');
-        if (outcome.sessionId) process.stderr.write(`murmur: to continue, run: murmur resume ${outcome.sessionId}${cwdFlag ? ` --cwd ${JSON.stringify(cwdFlag)}` : ''}\n`);
+        if (outcome.sessionId)
+          process.stderr.write(
+            `murmur: to continue, run: murmur resume ${outcome.sessionId}${cwdFlag ? ` --cwd ${JSON.stringify(cwdFlag)}` : ''}\n`,
+          );
       }
       if (outcome.status === 'completed') return 0;
       return outcome.status === 'aborted' ? 130 : 1;

@@ -13,7 +13,12 @@ import { connectQueueTarget, loadQueueWorker, queueUrlHoldsSecret, type QueueTar
 const PERMISSION_MODES = new Set(['manual', 'auto', 'yolo']);
 
 /** The queue's URL from --queue or MURMUR_QUEUE, checked and connected; bad input is exit 2 naming it (password hidden). */
-export async function queueFromFlagOrEnv(command: string, flag: string | undefined, env: NodeJS.ProcessEnv, fallback?: string): Promise<QueueTarget | undefined> {
+export async function queueFromFlagOrEnv(
+  command: string,
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+  fallback?: string,
+): Promise<QueueTarget | undefined> {
   const raw = flag ?? (env.MURMUR_QUEUE?.trim() ? env.MURMUR_QUEUE : undefined) ?? fallback;
   if (raw === undefined) return undefined;
   // A command line is readable by every process of the machine (ps, /proc/PID/cmdline), agents' commands included.
@@ -22,7 +27,10 @@ export async function queueFromFlagOrEnv(command: string, flag: string | undefin
       `murmur ${command}: warning: the --queue URL holds a password, which other processes on this machine can read from the command line (ps, /proc); pass it in the MURMUR_QUEUE environment variable instead (murmur keeps it from agents' commands).\n`,
     );
   }
-  const connected = await connectQueueTarget(raw, flag !== undefined ? '--queue' : env.MURMUR_QUEUE?.trim() ? 'MURMUR_QUEUE' : 'the saved queue URL');
+  const connected = await connectQueueTarget(
+    raw,
+    flag !== undefined ? '--queue' : env.MURMUR_QUEUE?.trim() ? 'MURMUR_QUEUE' : 'the saved queue URL',
+  );
   if (!connected.ok) throw new UsageError(`murmur ${command}: ${connected.error}.`);
   return connected.target;
 }
@@ -32,22 +40,32 @@ function stalledMs(env: NodeJS.ProcessEnv): number {
   const raw = env.MURMUR_QUEUE_STALLED_MS?.trim();
   if (!raw) return 30_000;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 100) throw new UsageError(`murmur worker: MURMUR_QUEUE_STALLED_MS must be a whole number of milliseconds, at least 100; got ${JSON.stringify(raw)}.`);
+  if (!Number.isInteger(n) || n < 100)
+    throw new UsageError(
+      `murmur worker: MURMUR_QUEUE_STALLED_MS must be a whole number of milliseconds, at least 100; got ${JSON.stringify(raw)}.`,
+    );
   return n;
 }
 
 export async function workerCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs('worker', argv, WORKER_FLAGS);
-  if (args.positionals.length > 0) throw new UsageError(`murmur worker: unexpected argument ${JSON.stringify(args.positionals[0])}.`);
+  if (args.positionals.length > 0)
+    throw new UsageError(`murmur worker: unexpected argument ${JSON.stringify(args.positionals[0])}.`);
   const env = process.env;
   const cwd = workspaceFrom('worker', args);
   const concurrency = positiveIntFlag('worker', args, 'concurrency') ?? 1;
   const stalled = stalledMs(env);
   const { QueueWorker, repoRoot } = await loadQueueWorker();
   const root = await repoRoot(cwd);
-  if (!root) throw new UsageError(`murmur worker: --cwd ${JSON.stringify(cwd)} is not in a git repository; start the worker in a clone of the coordinator's repository.`);
+  if (!root)
+    throw new UsageError(
+      `murmur worker: --cwd ${JSON.stringify(cwd)} is not in a git repository; start the worker in a clone of the coordinator's repository.`,
+    );
   const queue = await queueFromFlagOrEnv('worker', stringFlag(args, 'queue'), env);
-  if (!queue) throw new UsageError('murmur worker: give the queue with --queue redis://[user:password@]HOST:PORT[/DB] (or rediss://…) or MURMUR_QUEUE.');
+  if (!queue)
+    throw new UsageError(
+      'murmur worker: give the queue with --queue redis://[user:password@]HOST:PORT[/DB] (or rediss://…) or MURMUR_QUEUE.',
+    );
   const modelOverride = stringFlag(args, 'model');
   const baseUrl = stringFlag(args, 'base-url');
   const machine = stringFlag(args, 'name') ?? hostname();
@@ -91,14 +109,23 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
       if (job.effort === 'low' || job.effort === 'medium' || job.effort === 'high') config.effort = job.effort;
       const bus = new EventBus();
       const mcp = await createMcpSource({ cwd: itemCwd, config, env, bus, provider: itemProvider });
-      const permissionMode = job.permissionMode !== undefined && PERMISSION_MODES.has(job.permissionMode) ? (job.permissionMode as PermissionMode) : undefined;
+      const permissionMode =
+        job.permissionMode !== undefined && PERMISSION_MODES.has(job.permissionMode)
+          ? (job.permissionMode as PermissionMode)
+          : undefined;
       const { engine: built } = await assembleForCommand({
         cwd: itemCwd,
         config,
         env,
         bus,
         provider: itemProvider,
-        providerFor: providerFactory({ flags: { model: itemProvider.name, ...(baseUrl ? { 'base-url': baseUrl } : {}) }, positionals: [] }, config, itemCwd, env, itemProvider.name),
+        providerFor: providerFactory(
+          { flags: { model: itemProvider.name, ...(baseUrl ? { 'base-url': baseUrl } : {}) }, positionals: [] },
+          config,
+          itemCwd,
+          env,
+          itemProvider.name,
+        ),
         frontEnd: 'cli',
         sessionKind: 'swarm',
         ...(mcp ? { mcp } : {}),
@@ -117,7 +144,9 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
     },
   });
   await worker.start();
-  process.stderr.write(`murmur worker: ${machine} serving ${queue.shown} from ${root} (concurrency ${concurrency}${modelOverride ? `, model ${modelOverride}` : ''})\n`);
+  process.stderr.write(
+    `murmur worker: ${machine} serving ${queue.shown} from ${root} (concurrency ${concurrency}${modelOverride ? `, model ${modelOverride}` : ''})\n`,
+  );
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);

@@ -19,7 +19,8 @@ const PLAIN = /^[\x20-\x7e]*$/;
 /** Terminal cells of one code point: 2 for East Asian wide and emoji ranges, 0 for combining marks. */
 function cellWidth(code: number): number {
   if (code < 0x300) return 1;
-  if ((code >= 0x300 && code <= 0x36f) || (code >= 0x200b && code <= 0x200f) || (code >= 0xfe00 && code <= 0xfe0f)) return 0;
+  if ((code >= 0x300 && code <= 0x36f) || (code >= 0x200b && code <= 0x200f) || (code >= 0xfe00 && code <= 0xfe0f))
+    return 0;
   if (
     (code >= 0x1100 && code <= 0x115f) ||
     (code >= 0x2e80 && code <= 0xa4cf && code !== 0x303f) ||

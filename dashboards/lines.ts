@@ -5,7 +5,17 @@ import { systemClock, type Clock } from '../orchestrator/clock.js';
 import type { EventBus } from '../orchestrator/events.js';
 import type { MurmurEvent } from '../orchestrator/events.js';
 import { formatClock, formatCost, formatDuration, formatTokens, oneLine, truncate } from './format.js';
-import { agentLabel, initialSnapshot, isRateLimited, isVerdict, progress, reduce, type AgentView, type AgentViewState, type Snapshot } from './view-model.js';
+import {
+  agentLabel,
+  initialSnapshot,
+  isRateLimited,
+  isVerdict,
+  progress,
+  reduce,
+  type AgentView,
+  type AgentViewState,
+  type Snapshot,
+} from './view-model.js';
 
 /** Agent states whose end line already told of a failure. */
 const FAILURE_SHOWN: ReadonlySet<AgentViewState> = new Set(['failed', 'timeout', 'budget', 'aborted']);
@@ -78,11 +88,14 @@ export function startLineReporter(options: LineReporterOptions): LineReporter {
 
   const onEvent = (e: MurmurEvent) => {
     // Before the fold: whether the item's agent already ended with a failure line of its own.
-    const agentBefore = e.type === 'swarm.item' && e.agentId !== undefined ? snapshot.agents.get(e.agentId)?.state : undefined;
+    const agentBefore =
+      e.type === 'swarm.item' && e.agentId !== undefined ? snapshot.agents.get(e.agentId)?.state : undefined;
     reduce(snapshot, e);
     switch (e.type) {
       case 'agent.start':
-        write(`${stamp(e.ts)} ${paint('cyan', '▶')} ${who(snapshot.agents.get(e.agentId), e.agentId)} ${e.resumed ? 'resumed' : 'started'}`);
+        write(
+          `${stamp(e.ts)} ${paint('cyan', '▶')} ${who(snapshot.agents.get(e.agentId), e.agentId)} ${e.resumed ? 'resumed' : 'started'}`,
+        );
         break;
       case 'agent.end': {
         const agent = snapshot.agents.get(e.agentId);
@@ -91,7 +104,9 @@ export function startLineReporter(options: LineReporterOptions): LineReporter {
         const facts = `${e.turns} turns · ${e.toolCalls} tool calls · ${formatTokens(e.usage.input + e.usage.output)} tokens`;
         const reason = e.reason !== undefined ? `: ${truncate(oneLine(e.reason), 200)}` : '';
         const status = ok ? e.status : paint(e.status === 'aborted' ? 'yellow' : 'red', e.status);
-        write(`${stamp(e.ts)} ${mark} ${who(agent, e.agentId)} ${status} in ${formatDuration(e.durationMs)} · ${facts}${reason}`);
+        write(
+          `${stamp(e.ts)} ${mark} ${who(agent, e.agentId)} ${status} in ${formatDuration(e.durationMs)} · ${facts}${reason}`,
+        );
         break;
       }
       case 'model.retry':
@@ -100,31 +115,47 @@ export function startLineReporter(options: LineReporterOptions): LineReporter {
         );
         break;
       case 'swarm.start':
-        write(`${stamp(e.ts)} swarm ${e.swarmId} started: ${e.items.length} items (${e.role}) — ${truncate(oneLine(e.description), 120)}`);
+        write(
+          `${stamp(e.ts)} swarm ${e.swarmId} started: ${e.items.length} items (${e.role}) — ${truncate(oneLine(e.description), 120)}`,
+        );
         break;
       case 'swarm.item': {
         const reason = e.reason !== undefined ? `: ${truncate(oneLine(e.reason), 200)}` : '';
         const item = `${e.agentId ?? `item ${e.index + 1}`} ${truncate(oneLine(e.item), 80)}`;
-        if (e.state === 'rate_limited') write(`${stamp(e.ts)} ${paint('magenta', '⏸')} ${item} rate limited${e.capacity !== undefined ? `; capacity now ${e.capacity}` : ''}${reason}`);
+        if (e.state === 'rate_limited')
+          write(
+            `${stamp(e.ts)} ${paint('magenta', '⏸')} ${item} rate limited${e.capacity !== undefined ? `; capacity now ${e.capacity}` : ''}${reason}`,
+          );
         else if (isVerdict(e)) {
           const round = e.rounds !== undefined ? ` (round ${e.rounds})` : '';
-          write(`${stamp(e.ts)} ${e.verdict === 'pass' ? paint('green', '✓') : paint('red', '✗')} ${item} verdict ${e.verdict}${round}${reason}`);
+          write(
+            `${stamp(e.ts)} ${e.verdict === 'pass' ? paint('green', '✓') : paint('red', '✗')} ${item} verdict ${e.verdict}${round}${reason}`,
+          );
         } else if (e.state === 'conflict') write(`${stamp(e.ts)} ${paint('red', '✗')} ${item} conflict${reason}`);
         // An item that failed after its agent completed (verification, a merge): no agent line said so.
-        else if (e.state === 'failed' && (agentBefore === undefined || !FAILURE_SHOWN.has(agentBefore))) write(`${stamp(e.ts)} ${paint('red', '✗')} ${item} failed${reason}`);
+        else if (e.state === 'failed' && (agentBefore === undefined || !FAILURE_SHOWN.has(agentBefore)))
+          write(`${stamp(e.ts)} ${paint('red', '✗')} ${item} failed${reason}`);
         break;
       }
       case 'swarm.end': {
-        const counts = Object.entries(e.counts).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ');
-        write(`${stamp(e.ts)} swarm ${e.swarmId} ended in ${formatDuration(e.durationMs)}${counts ? `: ${counts}` : ''}`);
+        const counts = Object.entries(e.counts)
+          .filter(([, n]) => n > 0)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ');
+        write(
+          `${stamp(e.ts)} swarm ${e.swarmId} ended in ${formatDuration(e.durationMs)}${counts ? `: ${counts}` : ''}`,
+        );
         break;
       }
       case 'log':
-        if (e.level !== 'info') write(`${stamp(e.ts)} ${paint(e.level === 'error' ? 'red' : 'yellow', e.level)} ${oneLine(e.message)}`);
+        if (e.level !== 'info')
+          write(`${stamp(e.ts)} ${paint(e.level === 'error' ? 'red' : 'yellow', e.level)} ${oneLine(e.message)}`);
         break;
       case 'run.end': {
         const status = e.status === 'completed' ? paint('green', e.status) : paint('red', e.status);
-        write(`${stamp(e.ts)} ${paint('bold', 'run')} ${status} in ${formatDuration(e.ts - snapshot.startedAt)} · ${summary()}`);
+        write(
+          `${stamp(e.ts)} ${paint('bold', 'run')} ${status} in ${formatDuration(e.ts - snapshot.startedAt)} · ${summary()}`,
+        );
         lastPrinted = snapshot.version;
         break;
       }

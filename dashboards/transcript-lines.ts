@@ -3,7 +3,12 @@
 import { sanitize, truncate } from './format.js';
 import type { AgentView, Snapshot } from './view-types.js';
 
-export function recordMessage(s: Snapshot, agent: AgentView, role: 'user' | 'assistant' | 'tool', message: unknown): void {
+export function recordMessage(
+  s: Snapshot,
+  agent: AgentView,
+  role: 'user' | 'assistant' | 'tool',
+  message: unknown,
+): void {
   const m = (message ?? {}) as { content?: unknown; text?: unknown; isError?: unknown; synthetic?: unknown };
   if (role === 'user') {
     if (m.synthetic) return; // message.synthetic already said so
@@ -36,10 +41,13 @@ function contentText(content: unknown): string {
 
 /** Adds up to `maxLines` lines of `text`, the first prefixed; says how many were left out. */
 function pushBlock(s: Snapshot, agent: AgentView, prefix: string, text: string, maxLines: number): void {
-  const lines = sanitize(text).split('\n').filter((line) => line.trim() !== '');
+  const lines = sanitize(text)
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   const shown = lines.slice(0, maxLines);
   shown.forEach((line, i) => pushLine(s, agent, (i === 0 ? prefix : ' '.repeat(prefix.length)) + line));
-  if (lines.length > shown.length) pushLine(s, agent, `${' '.repeat(prefix.length)}… ${lines.length - shown.length} more lines`);
+  if (lines.length > shown.length)
+    pushLine(s, agent, `${' '.repeat(prefix.length)}… ${lines.length - shown.length} more lines`);
 }
 
 export function pushLine(s: Snapshot, agent: AgentView, line: string): void {

@@ -40,11 +40,18 @@ export class Dashboard {
     private readonly intervalMs: number,
   ) {
     const now = clock.now();
-    this.snapshot = initialSnapshot({ title: options.title, model: options.model, now, ...(options.limits ? { limits: options.limits } : {}) });
+    this.snapshot = initialSnapshot({
+      title: options.title,
+      model: options.model,
+      now,
+      ...(options.limits ? { limits: options.limits } : {}),
+    });
     this.stats = { renders: 0, events: 0, peakRendersPerSecond: 0, drawMs: 0, startedAt: now };
     this.widgets = createWidgets(blessed, screen);
     screen.program.hideCursor();
-    screen.on('keypress', (ch: string | undefined, key: Widgets.Events.IKeyEventArg | undefined) => this.onKey(ch, key));
+    screen.on('keypress', (ch: string | undefined, key: Widgets.Events.IKeyEventArg | undefined) =>
+      this.onKey(ch, key),
+    );
     screen.on('resize', () => {
       this.dirty = true;
     });
@@ -181,8 +188,14 @@ export class Dashboard {
   private move(by: number): void {
     const { rows } = this.view;
     if (rows.length === 0) return;
-    const at = Math.max(0, rows.findIndex((a) => a.id === this.view.selectedId));
-    const next = Math.min(rows.length - 1, Math.max(0, at + (Number.isFinite(by) ? by : by > 0 ? rows.length : -rows.length)));
+    const at = Math.max(
+      0,
+      rows.findIndex((a) => a.id === this.view.selectedId),
+    );
+    const next = Math.min(
+      rows.length - 1,
+      Math.max(0, at + (Number.isFinite(by) ? by : by > 0 ? rows.length : -rows.length)),
+    );
     this.view.selectedId = rows[next]!.id;
   }
 

@@ -26,7 +26,8 @@ export interface ViewState {
 }
 
 export function createWidgets(blessed: Blessed, screen: Widgets.Screen): TuiWidgets {
-  const box = (extra: Widgets.BoxOptions) => blessed.box({ parent: screen, tags: true, wrap: false, left: 0, width: '100%', ...extra });
+  const box = (extra: Widgets.BoxOptions) =>
+    blessed.box({ parent: screen, tags: true, wrap: false, left: 0, width: '100%', ...extra });
   return {
     header: box({ top: 0, height: 2 }),
     bar: box({ top: 2, height: 2 }),
@@ -98,10 +99,14 @@ export function layoutFrame(w: TuiWidgets, view: ViewState, frame: FrameInput): 
       w.logBox.top = 4 + tableHeight;
       w.logBox.height = logHeight;
       const title = `{gray-fg}${'─'.repeat(2)} log ${'─'.repeat(Math.max(0, width - 8))}{/gray-fg}`;
-      w.logBox.setContent([title, ...renderLog(s.log.tail(logHeight - 1), s.startedAt, logHeight - 1, width)].join('\n'));
+      w.logBox.setContent(
+        [title, ...renderLog(s.log.tail(logHeight - 1), s.startedAt, logHeight - 1, width)].join('\n'),
+      );
     } else w.logBox.hide();
   }
-  w.footer.setContent(esc(view.rows.length > tableHeight - 1 ? `${FOOTER} · ${selected + 1}/${view.rows.length}` : FOOTER));
+  w.footer.setContent(
+    esc(view.rows.length > tableHeight - 1 ? `${FOOTER} · ${selected + 1}/${view.rows.length}` : FOOTER),
+  );
 
   const modal = frame.modal;
   if (modal) {

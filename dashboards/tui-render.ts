@@ -146,7 +146,11 @@ function columns(width: number, idWidth: number): Column[] {
     { title: 'ID', width: idWidth, cell: (a) => a.id },
     { title: 'ROLE', width: 8, cell: (a) => a.role },
   ];
-  const state: Column = { title: 'STATE', width: width >= 100 ? 14 : 12, cell: (a) => STATE_LABEL[a.state] + (a.verdict ? ` ${a.verdict}` : '') };
+  const state: Column = {
+    title: 'STATE',
+    width: width >= 100 ? 14 : 12,
+    cell: (a) => STATE_LABEL[a.state] + (a.verdict ? ` ${a.verdict}` : ''),
+  };
   const numbers: Column[] = [
     { title: 'ELAPSED', width: 7, right: true, cell: (a, now) => formatClock(agentElapsedMs(a, now)) },
     { title: 'TURNS', width: 5, right: true, cell: (a) => String(a.turns) },
@@ -179,7 +183,14 @@ export interface TableView {
  * The agent table: only the rows that fit are laid out, so 1,000 agents cost no more than 40.
  * `top` is the first visible row; it moves as little as possible to keep `selected` in view.
  */
-export function renderTable(rows: readonly AgentView[], selected: number, top: number, height: number, width: number, now: number): TableView {
+export function renderTable(
+  rows: readonly AgentView[],
+  selected: number,
+  top: number,
+  height: number,
+  width: number,
+  now: number,
+): TableView {
   const visible = Math.max(1, height - 1);
   let first = Math.min(Math.max(0, top), Math.max(0, rows.length - visible));
   if (selected >= 0 && selected < first) first = selected;
@@ -228,7 +239,13 @@ function wrap(line: string, width: number): string[] {
 
 /** The transcript pane: a title line, then the newest lines of the agent's transcript, wrapped. */
 export function renderTranscript(agent: AgentView | undefined, now: number, height: number, width: number): string[] {
-  if (!agent) return ['{bold}transcript{/bold}', color('gray', 'that agent is gone'), '', color('gray', 'Esc returns to the table')];
+  if (!agent)
+    return [
+      '{bold}transcript{/bold}',
+      color('gray', 'that agent is gone'),
+      '',
+      color('gray', 'Esc returns to the table'),
+    ];
   const facts = [
     agent.role,
     agentLabel(agent),
@@ -241,12 +258,15 @@ export function renderTranscript(agent: AgentView | undefined, now: number, heig
   const title = `{bold}${esc(agent.id)}{/bold} ${esc(truncate(oneLine(facts.join(' · ')), width - agent.id.length - 22))} ${color('gray', '(Esc: back)')}`;
   // The todo list first (at most a third of the pane), then the transcript's tail.
   const todos = (agent.todos ?? []).slice(0, Math.max(0, Math.floor((height - 1) / 3)));
-  const todoLines = todos.map((t) => `${t.status === 'done' ? '☑' : t.status === 'in_progress' ? '▶' : '☐'} ${t.title}`);
+  const todoLines = todos.map(
+    (t) => `${t.status === 'done' ? '☑' : t.status === 'in_progress' ? '▶' : '☐'} ${t.title}`,
+  );
   const bodyHeight = Math.max(1, height - 1 - todoLines.length);
   const wrapped: string[] = [];
   for (const line of transcriptTail(agent, bodyHeight)) wrapped.push(...wrap(line, Math.max(10, width)));
   const body = wrapped.slice(Math.max(0, wrapped.length - bodyHeight)).map(esc);
-  const reason = agent.reason && agent.state !== 'running' ? [color('red', esc(truncate(`reason: ${agent.reason}`, width)))] : [];
+  const reason =
+    agent.reason && agent.state !== 'running' ? [color('red', esc(truncate(`reason: ${agent.reason}`, width)))] : [];
   const todoBlock = todoLines.map((line) => color('cyan', esc(truncate(line, width))));
   return [title, ...todoBlock, ...body.slice(reason.length), ...reason];
 }

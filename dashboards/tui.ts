@@ -78,11 +78,19 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const clock = options.clock ?? systemClock;
   const fps = options.maxRedrawsPerSecond ?? 10;
   if (!(fps > 0 && fps <= 10)) throw new RangeError(`maxRedrawsPerSecond must be above 0 and at most 10, got ${fps}`);
-  if (!output.isTTY) throw new DashboardUnavailableError('the dashboard needs a terminal, but the output is not a TTY; use plain lines (--no-dashboard)');
-  if (!input.isTTY) throw new DashboardUnavailableError('the dashboard needs a terminal for keys, but the input is not a TTY; use plain lines (--no-dashboard)');
+  if (!output.isTTY)
+    throw new DashboardUnavailableError(
+      'the dashboard needs a terminal, but the output is not a TTY; use plain lines (--no-dashboard)',
+    );
+  if (!input.isTTY)
+    throw new DashboardUnavailableError(
+      'the dashboard needs a terminal for keys, but the input is not a TTY; use plain lines (--no-dashboard)',
+    );
   const term = env.TERM ?? '';
   if (term === '' || term === 'dumb') {
-    throw new DashboardUnavailableError(`the terminal type ${JSON.stringify(term)} cannot draw a dashboard; use plain lines (--no-dashboard)`);
+    throw new DashboardUnavailableError(
+      `the terminal type ${JSON.stringify(term)} cannot draw a dashboard; use plain lines (--no-dashboard)`,
+    );
   }
 
   let blessed: Blessed;
@@ -96,13 +104,16 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const screen = openScreen(blessed, input, output, term);
   // blessed exits with status 0 on these signals when nobody else listens: take its handlers back out.
   for (const signal of SIGNALS) {
-    for (const handler of process.listeners(signal)) if (!before.get(signal)!.has(handler)) process.removeListener(signal, handler as () => void);
+    for (const handler of process.listeners(signal))
+      if (!before.get(signal)!.has(handler)) process.removeListener(signal, handler as () => void);
   }
   try {
     return new Dashboard(blessed, screen, options, clock, 1000 / fps).handle();
   } catch (error) {
     screen.destroy();
-    throw new DashboardUnavailableError(`blessed cannot draw the dashboard on this terminal (TERM=${term}): ${(error as Error).message}`);
+    throw new DashboardUnavailableError(
+      `blessed cannot draw the dashboard on this terminal (TERM=${term}): ${(error as Error).message}`,
+    );
   }
 }
 
@@ -111,7 +122,12 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
  * it prints the error and carries on half-working. Those, and any throw, get a second try with an xterm
  * description; if that fails too, the caller falls back to plain lines.
  */
-function openScreen(blessed: Blessed, input: NodeJS.ReadStream, output: NodeJS.WriteStream, term: string): Widgets.Screen {
+function openScreen(
+  blessed: Blessed,
+  input: NodeJS.ReadStream,
+  output: NodeJS.WriteStream,
+  term: string,
+): Widgets.Screen {
   const attempts = term === 'screen-256color' ? [FALLBACK_TERMINAL] : [undefined, FALLBACK_TERMINAL];
   const problems: string[] = [];
   for (const terminal of attempts) {

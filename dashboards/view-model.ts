@@ -9,8 +9,24 @@ import type { MurmurEvent, SwarmItemState } from '../orchestrator/events.js';
 import { addUsage, emptyUsage, type Usage } from '../orchestrator/types.js';
 import { formatDuration, oneLine, truncate } from './format.js';
 export * from './view-types.js';
-import { defaultLimits, Ring, type AgentView, type LogEntry, type LogLevel, type Snapshot, type SwarmView, type ViewModelLimits } from './view-types.js';
-import { appendStreamed, appendThinking, flushPartial, lastNonEmptyLine, pushLine, recordMessage } from './transcript-lines.js';
+import {
+  defaultLimits,
+  Ring,
+  type AgentView,
+  type LogEntry,
+  type LogLevel,
+  type Snapshot,
+  type SwarmView,
+  type ViewModelLimits,
+} from './view-types.js';
+import {
+  appendStreamed,
+  appendThinking,
+  flushPartial,
+  lastNonEmptyLine,
+  pushLine,
+  recordMessage,
+} from './transcript-lines.js';
 
 export interface SnapshotOptions {
   title?: string;
@@ -23,7 +39,8 @@ export interface SnapshotOptions {
 export function initialSnapshot(options: SnapshotOptions): Snapshot {
   const limits = { ...defaultLimits, ...options.limits };
   for (const [key, value] of Object.entries(limits)) {
-    if (!Number.isInteger(value) || value < 1) throw new RangeError(`view model limit ${key} must be a positive integer, got ${String(value)}`);
+    if (!Number.isInteger(value) || value < 1)
+      throw new RangeError(`view model limit ${key} must be a positive integer, got ${String(value)}`);
   }
   return {
     title: options.title ?? '',
@@ -43,7 +60,16 @@ export function initialSnapshot(options: SnapshotOptions): Snapshot {
   };
 }
 
-const SWARM_STATES: readonly SwarmItemState[] = ['queued', 'launched', 'rate_limited', 'completed', 'failed', 'aborted', 'conflict', 'verifying'];
+const SWARM_STATES: readonly SwarmItemState[] = [
+  'queued',
+  'launched',
+  'rate_limited',
+  'completed',
+  'failed',
+  'aborted',
+  'conflict',
+  'verifying',
+];
 
 function zeroSwarmCounts(): Record<SwarmItemState, number> {
   const counts = {} as Record<SwarmItemState, number>;
@@ -72,7 +98,12 @@ export function reduce(s: Snapshot, e: MurmurEvent): Snapshot {
     case 'run.end':
       s.endedAt = e.ts;
       s.runStatus = e.status;
-      log(s, e.ts, e.status === 'completed' ? 'info' : 'error', `run ${e.status} after ${formatDuration(e.ts - s.startedAt)}`);
+      log(
+        s,
+        e.ts,
+        e.status === 'completed' ? 'info' : 'error',
+        `run ${e.status} after ${formatDuration(e.ts - s.startedAt)}`,
+      );
       break;
     case 'agent.start':
       onAgentStart(s, e);
@@ -141,7 +172,12 @@ export function reduce(s: Snapshot, e: MurmurEvent): Snapshot {
       break;
     case 'model.retry': {
       const agent = agentFor(s, e.agentId, e.ts);
-      const retry: NonNullable<AgentView['retry']> = { attempt: e.attempt, delayMs: e.delayMs, at: e.ts, reason: oneLine(e.reason) };
+      const retry: NonNullable<AgentView['retry']> = {
+        attempt: e.attempt,
+        delayMs: e.delayMs,
+        at: e.ts,
+        reason: oneLine(e.reason),
+      };
       if (e.status !== undefined) retry.status = e.status;
       agent.retry = retry;
       s.retries++;
@@ -184,16 +220,28 @@ export function reduce(s: Snapshot, e: MurmurEvent): Snapshot {
         swarm.endedAt = e.ts;
         delete swarm.hold;
       }
-      const counts = Object.entries(e.counts).filter(([, n]) => n > 0).map(([k, n]) => `${k}: ${n}`).join(', ');
-      log(s, e.ts, 'info', `swarm ${e.swarmId} ended after ${formatDuration(e.durationMs)}${counts ? ` (${counts})` : ''}`);
+      const counts = Object.entries(e.counts)
+        .filter(([, n]) => n > 0)
+        .map(([k, n]) => `${k}: ${n}`)
+        .join(', ');
+      log(
+        s,
+        e.ts,
+        'info',
+        `swarm ${e.swarmId} ended after ${formatDuration(e.durationMs)}${counts ? ` (${counts})` : ''}`,
+      );
       break;
     }
     case 'task.start':
     case 'task.end': {
       const agent = agentFor(s, e.agentId, e.ts);
-      const text = e.type === 'task.start' ? `⧗ task ${e.taskId} started: ${oneLine(e.description)}` : `⧗ task ${e.taskId} ${e.status ?? 'ended'}`;
+      const text =
+        e.type === 'task.start'
+          ? `⧗ task ${e.taskId} started: ${oneLine(e.description)}`
+          : `⧗ task ${e.taskId} ${e.status ?? 'ended'}`;
       pushLine(s, agent, text);
-      if (e.type === 'task.end' && e.status !== undefined && e.status !== 'completed') log(s, e.ts, 'warn', `${agent.id} ${text.slice(2)}`, agent.id);
+      if (e.type === 'task.end' && e.status !== undefined && e.status !== 'completed')
+        log(s, e.ts, 'warn', `${agent.id} ${text.slice(2)}`, agent.id);
       break;
     }
     case 'todo.update': {
@@ -289,7 +337,8 @@ function onAgentEnd(s: Snapshot, e: Extract<MurmurEvent, { type: 'agent.end' }>)
   agent.usage = expected;
   const summary = `${e.status} in ${formatDuration(e.durationMs)}${e.reason ? `: ${agent.reason}` : ''}`;
   pushLine(s, agent, `■ ${summary}`);
-  if (e.status !== 'completed') log(s, e.ts, e.status === 'aborted' ? 'warn' : 'error', `${agent.id} ${agentLabel(agent)} ${summary}`, agent.id);
+  if (e.status !== 'completed')
+    log(s, e.ts, e.status === 'aborted' ? 'warn' : 'error', `${agent.id} ${agentLabel(agent)} ${summary}`, agent.id);
 }
 
 function onSwarmItem(s: Snapshot, e: Extract<MurmurEvent, { type: 'swarm.item' }>): void {
@@ -311,11 +360,14 @@ function onSwarmItem(s: Snapshot, e: Extract<MurmurEvent, { type: 'swarm.item' }
       swarm.hold = hold;
     }
     if (swarm.hold && holdIsOver(swarm)) delete swarm.hold;
-    if (!swarm.hold && swarm.capacity !== undefined) swarm.peakCapacity = Math.max(swarm.peakCapacity ?? 0, swarm.capacity);
+    if (!swarm.hold && swarm.capacity !== undefined)
+      swarm.peakCapacity = Math.max(swarm.peakCapacity ?? 0, swarm.capacity);
   }
 
   const agent = e.agentId !== undefined ? s.agents.get(e.agentId) : undefined;
-  const failureShown = agent !== undefined && (agent.state === 'failed' || agent.state === 'timeout' || agent.state === 'budget' || agent.state === 'aborted');
+  const failureShown =
+    agent !== undefined &&
+    (agent.state === 'failed' || agent.state === 'timeout' || agent.state === 'budget' || agent.state === 'aborted');
   // The agent's own start and end events say whether it is running; item states fill in the rest
   // (waiting again after a rate limit, being verified, a verdict or a merge conflict after it ended).
   if (agent && agent.state !== 'running') {
@@ -325,15 +377,33 @@ function onSwarmItem(s: Snapshot, e: Extract<MurmurEvent, { type: 'swarm.item' }
   }
   if (agent && e.verdict !== undefined) agent.verdict = e.verdict;
   if (agent && e.rounds !== undefined) agent.rounds = e.rounds;
-  if (agent && e.reason !== undefined && (e.state === 'failed' || e.state === 'conflict' || e.state === 'rate_limited')) agent.reason = oneLine(e.reason);
+  if (agent && e.reason !== undefined && (e.state === 'failed' || e.state === 'conflict' || e.state === 'rate_limited'))
+    agent.reason = oneLine(e.reason);
 
   const who = `${e.agentId ?? `item ${e.index + 1}`} ${oneLine(e.item)}`;
   const reason = e.reason !== undefined ? `: ${oneLine(e.reason)}` : '';
   if (e.state === 'rate_limited') {
-    log(s, e.ts, 'warn', `${who} rate limited${e.capacity !== undefined ? `; capacity now ${e.capacity}` : ''}${reason}`, e.agentId);
+    log(
+      s,
+      e.ts,
+      'warn',
+      `${who} rate limited${e.capacity !== undefined ? `; capacity now ${e.capacity}` : ''}${reason}`,
+      e.agentId,
+    );
   } else if (isVerdict(e)) {
-    const round = [e.rounds !== undefined ? `round ${e.rounds}` : '', e.verifierId !== undefined ? `by ${e.verifierId}` : ''].filter(Boolean).join(', ');
-    log(s, e.ts, e.verdict === 'pass' ? 'info' : 'warn', `${who} verdict ${e.verdict}${round ? ` (${round})` : ''}${reason}`, e.agentId);
+    const round = [
+      e.rounds !== undefined ? `round ${e.rounds}` : '',
+      e.verifierId !== undefined ? `by ${e.verifierId}` : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
+    log(
+      s,
+      e.ts,
+      e.verdict === 'pass' ? 'info' : 'warn',
+      `${who} verdict ${e.verdict}${round ? ` (${round})` : ''}${reason}`,
+      e.agentId,
+    );
   } else if (e.state === 'conflict' || (e.state === 'failed' && !failureShown)) {
     log(s, e.ts, 'error', `${who} ${e.state}${reason}`, e.agentId);
   }
@@ -343,7 +413,9 @@ function onSwarmItem(s: Snapshot, e: Extract<MurmurEvent, { type: 'swarm.item' }
  * A verifier's verdict as it comes in. The item's final state repeats the last verdict (for its row), so only
  * the verifying event counts as news: each verdict is logged once.
  */
-export function isVerdict(e: Extract<MurmurEvent, { type: 'swarm.item' }>): e is Extract<MurmurEvent, { type: 'swarm.item' }> & { verdict: 'pass' | 'fail' } {
+export function isVerdict(
+  e: Extract<MurmurEvent, { type: 'swarm.item' }>,
+): e is Extract<MurmurEvent, { type: 'swarm.item' }> & { verdict: 'pass' | 'fail' } {
   return e.state === 'verifying' && e.verdict !== undefined;
 }
 

@@ -32,7 +32,8 @@ export class Ring<T> {
   private start = 0;
 
   constructor(readonly capacity: number) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`ring capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError(`ring capacity must be a positive integer, got ${capacity}`);
   }
 
   get size(): number {
@@ -49,7 +50,8 @@ export class Ring<T> {
 
   /** The newest `n` entries (all by default), oldest first. */
   tail(n = this.items.length): T[] {
-    const all = this.start === 0 ? this.items.slice() : [...this.items.slice(this.start), ...this.items.slice(0, this.start)];
+    const all =
+      this.start === 0 ? this.items.slice() : [...this.items.slice(this.start), ...this.items.slice(0, this.start)];
     return n >= all.length ? all : all.slice(all.length - n);
   }
 }

@@ -29,7 +29,10 @@ export async function assembleEngine(input: AssemblyInput): Promise<Assembled> {
   const permissions = permissionsFor(input, directory.get);
   const interaction = await interactionFor(input, permissions);
   // 3. The session (the result budget spills long results into it).
-  const session = input.session === false ? undefined : (input.session ?? SessionStore.create(stateHome(realpathSync(resolve(input.cwd)), input.env)));
+  const session =
+    input.session === false
+      ? undefined
+      : (input.session ?? SessionStore.create(stateHome(realpathSync(resolve(input.cwd)), input.env)));
   // 4. The options and the engine.
   const options = hostEngineOptions(input, { directory, permissions, interaction, session });
   input.extend?.(options);

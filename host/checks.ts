@@ -9,7 +9,11 @@ import { validateSwarmItems } from '../swarm/validate.js';
 export { maxSwarmItems } from '../swarm/settings.js';
 
 /** A swarm's template and items (at least one item, no item limit: `murmur swarm` and the library); `prompt_template` is named `templateName`. */
-export function swarmItemsProblem(template: string, items: readonly string[], templateName: string): string | undefined {
+export function swarmItemsProblem(
+  template: string,
+  items: readonly string[],
+  templateName: string,
+): string | undefined {
   const checked = validateSwarmItems({ promptTemplate: template, items }, Number.POSITIVE_INFINITY, 1);
   return checked.ok ? undefined : checked.error.replace('prompt_template', templateName);
 }
@@ -18,7 +22,9 @@ export function swarmItemsProblem(template: string, items: readonly string[], te
 export function agentNameProblem(cwd: string, env: Environment, name: string, forItems: boolean): string | undefined {
   const definitions = loadAgentDefinitions({ workspace: cwd, ...(env.HOME ? { userHome: env.HOME } : {}) }).profiles;
   const profile = resolveProfile(name, definitions);
-  if (!profile) return `${JSON.stringify(name)} is not a role or a defined agent; known: ${knownProfileNames(definitions).join(', ')}`;
-  if (forItems && profile.role === 'main') return 'main cannot run swarm items; use worker, explore, verifier or a defined agent';
+  if (!profile)
+    return `${JSON.stringify(name)} is not a role or a defined agent; known: ${knownProfileNames(definitions).join(', ')}`;
+  if (forItems && profile.role === 'main')
+    return 'main cannot run swarm items; use worker, explore, verifier or a defined agent';
   return undefined;
 }

@@ -15,7 +15,12 @@ import { Semaphore } from '../orchestrator/model-gate.js';
 import type { FrontEnd } from '../roles/filters.js';
 import type { Asker } from '../orchestrator/permissions/asker.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
-import { createPermissionSetup, PermissionRuleError, type AgentLookupRecord, type PermissionSetup } from '../orchestrator/permissions/setup.js';
+import {
+  createPermissionSetup,
+  PermissionRuleError,
+  type AgentLookupRecord,
+  type PermissionSetup,
+} from '../orchestrator/permissions/setup.js';
 import type { RuntimeTool } from '../tools/contract.js';
 import { createResultBudget } from '../tools/budget.js';
 import { skillToolAvailable, webSearchAvailable } from '../tools/interaction-tools.js';
@@ -72,14 +77,27 @@ export function sharedModelGate(config: MurmurConfig): Semaphore {
 }
 
 /** create_scheduled_task for this workspace: the card goes through the permission setup's exempt approval. */
-function scheduledTaskTool(cwd: string, env: NodeJS.ProcessEnv, model: string, permissions: PermissionSetup): RuntimeTool {
+function scheduledTaskTool(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  model: string,
+  permissions: PermissionSetup,
+): RuntimeTool {
   return createScheduledTaskTool(
-    cronToolAdapter({ workspace: realpathSync(cwd), env, defaultModel: model, confirm: (request, signal) => permissions.confirm({ ...request, tool: CREATE_SCHEDULED_TASK }, signal) }),
+    cronToolAdapter({
+      workspace: realpathSync(cwd),
+      env,
+      defaultModel: model,
+      confirm: (request, signal) => permissions.confirm({ ...request, tool: CREATE_SCHEDULED_TASK }, signal),
+    }),
   );
 }
 
 /** The permission setup; a bad rule is a HostInputError naming `permissions`. */
-export function permissionsFor(input: HostInput, agents: (agentId: string) => AgentLookupRecord | undefined): PermissionSetup {
+export function permissionsFor(
+  input: HostInput,
+  agents: (agentId: string) => AgentLookupRecord | undefined,
+): PermissionSetup {
   try {
     return createPermissionSetup({
       config: input.config,
@@ -100,7 +118,13 @@ export function permissionsFor(input: HostInput, agents: (agentId: string) => Ag
 /** The interaction adapters; the user channel is the permission setup's (one place where a person answers). */
 export async function interactionFor(input: HostInput, permissions: PermissionSetup): Promise<InteractionAdapters> {
   const { cwd, config, env, bus } = input;
-  const interaction = await interactionAdapters({ cwd, config, bus, env, ...(input.asker ? { user: permissions.userChannel } : {}) });
+  const interaction = await interactionAdapters({
+    cwd,
+    config,
+    bus,
+    env,
+    ...(input.asker ? { user: permissions.userChannel } : {}),
+  });
   interaction.planMode = permissions.planMode;
   return interaction;
 }

@@ -9,7 +9,14 @@ import { recordResumedRun } from '../orchestrator/cron/resumed.js';
 import type { ItemResult } from '../swarm/report.js';
 import type { SwarmRun } from '../swarm/runner.js';
 import type { Environment } from '../orchestrator/environment.js';
-import { prepareSwarm, restoreSwarm, runSwarmOn, type QueueTarget, type SwarmLaunch, type SwarmStatus } from './swarm.js';
+import {
+  prepareSwarm,
+  restoreSwarm,
+  runSwarmOn,
+  type QueueTarget,
+  type SwarmLaunch,
+  type SwarmStatus,
+} from './swarm.js';
 import { restoreOn, type Resumable } from './resume.js';
 
 export type RunRequest =
@@ -64,7 +71,12 @@ function ended(engine: Engine, finished: Finished): LifecycleResult {
 
 async function finishSwarm(engine: Engine, run: SwarmRun): Promise<LifecycleResult> {
   const { results, status } = await runSwarmOn(engine, run);
-  const outcome: RunOutcome = { status, result: '', usage: { ...engine.agentTree.runUsage }, agents: engine.summaries() };
+  const outcome: RunOutcome = {
+    status,
+    result: '',
+    usage: { ...engine.agentTree.runUsage },
+    agents: engine.summaries(),
+  };
   if (engine.session) outcome.sessionId = engine.session.id;
   return ended(engine, { kind: 'swarm', status, results, outcome });
 }
@@ -81,7 +93,11 @@ export async function runOnEngine(engine: Engine, request: RunRequest, env: Envi
     case 'swarm': {
       const prepared = await prepareSwarm(engine, undefined, request.launch, env);
       if (!prepared.ok) return refused('swarm', prepared.error);
-      announce(engine, 'swarm', swarmTitle(request.launch.promptTemplate ?? '', request.launch.items, request.launch.description));
+      announce(
+        engine,
+        'swarm',
+        swarmTitle(request.launch.promptTemplate ?? '', request.launch.items, request.launch.description),
+      );
       return finishSwarm(engine, prepared.run);
     }
     case 'resume': {

@@ -22,13 +22,19 @@ export async function providerFromSpec(input: ModelInput): Promise<ModelProvider
   return createModel(choice.spec, input.baseUrl ?? input.config.baseUrl, input.cwd, input.env);
 }
 
-async function createModel(spec: string, baseUrl: string | undefined, cwd: string, env: NodeJS.ProcessEnv): Promise<ModelProvider> {
+async function createModel(
+  spec: string,
+  baseUrl: string | undefined,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<ModelProvider> {
   const { createProvider, ModelConfigError } = await import('../orchestrator/models/resolve.js');
   try {
     return await createProvider(spec, { env, cwd, ...(baseUrl ? { baseUrl } : {}) });
   } catch (error) {
     const { ScriptError } = await import('../orchestrator/models/scripted.js');
-    if (error instanceof ModelConfigError || error instanceof ScriptError) throw new HostInputError(/base.?url/i.test(error.message) ? 'baseUrl' : 'model', error.message);
+    if (error instanceof ModelConfigError || error instanceof ScriptError)
+      throw new HostInputError(/base.?url/i.test(error.message) ? 'baseUrl' : 'model', error.message);
     throw error;
   }
 }
@@ -37,7 +43,10 @@ async function createModel(spec: string, baseUrl: string | undefined, cwd: strin
  * Providers for agent definitions that name another model. The run's endpoint belongs to the run's own provider:
  * another provider keeps its default endpoint, so its key is never sent to the run's server.
  */
-export function providerFactory(input: Omit<ModelInput, 'model'>, runModel: string): (spec: string) => Promise<ModelProvider> {
+export function providerFactory(
+  input: Omit<ModelInput, 'model'>,
+  runModel: string,
+): (spec: string) => Promise<ModelProvider> {
   const runProvider = runModel.split(':', 1)[0];
   return (spec) => {
     const sameProvider = spec.split(':', 1)[0] === runProvider;

@@ -27,6 +27,9 @@ export async function queueUrlHoldsSecret(raw: string): Promise<boolean> {
 
 /** The worker of `murmur worker` and the repository it serves (loaded only by that command). */
 export async function loadQueueWorker() {
-  const [{ QueueWorker }, { repoRoot }] = await Promise.all([import('../swarm/queue/worker.js'), import('../swarm/git.js')]);
+  const [{ QueueWorker }, { repoRoot }] = await Promise.all([
+    import('../swarm/queue/worker.js'),
+    import('../swarm/git.js'),
+  ]);
   return { QueueWorker, repoRoot };
 }

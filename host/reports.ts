@@ -31,12 +31,21 @@ export interface SwarmReport {
 }
 
 export function runReport(outcome: RunOutcome): RunReport {
-  const report: RunReport = { status: outcome.status, result: outcome.result, usage: outcome.usage, agents: outcome.agents };
+  const report: RunReport = {
+    status: outcome.status,
+    result: outcome.result,
+    usage: outcome.usage,
+    agents: outcome.agents,
+  };
   if (outcome.reason !== undefined) report.reason = outcome.reason;
   if (outcome.sessionId !== undefined) report.sessionId = outcome.sessionId;
   return report;
 }
 
-export function swarmReport(results: readonly ItemResult[], status: SwarmReport['status'], sessionId: string | undefined): SwarmReport {
+export function swarmReport(
+  results: readonly ItemResult[],
+  status: SwarmReport['status'],
+  sessionId: string | undefined,
+): SwarmReport {
   return { ...reportJson(results), status, ...(sessionId ? { sessionId } : {}) };
 }

@@ -39,10 +39,20 @@ export function openResumable(cwd: string, env: Environment, id: string): Opened
   const read = readSavedState(session.dir);
   if (!read.ok) return { ok: false, error: read.error };
   const { state } = read;
-  const resumable: Resumable = { session, state, title: state.task ?? `session ${id}`, settings: state.settings ?? {}, model: state.model || undefined };
+  const resumable: Resumable = {
+    session,
+    state,
+    title: state.task ?? `session ${id}`,
+    settings: state.settings ?? {},
+    model: state.model || undefined,
+  };
   if (state.kind === 'swarm') {
     const swarm = state.swarm as SavedSwarm | undefined;
-    if (!swarm) return { ok: false, error: `session ${session.id} is a swarm session without saved swarm state; it cannot be resumed` };
+    if (!swarm)
+      return {
+        ok: false,
+        error: `session ${session.id} is a swarm session without saved swarm state; it cannot be resumed`,
+      };
     resumable.swarm = swarm;
     resumable.title = swarm.description;
     return { ok: true, resumable };
@@ -74,11 +84,16 @@ function noteInterruptedSubagents(engine: Engine, interrupted: readonly AgentRec
   const children = interrupted.filter((r) => r.parentId !== undefined);
   const main = engine.agentTree.get('main');
   if (!main || children.length === 0) return;
-  const list = children.map((r) => `${r.id} (${r.profile.name}${r.description ? `: ${r.description}` : ''})`).join(', ');
-  main.agent.enqueue({
-    role: 'user',
-    content: `<session-resumed>The process stopped and this session was resumed. These subagents were interrupted and can be continued with the agent tool's resume parameter: ${list}.</session-resumed>`,
-    synthetic: { kind: 'session-resumed' },
-  }, false);
+  const list = children
+    .map((r) => `${r.id} (${r.profile.name}${r.description ? `: ${r.description}` : ''})`)
+    .join(', ');
+  main.agent.enqueue(
+    {
+      role: 'user',
+      content: `<session-resumed>The process stopped and this session was resumed. These subagents were interrupted and can be continued with the agent tool's resume parameter: ${list}.</session-resumed>`,
+      synthetic: { kind: 'session-resumed' },
+    },
+    false,
+  );
   if (main.agent.status === 'completed') main.agent.interrupt();
 }

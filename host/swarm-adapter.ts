@@ -7,7 +7,11 @@ import { maxSwarmItems } from '../swarm/settings.js';
 import type { SwarmAdapter } from '../tools/adapters.js';
 import { prepareSwarm } from './swarm.js';
 
-export function swarmAdapterFor(engine: Engine, parent: AgentRecord, options: { env: NodeJS.ProcessEnv; maxConcurrency?: number }): SwarmAdapter {
+export function swarmAdapterFor(
+  engine: Engine,
+  parent: AgentRecord,
+  options: { env: NodeJS.ProcessEnv; maxConcurrency?: number },
+): SwarmAdapter {
   return {
     async run(request, signal, onProgress) {
       const limit = maxSwarmItems(options.env, engine.config);
@@ -15,7 +19,11 @@ export function swarmAdapterFor(engine: Engine, parent: AgentRecord, options: { 
       const prepared = await prepareSwarm(
         engine,
         parent,
-        { ...request, maxItems: limit.limit, ...(options.maxConcurrency !== undefined ? { maxConcurrency: options.maxConcurrency } : {}) },
+        {
+          ...request,
+          maxItems: limit.limit,
+          ...(options.maxConcurrency !== undefined ? { maxConcurrency: options.maxConcurrency } : {}),
+        },
         options.env,
       );
       if (!prepared.ok) return prepared;

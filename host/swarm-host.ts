@@ -83,7 +83,8 @@ export function swarmHostFor(engine: Engine, options: SwarmHostOptions = {}): Sw
       });
       return spawned.ok ? agentView(spawned.record) : spawned.error;
     },
-    run: async (agentId, prompt, signal, timeoutMs) => runUntilSettled(agentTree, engine.tasks, recordOf(agentId), prompt, signal, timeoutMs),
+    run: async (agentId, prompt, signal, timeoutMs) =>
+      runUntilSettled(agentTree, engine.tasks, recordOf(agentId), prompt, signal, timeoutMs),
     acceptHandoff(agentId) {
       agentTree.get(agentId)?.agent.acceptHandoff();
     },

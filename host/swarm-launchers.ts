@@ -35,15 +35,28 @@ async function localLauncher(host: SwarmHost, plan: SwarmPlan): Promise<ItemLaun
  * The queue launcher: items go to `murmur worker`s as jobs that start at the workspace's commit. `saved` is the
  * queue of a resumed swarm (its name and base commit stay).
  */
-async function queueLauncher(engine: Engine, host: SwarmHost, plan: SwarmPlan, target: QueueTarget, saved?: SavedQueue): Promise<{ launcher: ItemLauncher; queue: SavedQueue } | string> {
+async function queueLauncher(
+  engine: Engine,
+  host: SwarmHost,
+  plan: SwarmPlan,
+  target: QueueTarget,
+  saved?: SavedQueue,
+): Promise<{ launcher: ItemLauncher; queue: SavedQueue } | string> {
   const root = await repoRoot(host.cwd);
-  if (!root) return `--queue needs a git repository (workers start each item at its commit), and ${host.cwd} is not inside one`;
+  if (!root)
+    return `--queue needs a git repository (workers start each item at its commit), and ${host.cwd} is not inside one`;
   let queue = saved;
   if (!queue) {
     const head = await git(root, ['rev-parse', '--verify', 'HEAD']);
-    if (!head.ok) return `--queue needs a commit for the workers to start from, and the repository at ${root} has none yet`;
+    if (!head.ok)
+      return `--queue needs a commit for the workers to start from, and the repository at ${root} has none yet`;
     const subdir = relative(realpathSync(root), realpathSync(host.cwd));
-    queue = { name: queueName(host.runId, plan.swarmId), base: head.stdout.trim(), subdir: subdir.startsWith('..') ? '' : subdir, model: engine.options.provider.name };
+    queue = {
+      name: queueName(host.runId, plan.swarmId),
+      base: head.stdout.trim(),
+      subdir: subdir.startsWith('..') ? '' : subdir,
+      model: engine.options.provider.name,
+    };
     // Saved only without a secret (in the authority or the query): a resume then needs --queue or MURMUR_QUEUE again.
     if (!holdsSecret(target.url)) queue.url = target.url;
   }

@@ -4,7 +4,15 @@
 // session's status. The command line, the MCP server, the library and the agent_swarm tool all start swarms here.
 import type { Engine } from '../orchestrator/engine.js';
 import type { AgentRecord } from '../orchestrator/agent-tree.js';
-import { allCompleted, planRestore, planSwarm, swarmRun, type LaunchRequest, type Planned, type Prepared } from '../swarm/launch.js';
+import {
+  allCompleted,
+  planRestore,
+  planSwarm,
+  swarmRun,
+  type LaunchRequest,
+  type Planned,
+  type Prepared,
+} from '../swarm/launch.js';
 import type { QueueTarget } from '../swarm/queue/url.js';
 import type { ItemResult } from '../swarm/report.js';
 import type { SwarmRun } from '../swarm/runner.js';
@@ -22,33 +30,65 @@ export interface SwarmLaunch extends LaunchRequest {
   queue?: QueueTarget;
 }
 
-async function runOn(engine: Engine, host: SwarmHost, planned: Planned, target: QueueTarget | undefined, saved?: SavedQueue): Promise<Prepared> {
+async function runOn(
+  engine: Engine,
+  host: SwarmHost,
+  planned: Planned,
+  target: QueueTarget | undefined,
+  saved?: SavedQueue,
+): Promise<Prepared> {
   if (!planned.ok) return planned;
   const launched = await launcherFor(engine, host, planned.plan, target, saved);
   if (typeof launched === 'string') return { ok: false, error: launched };
-  return { ok: true, run: swarmRun(host, planned.plan, launched.launcher, launched.queue ? { queue: launched.queue } : undefined) };
+  return {
+    ok: true,
+    run: swarmRun(host, planned.plan, launched.launcher, launched.queue ? { queue: launched.queue } : undefined),
+  };
 }
 
 /**
  * Checks a request and builds its run; nothing has started when this returns. A swarm under `parent` (agent_swarm)
  * is saved through its agents; one without a parent is the session's own, saved as its swarm.
  */
-export async function prepareSwarm(engine: Engine, parent: AgentRecord | undefined, request: SwarmLaunch, env: NodeJS.ProcessEnv): Promise<Prepared> {
+export async function prepareSwarm(
+  engine: Engine,
+  parent: AgentRecord | undefined,
+  request: SwarmLaunch,
+  env: NodeJS.ProcessEnv,
+): Promise<Prepared> {
   const host = swarmHostFor(engine, { saveAsSession: parent === undefined });
   const { queue, ...checked } = request;
   return runOn(engine, host, await planSwarm(host, parent?.id, checked, env, queue !== undefined), queue);
 }
 
 /** Rebuilds the run of a saved `murmur swarm` session: finished items keep their results. */
-export async function restoreSwarm(engine: Engine, saved: SavedSwarm, maxConcurrencyFlag: number | undefined, env: NodeJS.ProcessEnv, queue?: QueueTarget): Promise<Prepared> {
+export async function restoreSwarm(
+  engine: Engine,
+  saved: SavedSwarm,
+  maxConcurrencyFlag: number | undefined,
+  env: NodeJS.ProcessEnv,
+  queue?: QueueTarget,
+): Promise<Prepared> {
   if (saved.queue && !queue) {
-    return { ok: false, error: `swarm ${saved.swarmId} ran on a Redis queue whose URL holds a password (so it was not saved); give it again with --queue or MURMUR_QUEUE` };
+    return {
+      ok: false,
+      error: `swarm ${saved.swarmId} ran on a Redis queue whose URL holds a password (so it was not saved); give it again with --queue or MURMUR_QUEUE`,
+    };
   }
   const host = swarmHostFor(engine, { saveAsSession: true });
-  return runOn(engine, host, await planRestore(host, saved, maxConcurrencyFlag, env), saved.queue ? queue : undefined, saved.queue);
+  return runOn(
+    engine,
+    host,
+    await planRestore(host, saved, maxConcurrencyFlag, env),
+    saved.queue ? queue : undefined,
+    saved.queue,
+  );
 }
 
-export async function runSwarmOn(engine: Engine, run: SwarmRun): Promise<{ results: ItemResult[]; status: SwarmStatus }> {
+export async function runSwarmOn(
+  engine: Engine,
+  run: SwarmRun,
+): Promise<{ results: ItemResult[]; status: SwarmStatus }> {
   let started = false;
   try {
     engine.begin();

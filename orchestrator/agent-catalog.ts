@@ -47,7 +47,11 @@ export function turnFactsFor(agent: FactsAgent, inputs: FactsInputs): TurnFacts 
 
 /** How the sources are read for an agent: delegation needs the host's permission and room below the depth ceiling. */
 export function sourceOptionsFor(agent: FactsAgent, delegationAllowed: boolean, maxDepth: number): SourceOptions {
-  return { toolsEnabled: true, delegation: { hostAllows: delegationAllowed, ceilingAllows: agent.depth < maxDepth }, subtask: agent.depth > 0 };
+  return {
+    toolsEnabled: true,
+    delegation: { hostAllows: delegationAllowed, ceilingAllows: agent.depth < maxDepth },
+    subtask: agent.depth > 0,
+  };
 }
 
 /** Whether the agent may delegate at all (so agent and agent_swarm are worth making for it). */
@@ -123,6 +127,8 @@ export function catalogFor(input: CatalogInput): () => LoopTools | Promise<LoopT
   const sources = { local, mcp: () => mcpTools(record) };
   return () => {
     const candidates = collectCandidates(sources, options);
-    return candidates instanceof Promise ? candidates.then((listed) => finish(applyFilters(listed, facts))) : finish(applyFilters(candidates, facts));
+    return candidates instanceof Promise
+      ? candidates.then((listed) => finish(applyFilters(listed, facts)))
+      : finish(applyFilters(candidates, facts));
   };
 }

@@ -22,7 +22,12 @@ export interface AgentPipeline {
 }
 
 /** `hasRead`: the agent holds read, so the result budget may spill large results to a file it can read back. */
-export function pipelineFor(agent: GateAgent, ports: PipelinePorts, context: AgentToolContext, hasRead: boolean): AgentPipeline {
+export function pipelineFor(
+  agent: GateAgent,
+  ports: PipelinePorts,
+  context: AgentToolContext,
+  hasRead: boolean,
+): AgentPipeline {
   const extra = ports.extraVetoes?.(agent);
   const vetoes: BatchVeto[] = extra ? [batchVetoes, extra] : [batchVetoes];
   const hooks: BatchHooks = {

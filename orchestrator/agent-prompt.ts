@@ -19,7 +19,8 @@ export interface AgentPromptInputs {
 
 export function agentSystemPrompt(profile: AgentProfile, inputs: AgentPromptInputs): string {
   const facts: PromptFacts = { cwd: inputs.root, isSubtask: inputs.isSubtask };
-  if (inputs.held.has('agent') || inputs.held.has('agent_swarm')) facts.subagentTypes = allowedSubagentTypes(profile, inputs.definitions);
+  if (inputs.held.has('agent') || inputs.held.has('agent_swarm'))
+    facts.subagentTypes = allowedSubagentTypes(profile, inputs.definitions);
   if (inputs.held.has('skill') && inputs.skills) facts.skillsSection = skillsPromptSection(inputs.skills);
   return systemPromptFor(profile, facts);
 }

@@ -15,9 +15,25 @@ import { pipelineFor } from './agent-pipeline.js';
 import { agentSystemPrompt } from './agent-prompt.js';
 import type { EventBus } from './events.js';
 import type { ModelCapabilities } from './models/provider.js';
-import type { BatchVetoFor, Disclosure, McpOriginOf, McpToolsFor, PermissionGate, ResultBudgetFor, SwarmPortFor } from './runtime-ports.js';
+import type {
+  BatchVetoFor,
+  Disclosure,
+  McpOriginOf,
+  McpToolsFor,
+  PermissionGate,
+  ResultBudgetFor,
+  SwarmPortFor,
+} from './runtime-ports.js';
 import type { AgentConfigurer, AgentRecord, AgentTree, AgentTreeHooks } from './agent-tree.js';
-import { bridgeForAgent, shellLeaseFor, skillsForAgent, skillViewsOf, type EngineShellBridge, type SkillToolChoice, type SkillViews } from './shell-bridge.js';
+import {
+  bridgeForAgent,
+  shellLeaseFor,
+  skillsForAgent,
+  skillViewsOf,
+  type EngineShellBridge,
+  type SkillToolChoice,
+  type SkillViews,
+} from './shell-bridge.js';
 import { subagentAdapter } from './subagents.js';
 import type { TaskRegistry } from './tasks.js';
 import type { Effort, Message } from './types.js';
@@ -85,12 +101,20 @@ export function makeConfigurer(deps: RuntimeDeps): AgentConfigurer {
 
 /** The ports of an agent that may delegate: its own subagents and, with a swarm, its own swarms. */
 function agentPortsFor(record: AgentRecord, deps: RuntimeDeps, agentTree: AgentTree): AgentPorts {
-  const ports: AgentPorts = { subagents: subagentAdapter(record, { agentTree, tasks: deps.tasks, definitions: deps.definitions }) };
+  const ports: AgentPorts = {
+    subagents: subagentAdapter(record, { agentTree, tasks: deps.tasks, definitions: deps.definitions }),
+  };
   if (deps.swarmFor) ports.swarm = deps.swarmFor(record);
   return ports;
 }
 
-function configureAgent(record: AgentRecord, hooks: AgentTreeHooks, agentTree: AgentTree, deps: RuntimeDeps, shared: RunShared): AgentLoopConfig {
+function configureAgent(
+  record: AgentRecord,
+  hooks: AgentTreeHooks,
+  agentTree: AgentTree,
+  deps: RuntimeDeps,
+  shared: RunShared,
+): AgentLoopConfig {
   const facts = turnFactsFor(record, deps);
   const options = sourceOptionsFor(record, deps.features.delegation, agentTree.limits.maxDepth);
   // What the agent holds among the local tools decides the budget's spill gate, the bridge and the prompt.
@@ -100,13 +124,27 @@ function configureAgent(record: AgentRecord, hooks: AgentTreeHooks, agentTree: A
 
   // murmur-tools: a lease for the agent's bash, and its built-in skill only where the shell can reach something.
   const bridge = bridgeForAgent(deps.shellBridge, record.profile, held);
-  const skills = shared.skills ? skillsForAgent(shared.skills, facts, { bridge: bridge !== undefined, mcpConfigured: deps.mcpTools !== undefined, held }) : undefined;
+  const skills = shared.skills
+    ? skillsForAgent(shared.skills, facts, {
+        bridge: bridge !== undefined,
+        mcpConfigured: deps.mcpTools !== undefined,
+        held,
+      })
+    : undefined;
   if (skills?.tool.kind === 'none') held.delete('skill');
 
   const context = buildToolContext(record, shared.contextInputs);
   const pipeline = pipelineFor(record, deps, context, held.has('read'));
   // The lease comes last: calls from the agent's shell run in this context, through this pipeline.
-  if (bridge) context.shellBridge = shellLeaseFor(bridge, { record, facts, context, hooks: pipeline.hooks, deps: { bus: deps.bus, local, mcpTools: deps.mcpTools }, root: context.cwd });
+  if (bridge)
+    context.shellBridge = shellLeaseFor(bridge, {
+      record,
+      facts,
+      context,
+      hooks: pipeline.hooks,
+      deps: { bus: deps.bus, local, mcpTools: deps.mcpTools },
+      root: context.cwd,
+    });
 
   const toolsForTurn = catalogFor({
     record,
@@ -119,7 +157,13 @@ function configureAgent(record: AgentRecord, hooks: AgentTreeHooks, agentTree: A
     mcpTools: deps.mcpTools,
     disclose: deps.disclose,
   });
-  const system = agentSystemPrompt(record.profile, { root: context.cwd, isSubtask: record.depth > 0, held, definitions: deps.definitions, skills: skills?.catalog });
+  const system = agentSystemPrompt(record.profile, {
+    root: context.cwd,
+    isSubtask: record.depth > 0,
+    held,
+    definitions: deps.definitions,
+    skills: skills?.catalog,
+  });
   const onMessage = (message: Message): void => {
     if (message.role === 'user' && !message.synthetic) pipeline.onPrompt();
     hooks.onMessage(message);

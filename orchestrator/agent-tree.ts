@@ -9,7 +9,15 @@ import { Semaphore, gateProvider } from './model-gate.js';
 import type { ModelProvider, ModelRequest, ModelResult } from './models/provider.js';
 import { defaultRetryPolicy, withRetries, type RetryPolicy } from './models/retry.js';
 import type { AgentDirectory } from './agent-directory.js';
-import { addUsage, emptyUsage, totalTokens, type AgentStatus, type Message, type Usage, type UserMessage } from './types.js';
+import {
+  addUsage,
+  emptyUsage,
+  totalTokens,
+  type AgentStatus,
+  type Message,
+  type Usage,
+  type UserMessage,
+} from './types.js';
 
 export interface AgentTreeLimits {
   /** Levels of subagents allowed below main (main is depth 0). */
@@ -191,16 +199,32 @@ export class AgentTree {
     if (spec.parentId !== undefined && !parent) return { ok: false, error: `unknown parent agent "${spec.parentId}"` };
     const depth = parent ? parent.depth + 1 : spec.detached ? 1 : 0;
     if (depth > this.limits.maxDepth) {
-      const where = parent ? `${parent.id} is already ${parent.depth} level(s) below main` : 'this subagent would be 1 level below the run';
-      return { ok: false, error: `nesting limit reached: ${where}, and at most ${this.limits.maxDepth} level(s) of subagents are allowed; do the work yourself` };
+      const where = parent
+        ? `${parent.id} is already ${parent.depth} level(s) below main`
+        : 'this subagent would be 1 level below the run';
+      return {
+        ok: false,
+        error: `nesting limit reached: ${where}, and at most ${this.limits.maxDepth} level(s) of subagents are allowed; do the work yourself`,
+      };
     }
     const subagent = depth > 0;
     if (subagent && spec.id === undefined && this.spawned >= this.limits.maxAgents) {
-      return { ok: false, error: `spawn cap reached: this run has already started ${this.spawned} subagents (limit ${this.limits.maxAgents})` };
+      return {
+        ok: false,
+        error: `spawn cap reached: this run has already started ${this.spawned} subagents (limit ${this.limits.maxAgents})`,
+      };
     }
     const { runBudgetTokens } = this.limits;
-    if (subagent && spec.id === undefined && runBudgetTokens !== undefined && totalTokens(this.runUsage) >= runBudgetTokens) {
-      return { ok: false, error: `the run's token budget is spent (${totalTokens(this.runUsage)} of ${runBudgetTokens} tokens)` };
+    if (
+      subagent &&
+      spec.id === undefined &&
+      runBudgetTokens !== undefined &&
+      totalTokens(this.runUsage) >= runBudgetTokens
+    ) {
+      return {
+        ok: false,
+        error: `the run's token budget is spent (${totalTokens(this.runUsage)} of ${runBudgetTokens} tokens)`,
+      };
     }
     const id = spec.id ?? (subagent ? this.nextId() : 'main');
     if (this.records.has(id)) return { ok: false, error: `an agent with id "${id}" already exists` };
@@ -220,7 +244,13 @@ export class AgentTree {
     if (spec.swarmId !== undefined) identity.swarmId = spec.swarmId;
     if (spec.item !== undefined) identity.item = spec.item;
     if (spec.profile.model) identity.model = spec.profile.model;
-    record.agent = new Agent(identity, this.options.configure(record, hooks, this), this.options.bus, spec.messages ?? [], this.clock);
+    record.agent = new Agent(
+      identity,
+      this.options.configure(record, hooks, this),
+      this.options.bus,
+      spec.messages ?? [],
+      this.clock,
+    );
     addUsage(record.totalUsage, record.agent.state.usage);
     record.agent.onIdleMessage = () => this.wake(record);
     this.records.set(id, record);
@@ -244,7 +274,10 @@ export class AgentTree {
             model = resolved;
             return resolved.complete(request, signal);
           },
-          (error: Error): ModelResult => ({ ok: false, error: { kind: 'bad_request', message: error.message, retryable: false } }),
+          (error: Error): ModelResult => ({
+            ok: false,
+            error: { kind: 'bad_request', message: error.message, retryable: false },
+          }),
         );
       },
       budgetSpent: () => {
@@ -254,7 +287,12 @@ export class AgentTree {
       },
       onUsage: (usage) => {
         addUsage(this.runUsage, usage);
-        for (let r: AgentRecord | undefined = record; r; r = r.parentId !== undefined ? this.records.get(r.parentId) : undefined) addUsage(r.totalUsage, usage);
+        for (
+          let r: AgentRecord | undefined = record;
+          r;
+          r = r.parentId !== undefined ? this.records.get(r.parentId) : undefined
+        )
+          addUsage(r.totalUsage, usage);
       },
       onMessage: noop,
     };
@@ -264,7 +302,11 @@ export class AgentTree {
    * Runs an agent until it ends. A parent signal (the caller's tool call) aborts it; the agent's own timeout
    * (profile, else the global default) ends only it, with status `timeout`.
    */
-  async run(record: AgentRecord, prompt?: string | UserMessage, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<AgentRunResult> {
+  async run(
+    record: AgentRecord,
+    prompt?: string | UserMessage,
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<AgentRunResult> {
     const timeoutMs = options.timeoutMs ?? record.profile.timeoutMs ?? this.limits.agentTimeoutMs;
     this.running++;
     try {
@@ -350,7 +392,6 @@ export class AgentTree {
     }
     this.spawned = Math.max(this.spawned, spawned);
   }
-
 }
 
 function noop(): void {}

@@ -3,7 +3,16 @@ import { getEventListeners, setMaxListeners } from 'node:events';
 import { type Clock, systemClock } from './clock.js';
 import type { EventBus, EventInput } from './events.js';
 import { runAgentLoop, StopRequest, type LoopConfig, type LoopOutcome, type LoopSelf, type LoopState } from './loop.js';
-import { addUsage, emptyUsage, userText, type AgentStatus, type EndStatus, type Message, type Usage, type UserMessage } from './types.js';
+import {
+  addUsage,
+  emptyUsage,
+  userText,
+  type AgentStatus,
+  type EndStatus,
+  type Message,
+  type Usage,
+  type UserMessage,
+} from './types.js';
 
 /** Who the agent is: fixed when it is made. */
 export interface AgentIdentity {
@@ -20,7 +29,9 @@ export interface AgentIdentity {
 export type RestoredStatus = AgentStatus | 'idle';
 
 /** Everything the loop needs except the per-run state, which the Agent owns. */
-export type AgentLoopConfig = Omit<LoopConfig, 'agentId' | 'role' | 'drainInbox' | 'bus' | 'maxTurns'> & { maxTurns: number };
+export type AgentLoopConfig = Omit<LoopConfig, 'agentId' | 'role' | 'drainInbox' | 'bus' | 'maxTurns'> & {
+  maxTurns: number;
+};
 
 export interface AgentRunResult {
   status: EndStatus;
@@ -153,7 +164,8 @@ export class Agent {
   /** Runs until the model answers without tool calls, maxTurns, the budget, a failure or an abort. */
   run(prompt?: string | UserMessage, options: RunOptions = NO_OPTIONS): Promise<AgentRunResult> {
     if (this.running) return Promise.reject(new Error(`agent ${this.id} is already running`));
-    if (prompt !== undefined) this.inbox.unshift(typeof prompt === 'string' ? { role: 'user', content: prompt } : prompt);
+    if (prompt !== undefined)
+      this.inbox.unshift(typeof prompt === 'string' ? { role: 'user', content: prompt } : prompt);
     // execute() clears `running` itself as it settles (its own finally, not a `.finally()` chain: fewer
     // promises per run). Had it ended before its first await (an agent.start subscriber threw), it ended already.
     this.ended = false;
@@ -184,7 +196,10 @@ export class Agent {
       // Infinity means no timeout; timers cannot wait longer than 2^31-1 ms.
       const timer =
         timeoutMs !== undefined && Number.isFinite(timeoutMs)
-          ? clock.setTimeout(() => this.abort('timeout', `timed out after ${formatMs(timeoutMs)}`), Math.min(timeoutMs, 2_147_483_647))
+          ? clock.setTimeout(
+              () => this.abort('timeout', `timed out after ${formatMs(timeoutMs)}`),
+              Math.min(timeoutMs, 2_147_483_647),
+            )
           : undefined;
 
       const started = clock.now();
@@ -212,7 +227,10 @@ export class Agent {
         reusable = true;
       } catch (error) {
         // A bug, not a model or tool failure: report it as a failed agent instead of crashing the parent.
-        outcome = { status: 'failed', reason: `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}` };
+        outcome = {
+          status: 'failed',
+          reason: `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        };
       } finally {
         if (timer !== undefined) clock.clearTimeout(timer);
         if (onParentAbort) parentSignal?.removeEventListener('abort', onParentAbort);
@@ -225,7 +243,12 @@ export class Agent {
       const endedAt = (this.endTime = clock.now());
       if (bus.wants('agent.end')) {
         const now = this.state.usage;
-        const usage: Usage = { input: now.input - input, output: now.output - output, cacheRead: now.cacheRead - cacheRead, cacheWrite: now.cacheWrite - cacheWrite };
+        const usage: Usage = {
+          input: now.input - input,
+          output: now.output - output,
+          cacheRead: now.cacheRead - cacheRead,
+          cacheWrite: now.cacheWrite - cacheWrite,
+        };
         if (now.cost !== undefined) usage.cost = now.cost - (cost ?? 0);
         // The engine always listens to agent.end: built without spreads (see the constructor).
         const event: Extract<EventInput, { type: 'agent.end' }> = {
@@ -246,7 +269,12 @@ export class Agent {
         if (outcome.reason !== undefined) event.reason = outcome.reason;
         bus.emit(event);
       }
-      const result: AgentRunResult = { status: outcome.status, text: this.state.lastText, usage: this.state.usage, outcome };
+      const result: AgentRunResult = {
+        status: outcome.status,
+        text: this.state.lastText,
+        usage: this.state.usage,
+        outcome,
+      };
       if (outcome.reason !== undefined) result.reason = outcome.reason;
       return result;
     } finally {

@@ -8,7 +8,10 @@ import { durationToMs } from '../roles/duration.js';
 import type { Environment } from './environment.js';
 
 // A positive number of seconds, or text such as "90s" with at least one non-zero digit (so "0s" is refused).
-const Duration = Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.String({ pattern: '^\\s*(?=[\\d.]*[1-9])\\d+(\\.\\d+)?\\s*(ms|s|m|h)?\\s*$' })]);
+const Duration = Type.Union([
+  Type.Number({ exclusiveMinimum: 0 }),
+  Type.String({ pattern: '^\\s*(?=[\\d.]*[1-9])\\d+(\\.\\d+)?\\s*(ms|s|m|h)?\\s*$' }),
+]);
 const PositiveInt = Type.Integer({ minimum: 1 });
 const Strings = Type.Array(Type.String());
 
@@ -34,9 +37,18 @@ const ConfigSchema = Type.Object(
       ),
     ),
     retry: Type.Optional(
-      Type.Object({ maxAttempts: Type.Optional(PositiveInt), baseDelay: Type.Optional(Duration), maxDelay: Type.Optional(Duration) }, { additionalProperties: false }),
+      Type.Object(
+        {
+          maxAttempts: Type.Optional(PositiveInt),
+          baseDelay: Type.Optional(Duration),
+          maxDelay: Type.Optional(Duration),
+        },
+        { additionalProperties: false },
+      ),
     ),
-    subagent: Type.Optional(Type.Object({ maxSwarmItems: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false })),
+    subagent: Type.Optional(
+      Type.Object({ maxSwarmItems: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false }),
+    ),
     swarm: Type.Optional(
       Type.Object(
         {
@@ -53,13 +65,19 @@ const ConfigSchema = Type.Object(
       ),
     ),
     workspace: Type.Optional(
-      Type.Object({ extraRoots: Type.Optional(Strings), allowSensitive: Type.Optional(Strings) }, { additionalProperties: false }),
+      Type.Object(
+        { extraRoots: Type.Optional(Strings), allowSensitive: Type.Optional(Strings) },
+        { additionalProperties: false },
+      ),
     ),
     shell: Type.Optional(Type.Object({ secretEnvPatterns: Type.Optional(Strings) }, { additionalProperties: false })),
     /** `shellBridge = false` turns murmur-tools off everywhere. */
     tools: Type.Optional(Type.Object({ shellBridge: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
     budget: Type.Optional(
-      Type.Object({ maxResultChars: Type.Optional(PositiveInt), spillChars: Type.Optional(PositiveInt) }, { additionalProperties: false }),
+      Type.Object(
+        { maxResultChars: Type.Optional(PositiveInt), spillChars: Type.Optional(PositiveInt) },
+        { additionalProperties: false },
+      ),
     ),
     web: Type.Optional(
       Type.Object(
@@ -73,7 +91,10 @@ const ConfigSchema = Type.Object(
       ),
     ),
     features: Type.Optional(
-      Type.Object({ delegation: Type.Optional(Type.Boolean()), webSearch: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+      Type.Object(
+        { delegation: Type.Optional(Type.Boolean()), webSearch: Type.Optional(Type.Boolean()) },
+        { additionalProperties: false },
+      ),
     ),
     permissions: Type.Optional(
       Type.Object(
@@ -158,13 +179,19 @@ export async function loadConfig(workspace: string): Promise<{ config: MurmurCon
  * A positive-integer environment variable. `undefined` when unset; a set but invalid value is reported
  * through `invalid` (callers decide whether that is fatal or a warning).
  */
-export function positiveIntFromEnv(env: Environment, name: string, options: { allowZero?: boolean } = {}): { value?: number; invalid?: string } {
+export function positiveIntFromEnv(
+  env: Environment,
+  name: string,
+  options: { allowZero?: boolean } = {},
+): { value?: number; invalid?: string } {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return {};
   const n = Number(raw.trim());
   const min = options.allowZero ? 0 : 1;
   if (!Number.isInteger(n) || n < min) {
-    return { invalid: `${name}=${JSON.stringify(raw)} is not ${options.allowZero ? 'a whole number >= 0' : 'a positive whole number'}` };
+    return {
+      invalid: `${name}=${JSON.stringify(raw)} is not ${options.allowZero ? 'a whole number >= 0' : 'a positive whole number'}`,
+    };
   }
   return { value: n };
 }

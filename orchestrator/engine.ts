@@ -7,7 +7,12 @@ import type { SwarmAdapter } from '../tools/adapters.js';
 import type { InteractionAdapters } from '../tools/adapters-interaction.js';
 import type { AgentSwarmToolFactory } from '../tools/agents/agent-swarm.js';
 import { buildToolRegistry, type RegistryDeps } from '../tools/registry.js';
-import { loadAgentDefinitions, describeProblem, profileOrProblem, type DefinitionProblem } from '../roles/definitions.js';
+import {
+  loadAgentDefinitions,
+  describeProblem,
+  profileOrProblem,
+  type DefinitionProblem,
+} from '../roles/definitions.js';
 import { builtinProfile, resolveProfile, type AgentProfile } from '../roles/profile.js';
 import type { FrontEnd } from '../roles/filters.js';
 import type { AgentRunResult } from './agent.js';
@@ -36,7 +41,6 @@ import { SAVED_STATE_VERSION, type RunSettings, type SessionState } from './save
 
 export type { AgentSummary } from './types.js';
 export type { RunSettings, SessionState } from './saved-state.js';
-
 
 /** The tools MURMUR_DISABLE_CRON=1 removes. */
 export const CRON_TOOL_NAMES = ['set_timer', 'create_scheduled_task'] as const;
@@ -76,7 +80,6 @@ export interface EngineOptions {
   /** Where the run's agents are registered as they spawn; the host makes it first when its permission setup looks agents up. */
   directory?: AgentDirectory;
 }
-
 
 export interface RunOutcome {
   status: AgentStatus | 'idle';
@@ -142,7 +145,10 @@ export class Engine {
     this.bus = options.bus ?? new EventBus(() => this.clock.now());
     this.createdAt = this.clock.now();
     const env = options.env ?? process.env;
-    this.session = options.session === false ? undefined : (options.session ?? SessionStore.create(stateHome(this.cwd, env), undefined, this.clock));
+    this.session =
+      options.session === false
+        ? undefined
+        : (options.session ?? SessionStore.create(stateHome(this.cwd, env), undefined, this.clock));
     this.runId = this.session?.id ?? newSessionId(this.clock.now());
     if (this.session) {
       const session = this.session;
@@ -154,7 +160,11 @@ export class Engine {
     else {
       const loaded = loadAgentDefinitions({ workspace: this.cwd, ...(env.HOME ? { userHome: env.HOME } : {}) });
       for (const problem of loaded.problems) {
-        this.bus.emit({ type: 'log', level: 'warn', message: `agent definition ${problem.warning ? 'loaded with a warning' : 'skipped'}: ${describeProblem(problem)}` });
+        this.bus.emit({
+          type: 'log',
+          level: 'warn',
+          message: `agent definition ${problem.warning ? 'loaded with a warning' : 'skipped'}: ${describeProblem(problem)}`,
+        });
       }
       this.definitions = loaded.profiles;
       this.definitionProblems = loaded.problems;
@@ -177,10 +187,15 @@ export class Engine {
       if (event.status === 'aborted' || event.status === 'timeout') this.timers.cancel(event.agentId);
     });
 
-    const features = { delegation: this.config.features?.delegation ?? true, webSearch: this.config.features?.webSearch ?? true };
+    const features = {
+      delegation: this.config.features?.delegation ?? true,
+      webSearch: this.config.features?.webSearch ?? true,
+    };
     // MURMUR_DISABLE_CRON=1: neither timers nor scheduled tasks in any agent's catalog.
     const withoutTools = env.MURMUR_DISABLE_CRON === '1' ? CRON_TOOL_NAMES : [];
-    const tools = buildToolRegistry(toolPortsFrom(options, { tasks: this.tasks, timers: this.timers, bus: this.bus }, withoutTools));
+    const tools = buildToolRegistry(
+      toolPortsFrom(options, { tasks: this.tasks, timers: this.timers, bus: this.bus }, withoutTools),
+    );
     const retry = {
       maxAttempts: this.config.retry?.maxAttempts ?? defaultRetryPolicy.maxAttempts,
       baseDelayMs: durationMs(this.config.retry?.baseDelay, defaultRetryPolicy.baseDelayMs),
@@ -215,7 +230,10 @@ export class Engine {
     if (this.config.tools?.shellBridge !== false && options.shellBridge !== false) {
       // The lease server (a socket in a private folder) starts with the first bash an agent runs.
       const leases = () => import('../tools/bridge/lease-server.js');
-      const leaseServer = { acquire: () => leases().then((m) => m.acquireLeaseServer()), release: () => leases().then((m) => m.releaseLeaseServer()) };
+      const leaseServer = {
+        acquire: () => leases().then((m) => m.acquireLeaseServer()),
+        release: () => leases().then((m) => m.releaseLeaseServer()),
+      };
       const tasks = this.tasks;
       this.shellBridge = new EngineShellBridge(this.bus, leaseServer, { hasTasks: (id) => tasks.activeCount(id) > 0 });
       runtime.shellBridge = this.shellBridge;
@@ -261,7 +279,8 @@ export class Engine {
     const main = this.agentTree.get('main');
     if (!main) throw new Error('this session has no main agent to continue');
     this.begin();
-    if (main.agent.status !== 'completed') await this.agentTree.run(main, undefined, { timeoutMs: Number.POSITIVE_INFINITY });
+    if (main.agent.status !== 'completed')
+      await this.agentTree.run(main, undefined, { timeoutMs: Number.POSITIVE_INFINITY });
     await this.settle();
     return this.finish(main);
   }
@@ -276,7 +295,12 @@ export class Engine {
     }
     this.status = status === 'running' ? 'interrupted' : status;
     this.saveState();
-    const outcome: RunOutcome = { status, result: main.agent.state.lastText, usage: { ...this.agentTree.runUsage }, agents: this.summaries() };
+    const outcome: RunOutcome = {
+      status,
+      result: main.agent.state.lastText,
+      usage: { ...this.agentTree.runUsage },
+      agents: this.summaries(),
+    };
     if (reason !== undefined) outcome.reason = reason;
     if (this.session) outcome.sessionId = this.session.id;
     return outcome;
@@ -316,7 +340,8 @@ export class Engine {
 
   /** Aborts every agent and background task; finished work is kept. */
   abort(): void {
-    if (!this.stopController.signal.aborted) this.abortedWhileBusy = this.agentTree.busyCount > 0 || this.tasks.activeCount() > 0 || this.timers.count() > 0;
+    if (!this.stopController.signal.aborted)
+      this.abortedWhileBusy = this.agentTree.busyCount > 0 || this.tasks.activeCount() > 0 || this.timers.count() > 0;
     this.stopController.abort();
     this.agentTree.abortAll();
     this.tasks.stopAll('the run was aborted');
@@ -382,21 +407,35 @@ export class Engine {
     const loaded = new Map(state.agents.map((a) => [a.id, this.session!.readTranscript(a.id)]));
     const transcripts = new Map([...loaded].map(([id, t]) => [id, t.messages]));
     for (const saved of byDepth) {
-      const profile = resolveProfile(saved.profile, this.definitions) ?? (saved.profile === 'main' ? builtinProfile('main') : undefined);
+      const profile =
+        resolveProfile(saved.profile, this.definitions) ??
+        (saved.profile === 'main' ? builtinProfile('main') : undefined);
       if (!profile) {
-        this.bus.emit({ type: 'log', level: 'warn', message: `resume: agent ${saved.id} used "${saved.profile}", which is no longer defined; it is skipped` });
+        this.bus.emit({
+          type: 'log',
+          level: 'warn',
+          message: `resume: agent ${saved.id} used "${saved.profile}", which is no longer defined; it is skipped`,
+        });
         skipped.add(saved.id);
         continue;
       }
       if (saved.parentId !== undefined && skipped.has(saved.parentId)) {
-        this.bus.emit({ type: 'log', level: 'warn', message: `resume: agent ${saved.id} is skipped with its parent ${saved.parentId}` });
+        this.bus.emit({
+          type: 'log',
+          level: 'warn',
+          message: `resume: agent ${saved.id} is skipped with its parent ${saved.parentId}`,
+        });
         skipped.add(saved.id);
         continue;
       }
       const transcript = loaded.get(saved.id)!;
-      const messages = repairTranscript(transcript.messages, finishedSubagentResults(saved.id, state.agents, transcripts));
+      const messages = repairTranscript(
+        transcript.messages,
+        finishedSubagentResults(saved.id, state.agents, transcripts),
+      );
       // Keep the file equal to the conversation the agent continues from (cut line dropped, results filled in).
-      if (transcript.damaged || messages.length !== transcript.messages.length) this.session.replaceTranscript(saved.id, messages);
+      if (transcript.damaged || messages.length !== transcript.messages.length)
+        this.session.replaceTranscript(saved.id, messages);
       const spec: Parameters<AgentTree['spawn']>[0] = { profile, id: saved.id, messages };
       if (saved.parentId !== undefined) spec.parentId = saved.parentId;
       else if (saved.depth > 0) spec.detached = true;
@@ -412,7 +451,10 @@ export class Engine {
       if (agent.status === 'interrupted') interrupted.push(spawned.record);
     }
     // Ids continue after the old ones, and the subagents already started count against the spawn cap.
-    this.agentTree.seedIds(state.agents.map((a) => a.id), state.agents.filter((a) => a.depth > 0).length);
+    this.agentTree.seedIds(
+      state.agents.map((a) => a.id),
+      state.agents.filter((a) => a.depth > 0).length,
+    );
     this.tasks.seed(state.tasks);
     return { interrupted };
   }
@@ -434,7 +476,13 @@ export class Engine {
 export function hiddenByDenyRules(config: MurmurConfig): string[] {
   const rules = parseRuleLists(config.permissions).deny;
   return rules
-    .filter((rule) => rule.tool === 'read' && rule.argumentKind === 'path' && rule.argument !== undefined && !rule.argument.startsWith('/'))
+    .filter(
+      (rule) =>
+        rule.tool === 'read' &&
+        rule.argumentKind === 'path' &&
+        rule.argument !== undefined &&
+        !rule.argument.startsWith('/'),
+    )
     .map((rule) => (rule.argument!.startsWith('./') ? `/${rule.argument!.replace(/^(\.\/)+/, '')}` : rule.argument!));
 }
 

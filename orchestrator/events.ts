@@ -11,9 +11,18 @@ interface Base {
 }
 
 /** A command (`murmur run`, `murmur swarm`, an MCP request) began: what it was asked and on which model. */
-export interface RunStartEvent extends Base { type: 'run.start'; mode: 'run' | 'swarm'; task: string; model: string }
+export interface RunStartEvent extends Base {
+  type: 'run.start';
+  mode: 'run' | 'swarm';
+  task: string;
+  model: string;
+}
 /** The command finished: its final status and the whole run's usage. */
-export interface RunEndEvent extends Base { type: 'run.end'; status: string; usage: Usage }
+export interface RunEndEvent extends Base {
+  type: 'run.end';
+  status: string;
+  usage: Usage;
+}
 /** An agent's run began (a new agent, or one resumed with `resumed: true`). */
 export interface AgentStartEvent extends Base {
   type: 'agent.start';
@@ -44,7 +53,11 @@ export interface AgentEndEvent extends Base {
   item?: string;
 }
 /** A model call is about to be made; `turn` counts the agent's turns across resumes, from 1. */
-export interface TurnStartEvent extends Base { type: 'turn.start'; agentId: string; turn: number }
+export interface TurnStartEvent extends Base {
+  type: 'turn.start';
+  agentId: string;
+  turn: number;
+}
 /** The model answered (with `usage` and how many tool calls it asked for), or failed (`error`). */
 export interface TurnEndEvent extends Base {
   type: 'turn.end';
@@ -59,9 +72,22 @@ export interface TurnEndEvent extends Base {
  * A tool call began; `args` is the raw JSON the model sent, cut at 200 characters. `via: 'shell'`: the call came
  * through murmur-tools from the agent's bash, not from its catalog.
  */
-export interface ToolStartEvent extends Base { type: 'tool.start'; agentId: string; tool: string; callId: string; args: string; via?: 'shell' }
+export interface ToolStartEvent extends Base {
+  type: 'tool.start';
+  agentId: string;
+  tool: string;
+  callId: string;
+  args: string;
+  via?: 'shell';
+}
 /** A running tool streamed partial output (a command's output so far). */
-export interface ToolUpdateEvent extends Base { type: 'tool.update'; agentId: string; tool: string; callId: string; text: string }
+export interface ToolUpdateEvent extends Base {
+  type: 'tool.update';
+  agentId: string;
+  tool: string;
+  callId: string;
+  text: string;
+}
 /** A tool call ended, after its result passed the budget gates; `isError` as the model sees it. */
 export interface ToolEndEvent extends Base {
   type: 'tool.end';
@@ -78,14 +104,29 @@ export interface ToolEndEvent extends Base {
  * Streamed text as it arrives; `thinking: true` for reasoning/thinking text that is not part of the answer. Kept
  * out of `--events` (the whole message follows as a `message` event and in the transcript).
  */
-export interface MessageDeltaEvent extends Base { type: 'message.delta'; agentId: string; text: string; thinking?: boolean }
+export interface MessageDeltaEvent extends Base {
+  type: 'message.delta';
+  agentId: string;
+  text: string;
+  thinking?: boolean;
+}
 /**
  * A message joined an agent's conversation (user, assistant or tool result), in conversation order. The
  * transcript writer keeps it on disk; the dashboard shows it. Kept out of `--events` (the transcripts hold it).
  */
-export interface MessageEvent extends Base { type: 'message'; agentId: string; role: Message['role']; message: Message }
+export interface MessageEvent extends Base {
+  type: 'message';
+  agentId: string;
+  role: Message['role'];
+  message: Message;
+}
 /** A message the engine injected joined the conversation: a background task finished, a timer fired. */
-export interface MessageSyntheticEvent extends Base { type: 'message.synthetic'; agentId: string; kind: string; taskId?: string }
+export interface MessageSyntheticEvent extends Base {
+  type: 'message.synthetic';
+  agentId: string;
+  kind: string;
+  taskId?: string;
+}
 /** A model call failed in a way worth retrying (see ModelErrorKind); it is retried after `delayMs`. */
 export interface ModelRetryEvent extends Base {
   type: 'model.retry';
@@ -107,7 +148,8 @@ export interface SwarmStartEvent extends Base {
   items: string[];
   maxConcurrency?: number;
 }
-export type SwarmItemState = 'queued' | 'launched' | 'rate_limited' | 'completed' | 'failed' | 'aborted' | 'conflict' | 'verifying';
+export type SwarmItemState =
+  'queued' | 'launched' | 'rate_limited' | 'completed' | 'failed' | 'aborted' | 'conflict' | 'verifying';
 /** One swarm item changed state (queued, launched, held back by a rate limit, verified, finished…). */
 export interface SwarmItemEvent extends Base {
   type: 'swarm.item';
@@ -130,9 +172,20 @@ export interface SwarmItemEvent extends Base {
   model?: string;
 }
 /** The controller's capacity changed (ramp, rate-limit hold, recovery). */
-export interface SwarmCapacityEvent extends Base { type: 'swarm.capacity'; swarmId: string; capacity: number; running: number; limited: boolean }
+export interface SwarmCapacityEvent extends Base {
+  type: 'swarm.capacity';
+  swarmId: string;
+  capacity: number;
+  running: number;
+  limited: boolean;
+}
 /** A swarm finished: items per final state, and how long it took. */
-export interface SwarmEndEvent extends Base { type: 'swarm.end'; swarmId: string; counts: Record<string, number>; durationMs: number }
+export interface SwarmEndEvent extends Base {
+  type: 'swarm.end';
+  swarmId: string;
+  counts: Record<string, number>;
+  durationMs: number;
+}
 /** A background task (a command, a subagent, a question) started (`task.start`) or ended (`task.end`, with its status). */
 export interface TaskEvent extends Base {
   type: 'task.start' | 'task.end';
@@ -149,7 +202,12 @@ export interface TodoEvent extends Base {
   todos: { title: string; status: 'pending' | 'in_progress' | 'done' }[];
 }
 /** Something a person should know that is no step of an agent: a skipped definition, an MCP problem, a resume note. */
-export interface LogEvent extends Base { type: 'log'; level: 'info' | 'warn' | 'error'; message: string; agentId?: string }
+export interface LogEvent extends Base {
+  type: 'log';
+  level: 'info' | 'warn' | 'error';
+  message: string;
+  agentId?: string;
+}
 
 export type MurmurEvent =
   | RunStartEvent
@@ -210,7 +268,11 @@ void everyTypeListed;
 export const NOT_IN_EVENT_LOG: ReadonlySet<EventType> = new Set<EventType>(['message', 'message.delta']);
 export type EventOf<T extends EventType> = Extract<MurmurEvent, { type: T }>;
 /** An event as emitted: the bus stamps `ts` when it is missing. */
-export type EventInput = MurmurEvent extends infer E ? (E extends MurmurEvent ? Omit<E, 'ts'> & { ts?: number } : never) : never;
+export type EventInput = MurmurEvent extends infer E
+  ? E extends MurmurEvent
+    ? Omit<E, 'ts'> & { ts?: number }
+    : never
+  : never;
 
 type Listener = (event: MurmurEvent) => void;
 

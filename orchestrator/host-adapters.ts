@@ -16,10 +16,17 @@ export async function interactionAdapters(options: {
 }): Promise<InteractionAdapters> {
   const { config, bus } = options;
   // Built-in skills too (murmur-tools); the engine lists each only to agents it is of use to.
-  const skills = await loadSkills({ workspaceRoot: options.cwd, ...(options.env.HOME ? { homeDir: options.env.HOME } : {}), builtin: true });
-  for (const line of formatSkillProblems(skills.problems)) bus.emit({ type: 'log', level: 'warn', message: `skill skipped: ${line}` });
+  const skills = await loadSkills({
+    workspaceRoot: options.cwd,
+    ...(options.env.HOME ? { homeDir: options.env.HOME } : {}),
+    builtin: true,
+  });
+  for (const line of formatSkillProblems(skills.problems))
+    bus.emit({ type: 'log', level: 'warn', message: `skill skipped: ${line}` });
   const adapters: InteractionAdapters = {
-    todos: createMemoryTodoStore((agentId, todos) => bus.emit({ type: 'todo.update', agentId, todos: todos.map((t) => ({ title: t.title, status: t.status })) })),
+    todos: createMemoryTodoStore((agentId, todos) =>
+      bus.emit({ type: 'todo.update', agentId, todos: todos.map((t) => ({ title: t.title, status: t.status })) }),
+    ),
     skills: createSkillCatalog(skills.skills),
     web: {
       allowPrivateAddresses: config.web?.allowPrivateAddresses ?? false,

@@ -5,8 +5,26 @@ import type { RuntimeTool, ToolResult } from '../tools/contract.js';
 import { systemClock } from './clock.js';
 import type { EventBus, EventInput } from './events.js';
 import type { ModelError, ModelRequest, ModelResult } from './models/provider.js';
-import { executeToolBatch, type AgentToolContext, type BatchHooks, type BatchObserver, type BatchOptions, type CallEnd, type CallUpdate } from './tool-batch.js';
-import { addUsage, type AssistantMessage, type Effort, type EndStatus, type Message, type ToolCall, type ToolSchema, type Usage, type UserMessage } from './types.js';
+import {
+  executeToolBatch,
+  type AgentToolContext,
+  type BatchHooks,
+  type BatchObserver,
+  type BatchOptions,
+  type CallEnd,
+  type CallUpdate,
+} from './tool-batch.js';
+import {
+  addUsage,
+  type AssistantMessage,
+  type Effort,
+  type EndStatus,
+  type Message,
+  type ToolCall,
+  type ToolSchema,
+  type Usage,
+  type UserMessage,
+} from './types.js';
 
 /** Why an agent was stopped from outside (set as the abort signal's reason). */
 export class StopRequest extends Error {
@@ -84,7 +102,14 @@ function preview(text: string, max = 200): string {
 const EMPTY_ARRIVALS: UserMessage[] = [];
 
 function emitToolEnd(bus: EventBus, agentId: string, call: ToolCall, result: ToolResult, durationMs: number): void {
-  const event: Extract<EventInput, { type: 'tool.end' }> = { type: 'tool.end', agentId, tool: call.name, callId: call.id, isError: result.isError === true, durationMs };
+  const event: Extract<EventInput, { type: 'tool.end' }> = {
+    type: 'tool.end',
+    agentId,
+    tool: call.name,
+    callId: call.id,
+    isError: result.isError === true,
+    durationMs,
+  };
   if (result.isError) {
     const first = result.content[0];
     if (first?.type === 'text') event.error = preview(first.text);
@@ -113,18 +138,28 @@ class LoopRun implements BatchObserver {
     private readonly signal: AbortSignal,
   ) {
     const { bus, agentId } = self;
-    this.update = bus.wants('tool.update') ? (call, text) => bus.emit({ type: 'tool.update', agentId, tool: call.name, callId: call.id, text }) : undefined;
-    this.end = bus.wants('tool.end') ? (call, result, durationMs) => emitToolEnd(bus, agentId, call, result, durationMs) : undefined;
+    this.update = bus.wants('tool.update')
+      ? (call, text) => bus.emit({ type: 'tool.update', agentId, tool: call.name, callId: call.id, text })
+      : undefined;
+    this.end = bus.wants('tool.end')
+      ? (call, result, durationMs) => emitToolEnd(bus, agentId, call, result, durationMs)
+      : undefined;
     const streamed = bus.wants('message.delta');
     this.onTextDelta = streamed ? (text) => bus.emit({ type: 'message.delta', agentId, text }) : undefined;
-    this.onThinkingDelta = streamed ? (text) => bus.emit({ type: 'message.delta', agentId, text, thinking: true }) : undefined;
-    this.onWarning = config.effort && bus.wants('log') ? (message) => bus.emit({ type: 'log', level: 'warn', agentId, message }) : undefined;
+    this.onThinkingDelta = streamed
+      ? (text) => bus.emit({ type: 'message.delta', agentId, text, thinking: true })
+      : undefined;
+    this.onWarning =
+      config.effort && bus.wants('log')
+        ? (message) => bus.emit({ type: 'log', level: 'warn', agentId, message })
+        : undefined;
   }
 
   start(call: ToolCall): void {
     this.state.toolCalls++;
     const { bus, agentId } = this.self;
-    if (bus.wants('tool.start')) bus.emit({ type: 'tool.start', agentId, tool: call.name, callId: call.id, args: preview(call.arguments) });
+    if (bus.wants('tool.start'))
+      bus.emit({ type: 'tool.start', agentId, tool: call.name, callId: call.id, args: preview(call.arguments) });
   }
 
   private append(message: Message): void {
@@ -140,7 +175,9 @@ class LoopRun implements BatchObserver {
       this.append(message);
       if (message.synthetic && bus.wants('message.synthetic')) {
         const { kind, taskId } = message.synthetic;
-        bus.emit(taskId ? { type: 'message.synthetic', agentId, kind, taskId } : { type: 'message.synthetic', agentId, kind });
+        bus.emit(
+          taskId ? { type: 'message.synthetic', agentId, kind, taskId } : { type: 'message.synthetic', agentId, kind },
+        );
       }
     }
   }
@@ -150,7 +187,13 @@ class LoopRun implements BatchObserver {
     const { bus, agentId } = self;
     const agent = { id: agentId, role: self.role };
     // Built once per run; only the turn's tools change between batches.
-    const batchOptions: BatchOptions = { tools: EMPTY_TOOLS, context: config.context, signal, observer: this, now: self.now ?? systemClock.now };
+    const batchOptions: BatchOptions = {
+      tools: EMPTY_TOOLS,
+      context: config.context,
+      signal,
+      observer: this,
+      now: self.now ?? systemClock.now,
+    };
     if (config.hooks) batchOptions.hooks = config.hooks;
 
     let arrived = EMPTY_ARRIVALS;
@@ -158,7 +201,8 @@ class LoopRun implements BatchObserver {
       this.admit(arrived.length > 0 ? arrived : self.drainInbox());
       arrived = EMPTY_ARRIVALS;
       if (signal.aborted) return stopOutcome(signal);
-      if (turnInRun >= config.maxTurns) return { status: 'failed', reason: `reached maxTurns (${config.maxTurns}) before finishing` };
+      if (turnInRun >= config.maxTurns)
+        return { status: 'failed', reason: `reached maxTurns (${config.maxTurns}) before finishing` };
       // A woken agent whose budget is already spent must not call the model again.
       if (config.budgetSpent?.()) return { status: 'budget', reason: 'token budget spent' };
 
@@ -177,7 +221,8 @@ class LoopRun implements BatchObserver {
       const result = await config.callModel(request, signal);
 
       if (!result.ok) {
-        if (bus.wants('turn.end')) bus.emit({ type: 'turn.end', agentId, turn, toolCalls: 0, error: result.error.message });
+        if (bus.wants('turn.end'))
+          bus.emit({ type: 'turn.end', agentId, turn, toolCalls: 0, error: result.error.message });
         if (signal.aborted) return stopOutcome(signal);
         return { status: 'failed', reason: result.error.message, modelError: result.error };
       }
@@ -190,7 +235,11 @@ class LoopRun implements BatchObserver {
       this.append(message);
       if (message.text) state.lastText = message.text;
       if (bus.wants('turn.end')) {
-        bus.emit(message.usage ? { type: 'turn.end', agentId, turn, toolCalls: message.toolCalls.length, usage: message.usage } : { type: 'turn.end', agentId, turn, toolCalls: message.toolCalls.length });
+        bus.emit(
+          message.usage
+            ? { type: 'turn.end', agentId, turn, toolCalls: message.toolCalls.length, usage: message.usage }
+            : { type: 'turn.end', agentId, turn, toolCalls: message.toolCalls.length },
+        );
       }
 
       if (message.toolCalls.length === 0) {
@@ -204,7 +253,13 @@ class LoopRun implements BatchObserver {
       if (config.budgetSpent?.()) {
         // Keep the transcript whole: every call gets a result, none runs.
         for (const call of message.toolCalls) {
-          this.append({ role: 'tool', toolCallId: call.id, toolName: call.name, content: [{ type: 'text', text: 'Not run: the token budget is spent.' }], isError: true });
+          this.append({
+            role: 'tool',
+            toolCallId: call.id,
+            toolName: call.name,
+            content: [{ type: 'text', text: 'Not run: the token budget is spent.' }],
+            isError: true,
+          });
         }
         return { status: 'budget', reason: 'token budget spent' };
       }
@@ -223,6 +278,11 @@ export function runLoop(state: LoopState, config: LoopConfig, signal: AbortSigna
 }
 
 /** The loop as an Agent runs it: its owner's settings as given (never copied) beside the agent's own wiring. */
-export function runAgentLoop(state: LoopState, settings: Omit<LoopConfig, keyof LoopSelf>, self: LoopSelf, signal: AbortSignal): Promise<LoopOutcome> {
+export function runAgentLoop(
+  state: LoopState,
+  settings: Omit<LoopConfig, keyof LoopSelf>,
+  self: LoopSelf,
+  signal: AbortSignal,
+): Promise<LoopOutcome> {
   return new LoopRun(state, settings, self, signal).run();
 }

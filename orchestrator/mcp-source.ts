@@ -31,9 +31,12 @@ export async function createMcpSource(options: {
   const loaded = await loadMcpConfig({
     workspace: options.cwd,
     env: options.env,
-    ...(config.mcpServers ? { toml: { file: options.configFile ?? 'murmur.toml', document: { mcpServers: config.mcpServers } } } : {}),
+    ...(config.mcpServers
+      ? { toml: { file: options.configFile ?? 'murmur.toml', document: { mcpServers: config.mcpServers } } }
+      : {}),
   });
-  for (const problem of loaded.problems) bus.emit({ type: 'log', level: 'warn', message: `MCP: ${formatMcpConfigProblem(problem)}` });
+  for (const problem of loaded.problems)
+    bus.emit({ type: 'log', level: 'warn', message: `MCP: ${formatMcpConfigProblem(problem)}` });
   if (loaded.servers.length === 0) return undefined;
   const disclosure = parseMcpDisclosureSettings(config.mcp?.disclosure, 'murmur.toml [mcp.disclosure]');
   for (const problem of disclosure.problems) bus.emit({ type: 'log', level: 'warn', message: `MCP: ${problem}` });
@@ -42,13 +45,22 @@ export async function createMcpSource(options: {
   let hub: Promise<McpHub> | undefined;
   const getHub = () =>
     (hub ??= import('../tools/mcp/hub.js').then(
-      ({ McpHub }) => new McpHub(loaded.servers, { cwd: options.cwd, ...(config.mcp?.callTimeout !== undefined ? { callTimeoutMs: durationMs(config.mcp.callTimeout, 120_000) } : {}) }),
+      ({ McpHub }) =>
+        new McpHub(loaded.servers, {
+          cwd: options.cwd,
+          ...(config.mcp?.callTimeout !== undefined
+            ? { callTimeoutMs: durationMs(config.mcp.callTimeout, 120_000) }
+            : {}),
+        }),
     ));
   const reported = new Set<string>();
 
   return {
     async mcpTools(record: AgentRecord): Promise<readonly RuntimeTool[]> {
-      const listed = await listMcpRuntimeTools(await getHub(), record.profile.mcpServers ? { servers: [...record.profile.mcpServers] } : {});
+      const listed = await listMcpRuntimeTools(
+        await getHub(),
+        record.profile.mcpServers ? { servers: [...record.profile.mcpServers] } : {},
+      );
       for (const problem of listed.problems) {
         const text = `MCP server ${problem.server}: ${problem.message}`;
         if (reported.has(text)) continue;
@@ -59,8 +71,15 @@ export async function createMcpSource(options: {
     },
     mcpOrigin: (tool) => mcpToolOrigin(tool),
     disclose(tools) {
-      const plan = planMcpDisclosure({ tools, model: options.provider.name, contextWindow: options.provider.capabilities.contextWindow, settings: disclosure.settings });
-      return plan.instruction !== undefined ? { tools: plan.tools, instruction: plan.instruction } : { tools: plan.tools };
+      const plan = planMcpDisclosure({
+        tools,
+        model: options.provider.name,
+        contextWindow: options.provider.capabilities.contextWindow,
+        settings: disclosure.settings,
+      });
+      return plan.instruction !== undefined
+        ? { tools: plan.tools, instruction: plan.instruction }
+        : { tools: plan.tools };
     },
     async close() {
       if (hub) await (await hub).close();

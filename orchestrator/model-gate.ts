@@ -58,7 +58,11 @@ export function gateProvider(provider: ModelProvider, gate: Semaphore): ModelPro
     capabilities: provider.capabilities,
     async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResult> {
       const granted = gate.acquire(signal);
-      if (!(granted === true || (await granted))) return { ok: false, error: { kind: 'aborted', message: 'aborted while queued for the model', retryable: false } };
+      if (!(granted === true || (await granted)))
+        return {
+          ok: false,
+          error: { kind: 'aborted', message: 'aborted while queued for the model', retryable: false },
+        };
       try {
         return await provider.complete(request, signal);
       } finally {

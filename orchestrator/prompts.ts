@@ -14,7 +14,9 @@ export interface PromptFacts {
 export function systemPromptFor(profile: AgentProfile, facts: PromptFacts): string {
   const parts = [profile.prompt || `You are ${profile.name}, an agent working in the user's workspace.`];
   if (!profile.builtin && facts.isSubtask) {
-    parts.push('You are a subagent: only your last message reaches the agent that started you, so make it the whole handoff.');
+    parts.push(
+      'You are a subagent: only your last message reaches the agent that started you, so make it the whole handoff.',
+    );
   }
   const env = [
     '<environment>',
@@ -24,7 +26,8 @@ export function systemPromptFor(profile: AgentProfile, facts: PromptFacts): stri
     '</environment>',
   ];
   parts.push(env.join('\n'));
-  if (facts.subagentTypes && facts.subagentTypes.length > 0) parts.push(`Subagent types you may start: ${facts.subagentTypes.join(', ')}.`);
+  if (facts.subagentTypes && facts.subagentTypes.length > 0)
+    parts.push(`Subagent types you may start: ${facts.subagentTypes.join(', ')}.`);
   if (facts.skillsSection) parts.push(facts.skillsSection);
   return parts.join('\n\n');
 }

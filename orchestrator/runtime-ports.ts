@@ -22,7 +22,13 @@ export interface GateAgent {
  * undefined to let it run, or the denial the model reads. It may wait for a person; only this call waits.
  * Contract: never throws or rejects — a failure, nobody to answer and an aborted signal are all denials.
  */
-export type PermissionGate = (agent: GateAgent, call: ToolCall, tool: RuntimeTool, args: unknown, signal: AbortSignal) => Promise<ToolResult | undefined> | ToolResult | undefined;
+export type PermissionGate = (
+  agent: GateAgent,
+  call: ToolCall,
+  tool: RuntimeTool,
+  args: unknown,
+  signal: AbortSignal,
+) => Promise<ToolResult | undefined> | ToolResult | undefined;
 
 /**
  * The result budget of one agent (the first after-call stage), made once when the agent is configured; `hasRead`

@@ -56,12 +56,14 @@ const MIGRATIONS: Record<number, (state: Record<string, unknown>) => Record<stri
 
 function shapeProblem(state: Record<string, unknown>): string | undefined {
   if (typeof state.id !== 'string' || state.id === '') return '"id" is missing';
-  if (state.kind !== 'run' && state.kind !== 'swarm') return `"kind" is ${JSON.stringify(state.kind)}, not "run" or "swarm"`;
+  if (state.kind !== 'run' && state.kind !== 'swarm')
+    return `"kind" is ${JSON.stringify(state.kind)}, not "run" or "swarm"`;
   if (typeof state.status !== 'string') return '"status" is missing';
   if (!Array.isArray(state.agents)) return '"agents" is not a list';
   for (const agent of state.agents as unknown[]) {
     const a = agent as Record<string, unknown> | null;
-    if (!a || typeof a.id !== 'string' || typeof a.profile !== 'string' || typeof a.depth !== 'number') return `an agent entry lacks "id", "profile" or "depth": ${JSON.stringify(agent).slice(0, 120)}`;
+    if (!a || typeof a.id !== 'string' || typeof a.profile !== 'string' || typeof a.depth !== 'number')
+      return `an agent entry lacks "id", "profile" or "depth": ${JSON.stringify(agent).slice(0, 120)}`;
   }
   if (!Array.isArray(state.tasks)) return '"tasks" is not a list';
   return undefined;
@@ -69,12 +71,17 @@ function shapeProblem(state: Record<string, unknown>): string | undefined {
 
 /** Reads and checks a saved state given as parsed JSON, migrating an older version; `file` names it in errors. */
 export function parseSavedState(raw: unknown, file: string): SavedStateRead {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, error: `${file} is not a session's saved state (not a JSON object)` };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return { ok: false, error: `${file} is not a session's saved state (not a JSON object)` };
   let state = raw as Record<string, unknown>;
   const version = state.version;
-  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) return { ok: false, error: `${file} has no valid "version" (got ${JSON.stringify(version)})` };
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1)
+    return { ok: false, error: `${file} has no valid "version" (got ${JSON.stringify(version)})` };
   if (version > SAVED_STATE_VERSION) {
-    return { ok: false, error: `${file} was saved by a newer murmur (state version ${version}); this murmur reads versions 1 to ${SAVED_STATE_VERSION}: upgrade murmur to resume it` };
+    return {
+      ok: false,
+      error: `${file} was saved by a newer murmur (state version ${version}); this murmur reads versions 1 to ${SAVED_STATE_VERSION}: upgrade murmur to resume it`,
+    };
   }
   for (let v = version; v < SAVED_STATE_VERSION; v++) state = { ...MIGRATIONS[v]!(state), version: v + 1 };
   const problem = shapeProblem(state);

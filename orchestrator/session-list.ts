@@ -27,8 +27,10 @@ export interface SessionSummary {
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const num = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 function usageOf(value: unknown): Usage {
@@ -55,7 +57,15 @@ function itemsOf(swarm: unknown): SessionSummary['items'] {
 
 /** One session's summary from the text of its state.json (a pure function, for tests and other readers). */
 export function summarizeState(id: string, text: string | undefined): SessionSummary {
-  const unreadable = (problem: string): SessionSummary => ({ id, kind: 'unknown', status: 'unreadable', agents: 0, usage: emptyUsage(), tokens: 0, problem });
+  const unreadable = (problem: string): SessionSummary => ({
+    id,
+    kind: 'unknown',
+    status: 'unreadable',
+    agents: 0,
+    usage: emptyUsage(),
+    tokens: 0,
+    problem,
+  });
   if (text === undefined) return unreadable('no state.json (the process stopped before saving anything)');
   let state: unknown;
   try {

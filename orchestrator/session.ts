@@ -57,11 +57,15 @@ export class SessionStore {
   /** Opens an existing session; throws a message naming the id and listing the known ones when it is missing. */
   static open(home: string, id: string, clock: Clock = systemClock): SessionStore {
     // An id names a folder under sessions/: never a path (`../x` would reach outside the state folder).
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(id)) throw new Error(`"${id}" is not a session id (letters, digits, ".", "_" and "-"; see murmur sessions)`);
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(id))
+      throw new Error(`"${id}" is not a session id (letters, digits, ".", "_" and "-"; see murmur sessions)`);
     const store = new SessionStore(home, id, clock, false);
     if (!existsSync(join(store.dir, 'state.json'))) {
       const known = listSessions(home);
-      const hint = known.length > 0 ? ` Known sessions: ${known.slice(-10).join(', ')}.` : ` No sessions exist under ${join(home, 'sessions')}.`;
+      const hint =
+        known.length > 0
+          ? ` Known sessions: ${known.slice(-10).join(', ')}.`
+          : ` No sessions exist under ${join(home, 'sessions')}.`;
       throw new Error(`no session "${id}" (looked for ${join(store.dir, 'state.json')}).${hint}`);
     }
     mkdirSync(store.toolOutputsDir, { recursive: true });
@@ -146,7 +150,11 @@ function ignoreRunState(home: string): void {
   if (existsSync(file)) return;
   try {
     mkdirSync(home, { recursive: true });
-    writeFileSync(file, "# murmur's run state: not for version control, nor for the agents' searches\nsessions/\nworktrees/\n", { flag: 'wx' });
+    writeFileSync(
+      file,
+      "# murmur's run state: not for version control, nor for the agents' searches\nsessions/\nworktrees/\n",
+      { flag: 'wx' },
+    );
   } catch {
     // Another process wrote it first, or the folder is read-only: both are fine.
   }

@@ -26,8 +26,10 @@ const FILTER_REASONS: Record<string, (facts: TurnFacts) => string> = {
   excluded: () => 'it is excluded for this agent',
   'model capability': () => "the agent's model cannot take it",
   desktop: () => 'no desktop runtime is available',
-  selector: (facts) => `the agent definition's tools / disallowedTools lists leave it out${facts.profile.path ? ` (${facts.profile.path})` : ''}`,
-  'mcp servers': (facts) => `its MCP server is not in the agent definition's mcpServers list${facts.profile.path ? ` (${facts.profile.path})` : ''}`,
+  selector: (facts) =>
+    `the agent definition's tools / disallowedTools lists leave it out${facts.profile.path ? ` (${facts.profile.path})` : ''}`,
+  'mcp servers': (facts) =>
+    `its MCP server is not in the agent definition's mcpServers list${facts.profile.path ? ` (${facts.profile.path})` : ''}`,
   delegation: () => 'this agent may not delegate',
   'profile caps': () => 'subagents and the feature switches leave it out',
   'role caps': (facts) => `the ${facts.profile.role} role may not use it`,
@@ -38,7 +40,8 @@ export function filterRefusal(tool: RuntimeTool, facts: TurnFacts): string | und
   let tools = [tool];
   for (const step of FILTER_PIPELINE) {
     tools = step.filter(tools, { facts, warnings: [] });
-    if (tools.length === 0) return `${tool.def.name} is not available to the ${facts.profile.name} agent: ${FILTER_REASONS[step.name]?.(facts) ?? step.name}.`;
+    if (tools.length === 0)
+      return `${tool.def.name} is not available to the ${facts.profile.name} agent: ${FILTER_REASONS[step.name]?.(facts) ?? step.name}.`;
   }
   return undefined;
 }
@@ -92,7 +95,13 @@ export class EngineShellBridge {
           server = await this.server;
         } catch (error) {
           // The command still runs, without murmur-tools; said once.
-          if (!this.failed) this.bus.emit({ type: 'log', level: 'warn', agentId: record.id, message: `murmur-tools is not available: ${(error as Error).message}` });
+          if (!this.failed)
+            this.bus.emit({
+              type: 'log',
+              level: 'warn',
+              agentId: record.id,
+              message: `murmur-tools is not available: ${(error as Error).message}`,
+            });
           this.failed = true;
           return undefined;
         }
@@ -149,13 +158,34 @@ export function agentBridge(input: AgentBridgeInput): BridgeAgent {
   const { record, facts, context, hooks, deps } = input;
   const observer = {
     start: (call: { id: string; name: string; arguments: string }) => {
-      if (deps.bus.wants('tool.start')) deps.bus.emit({ type: 'tool.start', agentId: record.id, tool: call.name, callId: call.id, args: call.arguments.slice(0, 200), via: 'shell' });
+      if (deps.bus.wants('tool.start'))
+        deps.bus.emit({
+          type: 'tool.start',
+          agentId: record.id,
+          tool: call.name,
+          callId: call.id,
+          args: call.arguments.slice(0, 200),
+          via: 'shell',
+        });
     },
-    end: (call: { id: string; name: string }, result: { isError?: boolean; content: { type: string; text?: string }[] }, durationMs: number) => {
+    end: (
+      call: { id: string; name: string },
+      result: { isError?: boolean; content: { type: string; text?: string }[] },
+      durationMs: number,
+    ) => {
       if (!deps.bus.wants('tool.end')) return;
       const first = result.content[0];
       const error = result.isError && first?.type === 'text' ? { error: (first.text ?? '').slice(0, 200) } : {};
-      deps.bus.emit({ type: 'tool.end', agentId: record.id, tool: call.name, callId: call.id, isError: result.isError === true, durationMs, via: 'shell', ...error });
+      deps.bus.emit({
+        type: 'tool.end',
+        agentId: record.id,
+        tool: call.name,
+        callId: call.id,
+        isError: result.isError === true,
+        durationMs,
+        via: 'shell',
+        ...error,
+      });
     },
   };
   return {
@@ -174,7 +204,8 @@ export function agentBridge(input: AgentBridgeInput): BridgeAgent {
           // Servers outside the agent's allow list are never started for it, so such a name is refused unlisted.
           const server = mcpServerName(name);
           const allow = facts.profile.mcpServers;
-          if (server === undefined || !allow || allow.some((s) => normalizeName(s) === normalizeName(server))) return undefined;
+          if (server === undefined || !allow || allow.some((s) => normalizeName(s) === normalizeName(server)))
+            return undefined;
           return `${name} is not available to the ${facts.profile.name} agent: ${FILTER_REASONS['mcp servers']!(facts)}.`;
         },
       };
@@ -185,11 +216,21 @@ export function agentBridge(input: AgentBridgeInput): BridgeAgent {
       const pipeline: BatchHooks = {};
       if (hooks.beforeCall) pipeline.beforeCall = hooks.beforeCall;
       if (hooks.afterCall) pipeline.afterCall = hooks.afterCall;
-      const { message, refused } = await runToolCallOutcome(call, { tools: new Map([[tool.def.name, tool]]), context, signal, hooks: pipeline, observer });
+      const { message, refused } = await runToolCallOutcome(call, {
+        tools: new Map([[tool.def.name, tool]]),
+        context,
+        signal,
+        hooks: pipeline,
+        observer,
+      });
       const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
       if (refused === 'invalid') return { kind: 'invalid', message: text };
       if (refused === 'denied') return { kind: 'denied', message: text };
-      const result = { content: message.content, isError: message.isError, ...(message.details !== undefined ? { details: message.details } : {}) };
+      const result = {
+        content: message.content,
+        isError: message.isError,
+        ...(message.details !== undefined ? { details: message.details } : {}),
+      };
       return { kind: 'ran', result, callId: call.id };
     },
   };
@@ -205,12 +246,20 @@ export function mayReachFromShell(facts: TurnFacts, mcpConfigured: boolean, loca
   const allow = facts.profile.mcpServers;
   if (allow && allow.length === 0) return false;
   // A stand-in MCP tool of a server the agent may use: the filters decide for it as for the real ones.
-  const probe: RuntimeTool = { def: { name: `mcp__${allow?.[0] ?? 'any'}__probe`, description: '', parameters: {} as never }, impl: () => ({ content: [] }), source: 'configured' };
+  const probe: RuntimeTool = {
+    def: { name: `mcp__${allow?.[0] ?? 'any'}__probe`, description: '', parameters: {} as never },
+    impl: () => ({ content: [] }),
+    source: 'configured',
+  };
   return applyFilters([probe], { ...facts, mcpOrigin: () => undefined }).tools.length > 0;
 }
 
 /** The run's bridge when this agent's bash gets a lease: the bridge is on, the agent holds bash and has not opted out. */
-export function bridgeForAgent(bridge: EngineShellBridge | undefined, profile: AgentProfile, held: ReadonlySet<string>): EngineShellBridge | undefined {
+export function bridgeForAgent(
+  bridge: EngineShellBridge | undefined,
+  profile: AgentProfile,
+  held: ReadonlySet<string>,
+): EngineShellBridge | undefined {
   return bridge && profile.shellBridge !== false && held.has('bash') ? bridge : undefined;
 }
 
@@ -236,7 +285,8 @@ export function skillViewsOf(skills: SkillCatalog): SkillViews {
   const all: AgentSkills = { catalog: skills, tool: { kind: 'shared' } };
   if (skills.get(BRIDGE_SKILL)?.scope !== 'builtin') return { all };
   const catalog = withoutSkill(skills, BRIDGE_SKILL);
-  const tool: SkillToolChoice = invocableSkills(catalog).length > 0 ? { kind: 'own', tool: createSkillTool(catalog) } : { kind: 'none' };
+  const tool: SkillToolChoice =
+    invocableSkills(catalog).length > 0 ? { kind: 'own', tool: createSkillTool(catalog) } : { kind: 'none' };
   return { all, withoutBridgeSkill: { catalog, tool } };
 }
 
@@ -244,7 +294,11 @@ export function skillViewsOf(skills: SkillCatalog): SkillViews {
  * What one agent sees of the skills: murmur-tools only where its shell has something to reach through it (a
  * lease, and an MCP tool or web_search its filters let through). Pure; one of the run's views, never a new one.
  */
-export function skillsForAgent(views: SkillViews, facts: TurnFacts, reach: { bridge: boolean; mcpConfigured: boolean; held: ReadonlySet<string> }): AgentSkills {
+export function skillsForAgent(
+  views: SkillViews,
+  facts: TurnFacts,
+  reach: { bridge: boolean; mcpConfigured: boolean; held: ReadonlySet<string> },
+): AgentSkills {
   const narrow = views.withoutBridgeSkill;
   if (!narrow || (reach.bridge && mayReachFromShell(facts, reach.mcpConfigured, reach.held))) return views.all;
   return narrow;

@@ -1,6 +1,12 @@
 // The agent tool's seam into the agent tree: start, resume and background subagents for one parent. Which types
 // a parent may start is the roles' policy (roles/subagent-policy.ts).
-import type { SubagentAdapter, SubagentOutcome, SubagentRequest, TaskEndStatus, TaskOutcome } from '../tools/adapters.js';
+import type {
+  SubagentAdapter,
+  SubagentOutcome,
+  SubagentRequest,
+  TaskEndStatus,
+  TaskOutcome,
+} from '../tools/adapters.js';
 import type { AgentProfile } from '../roles/profile.js';
 import { allowedSubagentTypes, DEFAULT_SUBAGENT_TYPE, subagentProfileFor } from '../roles/subagent-policy.js';
 import type { AgentRunResult } from './agent.js';
@@ -28,7 +34,12 @@ function taskStatus(result: AgentRunResult): TaskEndStatus {
 }
 
 function outcomeOf(record: AgentRecord, result: AgentRunResult): SubagentOutcome {
-  const outcome: SubagentOutcome = { agentId: record.id, subagentType: record.profile.name, status: result.status, text: result.text };
+  const outcome: SubagentOutcome = {
+    agentId: record.id,
+    subagentType: record.profile.name,
+    status: result.status,
+    text: result.text,
+  };
   if (result.reason !== undefined) outcome.reason = result.reason;
   return outcome;
 }
@@ -58,7 +69,10 @@ export async function runUntilSettled(
     while (result.status === 'completed' && !signal.aborted) {
       if (child.agent.pendingMessages === 0) {
         if (tasks.activeCount(child.id) === 0) break;
-        const ended = await Promise.race([tasks.nextEnd(child.id, signal).then(() => true), sleepUnlessDone(left(), signal, clock)]);
+        const ended = await Promise.race([
+          tasks.nextEnd(child.id, signal).then(() => true),
+          sleepUnlessDone(left(), signal, clock),
+        ]);
         if (signal.aborted) break;
         if (!ended) {
           const reason = `timed out after ${Math.round(budgetMs / 1000)} s waiting for its background work`;
@@ -70,7 +84,10 @@ export async function runUntilSettled(
       result = await agentTree.run(child, undefined, { signal, timeoutMs: left() });
     }
     // Ended otherwise (stopped, timed out, failed…): what it left running would report to nobody.
-    tasks.stopAll(`its subagent ${child.id} ended (${signal.aborted ? 'stopped' : result.status}) before this task`, child.id);
+    tasks.stopAll(
+      `its subagent ${child.id} ended (${signal.aborted ? 'stopped' : result.status}) before this task`,
+      child.id,
+    );
     return result;
   } finally {
     child.held = false;
@@ -85,10 +102,13 @@ function sleepUnlessDone(ms: number, signal: AbortSignal, clock: Clock): Promise
       resolve(false);
     };
     // The listener goes with the timer: a parent that waits many times must not collect one per wait.
-    const timer = clock.setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(false);
-    }, Math.min(ms, 2_147_483_647));
+    const timer = clock.setTimeout(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(false);
+      },
+      Math.min(ms, 2_147_483_647),
+    );
     (timer as { unref?: () => void } | undefined)?.unref?.();
     signal.addEventListener('abort', onAbort, { once: true });
   });
@@ -99,7 +119,8 @@ export function subagentAdapter(parent: AgentRecord, deps: SubagentDeps): Subage
   const allowed = () => allowedSubagentTypes(parent.profile, definitions);
 
   const start = async (child: AgentRecord, request: SubagentRequest, signal: AbortSignal): Promise<SubagentOutcome> => {
-    if (!request.background) return outcomeOf(child, await runUntilSettled(agentTree, tasks, child, request.prompt, signal));
+    if (!request.background)
+      return outcomeOf(child, await runUntilSettled(agentTree, tasks, child, request.prompt, signal));
     const info = tasks.start(parent.id, {
       kind: 'agent',
       description: request.description,
@@ -120,14 +141,35 @@ export function subagentAdapter(parent: AgentRecord, deps: SubagentDeps): Subage
     async run(request, signal) {
       if (request.resume !== undefined) {
         const child = agentTree.get(request.resume);
-        if (!child) return { ok: false, error: `No subagent "${request.resume}" to resume. Your subagents: ${agentTree.children(parent.id).map((c) => c.id).join(', ') || 'none'}.` };
-        if (child.parentId !== parent.id) return { ok: false, error: `Subagent "${request.resume}" belongs to another parent (${child.parentId ?? 'none'}); you can only resume your own subagents.` };
-        if (child.agent.busy || child.held) return { ok: false, error: `Subagent "${request.resume}" is still running; wait for it (task_output) or stop it first.` };
+        if (!child)
+          return {
+            ok: false,
+            error: `No subagent "${request.resume}" to resume. Your subagents: ${
+              agentTree
+                .children(parent.id)
+                .map((c) => c.id)
+                .join(', ') || 'none'
+            }.`,
+          };
+        if (child.parentId !== parent.id)
+          return {
+            ok: false,
+            error: `Subagent "${request.resume}" belongs to another parent (${child.parentId ?? 'none'}); you can only resume your own subagents.`,
+          };
+        if (child.agent.busy || child.held)
+          return {
+            ok: false,
+            error: `Subagent "${request.resume}" is still running; wait for it (task_output) or stop it first.`,
+          };
         return { ok: true, outcome: await start(child, request, signal) };
       }
       const type = (request.subagentType ?? DEFAULT_SUBAGENT_TYPE).trim();
       const profile = subagentProfileFor(parent.profile, type, definitions);
-      if (!profile) return { ok: false, error: `Unknown or disallowed subagent type "${type}". Allowed types: ${allowed().join(', ')}.` };
+      if (!profile)
+        return {
+          ok: false,
+          error: `Unknown or disallowed subagent type "${type}". Allowed types: ${allowed().join(', ')}.`,
+        };
       const spawned = agentTree.spawn({ profile, parentId: parent.id, description: request.description });
       if (!spawned.ok) return { ok: false, error: `No subagent started: ${spawned.error}.` };
       return { ok: true, outcome: await start(spawned.record, request, signal) };

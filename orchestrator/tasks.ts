@@ -8,7 +8,8 @@ import type { EventBus } from './events.js';
 import type { UserMessage } from './types.js';
 
 export const NOTIFICATION_RESULT_CHARS = 3000;
-export const INTERRUPTED_TASK_RESULT = 'Interrupted: the process stopped while this task was running; it was not finished.';
+export const INTERRUPTED_TASK_RESULT =
+  'Interrupted: the process stopped while this task was running; it was not finished.';
 
 interface TaskEntry {
   info: TaskInfo;
@@ -48,7 +49,11 @@ export function taskNotification(info: TaskInfo): UserMessage {
     `<status>${info.status}</status>`,
     `<output-file>${escapeXml(info.outputPath)}</output-file>`,
     `<result>${escapeXml(cut ? result.slice(0, NOTIFICATION_RESULT_CHARS) : result)}</result>`,
-    ...(cut ? [`<note>The result was cut at ${NOTIFICATION_RESULT_CHARS} characters; read the rest from ${escapeXml(info.outputPath)}.</note>`] : []),
+    ...(cut
+      ? [
+          `<note>The result was cut at ${NOTIFICATION_RESULT_CHARS} characters; read the rest from ${escapeXml(info.outputPath)}.</note>`,
+        ]
+      : []),
     '</task-notification>',
   ];
   return { role: 'user', content: lines.join('\n'), synthetic: { kind: 'task-notification', taskId: info.taskId } };
@@ -77,7 +82,13 @@ export class TaskRegistry {
         info.status = 'aborted';
         info.result = INTERRUPTED_TASK_RESULT;
       }
-      this.tasks.set(info.taskId, { info, controller: new AbortController(), done: Promise.resolve(), stopped: false, waiters: new Set() });
+      this.tasks.set(info.taskId, {
+        info,
+        controller: new AbortController(),
+        done: Promise.resolve(),
+        stopped: false,
+        waiters: new Set(),
+      });
     }
   }
 
@@ -101,19 +112,35 @@ export class TaskRegistry {
     log.on('error', () => undefined);
     const entry: TaskEntry = { info, controller, log, done: Promise.resolve(), stopped: false, waiters: new Set() };
     this.tasks.set(taskId, entry);
-    this.options.bus.emit({ type: 'task.start', taskId, agentId: owner, kind: spec.kind, description: spec.description });
+    this.options.bus.emit({
+      type: 'task.start',
+      taskId,
+      agentId: owner,
+      kind: spec.kind,
+      description: spec.description,
+    });
     this.options.onChange?.();
 
-    const timer = spec.timeoutMs !== undefined ? this.clock.setTimeout(() => controller.abort(new Error('timeout')), spec.timeoutMs) : undefined;
+    const timer =
+      spec.timeoutMs !== undefined
+        ? this.clock.setTimeout(() => controller.abort(new Error('timeout')), spec.timeoutMs)
+        : undefined;
     entry.done = (async () => {
       let outcome: TaskOutcome;
       try {
         outcome = await spec.run({ signal: controller.signal, write: (chunk) => log.write(chunk) });
       } catch (error) {
-        outcome = { status: controller.signal.aborted ? 'aborted' : 'failed', result: error instanceof Error ? error.message : String(error) };
+        outcome = {
+          status: controller.signal.aborted ? 'aborted' : 'failed',
+          result: error instanceof Error ? error.message : String(error),
+        };
       }
       if (timer !== undefined) this.clock.clearTimeout(timer);
-      if (controller.signal.reason instanceof Error && controller.signal.reason.message === 'timeout' && outcome.status === 'aborted') {
+      if (
+        controller.signal.reason instanceof Error &&
+        controller.signal.reason.message === 'timeout' &&
+        outcome.status === 'aborted'
+      ) {
         outcome = { ...outcome, status: 'timeout' };
       }
       await new Promise<void>((resolve) => log.end(resolve));
@@ -129,7 +156,14 @@ export class TaskRegistry {
       if (outcome.result !== undefined) info.result = outcome.result;
       info.endedAt = this.clock.now();
     }
-    this.options.bus.emit({ type: 'task.end', taskId: info.taskId, agentId: info.ownerAgentId, kind: info.kind, description: info.description, status: info.status });
+    this.options.bus.emit({
+      type: 'task.end',
+      taskId: info.taskId,
+      agentId: info.ownerAgentId,
+      kind: info.kind,
+      description: info.description,
+      status: info.status,
+    });
     this.options.onChange?.();
     for (const wake of entry.waiters) wake();
     entry.waiters.clear();
@@ -149,7 +183,8 @@ export class TaskRegistry {
   /** Tasks still running; with an owner, only that owner's. */
   activeCount(owner?: string): number {
     let n = 0;
-    for (const entry of this.tasks.values()) if (entry.info.status === 'running' && (owner === undefined || entry.info.ownerAgentId === owner)) n++;
+    for (const entry of this.tasks.values())
+      if (entry.info.status === 'running' && (owner === undefined || entry.info.ownerAgentId === owner)) n++;
     return n;
   }
 
@@ -173,7 +208,9 @@ export class TaskRegistry {
 
   /** Resolves when one of the owner's running tasks ends (at once when none runs), or the signal aborts. */
   nextEnd(owner: string, signal?: AbortSignal): Promise<void> {
-    const running = [...this.tasks.values()].filter((e) => e.info.status === 'running' && e.info.ownerAgentId === owner);
+    const running = [...this.tasks.values()].filter(
+      (e) => e.info.status === 'running' && e.info.ownerAgentId === owner,
+    );
     if (running.length === 0 || signal?.aborted) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const finish = () => {
@@ -228,7 +265,8 @@ export class TaskRegistry {
 
   /** Stops every running task (the run is ending), or every one of an owner. */
   stopAll(reason: string, owner?: string): void {
-    for (const [id, entry] of this.tasks) if (owner === undefined || entry.info.ownerAgentId === owner) this.stop(id, reason);
+    for (const [id, entry] of this.tasks)
+      if (owner === undefined || entry.info.ownerAgentId === owner) this.stop(id, reason);
   }
 
   /** The registry as one agent sees it. */
@@ -245,7 +283,8 @@ export class TaskRegistry {
         const info = this.get(id);
         return info && info.ownerAgentId === owner ? info : undefined;
       },
-      wait: (id, timeoutMs, signal) => (this.get(id)?.ownerAgentId === owner ? this.wait(id, timeoutMs, signal) : Promise.resolve(undefined)),
+      wait: (id, timeoutMs, signal) =>
+        this.get(id)?.ownerAgentId === owner ? this.wait(id, timeoutMs, signal) : Promise.resolve(undefined),
       tail: (id, maxBytes) => (this.get(id)?.ownerAgentId === owner ? this.tail(id, maxBytes) : Promise.resolve('')),
       stop: (id, reason) => (this.get(id)?.ownerAgentId === owner ? this.stop(id, reason) : undefined),
     };

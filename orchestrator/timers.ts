@@ -24,7 +24,12 @@ export class TimerService {
   ) {}
 
   set(agentId: string, delayMinutes: number, message: string): PendingTimer {
-    const timer: PendingTimer = { timerId: `timer-${++this.counter}`, agentId, dueAt: this.clock.now() + delayMinutes * 60_000, message };
+    const timer: PendingTimer = {
+      timerId: `timer-${++this.counter}`,
+      agentId,
+      dueAt: this.clock.now() + delayMinutes * 60_000,
+      message,
+    };
     this.pending.set(timer.timerId, timer);
     this.schedule();
     return timer;
@@ -57,7 +62,11 @@ export class TimerService {
     }
     for (const [agentId, timers] of due) {
       const body = timers.map((t) => `<timer id="${t.timerId}">${t.message.replace(/</g, '&lt;')}</timer>`).join('\n');
-      this.deliver(agentId, { role: 'user', content: `<timer-fired>\n${body}\n</timer-fired>`, synthetic: { kind: 'timer' } });
+      this.deliver(agentId, {
+        role: 'user',
+        content: `<timer-fired>\n${body}\n</timer-fired>`,
+        synthetic: { kind: 'timer' },
+      });
     }
   }
 

@@ -17,7 +17,12 @@ export type BatchVeto = (calls: readonly ToolCall[]) => string | undefined;
  * The gate after the arguments are checked, before the tool runs: a result refuses the call (a denial), undefined
  * lets it run. Must not throw or reject (a failure is a denial result): the batch does not catch it.
  */
-export type CallGate = (call: ToolCall, tool: RuntimeTool, args: unknown, signal: AbortSignal) => Promise<ToolResult | undefined> | ToolResult | undefined;
+export type CallGate = (
+  call: ToolCall,
+  tool: RuntimeTool,
+  args: unknown,
+  signal: AbortSignal,
+) => Promise<ToolResult | undefined> | ToolResult | undefined;
 
 export interface BatchHooks {
   vetoBatch?: BatchVeto;
@@ -50,7 +55,8 @@ export interface BatchOptions {
 }
 
 /** A call after preparation: refused (the result says why) or ready to run with its checked arguments. */
-export type PreparedCall = { kind: 'refused'; result: ToolResult } | { kind: 'ready'; tool: RuntimeTool; args: unknown };
+export type PreparedCall =
+  { kind: 'refused'; result: ToolResult } | { kind: 'ready'; tool: RuntimeTool; args: unknown };
 
 function refusal(text: string): ToolResult {
   return { content: [{ type: 'text', text }], isError: true };
@@ -77,7 +83,9 @@ export function prepareCall(call: ToolCall, tools: ReadonlyMap<string, RuntimeTo
     try {
       args = JSON.parse(raw);
     } catch (error) {
-      return refused(`Invalid arguments for tool "${call.name}": not valid JSON (${(error as Error).message}). Send the arguments as one JSON object.`);
+      return refused(
+        `Invalid arguments for tool "${call.name}": not valid JSON (${(error as Error).message}). Send the arguments as one JSON object.`,
+      );
     }
   }
   try {
@@ -108,7 +116,9 @@ function failed(call: ToolCall, error: unknown): ToolResult {
 }
 
 function checked(call: ToolCall, result: ToolResult): ToolResult {
-  return result && Array.isArray(result.content) ? result : refusal(`Tool "${call.name}" returned a malformed result (no content list).`);
+  return result && Array.isArray(result.content)
+    ? result
+    : refusal(`Tool "${call.name}" returned a malformed result (no content list).`);
 }
 
 function stageFailed(call: ToolCall, stage: AfterCallStage, error: unknown): ToolResult {
@@ -120,7 +130,11 @@ function stageFailed(call: ToolCall, stage: AfterCallStage, error: unknown): Too
  * stages are awaited only when they return a promise, the context is copied without a spread (on Node 20
  * `{ ...context, callId }` costs several times as much), and the clock is read only when tool.end is observed.
  */
-async function runCall(call: ToolCall, options: BatchOptions, slot: RefusalSlot | undefined): Promise<ToolResultMessage> {
+async function runCall(
+  call: ToolCall,
+  options: BatchOptions,
+  slot: RefusalSlot | undefined,
+): Promise<ToolResultMessage> {
   const observer = options.observer;
   const end = observer?.end;
   const now = end ? (options.now ?? Date.now) : undefined;
@@ -178,7 +192,10 @@ async function runCall(call: ToolCall, options: BatchOptions, slot: RefusalSlot 
  * One call through the whole pipeline, observed: the message the conversation keeps (details included) and,
  * when it did not run, where it was refused (the shell bridge maps that to its exit code).
  */
-export async function runToolCallOutcome(call: ToolCall, options: BatchOptions): Promise<{ message: ToolResultMessage; refused?: CallRefusal }> {
+export async function runToolCallOutcome(
+  call: ToolCall,
+  options: BatchOptions,
+): Promise<{ message: ToolResultMessage; refused?: CallRefusal }> {
   const slot: RefusalSlot = {};
   const message = await runCall(call, options, slot);
   return slot.refused ? { message, refused: slot.refused } : { message };
@@ -189,7 +206,13 @@ export function runToolCall(call: ToolCall, options: BatchOptions): Promise<Tool
 }
 
 function resultMessage(call: ToolCall, result: ToolResult): ToolResultMessage {
-  const message: ToolResultMessage = { role: 'tool', toolCallId: call.id, toolName: call.name, content: result.content, isError: result.isError === true };
+  const message: ToolResultMessage = {
+    role: 'tool',
+    toolCallId: call.id,
+    toolName: call.name,
+    content: result.content,
+    isError: result.isError === true,
+  };
   if (result.details !== undefined) message.details = result.details;
   return message;
 }

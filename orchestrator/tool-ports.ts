@@ -28,12 +28,19 @@ export interface EngineToolPorts {
  * The registry's ports. `without` names tools to leave out (MURMUR_DISABLE_CRON's set_timer and
  * create_scheduled_task). Without a todo store of the host's, one in memory (todo_list is always offered).
  */
-export function toolPortsFrom(host: HostToolChoices, engine: EngineToolPorts, without: readonly string[] = []): ToolPorts {
+export function toolPortsFrom(
+  host: HostToolChoices,
+  engine: EngineToolPorts,
+  without: readonly string[] = [],
+): ToolPorts {
   const switches = host.registry ?? {};
   const interaction = host.interaction ?? {};
   const bus = engine.bus;
   const todos =
-    interaction.todos ?? createMemoryTodoStore((agentId, list) => bus.emit({ type: 'todo.update', agentId, todos: list.map((t) => ({ title: t.title, status: t.status })) }));
+    interaction.todos ??
+    createMemoryTodoStore((agentId, list) =>
+      bus.emit({ type: 'todo.update', agentId, todos: list.map((t) => ({ title: t.title, status: t.status })) }),
+    );
   const ports: ToolPorts = { tasks: engine.tasks, todos };
   if (switches.timers !== false && !without.includes('set_timer')) ports.timers = engine.timers;
   if (switches.skills && interaction.skills) ports.skills = interaction.skills;

@@ -5,7 +5,8 @@
 import { subagentHandoff } from '../tools/agents/agent.js';
 import { userText, type AgentStatus, type Message, type ToolCall, type ToolResultMessage } from './types.js';
 
-export const INTERRUPTED_RESULT = 'Interrupted: the process stopped before this call finished. Check its effects before repeating it.';
+export const INTERRUPTED_RESULT =
+  'Interrupted: the process stopped before this call finished. Check its effects before repeating it.';
 
 /** A result for a call whose result was lost, when one is known. */
 export type KnownResult = (call: ToolCall) => ToolResultMessage | undefined;
@@ -21,7 +22,16 @@ export function repairTranscript(messages: Message[], known?: KnownResult): Mess
     const results = messages.slice(i + 1, j);
     for (const call of message.toolCalls) {
       const found = results.find((r) => (r as ToolResultMessage).toolCallId === call.id);
-      out.push(found ?? known?.(call) ?? { role: 'tool', toolCallId: call.id, toolName: call.name, content: [{ type: 'text', text: INTERRUPTED_RESULT }], isError: true });
+      out.push(
+        found ??
+          known?.(call) ?? {
+            role: 'tool',
+            toolCallId: call.id,
+            toolName: call.name,
+            content: [{ type: 'text', text: INTERRUPTED_RESULT }],
+            isError: true,
+          },
+      );
     }
     i = j - 1;
   }
@@ -58,7 +68,11 @@ function lastText(messages: readonly Message[]): string {
  * subagents still running when the process stopped keep the interrupted result (the parent is told they can be
  * resumed).
  */
-export function finishedSubagentResults(parentId: string, agents: readonly SavedAgent[], transcripts: ReadonlyMap<string, readonly Message[]>): KnownResult {
+export function finishedSubagentResults(
+  parentId: string,
+  agents: readonly SavedAgent[],
+  transcripts: ReadonlyMap<string, readonly Message[]>,
+): KnownResult {
   const used = new Set<string>();
   return (call) => {
     if (call.name !== 'agent') return undefined;
@@ -73,12 +87,27 @@ export function finishedSubagentResults(parentId: string, agents: readonly Saved
     const child = agents.findLast((a) => {
       if (a.parentId !== parentId || used.has(a.id)) return false;
       if (typeof args.resume === 'string') return a.id === args.resume;
-      return typeof args.prompt === 'string' && firstUserText(transcripts.get(a.id) ?? []) === args.prompt && (a.description ?? '') === String(args.description ?? '').trim();
+      return (
+        typeof args.prompt === 'string' &&
+        firstUserText(transcripts.get(a.id) ?? []) === args.prompt &&
+        (a.description ?? '') === String(args.description ?? '').trim()
+      );
     });
     if (!child || !FINISHED.has(child.status)) return undefined;
     used.add(child.id);
-    const outcome = { agentId: child.id, subagentType: child.profile, status: child.status, text: lastText(transcripts.get(child.id) ?? []) };
+    const outcome = {
+      agentId: child.id,
+      subagentType: child.profile,
+      status: child.status,
+      text: lastText(transcripts.get(child.id) ?? []),
+    };
     const handoff = subagentHandoff(child.reason !== undefined ? { ...outcome, reason: child.reason } : outcome);
-    return { role: 'tool', toolCallId: call.id, toolName: call.name, content: [{ type: 'text', text: handoff.text }], isError: handoff.isError };
+    return {
+      role: 'tool',
+      toolCallId: call.id,
+      toolName: call.name,
+      content: [{ type: 'text', text: handoff.text }],
+      isError: handoff.isError,
+    };
   };
 }

@@ -63,7 +63,9 @@ export class TranscriptWriter {
     const path = this.pathOf(agentId);
     mkdirSync(dirname(path), { recursive: true });
     const stream = createWriteStream(path, { flags: 'a' });
-    stream.on('error', (error) => process.emitWarning(`murmur: cannot write the transcript of ${agentId}: ${error.message}`));
+    stream.on('error', (error) =>
+      process.emitWarning(`murmur: cannot write the transcript of ${agentId}: ${error.message}`),
+    );
     this.streams.set(agentId, stream);
     return stream;
   }

@@ -53,8 +53,7 @@ export type Effort = 'low' | 'medium' | 'high';
  * `data`) must go back unchanged with tool results; reasoning text from OpenAI-compatible servers has no signature.
  */
 export type ThinkingBlock =
-  | { type: 'thinking'; thinking: string; signature?: string }
-  | { type: 'redacted_thinking'; data: string };
+  { type: 'thinking'; thinking: string; signature?: string } | { type: 'redacted_thinking'; data: string };
 
 export interface AssistantMessage {
   role: 'assistant';

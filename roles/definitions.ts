@@ -24,7 +24,19 @@ export interface LoadedDefinitions {
 
 /** Fields Claude Code writes that murmur accepts and ignores. */
 const IGNORED_FIELDS = new Set(['color']);
-const KNOWN_FIELDS = ['name', 'description', 'tools', 'disallowedTools', 'model', 'effort', 'maxTurns', 'timeout', 'subagents', 'mcpServers', 'shellBridge'];
+const KNOWN_FIELDS = [
+  'name',
+  'description',
+  'tools',
+  'disallowedTools',
+  'model',
+  'effort',
+  'maxTurns',
+  'timeout',
+  'subagents',
+  'mcpServers',
+  'shellBridge',
+];
 const EFFORTS = ['low', 'medium', 'high'] as const;
 const NAME_RULE = /^[a-z0-9][a-z0-9_-]*$/;
 
@@ -44,19 +56,34 @@ function splitFrontMatter(text: string): { yaml: string; body: string } | undefi
 }
 
 function stringList(value: unknown, field: string): string[] {
-  if (typeof value === 'string') return value.split(',').map((s) => s.trim()).filter(Boolean);
-  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.map((v) => v.trim()).filter(Boolean);
-  throw new FieldError(field, `"${field}" must be a list of names or a comma-separated string, got ${JSON.stringify(value)}`);
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string'))
+    return value.map((v) => v.trim()).filter(Boolean);
+  throw new FieldError(
+    field,
+    `"${field}" must be a list of names or a comma-separated string, got ${JSON.stringify(value)}`,
+  );
 }
 
 /** `90`, `"90s"`, `"10m"`, `"1h"` -> milliseconds (a bare number is seconds). */
 export function parseDuration(value: unknown, field: string): number {
   const ms = durationToMs(value);
-  if (ms === undefined) throw new FieldError(field, `"${field}" must be ${DURATION_HINT}, got ${JSON.stringify(value)}`);
+  if (ms === undefined)
+    throw new FieldError(field, `"${field}" must be ${DURATION_HINT}, got ${JSON.stringify(value)}`);
   return ms;
 }
 
-function profileFrom(path: string, fallbackName: string, data: Record<string, unknown>, body: string, warnings: DefinitionProblem[]): AgentProfile {
+function profileFrom(
+  path: string,
+  fallbackName: string,
+  data: Record<string, unknown>,
+  body: string,
+  warnings: DefinitionProblem[],
+): AgentProfile {
   for (const key of Object.keys(data)) {
     if (!KNOWN_FIELDS.includes(key) && !IGNORED_FIELDS.has(key)) {
       throw new FieldError(key, `unknown field "${key}"; accepted fields: ${KNOWN_FIELDS.join(', ')}`);
@@ -67,7 +94,8 @@ function profileFrom(path: string, fallbackName: string, data: Record<string, un
     throw new FieldError('name', `"name" must be letters, digits, "-" or "_", got ${JSON.stringify(rawName)}`);
   }
   const name = normalizeName(rawName);
-  if (builtinRole(name) || name === 'main') throw new FieldError('name', `"${name}" is a built-in role; choose another name`);
+  if (builtinRole(name) || name === 'main')
+    throw new FieldError('name', `"${name}" is a built-in role; choose another name`);
   if (data.description !== undefined && typeof data.description !== 'string') {
     throw new FieldError('description', `"description" must be text, got ${JSON.stringify(data.description)}`);
   }
@@ -85,27 +113,43 @@ function profileFrom(path: string, fallbackName: string, data: Record<string, un
   if (data.mcpServers !== undefined) profile.mcpServers = stringList(data.mcpServers, 'mcpServers');
   if (data.maxTurns !== undefined) {
     if (!Number.isInteger(data.maxTurns) || (data.maxTurns as number) < 1) {
-      throw new FieldError('maxTurns', `"maxTurns" must be a positive whole number, got ${JSON.stringify(data.maxTurns)}`);
+      throw new FieldError(
+        'maxTurns',
+        `"maxTurns" must be a positive whole number, got ${JSON.stringify(data.maxTurns)}`,
+      );
     }
     profile.maxTurns = data.maxTurns as number;
   }
   if (data.timeout !== undefined) profile.timeoutMs = parseDuration(data.timeout, 'timeout');
   if (data.effort !== undefined) {
     if (!EFFORTS.includes(data.effort as (typeof EFFORTS)[number])) {
-      throw new FieldError('effort', `"effort" must be one of ${EFFORTS.join(', ')}, got ${JSON.stringify(data.effort)}`);
+      throw new FieldError(
+        'effort',
+        `"effort" must be one of ${EFFORTS.join(', ')}, got ${JSON.stringify(data.effort)}`,
+      );
     }
     profile.effort = data.effort as (typeof EFFORTS)[number];
   }
   if (data.shellBridge !== undefined) {
-    if (typeof data.shellBridge !== 'boolean') throw new FieldError('shellBridge', `"shellBridge" must be true or false, got ${JSON.stringify(data.shellBridge)}`);
+    if (typeof data.shellBridge !== 'boolean')
+      throw new FieldError(
+        'shellBridge',
+        `"shellBridge" must be true or false, got ${JSON.stringify(data.shellBridge)}`,
+      );
     profile.shellBridge = data.shellBridge;
   }
   if (data.model !== undefined) {
-    if (typeof data.model !== 'string') throw new FieldError('model', `"model" must be text, got ${JSON.stringify(data.model)}`);
+    if (typeof data.model !== 'string')
+      throw new FieldError('model', `"model" must be text, got ${JSON.stringify(data.model)}`);
     const model = data.model.trim();
     if (model.includes(':')) profile.model = model;
     else if (model !== '' && model !== 'inherit') {
-      warnings.push({ path, field: 'model', message: `model "${model}" is not a murmur model spec (provider:model); the run's model is used`, warning: true });
+      warnings.push({
+        path,
+        field: 'model',
+        message: `model "${model}" is not a murmur model spec (provider:model); the run's model is used`,
+        warning: true,
+      });
     }
   }
   return profile;
@@ -115,7 +159,15 @@ function profileFrom(path: string, fallbackName: string, data: Record<string, un
 export function parseDefinition(path: string, text: string): { profile?: AgentProfile; problems: DefinitionProblem[] } {
   const problems: DefinitionProblem[] = [];
   const parts = splitFrontMatter(text);
-  if (!parts) return { problems: [{ path, message: 'no YAML front matter: the file must start with a "---" line, the fields, and another "---" line' }] };
+  if (!parts)
+    return {
+      problems: [
+        {
+          path,
+          message: 'no YAML front matter: the file must start with a "---" line, the fields, and another "---" line',
+        },
+      ],
+    };
   let data: unknown;
   try {
     data = parseYaml(parts.yaml);
@@ -130,7 +182,8 @@ export function parseDefinition(path: string, text: string): { profile?: AgentPr
     const profile = profileFrom(path, fallbackName, data as Record<string, unknown>, parts.body, problems);
     return { profile, problems };
   } catch (error) {
-    if (error instanceof FieldError) return { problems: [...problems, { path, field: error.field, message: error.message }] };
+    if (error instanceof FieldError)
+      return { problems: [...problems, { path, field: error.field, message: error.message }] };
     throw error;
   }
 }
@@ -138,7 +191,9 @@ export function parseDefinition(path: string, text: string): { profile?: AgentPr
 function readDir(dir: string): { path: string; text: string }[] {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.toLowerCase().endsWith('.md')).sort();
+    names = readdirSync(dir)
+      .filter((n) => n.toLowerCase().endsWith('.md'))
+      .sort();
   } catch {
     return [];
   }
@@ -178,12 +233,17 @@ export function describeProblem(problem: DefinitionProblem): string {
  * The profile of a role or defined agent name, or a message listing the known names (and, when a file of that
  * name failed to load, what was wrong with it).
  */
-export function profileOrProblem(name: string, loaded: { profiles: ReadonlyMap<string, AgentProfile>; problems: readonly DefinitionProblem[] }): AgentProfile | string {
+export function profileOrProblem(
+  name: string,
+  loaded: { profiles: ReadonlyMap<string, AgentProfile>; problems: readonly DefinitionProblem[] },
+): AgentProfile | string {
   const profile = resolveProfile(name, loaded.profiles);
   if (profile) return profile;
   const defined = [...loaded.profiles.keys()];
   const known = `known: main, explore, worker (coder), verifier${defined.length > 0 ? `, ${defined.join(', ')}` : ''}`;
   const key = normalizeName(name);
-  const broken = loaded.problems.find((p) => !p.warning && basename(p.path).replace(/\.md$/i, '').toLowerCase() === key);
+  const broken = loaded.problems.find(
+    (p) => !p.warning && basename(p.path).replace(/\.md$/i, '').toLowerCase() === key,
+  );
   return `unknown agent or role "${name}"; ${known}${broken ? `. ${describeProblem(broken)}` : ''}`;
 }

@@ -70,13 +70,19 @@ export const filterModelCapability: ToolFilter = (tools, { facts }) =>
 export const filterDesktop: ToolFilter = (tools, { facts }) =>
   facts.desktopAvailable ? tools : tools.filter((t) => !t.def.name.startsWith('desktop_'));
 
-function selectorMatches(list: readonly string[], tools: RuntimeTool[], field: string, warnings: string[]): Set<string> {
+function selectorMatches(
+  list: readonly string[],
+  tools: RuntimeTool[],
+  field: string,
+  warnings: string[],
+): Set<string> {
   const names = new Set(tools.map((t) => normalizeName(t.def.name)));
   const matched = new Set<string>();
   for (const entry of list) {
     const wanted = canonicalToolName(entry);
     const hits = [...names].filter((n) => matchesNamePattern(n, wanted));
-    if (hits.length === 0) warnings.push(`${field} names "${entry.trim()}", which is not an available tool; it is ignored`);
+    if (hits.length === 0)
+      warnings.push(`${field} names "${entry.trim()}", which is not an available tool; it is ignored`);
     for (const hit of hits) matched.add(hit);
   }
   return matched;
@@ -117,12 +123,14 @@ function isDelegationTool(tool: RuntimeTool, facts: TurnFacts): boolean {
 /** Whether the profile may delegate at all: the authoritative main profile, or a defined agent that opts in. */
 export function mayDelegate(facts: TurnFacts): boolean {
   const { profile } = facts;
-  const authoritativeMain = profile.builtin && profile.role === 'main' && (facts.interface === 'cli' || facts.interface === 'interactive');
+  const authoritativeMain =
+    profile.builtin && profile.role === 'main' && (facts.interface === 'cli' || facts.interface === 'interactive');
   return authoritativeMain || (!profile.builtin && (profile.subagents?.length ?? 0) > 0);
 }
 
 /** 6. Delegation only for an authoritative main profile or a defined agent with a `subagents:` list. */
-export const filterDelegation: ToolFilter = (tools, { facts }) => (mayDelegate(facts) ? tools : tools.filter((t) => !isDelegationTool(t, facts)));
+export const filterDelegation: ToolFilter = (tools, { facts }) =>
+  mayDelegate(facts) ? tools : tools.filter((t) => !isDelegationTool(t, facts));
 
 /**
  * Scheduled tasks outlive the run: only the built-in main agent may create them, or a defined agent whose
@@ -172,7 +180,10 @@ export const FILTER_PIPELINE: readonly { name: string; filter: ToolFilter }[] = 
   { name: 'role caps', filter: filterRoleCaps },
 ];
 
-export function applyFilters(tools: readonly RuntimeTool[], facts: TurnFacts): { tools: RuntimeTool[]; warnings: string[] } {
+export function applyFilters(
+  tools: readonly RuntimeTool[],
+  facts: TurnFacts,
+): { tools: RuntimeTool[]; warnings: string[] } {
   const context: FilterContext = { facts, warnings: [] };
   let out = [...tools];
   for (const step of FILTER_PIPELINE) out = step.filter(out, context);

@@ -15,7 +15,11 @@ export function allowedSubagentTypes(parent: AgentProfile, definitions: Readonly
  * The profile a parent gets when it asks for `type`, or undefined when the type is unknown or not allowed to it.
  * Names are compared by what they resolve to, so `coder` (the default) is allowed wherever `worker` is.
  */
-export function subagentProfileFor(parent: AgentProfile, type: string, definitions: ReadonlyMap<string, AgentProfile>): AgentProfile | undefined {
+export function subagentProfileFor(
+  parent: AgentProfile,
+  type: string,
+  definitions: ReadonlyMap<string, AgentProfile>,
+): AgentProfile | undefined {
   const wanted = resolveProfile(type.trim(), definitions);
   if (!wanted) return undefined;
   const allowed = allowedSubagentTypes(parent, definitions);

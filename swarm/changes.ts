@@ -32,16 +32,24 @@ function editResults(messages: readonly Message[]): string {
 }
 
 function cap(text: string): string {
-  return text.length > MAX_CHANGES_CHARS ? `${text.slice(0, MAX_CHANGES_CHARS)}\n… (cut at ${MAX_CHANGES_CHARS} characters; read the files for the rest)` : text;
+  return text.length > MAX_CHANGES_CHARS
+    ? `${text.slice(0, MAX_CHANGES_CHARS)}\n… (cut at ${MAX_CHANGES_CHARS} characters; read the files for the rest)`
+    : text;
 }
 
 /**
  * `base` is the commit the worker started from (a swarm worktree): its own commits are part of its changes, so
  * the diff runs from there rather than from HEAD.
  */
-export async function describeChanges(messages: readonly Message[], root: string, inRepo: boolean, base = 'HEAD'): Promise<string> {
+export async function describeChanges(
+  messages: readonly Message[],
+  root: string,
+  inRepo: boolean,
+  base = 'HEAD',
+): Promise<string> {
   const paths = changedPaths(messages, root);
-  if (paths.length === 0) return 'The worker changed no files with write or edit (it may have used bash; check the workspace).';
+  if (paths.length === 0)
+    return 'The worker changed no files with write or edit (it may have used bash; check the workspace).';
   const header = `Files changed: ${paths.map((p) => relative(root, p) || p).join(', ')}`;
   if (inRepo) {
     const tracked = await git(root, ['diff', '--no-color', base, '--', ...paths]);

@@ -143,7 +143,11 @@ export class SwarmController {
     }
     if (attempt > this.options.maxRateLimitRetries) {
       this.markFinished(index);
-      actions.push({ type: 'give_up', index, reason: `rate limited ${attempt} times (the swarm retries an item at most ${this.options.maxRateLimitRetries} times)` });
+      actions.push({
+        type: 'give_up',
+        index,
+        reason: `rate limited ${attempt} times (the swarm retries an item at most ${this.options.maxRateLimitRetries} times)`,
+      });
     } else {
       const retryAt = now + this.options.backoffMs(attempt, retryAfterMs);
       this.phase[index] = 'backoff';
@@ -216,7 +220,13 @@ export class SwarmController {
       const steps = interval > 0 ? Math.floor((now - this.rampStart) / interval) : Number.POSITIVE_INFINITY;
       this.capacity = Math.max(this.capacity, this.bounded(this.rampBase + Math.max(0, steps)));
     }
-    if (this.capacity !== before) actions.push({ type: 'capacity', capacity: this.capacity, running: this.running, limited: this.recovery !== undefined });
+    if (this.capacity !== before)
+      actions.push({
+        type: 'capacity',
+        capacity: this.capacity,
+        running: this.running,
+        limited: this.recovery !== undefined,
+      });
   }
 
   private fill(now: number, actions: ControllerAction[]): ControllerAction[] {

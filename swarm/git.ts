@@ -21,14 +21,22 @@ export async function git(cwd: string, args: readonly string[], input?: string):
     ...(input !== undefined ? { input } : { stdin: 'ignore' }),
     env: { GIT_TERMINAL_PROMPT: '0' },
   });
-  return { ok: result.exitCode === 0, exitCode: result.exitCode ?? -1, stdout: String(result.stdout ?? ''), stderr: String(result.stderr ?? '') };
+  return {
+    ok: result.exitCode === 0,
+    exitCode: result.exitCode ?? -1,
+    stdout: String(result.stdout ?? ''),
+    stderr: String(result.stderr ?? ''),
+  };
 }
 
 /** Runs `work` after every earlier serialised operation on the same repository. */
 export function serialised<T>(repo: string, work: () => Promise<T>): Promise<T> {
   const previous = queues.get(repo) ?? Promise.resolve();
   const next = previous.then(work, work);
-  queues.set(repo, next.catch(() => undefined));
+  queues.set(
+    repo,
+    next.catch(() => undefined),
+  );
   return next;
 }
 

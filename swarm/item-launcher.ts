@@ -10,7 +10,8 @@ import type { ItemResult } from './report.js';
  * How one attempt of an item ended: a result, or a rate limit that puts the item back in the queue (with what its
  * agent had said so far). `jobId`: a queue job left out when the swarm stopped, kept so a resume collects it.
  */
-export type Attempt = { kind: 'done'; result: ItemResult; jobId?: string } | { kind: 'rate_limited'; retryAfterMs?: number; text?: string };
+export type Attempt =
+  { kind: 'done'; result: ItemResult; jobId?: string } | { kind: 'rate_limited'; retryAfterMs?: number; text?: string };
 
 export interface ItemLauncher {
   /**
@@ -38,7 +39,9 @@ export interface ItemLauncher {
 export function rateLimited(run: AgentRunResult): Attempt | undefined {
   const error = run.status === 'failed' ? run.outcome.modelError : undefined;
   if (error?.kind !== 'rate_limit') return undefined;
-  return error.retryAfterMs !== undefined ? { kind: 'rate_limited', retryAfterMs: error.retryAfterMs } : { kind: 'rate_limited' };
+  return error.retryAfterMs !== undefined
+    ? { kind: 'rate_limited', retryAfterMs: error.retryAfterMs }
+    : { kind: 'rate_limited' };
 }
 
 /** Whether a conversation ends with the agent's final answer (an assistant message without tool calls). */

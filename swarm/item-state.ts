@@ -90,7 +90,10 @@ export type ItemChange =
   | { kind: 'done'; result: ItemResult; jobId?: string };
 
 /** A new item, or a resumed subagent (no prompt; `resumePrompt` tells it to go on). */
-export function queuedItem(item: string, fields: { prompt?: string; agentId?: string; resumePrompt?: string } = {}): QueuedItem {
+export function queuedItem(
+  item: string,
+  fields: { prompt?: string; agentId?: string; resumePrompt?: string } = {},
+): QueuedItem {
   return { status: 'queued', item, rounds: 0, ...fields };
 }
 
@@ -109,7 +112,12 @@ function jobOf(s: SwarmItem): { jobId?: string } {
 }
 
 /** The result of an item that ended without its launcher's word (stopped, given up, lost to a bug): what it had. */
-export function endedResult(index: number, s: SwarmItem, outcome: ItemOutcome, fields: { reason?: string; text?: string; notStarted?: boolean } = {}): ItemResult {
+export function endedResult(
+  index: number,
+  s: SwarmItem,
+  outcome: ItemOutcome,
+  fields: { reason?: string; text?: string; notStarted?: boolean } = {},
+): ItemResult {
   const result: ItemResult = { index, item: s.item, outcome, rounds: s.rounds, text: fields.text ?? '' };
   if (fields.reason !== undefined) result.reason = fields.reason;
   if (fields.notStarted) result.notStarted = true;
@@ -128,14 +136,32 @@ export function advanceItem(s: SwarmItem, change: ItemChange): SwarmItem {
     case 'verifying':
       return { status: 'verifying', ...task(s), ...work(s), round: change.round, ...jobOf(s) };
     case 'verifier':
-      return { status: 'verifying', ...task(s), ...work(s), verifierId: change.verifierId, round: s.status === 'verifying' ? s.round : s.rounds + 1, ...jobOf(s) };
+      return {
+        status: 'verifying',
+        ...task(s),
+        ...work(s),
+        verifierId: change.verifierId,
+        round: s.status === 'verifying' ? s.round : s.rounds + 1,
+        ...jobOf(s),
+      };
     case 'verdict': {
-      const judged = { rounds: change.round, verdict: change.verdict, reasons: change.verdict === 'fail' ? change.reasons : undefined, verifierId: undefined };
+      const judged = {
+        rounds: change.round,
+        verdict: change.verdict,
+        reasons: change.verdict === 'fail' ? change.reasons : undefined,
+        verifierId: undefined,
+      };
       return { status: 'verifying', ...task(s), ...work(s), ...judged, round: change.round, ...jobOf(s) };
     }
     case 'remote':
       if (change.state === 'launched') return { status: 'launched', ...task(s), ...work(s), ...jobOf(s) };
-      return { status: 'verifying', ...task(s), ...work(s), round: typeof change.extra.rounds === 'number' ? change.extra.rounds : s.rounds + 1, ...jobOf(s) };
+      return {
+        status: 'verifying',
+        ...task(s),
+        ...work(s),
+        round: typeof change.extra.rounds === 'number' ? change.extra.rounds : s.rounds + 1,
+        ...jobOf(s),
+      };
     case 'rate_limited':
       // A queue item's next launch is a new job (from the base commit): the limited job is done with.
       return { status: 'rate_limited', ...task(s), ...work(s) };
@@ -161,7 +187,11 @@ export function itemEvent(change: ItemChange): { state: SwarmItemState; extra: R
       return { state: 'verifying', extra: { rounds: change.round } };
     case 'verdict': {
       // The event names the worker (whose row shows the verdict); the verifier rides along.
-      const extra: Record<string, unknown> = { verdict: change.verdict, rounds: change.round, verifierId: change.verifierId };
+      const extra: Record<string, unknown> = {
+        verdict: change.verdict,
+        rounds: change.round,
+        verifierId: change.verifierId,
+      };
       if (change.verdict === 'fail' && change.reasons) extra.reason = change.reasons.slice(0, 300);
       return { state: 'verifying', extra };
     }
@@ -186,5 +216,11 @@ export function itemEvent(change: ItemChange): { state: SwarmItemState; extra: R
 
 /** Whether the swarm's state is saved after a change: whenever what a resume needs changed. */
 export function savedAfter(change: ItemChange): boolean {
-  return change.kind === 'launched' || change.kind === 'job' || change.kind === 'verifier' || change.kind === 'verdict' || change.kind === 'done';
+  return (
+    change.kind === 'launched' ||
+    change.kind === 'job' ||
+    change.kind === 'verifier' ||
+    change.kind === 'verdict' ||
+    change.kind === 'done'
+  );
 }

@@ -61,7 +61,11 @@ function resumableHere(agent: SwarmAgent, isolated: boolean): string | undefined
 }
 
 /** Items whose subagents already work in a worktree go on in it, so their work is what gets merged. */
-async function adoptWorktrees(host: SwarmHost, items: readonly SwarmItem[], isolation: WorktreeIsolation): Promise<string | undefined> {
+async function adoptWorktrees(
+  host: SwarmHost,
+  items: readonly SwarmItem[],
+  isolation: WorktreeIsolation,
+): Promise<string | undefined> {
   for (const [index, item] of items.entries()) {
     const agent = item.agentId !== undefined && item.status !== 'done' ? host.agent(item.agentId) : undefined;
     if (agent?.workspaceRoot === undefined) continue;
@@ -74,7 +78,8 @@ async function adoptWorktrees(host: SwarmHost, items: readonly SwarmItem[], isol
 function profileFor(host: SwarmHost, parentId: string | undefined, type: string): AgentProfile | string {
   const profile = host.profile(type, parentId);
   if (typeof profile === 'string') return profile;
-  if (profile.role === 'main') return 'the main role cannot run as a swarm item; use worker, explore, verifier or a defined agent';
+  if (profile.role === 'main')
+    return 'the main role cannot run as a swarm item; use worker, explore, verifier or a defined agent';
   return profile;
 }
 
@@ -82,11 +87,25 @@ function profileFor(host: SwarmHost, parentId: string | undefined, type: string)
  * Checks a request against the host and plans the swarm; nothing has started when this returns. `remote`: the
  * items run elsewhere (a queue's workers each work in a fresh worktree), so no worktrees are opened here.
  */
-export async function planSwarm(host: SwarmHost, parentId: string | undefined, request: LaunchRequest, env: NodeJS.ProcessEnv, remote = false): Promise<Planned> {
-  const cap = maxConcurrency({ ...(request.maxConcurrency !== undefined ? { flag: request.maxConcurrency } : {}), env, config: host.config });
+export async function planSwarm(
+  host: SwarmHost,
+  parentId: string | undefined,
+  request: LaunchRequest,
+  env: NodeJS.ProcessEnv,
+  remote = false,
+): Promise<Planned> {
+  const cap = maxConcurrency({
+    ...(request.maxConcurrency !== undefined ? { flag: request.maxConcurrency } : {}),
+    env,
+    config: host.config,
+  });
   if (cap.error) return { ok: false, error: cap.error };
   const checked = validateSwarmItems(
-    { items: request.items, ...(request.promptTemplate !== undefined ? { promptTemplate: request.promptTemplate } : {}), ...(request.resumeAgentIds ? { resumeAgentIds: request.resumeAgentIds } : {}) },
+    {
+      items: request.items,
+      ...(request.promptTemplate !== undefined ? { promptTemplate: request.promptTemplate } : {}),
+      ...(request.resumeAgentIds ? { resumeAgentIds: request.resumeAgentIds } : {}),
+    },
     request.maxItems,
     request.minItems,
   );
@@ -97,7 +116,8 @@ export async function planSwarm(host: SwarmHost, parentId: string | undefined, r
   const items: SwarmItem[] = checked.items.map((item, i) => queuedItem(item, { prompt: checked.prompts[i]! }));
   for (const id of request.resumeAgentIds ?? []) {
     const agent = host.agent(id);
-    if (!agent || agent.parentId !== parentId) return { ok: false, error: `resume_agent_ids names "${id}", which is not one of your subagents` };
+    if (!agent || agent.parentId !== parentId)
+      return { ok: false, error: `resume_agent_ids names "${id}", which is not one of your subagents` };
     if (agent.busy) return { ok: false, error: `subagent "${id}" is still running; it cannot be resumed now` };
     if (items.some((i) => i.agentId === id)) return { ok: false, error: `resume_agent_ids names "${id}" twice` };
     const unsound = resumableHere(agent, request.isolation === 'worktree');
@@ -108,11 +128,16 @@ export async function planSwarm(host: SwarmHost, parentId: string | undefined, r
 
   const settings = swarmSettings(host.config, cap.value);
   const maxRounds = request.maxRounds ?? settings.maxRounds;
-  const newAgents = checked.items.length * (request.verify ? 1 + maxRounds : 1) + (request.verify ? (request.resumeAgentIds?.length ?? 0) * maxRounds : 0);
+  const newAgents =
+    checked.items.length * (request.verify ? 1 + maxRounds : 1) +
+    (request.verify ? (request.resumeAgentIds?.length ?? 0) * maxRounds : 0);
   const room = host.spawnRoom();
   const left = room.limit - room.spawned;
   if (newAgents > left) {
-    return { ok: false, error: `this swarm may start up to ${newAgents} subagents but the run's spawn cap leaves ${left} (limit ${room.limit}; [limits] maxAgents in murmur.toml)` };
+    return {
+      ok: false,
+      error: `this swarm may start up to ${newAgents} subagents but the run's spawn cap leaves ${left} (limit ${room.limit}; [limits] maxAgents in murmur.toml)`,
+    };
   }
 
   const swarmId = host.nextSwarmId();
@@ -142,7 +167,12 @@ export async function planSwarm(host: SwarmHost, parentId: string | undefined, r
 }
 
 /** Plans the rest of a saved `murmur swarm` session: finished items keep their results (see restoredItem). */
-export async function planRestore(host: SwarmHost, saved: SavedSwarm, maxConcurrencyFlag: number | undefined, env: NodeJS.ProcessEnv): Promise<Planned> {
+export async function planRestore(
+  host: SwarmHost,
+  saved: SavedSwarm,
+  maxConcurrencyFlag: number | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<Planned> {
   // The cap the swarm ran with stands in for its flag, unless one is given now (flag or environment).
   const flag = maxConcurrencyFlag ?? (env.MURMUR_SWARM_MAX_CONCURRENCY?.trim() ? undefined : saved.maxConcurrency);
   const cap = maxConcurrency({ ...(flag !== undefined ? { flag } : {}), env, config: host.config });
@@ -175,7 +205,12 @@ export async function planRestore(host: SwarmHost, saved: SavedSwarm, maxConcurr
 }
 
 /** The run of a plan on its launcher; `extra` is saved with its state (a queue's coordinates). */
-export function swarmRun(host: SwarmHost, plan: SwarmPlan, launcher: ItemLauncher, extra?: Record<string, unknown>): SwarmRun {
+export function swarmRun(
+  host: SwarmHost,
+  plan: SwarmPlan,
+  launcher: ItemLauncher,
+  extra?: Record<string, unknown>,
+): SwarmRun {
   return new SwarmRun(
     {
       swarmId: plan.swarmId,

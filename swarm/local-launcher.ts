@@ -53,7 +53,12 @@ export class LocalLauncher implements ItemLauncher {
     private readonly deps: LocalLauncherDeps,
   ) {}
 
-  async run(index: number, item: LaunchableItem, report: (report: ItemReport) => void, signal: AbortSignal): Promise<Attempt> {
+  async run(
+    index: number,
+    item: LaunchableItem,
+    report: (report: ItemReport) => void,
+    signal: AbortSignal,
+  ): Promise<Attempt> {
     const s = new AttemptItem(item, report);
     try {
       return await this.attempt(index, s, signal);
@@ -61,7 +66,16 @@ export class LocalLauncher implements ItemLauncher {
       // A bug in an attempt (not a model or tool failure) fails its item instead of hanging the swarm.
       const agentId = s.item.agentId;
       const agent = agentId !== undefined ? this.deps.agents.agent(agentId) : undefined;
-      return { kind: 'done', result: this.itemResult(index, s.item, agent, 'failed', `internal error: ${error instanceof Error ? error.message : String(error)}`) };
+      return {
+        kind: 'done',
+        result: this.itemResult(
+          index,
+          s.item,
+          agent,
+          'failed',
+          `internal error: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      };
     }
   }
 
@@ -83,7 +97,12 @@ export class LocalLauncher implements ItemLauncher {
     }
   }
 
-  private spawn(item: string, profile: AgentProfile, description: string, workspaceRoot: string | undefined): SwarmAgent | string {
+  private spawn(
+    item: string,
+    profile: AgentProfile,
+    description: string,
+    workspaceRoot: string | undefined,
+  ): SwarmAgent | string {
     return this.deps.agents.spawn({
       profile,
       description,
@@ -94,7 +113,13 @@ export class LocalLauncher implements ItemLauncher {
     });
   }
 
-  private itemResult(index: number, s: SwarmItem, agent: SwarmAgent | undefined, outcome: ItemResult['outcome'], reason?: string): ItemResult {
+  private itemResult(
+    index: number,
+    s: SwarmItem,
+    agent: SwarmAgent | undefined,
+    outcome: ItemResult['outcome'],
+    reason?: string,
+  ): ItemResult {
     const result: ItemResult = { index, item: s.item, outcome, rounds: s.rounds, text: agent?.lastText ?? '' };
     if (agent) result.agentId = agent.id;
     if (s.verdict) result.verdict = s.verdict;
@@ -122,7 +147,8 @@ export class LocalLauncher implements ItemLauncher {
     }
     if (!agent) {
       const spawned = this.spawn(start.item, this.spec.profile, start.item, root);
-      if (typeof spawned === 'string') return { kind: 'done', result: this.itemResult(index, s.item, undefined, 'failed', `not started: ${spawned}`) };
+      if (typeof spawned === 'string')
+        return { kind: 'done', result: this.itemResult(index, s.item, undefined, 'failed', `not started: ${spawned}`) };
       agent = spawned;
       prompt = start.prompt;
     } else if (start.status === 'queued' && start.resumePrompt !== undefined) {
@@ -132,13 +158,24 @@ export class LocalLauncher implements ItemLauncher {
 
     // A worker that was killed after its final answer but before the state said so has completed: it must
     // not run again (another model call after a handoff would redo or undo its work).
-    if (prompt === undefined && agent.status === 'interrupted' && endsWithHandoff(agent.messages)) agents.acceptHandoff(agent.id);
+    if (prompt === undefined && agent.status === 'interrupted' && endsWithHandoff(agent.messages))
+      agents.acceptHandoff(agent.id);
     // A worker that already completed (resumed mid-verification) goes straight to its checks.
     if (agent.status !== 'completed' || prompt !== undefined) {
       const run = await agents.run(agent.id, prompt, signal, timeoutMs);
       const limited = rateLimited(run);
       if (limited) return this.limited(limited, agent);
-      if (run.status !== 'completed') return { kind: 'done', result: this.itemResult(index, s.item, agent, run.status === 'aborted' ? 'aborted' : 'failed', run.reason ?? run.status) };
+      if (run.status !== 'completed')
+        return {
+          kind: 'done',
+          result: this.itemResult(
+            index,
+            s.item,
+            agent,
+            run.status === 'aborted' ? 'aborted' : 'failed',
+            run.reason ?? run.status,
+          ),
+        };
     }
     if (this.spec.verify) {
       const worker = agent;

@@ -32,7 +32,9 @@ export function escapeText(text: string): string {
 }
 
 export function escapeAttribute(text: string): string {
-  return escapeText(text).replace(/"/g, '&quot;').replace(/\r\n|\r|\n/g, '&#10;');
+  return escapeText(text)
+    .replace(/"/g, '&quot;')
+    .replace(/\r\n|\r|\n/g, '&#10;');
 }
 
 export function countOutcomes(results: readonly ItemResult[]): Record<string, number> {
@@ -45,7 +47,9 @@ export function countOutcomes(results: readonly ItemResult[]): Record<string, nu
 }
 
 export function resumableIds(results: readonly ItemResult[]): string[] {
-  return results.filter((r) => r.outcome !== 'completed' && r.outcome !== 'conflict' && r.agentId !== undefined).map((r) => r.agentId!);
+  return results
+    .filter((r) => r.outcome !== 'completed' && r.outcome !== 'conflict' && r.agentId !== undefined)
+    .map((r) => r.agentId!);
 }
 
 /**
@@ -55,11 +59,18 @@ export function resumableIds(results: readonly ItemResult[]): string[] {
 export function renderReport(results: readonly ItemResult[], options: { resumeCommand?: string } = {}): string {
   const sorted = [...results].sort((a, b) => a.index - b.index);
   const counts = countOutcomes(sorted);
-  const lines = ['<agent_swarm_result>', `<summary>${Object.entries(counts).map(([k, n]) => `${k}: ${n}`).join(', ')}</summary>`];
+  const lines = [
+    '<agent_swarm_result>',
+    `<summary>${Object.entries(counts)
+      .map(([k, n]) => `${k}: ${n}`)
+      .join(', ')}</summary>`,
+  ];
   const resumable = resumableIds(sorted);
   const notStarted = sorted.filter((r) => r.notStarted).length;
   if ((resumable.length > 0 || notStarted > 0) && options.resumeCommand !== undefined) {
-    lines.push(`<resume_hint>${escapeText(`run ${options.resumeCommand} to finish the items that did not complete (completed items never run again)`)}</resume_hint>`);
+    lines.push(
+      `<resume_hint>${escapeText(`run ${options.resumeCommand} to finish the items that did not complete (completed items never run again)`)}</resume_hint>`,
+    );
   } else if (resumable.length > 0 || notStarted > 0) {
     const parts: string[] = [];
     // Subagents in worktrees go on there only with isolation again (their branch says they are in one).
@@ -93,7 +104,11 @@ export function renderReport(results: readonly ItemResult[], options: { resumeCo
   return lines.join('\n');
 }
 
-export function reportJson(results: readonly ItemResult[]): { summary: Record<string, number>; resumeAgentIds: string[]; items: ItemResult[] } {
+export function reportJson(results: readonly ItemResult[]): {
+  summary: Record<string, number>;
+  resumeAgentIds: string[];
+  items: ItemResult[];
+} {
   const sorted = [...results].sort((a, b) => a.index - b.index);
   return { summary: countOutcomes(sorted), resumeAgentIds: resumableIds(sorted), items: sorted };
 }

@@ -81,7 +81,8 @@ export class SwarmRun {
       ...this.spec.extra,
     };
     if (this.spec.template !== undefined) saved.template = this.spec.template;
-    if (this.spec.settings.controller.maxConcurrency !== undefined) saved.maxConcurrency = this.spec.settings.controller.maxConcurrency;
+    if (this.spec.settings.controller.maxConcurrency !== undefined)
+      saved.maxConcurrency = this.spec.settings.controller.maxConcurrency;
     return saved;
   }
 
@@ -91,7 +92,9 @@ export class SwarmRun {
   }
 
   results(): ItemResult[] {
-    return this.items.map((s, index) => (s.status === 'done' ? s.result : endedResult(index, s, 'aborted', { notStarted: true })));
+    return this.items.map((s, index) =>
+      s.status === 'done' ? s.result : endedResult(index, s, 'aborted', { notStarted: true }),
+    );
   }
 
   /** A run that will not run lets go of what its launcher holds (a queue's connections would keep the process up). */
@@ -101,7 +104,15 @@ export class SwarmRun {
 
   private emitItem(index: number, state: SwarmItemState, extra: Record<string, unknown> = {}): void {
     const s = this.items[index]!;
-    this.sink.emit({ type: 'swarm.item', swarmId: this.spec.swarmId, item: s.item, index, state, ...(s.agentId ? { agentId: s.agentId } : {}), ...extra });
+    this.sink.emit({
+      type: 'swarm.item',
+      swarmId: this.spec.swarmId,
+      item: s.item,
+      index,
+      state,
+      ...(s.agentId ? { agentId: s.agentId } : {}),
+      ...extra,
+    });
   }
 
   /** The one place an item changes: the mutator, then its event, then the saved state when a resume needs it. */
@@ -126,7 +137,9 @@ export class SwarmRun {
       role: spec.role,
       items: items.map((s) => s.item),
       ...(spec.parentId !== undefined ? { parentId: spec.parentId } : {}),
-      ...(spec.settings.controller.maxConcurrency !== undefined ? { maxConcurrency: spec.settings.controller.maxConcurrency } : {}),
+      ...(spec.settings.controller.maxConcurrency !== undefined
+        ? { maxConcurrency: spec.settings.controller.maxConcurrency }
+        : {}),
     });
     for (const [i, s] of items.entries()) {
       if (s.status === 'done') this.emitItem(i, s.result.outcome, { reason: 'finished before the resume' });
@@ -197,7 +210,8 @@ export class SwarmRun {
         if (timer !== undefined) clock.clearTimeout(timer);
         timer = undefined;
         const at = controller.nextWakeAt();
-        if (at !== undefined) timer = clock.setTimeout(() => apply(controller.tick(clock.now())), Math.max(0, at - clock.now()));
+        if (at !== undefined)
+          timer = clock.setTimeout(() => apply(controller.tick(clock.now())), Math.max(0, at - clock.now()));
       };
       const launch = (ctlIndex: number) => {
         const index = pending[ctlIndex]!;
@@ -216,7 +230,15 @@ export class SwarmRun {
             const reason = 'the swarm was aborted while the item waited out a rate limit';
             const s = this.items[index]!;
             const ended: Ended =
-              outcome.kind === 'done' ? outcome : { kind: 'done', result: { ...endedResult(index, s, 'aborted', { reason, text: outcome.text ?? '' }), ...(s.verdict ? { verdict: s.verdict } : {}) } };
+              outcome.kind === 'done'
+                ? outcome
+                : {
+                    kind: 'done',
+                    result: {
+                      ...endedResult(index, s, 'aborted', { reason, text: outcome.text ?? '' }),
+                      ...(s.verdict ? { verdict: s.verdict } : {}),
+                    },
+                  };
             return this.keepWork(index, ended);
           })
           .then((outcome) => {
@@ -255,7 +277,13 @@ export class SwarmRun {
               break;
             case 'capacity':
               launcher.capacity?.(action.capacity);
-              this.sink.emit({ type: 'swarm.capacity', swarmId: this.spec.swarmId, capacity: action.capacity, running: action.running, limited: action.limited });
+              this.sink.emit({
+                type: 'swarm.capacity',
+                swarmId: this.spec.swarmId,
+                capacity: action.capacity,
+                running: action.running,
+                limited: action.limited,
+              });
               break;
           }
         }
@@ -285,10 +313,16 @@ export class SwarmRun {
   private async attempt(index: number, report: (change: ItemChange) => void, signal: AbortSignal): Promise<Attempt> {
     try {
       const s = this.items[index]!;
-      if (s.status !== 'queued' && s.status !== 'rate_limited') throw new Error(`item ${index} cannot be launched while ${s.status}`);
+      if (s.status !== 'queued' && s.status !== 'rate_limited')
+        throw new Error(`item ${index} cannot be launched while ${s.status}`);
       return await this.launcher.run(index, s, report, signal);
     } catch (error) {
-      return { kind: 'done', result: endedResult(index, this.items[index]!, 'failed', { reason: `internal error: ${error instanceof Error ? error.message : String(error)}` }) };
+      return {
+        kind: 'done',
+        result: endedResult(index, this.items[index]!, 'failed', {
+          reason: `internal error: ${error instanceof Error ? error.message : String(error)}`,
+        }),
+      };
     }
   }
 
@@ -306,7 +340,14 @@ export class SwarmRun {
     try {
       return { ...ended, result: (await this.launcher.commit?.(index, ended.result)) ?? ended.result };
     } catch (error) {
-      return { ...ended, result: { ...ended.result, outcome: 'failed', reason: `internal error while taking in its changes: ${error instanceof Error ? error.message : String(error)}` } };
+      return {
+        ...ended,
+        result: {
+          ...ended.result,
+          outcome: 'failed',
+          reason: `internal error while taking in its changes: ${error instanceof Error ? error.message : String(error)}`,
+        },
+      };
     }
   }
 
@@ -314,6 +355,8 @@ export class SwarmRun {
     if (this.items[index]!.status !== 'done') this.finishedCount++;
     this.transition(index, ended);
     const { result } = ended;
-    this.onProgress?.(`${this.finishedCount + this.finishedBefore}/${this.items.length} items done (last: ${result.item} ${result.outcome})`);
+    this.onProgress?.(
+      `${this.finishedCount + this.finishedBefore}/${this.items.length} items done (last: ${result.item} ${result.outcome})`,
+    );
   }
 }

@@ -52,7 +52,11 @@ export interface SavedQueue {
 
 /** An item's state as saved. */
 export function itemRecord(s: SwarmItem): SwarmItemRecord {
-  const record: SwarmItemRecord = { item: s.item, ...(s.prompt !== undefined ? { prompt: s.prompt } : {}), rounds: s.rounds };
+  const record: SwarmItemRecord = {
+    item: s.item,
+    ...(s.prompt !== undefined ? { prompt: s.prompt } : {}),
+    rounds: s.rounds,
+  };
   if (s.status === 'queued' && s.resumePrompt !== undefined) record.resumePrompt = s.resumePrompt;
   if (s.agentId !== undefined) record.agentId = s.agentId;
   if (s.verdict !== undefined) record.verdict = s.verdict;
@@ -73,7 +77,8 @@ export function itemRecord(s: SwarmItem): SwarmItemRecord {
  */
 export function restoredItem(record: SwarmItemRecord, verify: boolean, maxRounds: number): SwarmItem {
   const { result, resumePrompt, ...kept } = record;
-  if (result && (result.outcome === 'completed' || result.outcome === 'conflict')) return { ...kept, status: 'done', result };
+  if (result && (result.outcome === 'completed' || result.outcome === 'conflict'))
+    return { ...kept, status: 'done', result };
   const queued = { ...kept, status: 'queued' as const, ...(resumePrompt !== undefined ? { resumePrompt } : {}) };
   if (!verify || record.verdict !== 'fail' || record.rounds < maxRounds || record.agentId === undefined) return queued;
   const { verdict: _verdict, reasons, ...rest } = queued;

@@ -14,10 +14,16 @@ export interface SwarmSettings {
 }
 
 /** The concurrency cap: `--max-concurrency`, else MURMUR_SWARM_MAX_CONCURRENCY, else config. */
-export function maxConcurrency(options: { flag?: number; env: NodeJS.ProcessEnv; config: MurmurConfig }): { value?: number; error?: string } {
+export function maxConcurrency(options: { flag?: number; env: NodeJS.ProcessEnv; config: MurmurConfig }): {
+  value?: number;
+  error?: string;
+} {
   if (options.flag !== undefined) return { value: options.flag };
   const fromEnv = positiveIntFromEnv(options.env, 'MURMUR_SWARM_MAX_CONCURRENCY');
-  if (fromEnv.invalid) return { error: `${fromEnv.invalid}; set it to a positive whole number (the most subagents running at once) or unset it` };
+  if (fromEnv.invalid)
+    return {
+      error: `${fromEnv.invalid}; set it to a positive whole number (the most subagents running at once) or unset it`,
+    };
   if (fromEnv.value !== undefined) return { value: fromEnv.value };
   const configured = options.config.swarm?.maxConcurrency;
   return configured !== undefined ? { value: configured } : {};
@@ -29,7 +35,8 @@ export function maxSwarmItems(env: NodeJS.ProcessEnv, config: MurmurConfig): { l
   const configured = config.subagent?.maxSwarmItems ?? DEFAULT_MAX_SWARM_ITEMS;
   const limit = fromEnv.value ?? configured;
   const result: { limit: number; warning?: string } = { limit: limit === 0 ? Number.POSITIVE_INFINITY : limit };
-  if (fromEnv.invalid) result.warning = `${fromEnv.invalid}; it is ignored (the limit stays ${configured === 0 ? 'off' : configured})`;
+  if (fromEnv.invalid)
+    result.warning = `${fromEnv.invalid}; it is ignored (the limit stays ${configured === 0 ? 'off' : configured})`;
   return result;
 }
 
@@ -43,5 +50,9 @@ export function swarmSettings(config: MurmurConfig, cap: number | undefined): Sw
     maxRateLimitRetries: s.maxRetries ?? DEFAULT_CONTROLLER_OPTIONS.maxRateLimitRetries,
   };
   if (cap !== undefined) controller.maxConcurrency = cap;
-  return { controller, itemTimeoutMs: durationMs(s.itemTimeout, 30 * 60_000), maxRounds: s.maxRounds ?? DEFAULT_MAX_ROUNDS };
+  return {
+    controller,
+    itemTimeoutMs: durationMs(s.itemTimeout, 30 * 60_000),
+    maxRounds: s.maxRounds ?? DEFAULT_MAX_ROUNDS,
+  };
 }

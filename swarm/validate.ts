@@ -24,13 +24,22 @@ export function validateSwarmItems(input: SwarmInput, maxItems: number, minItems
   const blank = items.findIndex((item) => item === '');
   if (blank >= 0) return { ok: false, error: `items[${blank}] is empty; every item must be a non-empty string` };
   if (items.length > 0 && input.promptTemplate === undefined) {
-    return { ok: false, error: `items were given without a prompt_template; add a prompt_template containing ${ITEM_PLACEHOLDER}` };
+    return {
+      ok: false,
+      error: `items were given without a prompt_template; add a prompt_template containing ${ITEM_PLACEHOLDER}`,
+    };
   }
   if (input.promptTemplate !== undefined && !input.promptTemplate.includes(ITEM_PLACEHOLDER)) {
-    return { ok: false, error: `prompt_template must contain the placeholder ${ITEM_PLACEHOLDER} (replaced by each item); got ${JSON.stringify(input.promptTemplate.slice(0, 120))}` };
+    return {
+      ok: false,
+      error: `prompt_template must contain the placeholder ${ITEM_PLACEHOLDER} (replaced by each item); got ${JSON.stringify(input.promptTemplate.slice(0, 120))}`,
+    };
   }
   if (resumeCount === 0 && items.length < minItems && minItems > 1) {
-    return { ok: false, error: `a swarm needs at least ${minItems} items (got ${items.length}); for a single task use the agent tool` };
+    return {
+      ok: false,
+      error: `a swarm needs at least ${minItems} items (got ${items.length}); for a single task use the agent tool`,
+    };
   }
   if (items.length + resumeCount < 1) return { ok: false, error: 'nothing to run: give items or resume_agent_ids' };
   if (items.length + resumeCount > maxItems) {
@@ -43,7 +52,11 @@ export function validateSwarmItems(input: SwarmInput, maxItems: number, minItems
   const seen = new Map<string, number>();
   for (let i = 0; i < prompts.length; i++) {
     const first = seen.get(prompts[i]!);
-    if (first !== undefined) return { ok: false, error: `items[${first}] and items[${i}] give the same prompt (${JSON.stringify(items[i])}); each item must differ` };
+    if (first !== undefined)
+      return {
+        ok: false,
+        error: `items[${first}] and items[${i}] give the same prompt (${JSON.stringify(items[i])}); each item must differ`,
+      };
     seen.set(prompts[i]!, i);
   }
   return { ok: true, items, prompts };

@@ -15,14 +15,29 @@ export interface Verdict {
 export function parseVerdict(text: string): Verdict {
   const lines = text.split(/\r?\n/);
   const at = lines.findIndex((line) => /^\s*\**\s*VERDICT\s*:/i.test(line));
-  if (at < 0) return { verdict: 'fail', reasons: `The verifier gave no "VERDICT: pass" or "VERDICT: fail" line. Its answer: ${text.trim().slice(0, 2000)}` };
+  if (at < 0)
+    return {
+      verdict: 'fail',
+      reasons: `The verifier gave no "VERDICT: pass" or "VERDICT: fail" line. Its answer: ${text.trim().slice(0, 2000)}`,
+    };
   const match = /VERDICT\s*:\s*\**\s*(pass|fail)/i.exec(lines[at]!);
   const verdict = match?.[1]?.toLowerCase() === 'pass' ? 'pass' : 'fail';
-  const reasons = [lines[at]!.replace(/^.*?VERDICT\s*:\s*\**\s*(pass|fail)\**\s*[-:—]?\s*/i, ''), ...lines.slice(at + 1)].join('\n').trim();
+  const reasons = [
+    lines[at]!.replace(/^.*?VERDICT\s*:\s*\**\s*(pass|fail)\**\s*[-:—]?\s*/i, ''),
+    ...lines.slice(at + 1),
+  ]
+    .join('\n')
+    .trim();
   return { verdict, reasons };
 }
 
-export function verifierPrompt(input: { item: string; task: string; handoff: string; changes: string; round: number }): string {
+export function verifierPrompt(input: {
+  item: string;
+  task: string;
+  handoff: string;
+  changes: string;
+  round: number;
+}): string {
   return [
     `Check the work a worker did on one item of a batch (verification round ${input.round}).`,
     `<item>${escapeText(input.item)}</item>`,
@@ -77,7 +92,10 @@ function verifierInProgress(c: VerifyContext): SwarmAgent | undefined {
  * it back in the queue), undefined when it passed. A round cut short goes on with its own verifier next time.
  */
 export async function verifyRounds(c: VerifyContext): Promise<Attempt | undefined> {
-  const failed = (outcome: ItemResult['outcome'], reason: string): Attempt => ({ kind: 'done', result: c.result(outcome, reason) });
+  const failed = (outcome: ItemResult['outcome'], reason: string): Attempt => ({
+    kind: 'done',
+    result: c.result(outcome, reason),
+  });
   while (c.item().verdict !== 'pass') {
     const s = c.item();
     if (s.rounds >= c.maxRounds) return failed('failed', `failed verification after ${s.rounds} round(s)`);
@@ -105,19 +123,24 @@ export async function verifyRounds(c: VerifyContext): Promise<Attempt | undefine
       const limited = rateLimited(check);
       if (limited) return limited;
       if (check.status !== 'completed') {
-        return failed(check.status === 'aborted' ? 'aborted' : 'failed', `the verifier ended ${check.status}${check.reason ? `: ${check.reason}` : ''}`);
+        return failed(
+          check.status === 'aborted' ? 'aborted' : 'failed',
+          `the verifier ended ${check.status}${check.reason ? `: ${check.reason}` : ''}`,
+        );
       }
       text = check.text;
     }
     const verdict = parseVerdict(text);
     c.tell({ kind: 'verdict', round, verdict: verdict.verdict, reasons: verdict.reasons, verifierId: verifier.id });
     if (verdict.verdict === 'pass') return undefined;
-    if (round >= c.maxRounds) return failed('failed', `failed verification after ${round} round(s): ${verdict.reasons.slice(0, 300)}`);
+    if (round >= c.maxRounds)
+      return failed('failed', `failed verification after ${round} round(s): ${verdict.reasons.slice(0, 300)}`);
     const rework = await c.agents.run(c.worker.id, reworkPrompt(verdict.reasons, round), c.signal, c.timeoutMs);
     // Limited mid-rework: back in the queue; the next attempt continues the worker, then verifies anew.
     const limited = rateLimited(rework);
     if (limited) return limited;
-    if (rework.status !== 'completed') return failed(rework.status === 'aborted' ? 'aborted' : 'failed', rework.reason ?? rework.status);
+    if (rework.status !== 'completed')
+      return failed(rework.status === 'aborted' ? 'aborted' : 'failed', rework.reason ?? rework.status);
   }
   return undefined;
 }

@@ -5,7 +5,8 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, realpathSync } fro
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { git, repoRoot, serialised } from './git.js';
 
-export type MergeOutcome = { kind: 'merged'; files: number } | { kind: 'unchanged' } | { kind: 'conflict'; branch: string; reason: string };
+export type MergeOutcome =
+  { kind: 'merged'; files: number } | { kind: 'unchanged' } | { kind: 'conflict'; branch: string; reason: string };
 
 /** What is kept of an item that did not complete: its branch, and its worktree while that holds changes. */
 export interface KeptWork {
@@ -43,24 +44,43 @@ export class WorktreeIsolation {
    * `stateDir`; `stateHome` (murmur's state folder, default `stateDir`) is kept out of `git status`. `runId`
    * (the session's id) goes into the branch names.
    */
-  static async open(cwd: string, stateDir: string, swarmId: string, stateHome = stateDir, runId?: string): Promise<WorktreeIsolation | string> {
+  static async open(
+    cwd: string,
+    stateDir: string,
+    swarmId: string,
+    stateHome = stateDir,
+    runId?: string,
+  ): Promise<WorktreeIsolation | string> {
     const root = await repoRoot(cwd);
-    if (!root) return `isolation "worktree" needs a git repository, and ${cwd} is not inside one (run git init and commit, or drop --isolation)`;
+    if (!root)
+      return `isolation "worktree" needs a git repository, and ${cwd} is not inside one (run git init and commit, or drop --isolation)`;
     const head = await git(root, ['rev-parse', '--verify', 'HEAD']);
-    if (!head.ok) return `isolation "worktree" needs a commit to branch from, and the repository at ${root} has none yet`;
+    if (!head.ok)
+      return `isolation "worktree" needs a commit to branch from, and the repository at ${root} has none yet`;
     const worktrees = join(stateDir, 'worktrees');
     mkdirSync(join(worktrees, swarmId), { recursive: true });
     excludeStateFolder(root, stateHome);
     const subdir = relative(realpathSync(root), realpathSync(cwd));
     const prefix = `murmur/${runId ? `${runId}/` : ''}`;
-    return new WorktreeIsolation(root, head.stdout.trim(), worktrees, swarmId, subdir.startsWith('..') ? '' : subdir, prefix);
+    return new WorktreeIsolation(
+      root,
+      head.stdout.trim(),
+      worktrees,
+      swarmId,
+      subdir.startsWith('..') ? '' : subdir,
+      prefix,
+    );
   }
 
   private slot(index: number): Slot {
     const adopted = this.adopted.get(index);
     if (adopted) return adopted;
     const path = join(this.worktrees, this.swarmId, `item-${index + 1}`);
-    return { path, branch: `${this.branchPrefix}${this.swarmId}/item-${index + 1}`, workspace: join(path, this.subdir) };
+    return {
+      path,
+      branch: `${this.branchPrefix}${this.swarmId}/item-${index + 1}`,
+      workspace: join(path, this.subdir),
+    };
   }
 
   branchOf(index: number): string {
@@ -83,7 +103,8 @@ export class WorktreeIsolation {
     }
     const path = join(this.worktrees, parts[0]!, parts[1]!);
     for (const [other, slot] of this.adopted) {
-      if (other !== index && slot.path === path) return `subagent "${agentId}" shares the worktree ${path} with another resumed subagent; resume them in separate calls`;
+      if (other !== index && slot.path === path)
+        return `subagent "${agentId}" shares the worktree ${path} with another resumed subagent; resume them in separate calls`;
     }
     let branch = `${this.branchPrefix}${parts[0]}/${parts[1]}`;
     if (existsSync(join(path, '.git'))) {
@@ -104,7 +125,10 @@ export class WorktreeIsolation {
     if (existsSync(join(path, '.git'))) return workspace;
     const made = await serialised(this.root, async () => {
       const exists = await git(this.root, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`]);
-      return git(this.root, exists.ok ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, this.base]);
+      return git(
+        this.root,
+        exists.ok ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, this.base],
+      );
     });
     if (!made.ok) throw new Error(`git worktree add failed for ${branch}: ${made.stderr.trim()}`);
     mkdirSync(workspace, { recursive: true });
@@ -129,7 +153,8 @@ export class WorktreeIsolation {
     const staged = await git(path, ['diff', '--cached', '--quiet']);
     if (!staged.ok) {
       const commit = await git(path, [...COMMITTER, 'commit', '-q', '--no-verify', '-m', `murmur swarm: ${item}`]);
-      if (!commit.ok) return { kind: 'conflict', branch, reason: `cannot commit the item's changes: ${commit.stderr.trim()}` };
+      if (!commit.ok)
+        return { kind: 'conflict', branch, reason: `cannot commit the item's changes: ${commit.stderr.trim()}` };
     }
     // What the branch holds, not what is staged: the worker's own commits count, and so does our commit when a
     // crash came between it and the apply below.
@@ -145,13 +170,21 @@ export class WorktreeIsolation {
       const check = await git(this.root, ['apply', '--check', '--whitespace=nowarn', '-'], patch.stdout);
       if (!check.ok) {
         // Applied already (a crash between the apply and the state saying so): the working tree has it all.
-        const applied = await git(this.root, ['apply', '--check', '--reverse', '--whitespace=nowarn', '-'], patch.stdout);
+        const applied = await git(
+          this.root,
+          ['apply', '--check', '--reverse', '--whitespace=nowarn', '-'],
+          patch.stdout,
+        );
         if (applied.ok) {
           await this.removeNow(index, true);
           return { kind: 'merged', files };
         }
         await this.removeNow(index, false);
-        return { kind: 'conflict', branch, reason: `its changes do not apply to the working tree: ${check.stderr.trim().split('\n')[0] ?? 'conflict'}` };
+        return {
+          kind: 'conflict',
+          branch,
+          reason: `its changes do not apply to the working tree: ${check.stderr.trim().split('\n')[0] ?? 'conflict'}`,
+        };
       }
       const applied = await git(this.root, ['apply', '--whitespace=nowarn', '-'], patch.stdout);
       if (!applied.ok) {

@@ -32,7 +32,11 @@ function newestSource(dir: string): { file: string; mtimeMs: number } | undefine
   if (!existsSync(dir)) return undefined;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
-    const found = entry.isDirectory() ? newestSource(full) : entry.name.endsWith('.ts') ? { file: full, mtimeMs: statSync(full).mtimeMs } : undefined;
+    const found = entry.isDirectory()
+      ? newestSource(full)
+      : entry.name.endsWith('.ts')
+        ? { file: full, mtimeMs: statSync(full).mtimeMs }
+        : undefined;
     if (found && (!newest || found.mtimeMs > newest.mtimeMs)) newest = found;
   }
   return newest;

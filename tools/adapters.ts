@@ -1,7 +1,14 @@
 // What a tool knows of the calling agent (AgentFacts, on every ToolContext) and the seams it shares with the
 // engine: the workspace policy, the read ledger, background tasks, and the per-agent ports of the agent and
 // agent_swarm tools (SubagentAdapter, SwarmAdapter). The engine implements them; tools only see these types.
-import type { PlanModeAdapter, SearchAdapter, SkillCatalog, TodoStore, UserChannel, WebPolicy } from './adapters-interaction.js';
+import type {
+  PlanModeAdapter,
+  SearchAdapter,
+  SkillCatalog,
+  TodoStore,
+  UserChannel,
+  WebPolicy,
+} from './adapters-interaction.js';
 
 /** Where a tool may touch files. */
 export interface WorkspacePolicy {
@@ -125,7 +132,10 @@ export interface SubagentOutcome {
 export interface SubagentAdapter {
   /** The subagent types this agent may start. */
   allowedTypes(): readonly string[];
-  run(request: SubagentRequest, signal: AbortSignal): Promise<{ ok: true; outcome: SubagentOutcome } | { ok: false; error: string }>;
+  run(
+    request: SubagentRequest,
+    signal: AbortSignal,
+  ): Promise<{ ok: true; outcome: SubagentOutcome } | { ok: false; error: string }>;
 }
 
 /** @deprecated The per-agent timer seam of the earlier ToolContext; set_timer now takes a TimerPort (ports.ts). */
@@ -152,7 +162,11 @@ export interface SwarmRequest {
  * reports as its error.
  */
 export interface SwarmAdapter {
-  run(request: SwarmRequest, signal: AbortSignal, onProgress: (text: string) => void): Promise<{ ok: true; report: string; isError: boolean } | { ok: false; error: string }>;
+  run(
+    request: SwarmRequest,
+    signal: AbortSignal,
+    onProgress: (text: string) => void,
+  ): Promise<{ ok: true; report: string; isError: boolean } | { ok: false; error: string }>;
 }
 
 /**

@@ -36,7 +36,11 @@ export interface ResultBudgetOptions {
 }
 
 /** The budget of one agent (a call needs only its id and name here). */
-export type ResultBudget = (call: { id: string; name: string }, tool: RuntimeTool | undefined, result: ToolResult) => Promise<ToolResult>;
+export type ResultBudget = (
+  call: { id: string; name: string },
+  tool: RuntimeTool | undefined,
+  result: ToolResult,
+) => Promise<ToolResult>;
 
 function withText(result: ToolResult, text: string): ToolResult {
   const content: ToolContent[] = [];
@@ -80,7 +84,11 @@ function countLines(text: string): number {
 }
 
 function preview(text: string): string {
-  const lines = text.slice(0, RECEIPT_PREVIEW_CHARS * 2).split('\n').slice(0, RECEIPT_PREVIEW_LINES).join('\n');
+  const lines = text
+    .slice(0, RECEIPT_PREVIEW_CHARS * 2)
+    .split('\n')
+    .slice(0, RECEIPT_PREVIEW_LINES)
+    .join('\n');
   return lines.length > RECEIPT_PREVIEW_CHARS ? `${lines.slice(0, RECEIPT_PREVIEW_CHARS)}…` : lines;
 }
 
@@ -131,5 +139,8 @@ export function createResultBudget(options: ResultBudgetOptions): ResultBudget {
  * in front so agents never overwrite each other's.
  */
 export function resultBudgetStage(budget: ResultBudget, agentId: string): AfterCallStage {
-  return { name: 'result budget', run: (call, tool, result) => budget({ id: `${agentId}-${call.id}`, name: call.name }, tool, result) };
+  return {
+    name: 'result budget',
+    run: (call, tool, result) => budget({ id: `${agentId}-${call.id}`, name: call.name }, tool, result),
+  };
 }

@@ -44,11 +44,15 @@ function withExtensions(base: RuntimeTool[], extensions: readonly CatalogExtensi
 }
 
 /** The candidate tools of a turn, before filtering. Sync unless MCP must be listed. */
-export function collectCandidates(sources: CatalogSources, options: SourceOptions): RuntimeTool[] | Promise<RuntimeTool[]> {
+export function collectCandidates(
+  sources: CatalogSources,
+  options: SourceOptions,
+): RuntimeTool[] | Promise<RuntimeTool[]> {
   if (!options.toolsEnabled) return [];
   const base = localTools(sources.local, options);
   const perThread = options.subtask ? [] : (sources.perThread ?? []);
   const mcp = sources.mcp?.();
-  if (mcp instanceof Promise) return mcp.then((listed) => withExtensions([...base, ...listed, ...perThread], sources.extensions));
+  if (mcp instanceof Promise)
+    return mcp.then((listed) => withExtensions([...base, ...listed, ...perThread], sources.extensions));
   return withExtensions([...base, ...(mcp ?? []), ...perThread], sources.extensions);
 }

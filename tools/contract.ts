@@ -28,7 +28,6 @@ export interface ToolUpdate {
   text: string;
 }
 
-
 export type ExecutionMode = 'parallel' | 'sequential';
 export type ToolSource = 'builtin' | 'builtin-matrix' | 'configured';
 
@@ -74,7 +73,12 @@ export type ToolExecute<P extends TSchema = TSchema> = (
 export interface RuntimeTool<P extends TSchema = TSchema> {
   def: ToolDefinition<P>;
   // A method signature, so a tool with a precise input type fits where any tool is expected.
-  impl(ctx: ToolContext, input: Static<P>, signal: AbortSignal, onUpdate: (update: ToolUpdate) => void): Promise<ToolResult> | ToolResult;
+  impl(
+    ctx: ToolContext,
+    input: Static<P>,
+    signal: AbortSignal,
+    onUpdate: (update: ToolUpdate) => void,
+  ): Promise<ToolResult> | ToolResult;
   source: ToolSource;
   /**
    * A host-added tool (the library's `tools` option): the roles or defined agents it is offered to. Only they see

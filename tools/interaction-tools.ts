@@ -9,7 +9,14 @@ import { createTodoListTool } from './interact/todo-list.js';
 import { createFetchUrlTool } from './web/fetch-url.js';
 import { createWebSearchTool, webSearchAvailable } from './web/web-search.js';
 
-export { createAskUserQuestionTool, createFetchUrlTool, createSkillTool, createTodoListTool, createWebSearchTool, webSearchAvailable };
+export {
+  createAskUserQuestionTool,
+  createFetchUrlTool,
+  createSkillTool,
+  createTodoListTool,
+  createWebSearchTool,
+  webSearchAvailable,
+};
 
 /** True when the skill tool has something to offer: at least one skill the model may invoke. */
 export function skillToolAvailable(adapters: InteractionAdapters): boolean {

@@ -21,7 +21,11 @@ export interface LoopToolOptions {
 let builtinFallback: ReadonlyMap<string, RuntimeTool> | undefined;
 
 function builtinFallbackTools(): ReadonlyMap<string, RuntimeTool> {
-  builtinFallback ??= new Map(createWorkspaceTools().filter((t) => (FALLBACK_TOOL_NAMES as readonly string[]).includes(t.def.name)).map((t) => [t.def.name, t]));
+  builtinFallback ??= new Map(
+    createWorkspaceTools()
+      .filter((t) => (FALLBACK_TOOL_NAMES as readonly string[]).includes(t.def.name))
+      .map((t) => [t.def.name, t]),
+  );
   return builtinFallback;
 }
 
@@ -37,7 +41,9 @@ export function toLoopTools(list: readonly RuntimeTool[], options: LoopToolOptio
   for (const tool of list) {
     const existing = tools.get(tool.def.name);
     if (existing) {
-      throw new Error(`two tools are named "${tool.def.name}": one from source ${existing.source}, one from source ${tool.source}`);
+      throw new Error(
+        `two tools are named "${tool.def.name}": one from source ${existing.source}, one from source ${tool.source}`,
+      );
     }
     tools.set(tool.def.name, tool);
   }

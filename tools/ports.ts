@@ -49,7 +49,8 @@ export interface ConfirmRequest {
   card: string;
 }
 
-export type ConfirmAnswer = { kind: 'approved' } | { kind: 'rejected'; feedback?: string } | { kind: 'unavailable'; reason: string };
+export type ConfirmAnswer =
+  { kind: 'approved' } | { kind: 'rejected'; feedback?: string } | { kind: 'unavailable'; reason: string };
 
 /**
  * approve: asks a person to approve one action, exempt from the permission mode, the rules and a headless

@@ -86,15 +86,32 @@ function checkNames(tools: readonly RuntimeTool[], perAgent: readonly string[]):
   const seen = new Map<string, string>(perAgent.map((name) => [name, 'builtin']));
   for (const tool of tools) {
     const existing = seen.get(tool.def.name);
-    if (existing) throw new Error(`two local tools are named "${tool.def.name}" (sources ${existing} and ${tool.source})`);
+    if (existing)
+      throw new Error(`two local tools are named "${tool.def.name}" (sources ${existing} and ${tool.source})`);
     seen.set(tool.def.name, tool.source);
   }
 }
 
 /** Every built-in tool name a registry can hold, in catalog order (a host's own tool may not take one). */
 export const BUILTIN_TOOL_NAMES: readonly string[] = [
-  'read', 'write', 'edit', 'grep', 'glob', 'read_media_file', 'bash', 'todo_list', 'skill', 'ask_user_question', 'fetch_url',
-  'web_search', 'agent', 'agent_swarm', 'task_list', 'task_output', 'task_stop', 'set_timer',
+  'read',
+  'write',
+  'edit',
+  'grep',
+  'glob',
+  'read_media_file',
+  'bash',
+  'todo_list',
+  'skill',
+  'ask_user_question',
+  'fetch_url',
+  'web_search',
+  'agent',
+  'agent_swarm',
+  'task_list',
+  'task_output',
+  'task_stop',
+  'set_timer',
 ];
 
 /**
@@ -113,4 +130,3 @@ export interface RegistryDeps {
   /** Extra tools of the host (plan mode…), added last. */
   extra?: readonly RuntimeTool[];
 }
-

@@ -13,7 +13,16 @@ import { defaultTimeZone } from '../../orchestrator/cron/schedule.js';
 import type { FieldError, TaskInput } from '../../orchestrator/cron/validate.js';
 import { listSessionSummaries } from '../../orchestrator/session-list.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
-import { newTaskPage, sessionPage, sessionsPage, STATUS_FILTERS, taskPage, tasksPage, type FormChoices, type StatusFilter } from './pages.js';
+import {
+  newTaskPage,
+  sessionPage,
+  sessionsPage,
+  STATUS_FILTERS,
+  taskPage,
+  tasksPage,
+  type FormChoices,
+  type StatusFilter,
+} from './pages.js';
 import { endedStatus, isSessionId, SessionSource } from './session-source.js';
 import { predictTimeline, zoneOptions } from './task-forms.js';
 
@@ -45,7 +54,21 @@ function sameToken(given: string | undefined, token: string): boolean {
 }
 
 const OPTIONAL_FIELDS = ['until', 'maxFires', 'permissionMode', 'model', 'effort'] as const;
-const INPUT_FIELDS = ['cron', 'every', 'at', 'start', 'until', 'title', 'prompt', 'timezone', 'recurring', 'maxFires', 'permissionMode', 'model', 'effort'] as const;
+const INPUT_FIELDS = [
+  'cron',
+  'every',
+  'at',
+  'start',
+  'until',
+  'title',
+  'prompt',
+  'timezone',
+  'recurring',
+  'maxFires',
+  'permissionMode',
+  'model',
+  'effort',
+] as const;
 
 /** A JSON body to a TaskInput: only known fields; strings stay strings (the store's checks name bad values). */
 function inputOf(body: Record<string, unknown>): { input: TaskInput; errors: FieldError[] } {
@@ -55,7 +78,8 @@ function inputOf(body: Record<string, unknown>): { input: TaskInput; errors: Fie
     const value = body[key];
     if (value === undefined || value === null || value === '') continue;
     if (key === 'recurring') {
-      if (typeof value !== 'boolean') errors.push({ field: 'recurring', message: `recurring ${JSON.stringify(value)} is not true or false` });
+      if (typeof value !== 'boolean')
+        errors.push({ field: 'recurring', message: `recurring ${JSON.stringify(value)} is not true or false` });
       else input.recurring = value;
     } else if (key === 'maxFires' && typeof value === 'number') input.maxFires = value;
     else if (typeof value === 'string') input[key] = value;
@@ -70,7 +94,9 @@ async function jsonBody(c: Context): Promise<Record<string, unknown> | undefined
   if (type !== 'application/json') return undefined;
   try {
     const body = (await c.req.json()) as unknown;
-    return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+    return typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? (body as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -108,7 +134,7 @@ export function consoleApp(options: ConsoleOptions): Hono {
       const origin = c.req.header('origin');
       const site = c.req.header('sec-fetch-site');
       if (origin !== `${url.protocol}//${host}` || (site !== undefined && site !== 'same-origin')) {
-        return c.text('Forbidden: changes come from the console\'s own pages (or with Authorization: Bearer).\n', 403);
+        return c.text("Forbidden: changes come from the console's own pages (or with Authorization: Bearer).\n", 403);
       }
     }
     await next();
@@ -128,7 +154,9 @@ export function consoleApp(options: ConsoleOptions): Hono {
     return rows.sort((a, b) => b.task.createdAt - a.task.createdAt);
   };
   const findTask = (id: string) => allTasks().find((r) => r.task.id === id);
-  const storeFor = (workspace: string | undefined) => (workspace ? options.stores().find((s) => s.workspace === workspace) : undefined) ?? options.stores().find((s) => s.workspace === options.workspace)!;
+  const storeFor = (workspace: string | undefined) =>
+    (workspace ? options.stores().find((s) => s.workspace === workspace) : undefined) ??
+    options.stores().find((s) => s.workspace === options.workspace)!;
   const choices = (): FormChoices => {
     const stores = options.stores();
     const models = new Set<string>();
@@ -138,7 +166,12 @@ export function consoleApp(options: ConsoleOptions): Hono {
     // The same list of zone names the CLI checks against (Node's own list lacks Asia/Kolkata and others).
     const zone = defaultTimeZone();
     const zones = zoneOptions(zone, ...allTasks().map(({ task }) => task.timezone));
-    return { workspaces: [options.workspace, ...stores.map((s) => s.workspace).filter((w) => w !== options.workspace)], models: [...models], zones, defaultZone: zone };
+    return {
+      workspaces: [options.workspace, ...stores.map((s) => s.workspace).filter((w) => w !== options.workspace)],
+      models: [...models],
+      zones,
+      defaultZone: zone,
+    };
   };
   const sessions = () =>
     listSessionSummaries(options.home).map((s) => {
@@ -158,8 +191,12 @@ export function consoleApp(options: ConsoleOptions): Hono {
 
   // ---- pages ----
   app.get('/', (c) => c.redirect('/tasks', 303));
-  app.get('/assets/console.css', (c) => c.body(CONSOLE_CSS, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache' }));
-  app.get('/assets/console.js', (c) => c.body(CONSOLE_JS, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }));
+  app.get('/assets/console.css', (c) =>
+    c.body(CONSOLE_CSS, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache' }),
+  );
+  app.get('/assets/console.js', (c) =>
+    c.body(CONSOLE_JS, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }),
+  );
   app.get('/tasks', (c) => {
     const status = (c.req.query('status') ?? 'all') as StatusFilter;
     const filter = STATUS_FILTERS.includes(status) ? status : 'all';
@@ -178,7 +215,8 @@ export function consoleApp(options: ConsoleOptions): Hono {
     if (!isSessionId(id)) return c.html('<!doctype html><p>No such session.</p>', 404);
     const s = source(id);
     const model = s.model();
-    if (model.agents.length === 0 && !s.hasEvents && model.status === 'unknown') return c.html('<!doctype html><p>No such session. <a href="/sessions">All sessions</a></p>', 404);
+    if (model.agents.length === 0 && !s.hasEvents && model.status === 'unknown')
+      return c.html('<!doctype html><p>No such session. <a href="/sessions">All sessions</a></p>', 404);
     return c.html(sessionPage(model, assets, { live: model.status === 'running' }));
   });
 
@@ -188,7 +226,18 @@ export function consoleApp(options: ConsoleOptions): Hono {
 
   app.get('/api/tasks', (c) => {
     const status = c.req.query('status') ?? 'all';
-    if (![...STATUS_FILTERS, 'ended'].includes(status as StatusFilter)) return c.json({ errors: [{ field: 'status', message: `status ${JSON.stringify(status)} is not one of all, active, paused, failed, ended` }] }, 400);
+    if (![...STATUS_FILTERS, 'ended'].includes(status as StatusFilter))
+      return c.json(
+        {
+          errors: [
+            {
+              field: 'status',
+              message: `status ${JSON.stringify(status)} is not one of all, active, paused, failed, ended`,
+            },
+          ],
+        },
+        400,
+      );
     const out = allTasks()
       .filter((r) => status === 'all' || taskStatus(r.task, r.history) === status)
       .map((r) => taskObject(r.task, r.history, now()));
@@ -201,7 +250,14 @@ export function consoleApp(options: ConsoleOptions): Hono {
     if (errors.length > 0) return badInput(c, errors);
     const workspace = typeof body.workspace === 'string' ? body.workspace : undefined;
     if (workspace !== undefined && !options.stores().some((s) => s.workspace === workspace)) {
-      return c.json({ errors: [{ field: 'workspace', message: `workspace ${JSON.stringify(workspace)} is not one this console serves` }] }, 400);
+      return c.json(
+        {
+          errors: [
+            { field: 'workspace', message: `workspace ${JSON.stringify(workspace)} is not one this console serves` },
+          ],
+        },
+        400,
+      );
     }
     const store = storeFor(workspace);
     const created = store.create(input, { createdBy: 'person' });
@@ -239,7 +295,14 @@ export function consoleApp(options: ConsoleOptions): Hono {
     const row = findTask(c.req.param('id'));
     if (!row) return notFound(c, c.req.param('id'));
     const action = c.req.param('action');
-    const task = action === 'pause' ? row.store.pause(row.task.id) : action === 'unpause' ? row.store.unpause(row.task.id) : action === 'keep' ? row.store.keep(row.task.id) : row.store.runNow(row.task.id);
+    const task =
+      action === 'pause'
+        ? row.store.pause(row.task.id)
+        : action === 'unpause'
+          ? row.store.unpause(row.task.id)
+          : action === 'keep'
+            ? row.store.keep(row.task.id)
+            : row.store.runNow(row.task.id);
     if (!task) return notFound(c, row.task.id);
     return c.json(taskObject(task, row.store.history(task.id), now()));
   });

@@ -9,12 +9,20 @@ import { choiceOf, shortTime, type ScheduleChoice } from './task-forms.js';
 import type { SessionModel } from './session-model.js';
 
 export function h(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return String(value ?? '').replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 
 /** JSON safe inside a <script> element. */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 export interface Assets {
@@ -24,11 +32,18 @@ export interface Assets {
   inline?: boolean;
 }
 
-export function layout(title: string, body: string, options: { nav?: 'tasks' | 'sessions'; assets: Assets; data?: unknown }): string {
+export function layout(
+  title: string,
+  body: string,
+  options: { nav?: 'tasks' | 'sessions'; assets: Assets; data?: unknown },
+): string {
   const { assets } = options;
   const head = assets.inline ? `<style>${assets.css}</style>` : '<link rel="stylesheet" href="/assets/console.css">';
-  const script = assets.inline ? `<script>${assets.js.replace(/<\/script/gi, '<\\/script')}</script>` : '<script src="/assets/console.js" defer></script>';
-  const data = options.data === undefined ? '' : `<script type="application/json" id="data">${scriptJson(options.data)}</script>`;
+  const script = assets.inline
+    ? `<script>${assets.js.replace(/<\/script/gi, '<\\/script')}</script>`
+    : '<script src="/assets/console.js" defer></script>';
+  const data =
+    options.data === undefined ? '' : `<script type="application/json" id="data">${scriptJson(options.data)}</script>`;
   const nav = assets.inline
     ? '<span class="brand">murmur report</span>'
     : `<a class="brand" href="/">murmur</a><a href="/tasks"${options.nav === 'tasks' ? ' class="on"' : ''}>Scheduled tasks</a><a href="/sessions"${options.nav === 'sessions' ? ' class="on"' : ''}>Sessions</a>`;
@@ -59,13 +74,26 @@ function summary(prompt: string): string {
 }
 
 export function tasksPage(rows: readonly TaskRow[], filter: StatusFilter, now: number, assets: Assets): string {
-  const filters = STATUS_FILTERS.map((f) => `<a href="/tasks${f === 'all' ? '' : `?status=${f}`}" class="filter${f === filter ? ' on' : ''}" data-filter="${f}">${f[0]!.toUpperCase()}${f.slice(1)}</a>`).join('');
+  const filters = STATUS_FILTERS.map(
+    (f) =>
+      `<a href="/tasks${f === 'all' ? '' : `?status=${f}`}" class="filter${f === filter ? ' on' : ''}" data-filter="${f}">${f[0]!.toUpperCase()}${f.slice(1)}</a>`,
+  ).join('');
   const shown = rows.filter((r) => filter === 'all' || taskStatus(r.task, r.history) === filter);
   const cards = shown
-    .map(({ task, history }) => `<a class="card" href="/tasks/${h(task.id)}" data-id="${h(task.id)}"><h3>${h(task.title)}</h3><p class="summary">${h(summary(task.prompt))}</p><p class="rule">${h(cardLine(task, history, now))}</p></a>`)
+    .map(
+      ({ task, history }) =>
+        `<a class="card" href="/tasks/${h(task.id)}" data-id="${h(task.id)}"><h3>${h(task.title)}</h3><p class="summary">${h(summary(task.prompt))}</p><p class="rule">${h(cardLine(task, history, now))}</p></a>`,
+    )
     .join('');
-  const empty = shown.length === 0 ? `<p class="empty">${filter === 'all' ? 'No scheduled tasks yet.' : `No ${filter} tasks.`}</p>` : '';
-  return layout('Scheduled tasks — murmur', `<header class="bar"><h1>Scheduled tasks</h1><a class="button" href="/tasks/new">New task</a></header><div class="filters" role="tablist">${filters}</div>${empty}<div class="cards">${cards}</div>`, { nav: 'tasks', assets });
+  const empty =
+    shown.length === 0
+      ? `<p class="empty">${filter === 'all' ? 'No scheduled tasks yet.' : `No ${filter} tasks.`}</p>`
+      : '';
+  return layout(
+    'Scheduled tasks — murmur',
+    `<header class="bar"><h1>Scheduled tasks</h1><a class="button" href="/tasks/new">New task</a></header><div class="filters" role="tablist">${filters}</div>${empty}<div class="cards">${cards}</div>`,
+    { nav: 'tasks', assets },
+  );
 }
 
 export interface FormChoices {
@@ -78,13 +106,22 @@ export interface FormChoices {
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 function options(values: readonly (readonly [string, string])[], selected: string | undefined): string {
-  return values.map(([v, label]) => `<option value="${h(v)}"${v === (selected ?? '') ? ' selected' : ''}>${h(label)}</option>`).join('');
+  return values
+    .map(([v, label]) => `<option value="${h(v)}"${v === (selected ?? '') ? ' selected' : ''}>${h(label)}</option>`)
+    .join('');
 }
 
 /** The creation form; pre-filled from a task for its Settings tab. */
 export function taskForm(choices: FormChoices, task?: ScheduledTask): string {
   const c: ScheduleChoice = task ? choiceOf(task) : { kind: 'weekly', time: '09:00', day: 1 };
-  const kinds: [string, string][] = [['hourly', 'Hourly'], ['daily', 'Daily'], ['weekday', 'Every weekday'], ['weekly', 'Weekly'], ['monthly', 'Monthly'], ['custom', 'Custom']];
+  const kinds: [string, string][] = [
+    ['hourly', 'Hourly'],
+    ['daily', 'Daily'],
+    ['weekday', 'Every weekday'],
+    ['weekly', 'Weekly'],
+    ['monthly', 'Monthly'],
+    ['custom', 'Custom'],
+  ];
   if (c.kind === 'cron') kinds.push(['cron', `As set elsewhere: cron ${c.cron}`]);
   const zone = task?.timezone ?? choices.defaultZone;
   const field = (name: string) => `<p class="error" data-error="${name}"></p>`;
@@ -95,12 +132,25 @@ export function taskForm(choices: FormChoices, task?: ScheduledTask): string {
 <div class="when">
 <label data-for="hourly">At minute <input name="minute" type="number" min="0" max="59" value="${c.minute ?? 0}"></label>
 <label data-for="daily weekday weekly monthly custom">At <input name="time" type="time" value="${h(c.time ?? '09:00')}"></label>
-<label data-for="weekly">On <select name="day">${options(DAYS.map((d, i) => [String(i), d] as const), String(c.day ?? 1))}</select></label>
+<label data-for="weekly">On <select name="day">${options(
+    DAYS.map((d, i) => [String(i), d] as const),
+    String(c.day ?? 1),
+  )}</select></label>
 <label data-for="monthly">On day <input name="dom" type="number" min="1" max="31" value="${c.dom ?? 1}"></label>
-<label data-for="custom">Every <input name="everyN" type="number" min="1" max="1000" value="${h(c.every ? /\d+/.exec(c.every)![0] : '1')}"> <select name="everyUnit">${options([['d', 'days'], ['w', 'weeks'], ['mo', 'months']], c.every ? /[a-z]+$/.exec(c.every)![0] : 'd')}</select></label>
+<label data-for="custom">Every <input name="everyN" type="number" min="1" max="1000" value="${h(c.every ? /\d+/.exec(c.every)![0] : '1')}"> <select name="everyUnit">${options(
+    [
+      ['d', 'days'],
+      ['w', 'weeks'],
+      ['mo', 'months'],
+    ],
+    c.every ? /[a-z]+$/.exec(c.every)![0] : 'd',
+  )}</select></label>
 <label data-for="custom">Starting <input name="start" type="date" value="${h(c.start ?? '')}"></label>
 <label data-for="custom cron">Until (that day still runs) <input name="until" type="date" value="${h(c.until ?? '')}"></label>
-<label>Time zone <select name="timezone">${options(choices.zones.map((z) => [z, z] as const), zone)}</select></label>
+<label>Time zone <select name="timezone">${options(
+    choices.zones.map((z) => [z, z] as const),
+    zone,
+  )}</select></label>
 <label data-for="hourly daily weekday weekly monthly custom cron">At most <input name="maxFires" type="number" min="1" value="${h(task?.maxFires ?? '')}" placeholder="no cap"> runs</label>
 <input type="hidden" name="cron" value="${h(c.cron ?? '')}">
 </div>
@@ -109,10 +159,29 @@ ${['cron', 'every', 'at', 'start', 'until', 'timezone', 'maxFires'].map(field).j
 <section class="block"><h2>Predicted timeline</h2><ol class="timeline" id="predicted"><li class="theoretical">…</li><li>…</li><li>…</li></ol></section>
 <section class="block"><label>Instruction (run each time) <textarea name="prompt" rows="6" placeholder="What each run does">${h(task?.prompt ?? '')}</textarea></label>${field('prompt')}</section>
 <section class="selectors">
-<label>Workspace <select name="workspace"${task ? ' disabled' : ''}>${options(choices.workspaces.map((w) => [w, w] as const), task?.workspace ?? choices.workspaces[0])}</select></label>
-<label>Permission mode <select name="permissionMode">${options([['', 'workspace default'], ['manual', 'manual'], ['auto', 'auto'], ['yolo', 'yolo']], task?.permissionMode)}</select></label>
+<label>Workspace <select name="workspace"${task ? ' disabled' : ''}>${options(
+    choices.workspaces.map((w) => [w, w] as const),
+    task?.workspace ?? choices.workspaces[0],
+  )}</select></label>
+<label>Permission mode <select name="permissionMode">${options(
+    [
+      ['', 'workspace default'],
+      ['manual', 'manual'],
+      ['auto', 'auto'],
+      ['yolo', 'yolo'],
+    ],
+    task?.permissionMode,
+  )}</select></label>
 <label>Model <select name="model">${options([['', 'workspace default'], ...choices.models.map((m) => [m, m] as const)], task?.model)}</select></label>
-<label>Effort <select name="effort">${options([['', 'workspace default'], ['low', 'low'], ['medium', 'medium'], ['high', 'high']], task?.effort)}</select></label>
+<label>Effort <select name="effort">${options(
+    [
+      ['', 'workspace default'],
+      ['low', 'low'],
+      ['medium', 'medium'],
+      ['high', 'high'],
+    ],
+    task?.effort,
+  )}</select></label>
 ${field('permissionMode')}${field('model')}${field('effort')}
 </section>
 <p class="error" data-error="form"></p>
@@ -121,11 +190,20 @@ ${field('permissionMode')}${field('model')}${field('effort')}
 }
 
 export function newTaskPage(choices: FormChoices, assets: Assets): string {
-  return layout('New task — murmur', `<header class="bar"><h1>New scheduled task</h1></header>${taskForm(choices)}`, { nav: 'tasks', assets });
+  return layout('New task — murmur', `<header class="bar"><h1>New scheduled task</h1></header>${taskForm(choices)}`, {
+    nav: 'tasks',
+    assets,
+  });
 }
 
 const TRIGGERS: Record<string, string> = { scheduled: 'scheduled', 'run-now': 'run now', queued: 'queued' };
-const STATES: Record<string, string> = { running: 'running', succeeded: 'succeeded', failed: 'failed', 'waiting-for-approval': 'waiting for approval', interrupted: 'interrupted' };
+const STATES: Record<string, string> = {
+  running: 'running',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  'waiting-for-approval': 'waiting for approval',
+  interrupted: 'interrupted',
+};
 
 function lateness(ms: number): string {
   if (Math.abs(ms) < 1000) return 'on time';
@@ -146,10 +224,19 @@ export function historyTable(task: ScheduledTask, history: readonly RunRecord[])
   return `<table class="history"><thead><tr><th>Trigger</th><th>Planned</th><th>Started</th><th>Lateness</th><th>State</th><th>Session</th><th>Result</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-export function taskPage(task: ScheduledTask, history: readonly RunRecord[], tab: 'settings' | 'history', choices: FormChoices, now: number, assets: Assets): string {
+export function taskPage(
+  task: ScheduledTask,
+  history: readonly RunRecord[],
+  tab: 'settings' | 'history',
+  choices: FormChoices,
+  now: number,
+  assets: Assets,
+): string {
   const status = taskStatus(task, history);
   const actions = [
-    task.paused ? `<button class="button" data-action="unpause">Resume</button>` : `<button class="button" data-action="pause"${task.ended ? ' disabled' : ''}>Pause</button>`,
+    task.paused
+      ? `<button class="button" data-action="unpause">Resume</button>`
+      : `<button class="button" data-action="pause"${task.ended ? ' disabled' : ''}>Pause</button>`,
     `<button class="button" data-action="run-now">Run now</button>`,
   ].join('');
   const tabs = `<div class="tabs"><a href="/tasks/${h(task.id)}?tab=settings" class="tab${tab === 'settings' ? ' on' : ''}">Settings</a><a href="/tasks/${h(task.id)}?tab=history" class="tab${tab === 'history' ? ' on' : ''}">History</a></div>`;
@@ -171,13 +258,20 @@ function duration(ms: number | undefined): string {
 export function sessionsPage(sessions: readonly SessionSummary[], assets: Assets): string {
   const rows = sessions
     .map((s) => {
-      const start = s.createdAt !== undefined ? new Date(s.createdAt).toISOString().slice(0, 19).replace('T', ' ') + ' UTC' : '—';
+      const start =
+        s.createdAt !== undefined ? new Date(s.createdAt).toISOString().slice(0, 19).replace('T', ' ') + ' UTC' : '—';
       const cost = s.usage.cost !== undefined ? `$${s.usage.cost.toFixed(4)}` : '—';
       return `<tr><td><a href="/sessions/${h(s.id)}">${h(s.id)}</a></td><td>${h(s.kind)}${s.task ? ` — ${h(s.task.slice(0, 80))}` : ''}</td><td class="state state-${h(s.status)}">${h(s.status)}</td><td>${h(start)}</td><td>${h(duration(s.updatedAt !== undefined && s.createdAt !== undefined ? s.updatedAt - s.createdAt : undefined))}</td><td>${s.agents}</td><td>${s.tokens}</td><td>${h(cost)}</td></tr>`;
     })
     .join('');
-  const table = sessions.length === 0 ? '<p class="empty">No sessions in this workspace yet.</p>' : `<table class="sessions"><thead><tr><th>Session</th><th>Command</th><th>Status</th><th>Start</th><th>Duration</th><th>Agents</th><th>Tokens</th><th>Cost</th></tr></thead><tbody>${rows}</tbody></table>`;
-  return layout('Sessions — murmur', `<header class="bar"><h1>Sessions</h1></header>${table}`, { nav: 'sessions', assets });
+  const table =
+    sessions.length === 0
+      ? '<p class="empty">No sessions in this workspace yet.</p>'
+      : `<table class="sessions"><thead><tr><th>Session</th><th>Command</th><th>Status</th><th>Start</th><th>Duration</th><th>Agents</th><th>Tokens</th><th>Cost</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return layout('Sessions — murmur', `<header class="bar"><h1>Sessions</h1></header>${table}`, {
+    nav: 'sessions',
+    assets,
+  });
 }
 
 /** The session page: filled in by the page's script from the model (and kept live over SSE while it runs). */
@@ -186,5 +280,9 @@ export function sessionPage(model: SessionModel, assets: Assets, options: { live
 <p class="meta" id="meta"></p>
 <section id="swarms"></section>
 <section><h2>Agents</h2><div id="tree" class="tree"></div></section>`;
-  return layout(`${model.id} — murmur`, body, { nav: 'sessions', assets, data: { page: 'session', live: options.live, model } });
+  return layout(`${model.id} — murmur`, body, {
+    nav: 'sessions',
+    assets,
+    data: { page: 'session', live: options.live, model },
+  });
 }

@@ -7,7 +7,16 @@ import type { MurmurEvent, SwarmItemState } from '../../orchestrator/events.js';
 import { totalTokens } from '../../orchestrator/types.js';
 
 /** Item states by index (the numbers in `changes`); the page colours them in this order. */
-export const ITEM_STATES: readonly SwarmItemState[] = ['queued', 'launched', 'rate_limited', 'verifying', 'completed', 'failed', 'aborted', 'conflict'];
+export const ITEM_STATES: readonly SwarmItemState[] = [
+  'queued',
+  'launched',
+  'rate_limited',
+  'verifying',
+  'completed',
+  'failed',
+  'aborted',
+  'conflict',
+];
 /** Mark kinds by index (the numbers in `marks`). */
 export const MARK_KINDS = ['retry', '429', 'pass', 'fail'] as const;
 
@@ -95,7 +104,17 @@ export function sessionFold(id: string): SessionFold {
     snapshot = reduce(snapshot, e);
     switch (e.type) {
       case 'swarm.start': {
-        const view: SwarmTimeline = { id: e.swarmId, description: e.description, role: e.role, startedAt: e.ts, items: [...e.items], changes: [], marks: [], capacity: [], counts: {} };
+        const view: SwarmTimeline = {
+          id: e.swarmId,
+          description: e.description,
+          role: e.role,
+          startedAt: e.ts,
+          items: [...e.items],
+          changes: [],
+          marks: [],
+          capacity: [],
+          counts: {},
+        };
         if (e.parentId !== undefined) view.parentId = e.parentId;
         if (e.maxConcurrency !== undefined) view.maxConcurrency = e.maxConcurrency;
         swarms.set(e.swarmId, { view });
@@ -150,7 +169,14 @@ export function sessionFold(id: string): SessionFold {
       const agents: AgentRow[] = [...snapshot.agents.values()]
         .sort((a, b) => a.order - b.order)
         .map((a) => {
-          const row: AgentRow = { id: a.id, role: a.role, state: a.state, turns: a.turns, tokens: totalTokens(a.usage), startedAt: a.startedAt };
+          const row: AgentRow = {
+            id: a.id,
+            role: a.role,
+            state: a.state,
+            turns: a.turns,
+            tokens: totalTokens(a.usage),
+            startedAt: a.startedAt,
+          };
           if (a.parentId !== undefined) row.parentId = a.parentId;
           if (a.usage.cost !== undefined) row.cost = a.usage.cost;
           if (a.item !== undefined) row.item = a.item;
@@ -188,7 +214,11 @@ export function sessionFold(id: string): SessionFold {
 }
 
 /** The whole model of a list of events (a finished session, a report). */
-export function foldEvents(id: string, events: Iterable<MurmurEvent>, finals?: ReadonlyMap<string, string>): SessionModel {
+export function foldEvents(
+  id: string,
+  events: Iterable<MurmurEvent>,
+  finals?: ReadonlyMap<string, string>,
+): SessionModel {
   const fold = sessionFold(id);
   for (const event of events) fold.add(event);
   return fold.model(finals);

@@ -49,7 +49,9 @@ export function swarmReportsIn(messages: readonly Message[]): string[] {
   const out: string[] = [];
   for (const m of messages) {
     if (m.role !== 'tool' || (m as ToolResultMessage).toolName !== 'agent_swarm') continue;
-    const text = (m as ToolResultMessage).content.map((c) => ('text' in c && typeof c.text === 'string' ? c.text : '')).join('');
+    const text = (m as ToolResultMessage).content
+      .map((c) => ('text' in c && typeof c.text === 'string' ? c.text : ''))
+      .join('');
     if (text.includes('<agent_swarm_result>')) out.push(text);
   }
   return out;
@@ -157,7 +159,14 @@ export class SessionSource {
 /** A session without events.jsonl: its agents as saved, no timeline. */
 function fromState(id: string, state: SessionState | undefined): SessionModel {
   const agents: AgentRow[] = (state?.agents ?? []).map((a) => {
-    const row: AgentRow = { id: a.id, role: a.role, state: a.status, turns: a.turns, tokens: a.usage.input + a.usage.output, startedAt: a.startedAt ?? 0 };
+    const row: AgentRow = {
+      id: a.id,
+      role: a.role,
+      state: a.status,
+      turns: a.turns,
+      tokens: a.usage.input + a.usage.output,
+      startedAt: a.startedAt ?? 0,
+    };
     if (a.parentId !== undefined) row.parentId = a.parentId;
     if (a.item !== undefined) row.item = a.item;
     if (a.swarmId !== undefined) row.swarmId = a.swarmId;

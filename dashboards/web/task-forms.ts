@@ -63,7 +63,10 @@ export interface PredictedTimeline {
 const LOOKBACK_MS = [3_600_000, 86_400_000, 8 * 86_400_000, 32 * 86_400_000, 366 * 86_400_000, 4 * 366 * 86_400_000];
 
 /** The last ideal time before `now`: searched forward from ever earlier points until one is found. */
-export function theoreticalLast(input: Pick<TaskInput, 'cron' | 'every' | 'at' | 'start' | 'until' | 'timezone'>, now: number): number | undefined {
+export function theoreticalLast(
+  input: Pick<TaskInput, 'cron' | 'every' | 'at' | 'start' | 'until' | 'timezone'>,
+  now: number,
+): number | undefined {
   const checked = checkSchedule({ ...input, until: undefined }, now);
   if (!checked.ok) return undefined;
   const { schedule, timezone } = checked.value;
@@ -82,7 +85,10 @@ export function theoreticalLast(input: Pick<TaskInput, 'cron' | 'every' | 'at' |
   return undefined;
 }
 
-export function predictTimeline(input: Pick<TaskInput, 'cron' | 'every' | 'at' | 'start' | 'until' | 'timezone'>, now: number): Checked<PredictedTimeline> {
+export function predictTimeline(
+  input: Pick<TaskInput, 'cron' | 'every' | 'at' | 'start' | 'until' | 'timezone'>,
+  now: number,
+): Checked<PredictedTimeline> {
   const checked = checkSchedule(input, now);
   if (!checked.ok) return checked;
   const { schedule, timezone, until } = checked.value;

@@ -77,17 +77,30 @@ export class ActiveRuns {
   /** Launches a run already recorded as running. */
   start(store: CronStore, task: ScheduledTask, fire: FireSpec, run: RunRecord): RunRecord {
     const { log } = this.options;
-    const extra = [fire.coalescedCount > 1 ? `coalesced ${fire.coalescedCount}` : '', fire.stale ? 'stale: last run' : ''].filter(Boolean).join(', ');
-    log(`fire ${task.id} "${task.title}" (${fire.trigger}${extra ? `, ${extra}` : ''}) late ${Math.round(run.lateMs / 1000)} s: session ${run.sessionId}`);
+    const extra = [
+      fire.coalescedCount > 1 ? `coalesced ${fire.coalescedCount}` : '',
+      fire.stale ? 'stale: last run' : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
+    log(
+      `fire ${task.id} "${task.title}" (${fire.trigger}${extra ? `, ${extra}` : ''}) late ${Math.round(run.lateMs / 1000)} s: session ${run.sessionId}`,
+    );
     let handle: RunHandle;
     try {
       handle = this.options.launch({ store, task, run, prompt: firePrompt(task.prompt, fire) });
     } catch (error) {
-      handle = { done: Promise.resolve({ state: 'failed', summary: `could not start: ${(error as Error).message}` }), stop: () => undefined };
+      handle = {
+        done: Promise.resolve({ state: 'failed', summary: `could not start: ${(error as Error).message}` }),
+        stop: () => undefined,
+      };
     }
     this.active.set(task.id, { task, run, store, handle });
     void handle.done
-      .catch((error: unknown): RunResult => ({ state: 'failed', summary: `the run failed to report: ${error instanceof Error ? error.message : String(error)}` }))
+      .catch((error: unknown): RunResult => ({
+        state: 'failed',
+        summary: `the run failed to report: ${error instanceof Error ? error.message : String(error)}`,
+      }))
       .then((result) => this.finish(task, run, store, result))
       .catch((error: unknown) => log(`task ${task.id}: ${error instanceof Error ? error.message : String(error)}`));
     return run;
@@ -110,7 +123,9 @@ export class ActiveRuns {
     }
     this.active.delete(task.id);
     this.options.ended(task.id);
-    this.options.log(`done ${task.id} "${task.title}": ${result.state}${result.summary ? ` — ${result.summary}` : ''} (session ${run.sessionId})`);
+    this.options.log(
+      `done ${task.id} "${task.title}": ${result.state}${result.summary ? ` — ${result.summary}` : ''} (session ${run.sessionId})`,
+    );
     this.options.next();
   }
 
@@ -134,7 +149,8 @@ export class ActiveRuns {
     if (this.killing) return;
     const running = [...this.active.values()];
     this.killed = running.length > 0;
-    if (running.length > 0) this.options.log(`killing ${running.length} run${running.length === 1 ? '' : 's'} that did not stop`);
+    if (running.length > 0)
+      this.options.log(`killing ${running.length} run${running.length === 1 ? '' : 's'} that did not stop`);
     for (const a of running) {
       try {
         (a.handle.kill ?? a.handle.stop)();
@@ -144,7 +160,10 @@ export class ActiveRuns {
     }
     this.killing = this.waitFor(running, KILL_WAIT_MS).then(() => {
       for (const a of [...this.active.values()]) {
-        this.finish(a.task, a.run, a.store, { state: 'interrupted', summary: `the run was killed when the scheduler stopped${a.run.sessionId ? `; continue it with: murmur resume ${a.run.sessionId}` : ''}` });
+        this.finish(a.task, a.run, a.store, {
+          state: 'interrupted',
+          summary: `the run was killed when the scheduler stopped${a.run.sessionId ? `; continue it with: murmur resume ${a.run.sessionId}` : ''}`,
+        });
       }
     });
   }

@@ -13,12 +13,30 @@ export const CRON_FIELDS: readonly CronField[] = [
   { name: 'minute', min: 0, max: 59 },
   { name: 'hour', min: 0, max: 23 },
   { name: 'day-of-month', min: 1, max: 31 },
-  { name: 'month', min: 1, max: 12, names: ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] },
+  {
+    name: 'month',
+    min: 1,
+    max: 12,
+    names: ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'],
+  },
   // 7 is Sunday too, as in most crons.
   { name: 'day-of-week', min: 0, max: 7, names: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] },
 ];
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 
 /** The fields where `?` means "no specific value" (Quartz): it stands alone, as `*` would. */
@@ -37,7 +55,8 @@ function checkQuestion(text: string, field: CronField): string | undefined {
     const every = field.name === 'minute' ? 'every minute' : field.name === 'hour' ? 'every hour' : 'every month';
     return `field "${field.name}" does not accept "?" (only day-of-month and day-of-week do, meaning "no specific value"); write * for ${every}`;
   }
-  if (text !== '?') return `field "${field.name}" accepts "?" (no specific value) only on its own, not in ${JSON.stringify(text)}`;
+  if (text !== '?')
+    return `field "${field.name}" accepts "?" (no specific value) only on its own, not in ${JSON.stringify(text)}`;
   return undefined;
 }
 
@@ -57,7 +76,8 @@ function checkField(text: string, field: CronField): string | undefined {
     if (part === '') return bad('an empty list item');
     const [range, step, extra] = part.split('/');
     if (extra !== undefined) return bad('more than one "/"');
-    if (step !== undefined && (!/^\d+$/.test(step) || Number(step) < 1)) return bad(`step ${JSON.stringify(step)} is not a positive whole number`);
+    if (step !== undefined && (!/^\d+$/.test(step) || Number(step) < 1))
+      return bad(`step ${JSON.stringify(step)} is not a positive whole number`);
     if (range === '*' || range === '?') continue;
     const ends = range!.split('-');
     if (ends.length > 2) return bad(`${JSON.stringify(range)} is not a range a-b`);
@@ -97,7 +117,8 @@ function listWords(text: string, field: CronField, word: (n: number) => string):
     .map((part) => {
       const [range, step] = part.split('/');
       const ends = range === '*' ? [] : range!.split('-').map((e) => valueOf(e, field)!);
-      const span = ends.length === 2 ? `${word(ends[0]!)} through ${word(ends[1]!)}` : ends.length === 1 ? word(ends[0]!) : '';
+      const span =
+        ends.length === 2 ? `${word(ends[0]!)} through ${word(ends[1]!)}` : ends.length === 1 ? word(ends[0]!) : '';
       if (step) return `every ${step}${span ? ` from ${span}` : ''}`;
       return span;
     })
@@ -114,14 +135,24 @@ export function describeCron(expr: string): string {
   if (simple(minute) && simple(hour)) when = `at ${two(Number(hour))}:${two(Number(minute))}`;
   else if (simple(minute) && hour === '*') when = `at minute ${Number(minute)} of every hour`;
   else {
-    const m = minute === '*' ? 'every minute' : (everyMinutes ?? `at minute ${listWords(minute, CRON_FIELDS[0]!, String)}`);
-    const h = hour === '*' ? '' : /^\*\/\d+$/.test(hour) ? ` of every ${hour.slice(2)} hours` : simple(hour) ? ` during hour ${hour}` : ` during hours ${listWords(hour, CRON_FIELDS[1]!, String)}`;
+    const m =
+      minute === '*' ? 'every minute' : (everyMinutes ?? `at minute ${listWords(minute, CRON_FIELDS[0]!, String)}`);
+    const h =
+      hour === '*'
+        ? ''
+        : /^\*\/\d+$/.test(hour)
+          ? ` of every ${hour.slice(2)} hours`
+          : simple(hour)
+            ? ` during hour ${hour}`
+            : ` during hours ${listWords(hour, CRON_FIELDS[1]!, String)}`;
     when = `${m}${h}`;
   }
   const parts = [when];
   if (dom !== '*' && dom !== '?') parts.push(`on day ${listWords(dom, CRON_FIELDS[2]!, String)} of the month`);
   if (month !== '*') parts.push(`in ${listWords(month, CRON_FIELDS[3]!, (n) => MONTHS[n - 1]!)}`);
-  if (dow !== '*' && dow !== '?') parts.push(`${dom !== '*' && dom !== '?' ? 'or ' : ''}on ${listWords(dow, CRON_FIELDS[4]!, (n) => DAYS[n]!)}`);
-  else if ((dom === '*' || dom === '?') && month === '*' && when.startsWith('at ') && !when.includes('hour')) parts.push('every day');
+  if (dow !== '*' && dow !== '?')
+    parts.push(`${dom !== '*' && dom !== '?' ? 'or ' : ''}on ${listWords(dow, CRON_FIELDS[4]!, (n) => DAYS[n]!)}`);
+  else if ((dom === '*' || dom === '?') && month === '*' && when.startsWith('at ') && !when.includes('hour'))
+    parts.push('every day');
   return parts.join(' ');
 }

@@ -57,7 +57,13 @@ export type FireDecision =
   /** Start a run now. `cursor`/`countsAsFire` update the task; `end` ends it (or deletes it, when stale). */
   | { kind: 'fire'; fire: FireSpec; cursor?: number; countsAsFire: boolean; end?: EndReason }
   /** A fire came while the previous run is still going: it waits (merged with one already waiting). */
-  | { kind: 'queue'; queued: NonNullable<ScheduledTask['queued']>; cursor: number; countsAsFire: boolean; end?: EndReason }
+  | {
+      kind: 'queue';
+      queued: NonNullable<ScheduledTask['queued']>;
+      cursor: number;
+      countsAsFire: boolean;
+      end?: EndReason;
+    }
   /** The schedule has no fire left (past `until`, or a one-shot time that never comes). */
   | { kind: 'end'; reason: EndReason };
 
@@ -100,7 +106,11 @@ export function decideFire(task: ScheduledTask, history: readonly RunRecord[], n
   // A person's run-now is honoured on an ended or paused task too (once; the task stays as it is), so the
   // request is always settled rather than left pending for ever.
   if (task.runNowAt !== undefined && !running) {
-    return { kind: 'fire', fire: { trigger: 'run-now', planned: task.runNowAt, coalescedCount: 1, stale: false }, countsAsFire: false };
+    return {
+      kind: 'fire',
+      fire: { trigger: 'run-now', planned: task.runNowAt, coalescedCount: 1, stale: false },
+      countsAsFire: false,
+    };
   }
   if (task.ended) return { kind: 'idle' };
   if (task.paused) return { kind: 'idle' };
@@ -136,9 +146,16 @@ export function decideFire(task: ScheduledTask, history: readonly RunRecord[], n
   if (running) {
     const waiting = task.queued;
     const queued = { planned: last, coalescedCount: count + (waiting?.coalescedCount ?? 0), stale };
-    return end ? { kind: 'queue', queued, cursor: last, countsAsFire, end } : { kind: 'queue', queued, cursor: last, countsAsFire };
+    return end
+      ? { kind: 'queue', queued, cursor: last, countsAsFire, end }
+      : { kind: 'queue', queued, cursor: last, countsAsFire };
   }
-  const decision: FireDecision = { kind: 'fire', fire: { trigger: 'scheduled', planned: last, coalescedCount: count, stale }, cursor: last, countsAsFire: true };
+  const decision: FireDecision = {
+    kind: 'fire',
+    fire: { trigger: 'scheduled', planned: last, coalescedCount: count, stale },
+    cursor: last,
+    countsAsFire: true,
+  };
   if (end) decision.end = end;
   return decision;
 }

@@ -74,7 +74,9 @@ export function prepareReplay(session: SessionStore, calls: readonly HeldCall[])
       continue;
     }
     const { messages } = session.readTranscript(call.agentId);
-    const index = messages.findLastIndex((m: Message) => m.role === 'assistant' && m.toolCalls.some((c) => c.id === call.callId));
+    const index = messages.findLastIndex(
+      (m: Message) => m.role === 'assistant' && m.toolCalls.some((c) => c.id === call.callId),
+    );
     // Cut by an earlier resume that did not get going: the message was kept in held.json.
     const previous = (call as { replay?: { at: number; message: AssistantMessage } }).replay;
     if (index < 0) {

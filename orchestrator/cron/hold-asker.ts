@@ -19,15 +19,30 @@ export function holdAsker(onHold: (held: HeldCall) => void): Asker {
     });
   return {
     approve(request, signal) {
-      onHold({ kind: 'approval', agentId: request.requester.agentId, callId: request.callId, summary: `${request.summary} (${request.reason})` });
+      onHold({
+        kind: 'approval',
+        agentId: request.requester.agentId,
+        callId: request.callId,
+        summary: `${request.summary} (${request.reason})`,
+      });
       return wait(signal);
     },
     question(request, requester, signal) {
-      onHold({ kind: 'question', agentId: requester.agentId, callId: request.callId, summary: request.questions.map((q) => q.question).join(' ') });
+      onHold({
+        kind: 'question',
+        agentId: requester.agentId,
+        callId: request.callId,
+        summary: request.questions.map((q) => q.question).join(' '),
+      });
       return wait(signal);
     },
     plan(request, signal) {
-      onHold({ kind: 'plan', agentId: request.requester.agentId, callId: request.callId, summary: `plan ${request.planPath}` });
+      onHold({
+        kind: 'plan',
+        agentId: request.requester.agentId,
+        callId: request.callId,
+        summary: `plan ${request.planPath}`,
+      });
       return wait(signal);
     },
   };

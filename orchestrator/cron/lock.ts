@@ -6,7 +6,18 @@
 // so a pid reused after a crash or a reboot, or a pid on another machine sharing the home, is not taken for
 // the holder. A stale lock is taken over by renaming it to a unique name first: only one waiter can win that
 // rename, so two waiters never both remove a lock and one of them the other's fresh one.
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { holderAlive, myIdentity, pidAlive, type ProcessIdentity } from './process-identity.js';
@@ -119,7 +130,9 @@ export function withLock<T>(path: string, fn: () => T, options: { waitLimitMs?: 
     }
     if (Date.now() - started > (options.waitLimitMs ?? WAIT_LIMIT_MS)) {
       const holder = parseHolder<MutationHolder>(seen);
-      throw new Error(`the cron files are locked by another process${holder ? ` (pid ${holder.pid} on ${holder.host})` : ''} (${path}); try again`);
+      throw new Error(
+        `the cron files are locked by another process${holder ? ` (pid ${holder.pid} on ${holder.host})` : ''} (${path}); try again`,
+      );
     }
     sleepSync(Math.min(5 + attempt * 5, 50));
   }
@@ -141,7 +154,8 @@ export interface ServiceHolder extends Partial<ProcessIdentity> {
  * or — when its process cannot be checked from here (another machine) — it refreshed the lock recently.
  */
 function serviceLockLive(holder: ServiceHolder, path: string): boolean {
-  const alive = holder.host === undefined ? pidAlive(holder.pid) : holderAlive(holder as ServiceHolder & ProcessIdentity);
+  const alive =
+    holder.host === undefined ? pidAlive(holder.pid) : holderAlive(holder as ServiceHolder & ProcessIdentity);
   if (alive === 'unknown') return ageMs(path) <= SERVICE_HEARTBEAT_LIMIT_MS;
   return alive;
 }
@@ -149,7 +163,10 @@ function serviceLockLive(holder: ServiceHolder, path: string): boolean {
 function isMine(holder: ServiceHolder | undefined): boolean {
   if (!holder || holder.pid !== process.pid) return false;
   const me = myIdentity();
-  return (holder.host === undefined || holder.host === me.host) && (holder.bootId === undefined || holder.bootId === me.bootId);
+  return (
+    (holder.host === undefined || holder.host === me.host) &&
+    (holder.bootId === undefined || holder.bootId === me.bootId)
+  );
 }
 
 /**

@@ -4,16 +4,25 @@ import type { ScheduledMarker } from './held.js';
 import { CronStore } from './store.js';
 import type { RunState } from './types.js';
 
-export function resumedRunState(outcome: Pick<RunOutcome, 'status' | 'result' | 'reason'>): { state: RunState; summary: string } {
+export function resumedRunState(outcome: Pick<RunOutcome, 'status' | 'result' | 'reason'>): {
+  state: RunState;
+  summary: string;
+} {
   const text = outcome.result?.trim() ?? '';
   if (outcome.status === 'completed') {
-    return text ? { state: 'succeeded', summary: text.split('\n', 1)[0]!.slice(0, 200) } : { state: 'failed', summary: 'the run finished without any output' };
+    return text
+      ? { state: 'succeeded', summary: text.split('\n', 1)[0]!.slice(0, 200) }
+      : { state: 'failed', summary: 'the run finished without any output' };
   }
   if (outcome.status === 'aborted') return { state: 'interrupted', summary: 'the resumed run was stopped' };
   return { state: 'failed', summary: `${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}`.slice(0, 200) };
 }
 
-export function recordResumedRun(marker: ScheduledMarker, outcome: Pick<RunOutcome, 'status' | 'result' | 'reason'>, sessionId: string): void {
+export function recordResumedRun(
+  marker: ScheduledMarker,
+  outcome: Pick<RunOutcome, 'status' | 'result' | 'reason'>,
+  sessionId: string,
+): void {
   try {
     const store = new CronStore(marker.workspace, marker.home);
     const { state, summary } = resumedRunState(outcome);

@@ -21,7 +21,12 @@ function firstLine(text: string): string {
 }
 
 /** What a child's exit and its JSON say about the run. */
-export function resultOf(code: number | null, signal: NodeJS.Signals | null, stdout: string, sessionId: string | undefined): RunResult {
+export function resultOf(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  stdout: string,
+  sessionId: string | undefined,
+): RunResult {
   let json: { status?: string; result?: string; reason?: string; held?: string } | undefined;
   const last = stdout.trim().split('\n').at(-1);
   try {
@@ -30,13 +35,21 @@ export function resultOf(code: number | null, signal: NodeJS.Signals | null, std
     json = undefined;
   }
   const resume = sessionId ? `; continue it with: murmur resume ${sessionId}` : '';
-  if (code === HELD_EXIT_CODE) return { state: 'waiting-for-approval', summary: `waiting for approval: ${json?.held ?? 'a call needs a person'}${resume}` };
+  if (code === HELD_EXIT_CODE)
+    return {
+      state: 'waiting-for-approval',
+      summary: `waiting for approval: ${json?.held ?? 'a call needs a person'}${resume}`,
+    };
   if (json?.status === 'completed') {
     const text = json.result?.trim() ?? '';
-    return text ? { state: 'succeeded', summary: firstLine(text) } : { state: 'failed', summary: 'the run finished without any output' };
+    return text
+      ? { state: 'succeeded', summary: firstLine(text) }
+      : { state: 'failed', summary: 'the run finished without any output' };
   }
-  if (json?.status === 'aborted' || signal !== null) return { state: 'interrupted', summary: `the run was stopped${resume}` };
-  if (json?.status) return { state: 'failed', summary: firstLine(`${json.status}${json.reason ? `: ${json.reason}` : ''}`) };
+  if (json?.status === 'aborted' || signal !== null)
+    return { state: 'interrupted', summary: `the run was stopped${resume}` };
+  if (json?.status)
+    return { state: 'failed', summary: firstLine(`${json.status}${json.reason ? `: ${json.reason}` : ''}`) };
   return { state: 'failed', summary: `the run exited with status ${code ?? '?'} (see its log)` };
 }
 
@@ -45,7 +58,20 @@ export function processLauncher(options: ProcessLauncherOptions): Launcher {
     const logFile = store.runLogFile(run.id);
     mkdirSync(dirname(logFile), { recursive: true });
     const log = openSync(logFile, 'a');
-    const args = [options.mainScript, 'scheduler', '--exec-run', run.id, '--task', task.id, '--cwd', task.workspace, '--session-id', run.sessionId!, '--scheduler-pid', String(process.pid)];
+    const args = [
+      options.mainScript,
+      'scheduler',
+      '--exec-run',
+      run.id,
+      '--task',
+      task.id,
+      '--cwd',
+      task.workspace,
+      '--session-id',
+      run.sessionId!,
+      '--scheduler-pid',
+      String(process.pid),
+    ];
     if (task.model) args.push('--model', task.model);
     // An agent's task without a mode runs in manual, as its approval card said (not murmur.toml's mode).
     const mode = task.permissionMode ?? (task.createdBy === 'agent' ? 'manual' : undefined);

@@ -28,7 +28,16 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(zone: string): Intl.DateTimeFormat {
   let f = formatters.get(zone);
   if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
     formatters.set(zone, f);
   }
   return f;
@@ -46,8 +55,16 @@ export interface LocalTime {
 /** The wall-clock time of an instant in a zone. */
 export function localTime(epoch: number, zone: string): LocalTime {
   const parts: Record<string, number> = {};
-  for (const p of formatter(zone).formatToParts(new Date(epoch))) if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour! % 24, minute: parts.minute!, second: parts.second! };
+  for (const p of formatter(zone).formatToParts(new Date(epoch)))
+    if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  return {
+    year: parts.year!,
+    month: parts.month!,
+    day: parts.day!,
+    hour: parts.hour! % 24,
+    minute: parts.minute!,
+    second: parts.second!,
+  };
 }
 
 function offsetAt(epoch: number, zone: string): number {
@@ -56,7 +73,14 @@ function offsetAt(epoch: number, zone: string): number {
 }
 
 /** The instant of a wall-clock time in a zone; a time skipped by a DST change moves forward by the gap. */
-export function zonedToEpoch(year: number, month: number, day: number, hour: number, minute: number, zone: string): number {
+export function zonedToEpoch(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  zone: string,
+): number {
   const guess = Date.UTC(year, month - 1, day, hour, minute);
   const first = guess - offsetAt(guess, zone);
   const second = guess - offsetAt(first, zone);
@@ -150,7 +174,13 @@ export function nextAfter(schedule: Schedule, zone: string, after: number): numb
 }
 
 /** Up to `count` ideal times after `after`, stopping after `until`. */
-export function nextTimes(schedule: Schedule, zone: string, until: string | undefined, after: number, count: number): number[] {
+export function nextTimes(
+  schedule: Schedule,
+  zone: string,
+  until: string | undefined,
+  after: number,
+  count: number,
+): number[] {
   const limit = untilLimit(until, zone);
   const out: number[] = [];
   let t = after;

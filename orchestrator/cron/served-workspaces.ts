@@ -54,7 +54,8 @@ export class ServedWorkspaces {
         // not stop the others; it is tried again at the next check.
         const message = (error as Error).message;
         // Once per distinct problem, not at every check.
-        if (this.failing.get(store.home) !== message) log(`workspace ${store.workspace}: cannot be served now: ${message}`);
+        if (this.failing.get(store.home) !== message)
+          log(`workspace ${store.workspace}: cannot be served now: ${message}`);
         this.failing.set(store.home, message);
       }
     }
@@ -74,20 +75,26 @@ export class ServedWorkspaces {
     if (!taken.ok) {
       if (!this.refused.has(store.home)) {
         this.refused.add(store.home);
-        log(`workspace ${store.workspace}: another scheduler (pid ${taken.holder.pid}${taken.holder.host ? ` on ${taken.holder.host}` : ''}) serves it; skipped`);
+        log(
+          `workspace ${store.workspace}: another scheduler (pid ${taken.holder.pid}${taken.holder.host ? ` on ${taken.holder.host}` : ''}) serves it; skipped`,
+        );
       }
       return;
     }
     this.refused.delete(store.home);
     this.held.set(store.home, store);
     const marked = this.markInterrupted(store);
-    log(`serving ${store.workspace}${marked > 0 ? ` (${marked} run${marked === 1 ? '' : 's'} left by a stopped scheduler marked interrupted)` : ''}`);
+    log(
+      `serving ${store.workspace}${marked > 0 ? ` (${marked} run${marked === 1 ? '' : 's'} left by a stopped scheduler marked interrupted)` : ''}`,
+    );
   }
 
   private markInterrupted(store: CronStore): number {
     let ids: string[];
     try {
-      ids = readdirSync(join(store.dir, 'history')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5));
+      ids = readdirSync(join(store.dir, 'history'))
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => f.slice(0, -5));
     } catch {
       return 0;
     }
@@ -125,7 +132,9 @@ export class ServedWorkspaces {
     for (const [home, store] of this.held) {
       if (refreshServiceLock(store.serviceLockFile)) continue;
       this.held.delete(home);
-      this.options.log(`workspace ${store.workspace}: its lock was taken over by another scheduler; no longer served here`);
+      this.options.log(
+        `workspace ${store.workspace}: its lock was taken over by another scheduler; no longer served here`,
+      );
     }
   }
 

@@ -62,7 +62,12 @@ export class CronService {
         }
       },
     });
-    this.workspaces = new ServedWorkspaces({ stores: () => options.stores(), clock: this.clock, log: this.log, ownRunIds: () => this.runs.runIds() });
+    this.workspaces = new ServedWorkspaces({
+      stores: () => options.stores(),
+      clock: this.clock,
+      log: this.log,
+      ownRunIds: () => this.runs.runIds(),
+    });
   }
 
   /** The state folders served now. */
@@ -209,8 +214,12 @@ export class CronService {
         }
       }
     });
-    if (decision?.kind === 'end') this.log(`task ${taskId}: ended (${decision.reason === 'until' ? 'past its end date' : 'its time is past'})`);
-    if (decision?.kind === 'queue') this.log(`task ${taskId}: fire at ${new Date(decision.queued.planned).toISOString()} queued behind the running run`);
+    if (decision?.kind === 'end')
+      this.log(`task ${taskId}: ended (${decision.reason === 'until' ? 'past its end date' : 'its time is past'})`);
+    if (decision?.kind === 'queue')
+      this.log(
+        `task ${taskId}: fire at ${new Date(decision.queued.planned).toISOString()} queued behind the running run`,
+      );
     if (!launch) return undefined;
     return this.runs.start(store, launch.task, launch.fire, launch.run);
   }

@@ -68,7 +68,13 @@ export class CronStore {
       return [];
     }
     // Every write is an atomic rename: a new inode, so a change within the same millisecond is still seen.
-    if (this.cache && this.cache.ino === stat.ino && this.cache.mtimeMs === stat.mtimeMs && this.cache.size === stat.size) return this.cache.tasks;
+    if (
+      this.cache &&
+      this.cache.ino === stat.ino &&
+      this.cache.mtimeMs === stat.mtimeMs &&
+      this.cache.size === stat.size
+    )
+      return this.cache.tasks;
     const tasks = readTasks(this.tasksFile);
     this.cache = { ino: stat.ino, mtimeMs: stat.mtimeMs, size: stat.size, tasks };
     return tasks;
@@ -203,7 +209,11 @@ export class CronStore {
   }
 
   /** Changes a task's definition (fields not given are kept); identity, counters and history stay. */
-  update(id: string, changes: TaskInput, options: { keep?: boolean } = {}): Checked<ScheduledTask> | { ok: false; notFound: string } {
+  update(
+    id: string,
+    changes: TaskInput,
+    options: { keep?: boolean } = {},
+  ): Checked<ScheduledTask> | { ok: false; notFound: string } {
     const now = this.now();
     // Merged and checked on the task as read under the lock, so two editors never write back each other's old fields.
     const outcome = this.mutate((tasks): Checked<ScheduledTask> | undefined => {
@@ -219,7 +229,9 @@ export class CronStore {
       if (changes.recurring === false && changes.maxFires === undefined) delete merged.maxFires;
       const checked = checkTaskInput(merged, now, this.workspace);
       if (!checked.ok) return checked;
-      const scheduleChanged = JSON.stringify([task.schedule, task.timezone, task.until, task.recurring]) !== JSON.stringify([checked.value.schedule, checked.value.timezone, checked.value.until, checked.value.recurring]);
+      const scheduleChanged =
+        JSON.stringify([task.schedule, task.timezone, task.until, task.recurring]) !==
+        JSON.stringify([checked.value.schedule, checked.value.timezone, checked.value.until, checked.value.recurring]);
       for (const key of ['until', 'maxFires', 'permissionMode', 'model', 'effort'] as const) delete task[key];
       Object.assign(task, checked.value, { updatedAt: now });
       // A new schedule starts from now: no fire of the old one is replayed.
@@ -227,7 +239,8 @@ export class CronStore {
         task.cursor = Math.max(task.cursor, now);
         if (task.ended && (task.ended.reason === 'until' || task.ended.reason === 'once')) delete task.ended;
       }
-      if (task.ended?.reason === 'max-fires' && task.maxFires !== undefined && task.fires < task.maxFires) delete task.ended;
+      if (task.ended?.reason === 'max-fires' && task.maxFires !== undefined && task.fires < task.maxFires)
+        delete task.ended;
       if (task.ended?.reason === 'max-fires' && task.maxFires === undefined) delete task.ended;
       if (options.keep) task.kept = true;
       stampDue(task);
@@ -298,7 +311,11 @@ function readTasks(file: string): ScheduledTask[] {
 }
 
 /** The next `count` ideal times of a schedule not yet saved (preview forms, `murmur schedule preview`). */
-export function previewSchedule(input: Pick<TaskInput, 'cron' | 'every' | 'at' | 'start' | 'until' | 'timezone'>, now: number, count = 3): Checked<string[]> {
+export function previewSchedule(
+  input: Pick<TaskInput, 'cron' | 'every' | 'at' | 'start' | 'until' | 'timezone'>,
+  now: number,
+  count = 3,
+): Checked<string[]> {
   const checked = checkSchedule(input, now);
   if (!checked.ok) return checked;
   const { schedule, timezone, until } = checked.value;
@@ -311,7 +328,11 @@ export function allStores(env: NodeJS.ProcessEnv = process.env, options: StoreOp
 }
 
 /** Finds a task by id in any listed workspace. */
-export function findTask(id: string, env: NodeJS.ProcessEnv = process.env, options: StoreOptions = {}): Found<{ store: CronStore; task: ScheduledTask }> {
+export function findTask(
+  id: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: StoreOptions = {},
+): Found<{ store: CronStore; task: ScheduledTask }> {
   const stores = allStores(env, options);
   for (const store of stores) {
     try {
@@ -321,7 +342,10 @@ export function findTask(id: string, env: NodeJS.ProcessEnv = process.env, optio
       // An unreadable workspace does not hide the others.
     }
   }
-  return { ok: false, error: `no scheduled task "${id}" (looked in ${stores.length} workspace${stores.length === 1 ? '' : 's'} listed in ~/.murmur/workspaces.json; see murmur schedule list)` };
+  return {
+    ok: false,
+    error: `no scheduled task "${id}" (looked in ${stores.length} workspace${stores.length === 1 ? '' : 's'} listed in ~/.murmur/workspaces.json; see murmur schedule list)`,
+  };
 }
 
 function newTaskId(env: NodeJS.ProcessEnv): string {

@@ -16,7 +16,13 @@ export function taskStatus(task: ScheduledTask, history: readonly RunRecord[]): 
 /** The next `count` ideal (unjittered) times from now, ISO with the zone's offset. */
 export function nextIdealTimes(task: ScheduledTask, now: number, count = 3): string[] {
   if (task.ended) return [];
-  return nextTimes(task.schedule, task.timezone, task.until, Math.max(task.cursor, now), task.recurring ? count : 1).map((t) => isoInZone(t, task.timezone));
+  return nextTimes(
+    task.schedule,
+    task.timezone,
+    task.until,
+    Math.max(task.cursor, now),
+    task.recurring ? count : 1,
+  ).map((t) => isoInZone(t, task.timezone));
 }
 
 export function describeSchedule(task: Pick<ScheduledTask, 'schedule' | 'until' | 'recurring'>): string {
@@ -42,7 +48,12 @@ export function runObject(run: RunRecord, zone: string): Record<string, unknown>
   return out;
 }
 
-export function taskObject(task: ScheduledTask, history: readonly RunRecord[], now: number, withHistory = false): Record<string, unknown> {
+export function taskObject(
+  task: ScheduledTask,
+  history: readonly RunRecord[],
+  now: number,
+  withHistory = false,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { id: task.id, title: task.title, workspace: task.workspace };
   if (task.schedule.kind === 'cron') out.cron = task.schedule.cron;
   else {

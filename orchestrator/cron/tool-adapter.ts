@@ -44,7 +44,25 @@ export function inputFromToolArgs(args: ScheduledTaskArgs, defaultModel: string)
 }
 
 /** The approval card: what would run, when, where and how, in plain words. */
-export function scheduledTaskCard(task: Pick<ScheduledTask, 'title' | 'schedule' | 'until' | 'recurring' | 'timezone' | 'cursor' | 'ended' | 'maxFires' | 'model' | 'permissionMode' | 'effort' | 'prompt' | 'workspace'>, reason?: string): string {
+export function scheduledTaskCard(
+  task: Pick<
+    ScheduledTask,
+    | 'title'
+    | 'schedule'
+    | 'until'
+    | 'recurring'
+    | 'timezone'
+    | 'cursor'
+    | 'ended'
+    | 'maxFires'
+    | 'model'
+    | 'permissionMode'
+    | 'effort'
+    | 'prompt'
+    | 'workspace'
+  >,
+  reason?: string,
+): string {
   const next = nextIdealTimes(task as ScheduledTask, task.cursor);
   const lines = [
     `Title:           ${task.title}`,
@@ -73,10 +91,14 @@ export function cronToolAdapter(options: CronToolOptions): ScheduledTaskAdapter 
         card,
         summary: `create the scheduled task "${checked.value.title}" (${describeSchedule(checked.value)})`,
         create() {
-          const store = CronStore.forWorkspace(options.workspace, { ...(options.env ? { env: options.env } : {}), now });
+          const store = CronStore.forWorkspace(options.workspace, {
+            ...(options.env ? { env: options.env } : {}),
+            now,
+          });
           try {
             const created = store.create(input, { createdBy: 'agent' });
-            if (!created.ok) return { error: created.errors.map((e) => `${PARAM_OF[e.field]}: ${e.message}`).join('; ') };
+            if (!created.ok)
+              return { error: created.errors.map((e) => `${PARAM_OF[e.field]}: ${e.message}`).join('; ') };
             return { id: created.value.id, next: nextIdealTimes(created.value, now()) };
           } catch (error) {
             return { error: `the task could not be saved: ${(error as Error).message}` };

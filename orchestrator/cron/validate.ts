@@ -55,36 +55,79 @@ export function checkSchedule(
   const given = input.timezone?.trim() || defaultTimeZone();
   const zone = normalizeTimeZone(given);
   const timezone = zone ?? given;
-  if (zone === undefined) errors.push({ field: 'timezone', message: `unknown time zone ${q(input.timezone)}; give an IANA name such as "Europe/Berlin", "America/New_York" or "UTC"` });
+  if (zone === undefined)
+    errors.push({
+      field: 'timezone',
+      message: `unknown time zone ${q(input.timezone)}; give an IANA name such as "Europe/Berlin", "America/New_York" or "UTC"`,
+    });
   let schedule: Schedule | undefined;
   const hasCron = input.cron !== undefined;
   const hasEvery = input.every !== undefined;
-  if (hasCron && hasEvery) errors.push({ field: 'every', message: 'give either a cron or an interval (every … at …), not both' });
-  else if (!hasCron && !hasEvery) errors.push({ field: 'cron', message: 'say when: a 5-field cron such as "0 9 * * 1-5", or an interval every N(d|w|mo) at HH:MM' });
+  if (hasCron && hasEvery)
+    errors.push({ field: 'every', message: 'give either a cron or an interval (every … at …), not both' });
+  else if (!hasCron && !hasEvery)
+    errors.push({
+      field: 'cron',
+      message: 'say when: a 5-field cron such as "0 9 * * 1-5", or an interval every N(d|w|mo) at HH:MM',
+    });
   else if (hasCron) {
     const cron = input.cron!.trim().replace(/\s+/g, ' ');
     const problem = checkCron(cron);
     if (problem) errors.push({ field: 'cron', message: problem });
     else schedule = { kind: 'cron', cron };
-    if (input.at !== undefined) errors.push({ field: 'at', message: 'a time of day belongs to an interval (every N(d|w|mo) at HH:MM); a cron says its own time' });
-    if (input.start !== undefined) errors.push({ field: 'start', message: 'a start date belongs to an interval (every N(d|w|mo) at HH:MM); a cron has none' });
+    if (input.at !== undefined)
+      errors.push({
+        field: 'at',
+        message: 'a time of day belongs to an interval (every N(d|w|mo) at HH:MM); a cron says its own time',
+      });
+    if (input.start !== undefined)
+      errors.push({
+        field: 'start',
+        message: 'a start date belongs to an interval (every N(d|w|mo) at HH:MM); a cron has none',
+      });
   } else {
     const m = /^\s*(\d+)\s*(d|w|mo)\s*$/.exec(input.every!);
     const n = m ? Number(m[1]) : 0;
-    if (!m || n < 1 || n > 1000) errors.push({ field: 'every', message: `interval ${q(input.every)} is not accepted; give N followed by d (days), w (weeks) or mo (months), N from 1 to 1000, e.g. "1d", "2w", "3mo"` });
-    if (input.at === undefined) errors.push({ field: 'at', message: 'an interval needs a time of day: at HH:MM (24-hour, e.g. "09:30")' });
-    else if (!parseClock(input.at)) errors.push({ field: 'at', message: `time of day ${q(input.at)} is not accepted; give HH:MM on a 24-hour clock, e.g. "09:30"` });
+    if (!m || n < 1 || n > 1000)
+      errors.push({
+        field: 'every',
+        message: `interval ${q(input.every)} is not accepted; give N followed by d (days), w (weeks) or mo (months), N from 1 to 1000, e.g. "1d", "2w", "3mo"`,
+      });
+    if (input.at === undefined)
+      errors.push({ field: 'at', message: 'an interval needs a time of day: at HH:MM (24-hour, e.g. "09:30")' });
+    else if (!parseClock(input.at))
+      errors.push({
+        field: 'at',
+        message: `time of day ${q(input.at)} is not accepted; give HH:MM on a 24-hour clock, e.g. "09:30"`,
+      });
     const start = input.start?.trim() ?? (zone !== undefined ? localDateText(now, zone) : undefined);
-    if (input.start !== undefined && !parseDate(input.start)) errors.push({ field: 'start', message: `start date ${q(input.start)} is not a date; give YYYY-MM-DD, e.g. "2026-12-01"` });
-    if (m && n >= 1 && n <= 1000 && input.at !== undefined && parseClock(input.at) && start !== undefined && parseDate(start)) {
+    if (input.start !== undefined && !parseDate(input.start))
+      errors.push({
+        field: 'start',
+        message: `start date ${q(input.start)} is not a date; give YYYY-MM-DD, e.g. "2026-12-01"`,
+      });
+    if (
+      m &&
+      n >= 1 &&
+      n <= 1000 &&
+      input.at !== undefined &&
+      parseClock(input.at) &&
+      start !== undefined &&
+      parseDate(start)
+    ) {
       const [h, mi] = parseClock(input.at)!;
       const at = `${String(h).padStart(2, '0')}:${String(mi).padStart(2, '0')}`;
       schedule = { kind: 'every', every: { n, unit: m[2] as IntervalUnit }, at, start };
     }
   }
   if (input.until !== undefined) {
-    if (!parseDate(input.until)) errors.push({ field: 'until', message: `end date ${q(input.until)} is not a date; give YYYY-MM-DD (that day still runs)` });
-    else if (schedule?.kind === 'every' && input.until.trim() < schedule.start) errors.push({ field: 'until', message: `end date ${input.until} is before the start date ${schedule.start}` });
+    if (!parseDate(input.until))
+      errors.push({
+        field: 'until',
+        message: `end date ${q(input.until)} is not a date; give YYYY-MM-DD (that day still runs)`,
+      });
+    else if (schedule?.kind === 'every' && input.until.trim() < schedule.start)
+      errors.push({ field: 'until', message: `end date ${input.until} is before the start date ${schedule.start}` });
   }
   if (errors.length > 0 || !schedule) return { ok: false, errors };
   const value: { schedule: Schedule; timezone: string; until?: string } = { schedule, timezone };
@@ -96,32 +139,58 @@ export function checkSchedule(
  * A whole task definition for a task in `workspace` (where its runs start: a relative `scripted:FILE` model is
  * read from there; this process's folder when not given). `now` decides whether the schedule can still fire.
  */
-export function checkTaskInput(input: TaskInput, now: number, workspace: string = process.cwd()): Checked<TaskDefinition> {
+export function checkTaskInput(
+  input: TaskInput,
+  now: number,
+  workspace: string = process.cwd(),
+): Checked<TaskDefinition> {
   const errors: FieldError[] = [];
   const scheduled = checkSchedule(input, now);
   if (!scheduled.ok) errors.push(...scheduled.errors);
   const prompt = input.prompt ?? '';
-  if (prompt.trim() === '') errors.push({ field: 'prompt', message: 'the prompt (what each run does) is missing or empty' });
+  if (prompt.trim() === '')
+    errors.push({ field: 'prompt', message: 'the prompt (what each run does) is missing or empty' });
   const title = (input.title ?? '').trim() || firstLine(prompt);
-  if ([...title].length > TITLE_MAX) errors.push({ field: 'title', message: `the title is ${[...title].length} characters long; at most ${TITLE_MAX}` });
+  if ([...title].length > TITLE_MAX)
+    errors.push({ field: 'title', message: `the title is ${[...title].length} characters long; at most ${TITLE_MAX}` });
 
   let recurring = input.recurring ?? true;
   // An interval that ends on its first run day runs once.
-  if (scheduled.ok && scheduled.value.schedule.kind === 'every' && scheduled.value.until === scheduled.value.schedule.start) recurring = false;
+  if (
+    scheduled.ok &&
+    scheduled.value.schedule.kind === 'every' &&
+    scheduled.value.until === scheduled.value.schedule.start
+  )
+    recurring = false;
 
   let maxFires: number | undefined;
   if (input.maxFires !== undefined) {
-    const n = typeof input.maxFires === 'number' ? input.maxFires : /^\s*\d+\s*$/.test(input.maxFires) ? Number(input.maxFires) : Number.NaN;
-    if (!Number.isInteger(n) || n < 1) errors.push({ field: 'maxFires', message: `max fires ${q(input.maxFires)} is not a positive whole number` });
-    else if (!recurring) errors.push({ field: 'maxFires', message: 'max fires caps a recurring task; a one-shot task fires once (leave it out, or make the task recurring)' });
+    const n =
+      typeof input.maxFires === 'number'
+        ? input.maxFires
+        : /^\s*\d+\s*$/.test(input.maxFires)
+          ? Number(input.maxFires)
+          : Number.NaN;
+    if (!Number.isInteger(n) || n < 1)
+      errors.push({ field: 'maxFires', message: `max fires ${q(input.maxFires)} is not a positive whole number` });
+    else if (!recurring)
+      errors.push({
+        field: 'maxFires',
+        message:
+          'max fires caps a recurring task; a one-shot task fires once (leave it out, or make the task recurring)',
+      });
     else maxFires = n;
   }
   const permissionMode = input.permissionMode?.trim();
   if (permissionMode !== undefined && !PERMISSION_MODE_NAMES.includes(permissionMode as PermissionModeName)) {
-    errors.push({ field: 'permissionMode', message: `permission mode ${q(input.permissionMode)} is not one of ${PERMISSION_MODE_NAMES.join(', ')}` });
+    errors.push({
+      field: 'permissionMode',
+      message: `permission mode ${q(input.permissionMode)} is not one of ${PERMISSION_MODE_NAMES.join(', ')}`,
+    });
   }
   const effort = input.effort?.trim();
-  if (effort !== undefined && !EFFORTS.includes(effort as Effort)) errors.push({ field: 'effort', message: `effort ${q(input.effort)} is not one of ${EFFORTS.join(', ')}` });
+  if (effort !== undefined && !EFFORTS.includes(effort as Effort))
+    errors.push({ field: 'effort', message: `effort ${q(input.effort)} is not one of ${EFFORTS.join(', ')}` });
   const model = input.model?.trim();
   if (model !== undefined) {
     const problem = checkModel(model, workspace);
@@ -133,11 +202,20 @@ export function checkTaskInput(input: TaskInput, now: number, workspace: string 
     if (nextTimes(schedule, timezone, until, now, 1).length === 0) {
       const what = schedule.kind === 'cron' ? `cron ${q(schedule.cron)}` : 'the interval';
       const field: TaskField = until !== undefined ? 'until' : schedule.kind === 'cron' ? 'cron' : 'start';
-      errors.push({ field, message: `${what} never fires${until !== undefined ? ` before the end date ${until} is over` : ' again'} (in ${timezone}); ${recurring ? 'it' : 'this one-shot task'} would never run` });
+      errors.push({
+        field,
+        message: `${what} never fires${until !== undefined ? ` before the end date ${until} is over` : ' again'} (in ${timezone}); ${recurring ? 'it' : 'this one-shot task'} would never run`,
+      });
     }
   }
   if (errors.length > 0 || !scheduled.ok) return { ok: false, errors };
-  const value: TaskDefinition = { title, prompt, schedule: scheduled.value.schedule, timezone: scheduled.value.timezone, recurring };
+  const value: TaskDefinition = {
+    title,
+    prompt,
+    schedule: scheduled.value.schedule,
+    timezone: scheduled.value.timezone,
+    recurring,
+  };
   if (scheduled.value.until !== undefined) value.until = scheduled.value.until;
   if (maxFires !== undefined) value.maxFires = maxFires;
   if (permissionMode !== undefined) value.permissionMode = permissionMode as PermissionModeName;
@@ -148,7 +226,12 @@ export function checkTaskInput(input: TaskInput, now: number, workspace: string 
 
 /** The input that reproduces a task (so an edit can change some fields and keep the rest). */
 export function inputOf(task: ScheduledTask): TaskInput {
-  const input: TaskInput = { title: task.title, prompt: task.prompt, timezone: task.timezone, recurring: task.recurring };
+  const input: TaskInput = {
+    title: task.title,
+    prompt: task.prompt,
+    timezone: task.timezone,
+    recurring: task.recurring,
+  };
   if (task.schedule.kind === 'cron') input.cron = task.schedule.cron;
   else {
     input.every = `${task.schedule.every.n}${task.schedule.every.unit}`;

@@ -48,16 +48,23 @@ export function toAnthropicMessages(messages: readonly Message[]): MessageParam[
   };
   for (const message of messages) {
     if (message.role === 'user') {
-      const blocks = typeof message.content === 'string' ? contentBlocks([{ type: 'text', text: message.content }]) : contentBlocks(message.content);
+      const blocks =
+        typeof message.content === 'string'
+          ? contentBlocks([{ type: 'text', text: message.content }])
+          : contentBlocks(message.content);
       push('user', blocks.length > 0 ? blocks : [{ type: 'text', text: '(empty message)' }]);
     } else if (message.role === 'assistant') {
       const blocks: BlockParam[] = thinkingBlocks(message.thinking);
       if (message.text) blocks.push({ type: 'text', text: message.text });
-      for (const call of message.toolCalls) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call.arguments) });
+      for (const call of message.toolCalls)
+        blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call.arguments) });
       push('assistant', blocks.length > 0 ? blocks : [{ type: 'text', text: '(no answer)' }]);
     } else {
       const result: Anthropic.Messages.ToolResultBlockParam = { type: 'tool_result', tool_use_id: message.toolCallId };
-      const blocks = contentBlocks(message.content) as Exclude<Anthropic.Messages.ToolResultBlockParam['content'], string | undefined>;
+      const blocks = contentBlocks(message.content) as Exclude<
+        Anthropic.Messages.ToolResultBlockParam['content'],
+        string | undefined
+      >;
       if (blocks.length > 0) result.content = blocks;
       if (message.isError) result.is_error = true;
       push('user', [result]);
@@ -89,7 +96,8 @@ export function midToolLoopWithoutThinking(messages: readonly Message[]): boolea
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i]!;
     if (message.role === 'user') return false;
-    if (message.role === 'assistant') return !message.thinking?.some((b) => b.type === 'redacted_thinking' || Boolean(b.signature));
+    if (message.role === 'assistant')
+      return !message.thinking?.some((b) => b.type === 'redacted_thinking' || Boolean(b.signature));
   }
   return false;
 }

@@ -2,7 +2,13 @@
 // prompt-cache markers. Another endpoint through `baseURL`. The SDK is imported on first use, never at load time.
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AssistantMessage, StopReason, ThinkingBlock, ToolCall, Usage } from '../types.js';
-import { anthropicAcceptsThinking, interleavedThinkingBeta, maxTokensWithThinking, rejectsKnob, THINKING_BUDGET } from './effort.js';
+import {
+  anthropicAcceptsThinking,
+  interleavedThinkingBeta,
+  maxTokensWithThinking,
+  rejectsKnob,
+  THINKING_BUDGET,
+} from './effort.js';
 import { costOf } from './prices.js';
 import {
   modelError,
@@ -66,7 +72,11 @@ class EventAssembler {
   usage: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   private readonly toolUses = new Map<number, { id: string; name: string; json: string; startInput: unknown }>();
 
-  add(event: StreamEvent, onTextDelta: ((text: string) => void) | undefined, onThinkingDelta: ((text: string) => void) | undefined): void {
+  add(
+    event: StreamEvent,
+    onTextDelta: ((text: string) => void) | undefined,
+    onThinkingDelta: ((text: string) => void) | undefined,
+  ): void {
     switch (event.type) {
       case 'message_start':
         this.takeUsage(event.message.usage);
@@ -80,7 +90,11 @@ class EventAssembler {
           onTextDelta?.(event.content_block.text);
         } else if (event.content_block.type === 'thinking') {
           const block = event.content_block;
-          this.thinking.set(event.index, { type: 'thinking', thinking: block.thinking ?? '', signature: block.signature ?? '' });
+          this.thinking.set(event.index, {
+            type: 'thinking',
+            thinking: block.thinking ?? '',
+            signature: block.signature ?? '',
+          });
           if (block.thinking) onThinkingDelta?.(block.thinking);
         } else if (event.content_block.type === 'redacted_thinking') {
           this.thinking.set(event.index, { type: 'redacted_thinking', data: event.content_block.data });
@@ -113,7 +127,14 @@ class EventAssembler {
   }
 
   // message_delta's counts are cumulative, so a later non-null value replaces an earlier one.
-  private takeUsage(usage: Partial<Record<'input_tokens' | 'output_tokens' | 'cache_read_input_tokens' | 'cache_creation_input_tokens', number | null>>): void {
+  private takeUsage(
+    usage: Partial<
+      Record<
+        'input_tokens' | 'output_tokens' | 'cache_read_input_tokens' | 'cache_creation_input_tokens',
+        number | null
+      >
+    >,
+  ): void {
     if (usage.input_tokens != null) this.usage.input = usage.input_tokens;
     if (usage.output_tokens != null) this.usage.output = usage.output_tokens;
     if (usage.cache_read_input_tokens != null) this.usage.cacheRead = usage.cache_read_input_tokens;
@@ -194,7 +215,8 @@ export class AnthropicProvider implements ModelProvider {
     const caching = this.options.promptCaching !== false;
     const messages = toAnthropicMessages(request.messages);
     if (caching) markLastBlockCacheable(messages);
-    const maxTokens = request.maxOutputTokens ?? this.options.defaultMaxTokens ?? defaultMaxTokensFor(this.options.model);
+    const maxTokens =
+      request.maxOutputTokens ?? this.options.defaultMaxTokens ?? defaultMaxTokensFor(this.options.model);
     const params: CreateParams = {
       model: this.options.model,
       max_tokens: budget === undefined ? maxTokens : maxTokensWithThinking(maxTokens, budget),
@@ -203,7 +225,9 @@ export class AnthropicProvider implements ModelProvider {
     };
     if (budget !== undefined) params.thinking = { type: 'enabled', budget_tokens: budget };
     if (request.system) {
-      params.system = caching ? [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }] : request.system;
+      params.system = caching
+        ? [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }]
+        : request.system;
     }
     if (request.tools.length > 0) {
       params.tools = request.tools.map((tool) => ({
@@ -222,7 +246,9 @@ export class AnthropicProvider implements ModelProvider {
       connected = await this.connect();
     } catch (error) {
       this.client = undefined;
-      return modelError('unknown', `cannot load the @anthropic-ai/sdk package: ${(error as Error).message}`, { retryable: false });
+      return modelError('unknown', `cannot load the @anthropic-ai/sdk package: ${(error as Error).message}`, {
+        retryable: false,
+      });
     }
     let assembler = new EventAssembler();
     let budget = this.thinkingBudget(request);
@@ -235,9 +261,17 @@ export class AnthropicProvider implements ModelProvider {
         break;
       } catch (error) {
         // A compatible server that does not know extended thinking: once without it, and never again.
-        if (budget !== undefined && !signal.aborted && error instanceof connected.sdk.APIError && rejectsKnob(error.status, error.apiMessage || error.message, THINKING_KNOB)) {
+        if (
+          budget !== undefined &&
+          !signal.aborted &&
+          error instanceof connected.sdk.APIError &&
+          rejectsKnob(error.status, error.apiMessage || error.message, THINKING_KNOB)
+        ) {
           // Said once per provider: every later request goes without thinking too.
-          if (!this.thinkingRefused) request.onWarning?.(`${this.name}: the server refused the thinking parameter (${error.apiMessage || error.message}); continuing without --effort for this model`);
+          if (!this.thinkingRefused)
+            request.onWarning?.(
+              `${this.name}: the server refused the thinking parameter (${error.apiMessage || error.message}); continuing without --effort for this model`,
+            );
           this.thinkingRefused = true;
           budget = undefined;
           assembler = new EventAssembler();
@@ -268,7 +302,11 @@ export class AnthropicProvider implements ModelProvider {
   }
 
   private facts(): EndpointFacts {
-    const facts: EndpointFacts = { name: this.name, model: this.options.model, where: this.options.baseURL ?? ANTHROPIC_DEFAULT_BASE_URL };
+    const facts: EndpointFacts = {
+      name: this.name,
+      model: this.options.model,
+      where: this.options.baseURL ?? ANTHROPIC_DEFAULT_BASE_URL,
+    };
     if (this.options.baseURL !== undefined) facts.baseURL = this.options.baseURL;
     if (this.options.keyEnvVar !== undefined) facts.keyEnvVar = this.options.keyEnvVar;
     return facts;
@@ -296,7 +334,10 @@ function markLastBlockCacheable(messages: MessageParam[]): void {
   const last = messages[messages.length - 1];
   if (!last || typeof last.content === 'string') return;
   const block = last.content[last.content.length - 1] as { cache_control?: unknown; type: string } | undefined;
-  if (block && (block.type === 'text' || block.type === 'image' || block.type === 'tool_result' || block.type === 'tool_use')) {
+  if (
+    block &&
+    (block.type === 'text' || block.type === 'image' || block.type === 'tool_result' || block.type === 'tool_use')
+  ) {
     block.cache_control = { type: 'ephemeral' };
   }
 }

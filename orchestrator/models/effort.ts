@@ -47,6 +47,10 @@ export function maxTokensWithThinking(base: number, budget: number): number {
 }
 
 /** A 400 that says the server does not take the effort knob we sent (and not something else about the request). */
-export function rejectsKnob(status: number | undefined, message: string, knob: { names: RegExp; unless?: RegExp }): boolean {
+export function rejectsKnob(
+  status: number | undefined,
+  message: string,
+  knob: { names: RegExp; unless?: RegExp },
+): boolean {
   return status === 400 && knob.names.test(message) && !knob.unless?.test(message);
 }

@@ -22,10 +22,18 @@ export interface SdkErrors {
 
 /** undici's "terminated" (the body stopped mid-read) or a socket error code anywhere in the cause chain. */
 export function isDroppedConnection(error: unknown): boolean {
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+  for (
+    let current = error, depth = 0;
+    current instanceof Error && depth < 5;
+    current = (current as { cause?: unknown }).cause, depth++
+  ) {
     if (current.name === 'TypeError' && current.message === 'terminated') return true;
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|EAI_AGAIN|UND_ERR)/.test(code)) return true;
+    if (
+      typeof code === 'string' &&
+      /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|EAI_AGAIN|UND_ERR)/.test(code)
+    )
+      return true;
   }
   return false;
 }
@@ -42,7 +50,12 @@ export function describeError(error: unknown): string {
 }
 
 /** An HTTP error status, with Retry-After, and for 401/403/404 what to fix. */
-export function statusFailure(facts: EndpointFacts, status: number, said: string, headers: { get(name: string): string | null } | undefined): ModelResult {
+export function statusFailure(
+  facts: EndpointFacts,
+  status: number,
+  said: string,
+  headers: { get(name: string): string | null } | undefined,
+): ModelResult {
   const kind = errorKindForStatus(status);
   const extra: { status: number; retryAfterMs?: number } = { status };
   const retryAfterMs = parseRetryAfter(headers);
@@ -54,7 +67,8 @@ export function statusFailure(facts: EndpointFacts, status: number, said: string
       : `check the base URL ${facts.where} and whether that server needs a key`;
     return modelError('auth', `${base} — ${fix}`, extra);
   }
-  if (kind === 'not_found') return modelError('not_found', `${base} — check the model name "${facts.model}" and the base URL`, extra);
+  if (kind === 'not_found')
+    return modelError('not_found', `${base} — check the model name "${facts.model}" and the base URL`, extra);
   // 529 overloaded falls in the server range: retryable.
   return modelError(kind, base, extra);
 }
@@ -63,7 +77,12 @@ export function statusFailure(facts: EndpointFacts, status: number, said: string
  * The failures every provider reads alike: aborts, unreachable servers, malformed streams, cut connections.
  * Returns undefined for an SDK APIError, which each provider reads itself (its body differs).
  */
-export function transportFailure(facts: EndpointFacts, error: unknown, sdk: SdkErrors, signal: AbortSignal): ModelResult | undefined {
+export function transportFailure(
+  facts: EndpointFacts,
+  error: unknown,
+  sdk: SdkErrors,
+  signal: AbortSignal,
+): ModelResult | undefined {
   if (signal.aborted || error instanceof sdk.APIUserAbortError) return modelError('aborted', 'aborted');
   if (error instanceof sdk.APIConnectionError) {
     const detail = describeError(error);
@@ -75,7 +94,9 @@ export function transportFailure(facts: EndpointFacts, error: unknown, sdk: SdkE
 
 /** What is left once the API errors are read: malformed events, cut connections, the unknown. */
 export function otherFailure(facts: EndpointFacts, error: unknown): ModelResult {
-  if (error instanceof SyntaxError) return modelError('server', `${facts.name}: the server sent a malformed stream event: ${error.message}`);
-  if (isDroppedConnection(error)) return modelError('network', `${facts.name}: the connection broke while streaming: ${describeError(error)}`);
+  if (error instanceof SyntaxError)
+    return modelError('server', `${facts.name}: the server sent a malformed stream event: ${error.message}`);
+  if (isDroppedConnection(error))
+    return modelError('network', `${facts.name}: the connection broke while streaming: ${describeError(error)}`);
   return modelError('unknown', `${facts.name}: ${describeError(error)}`, { retryable: false });
 }

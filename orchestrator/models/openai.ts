@@ -96,10 +96,17 @@ export function toOpenAIMessages(system: string, messages: readonly Message[]): 
       );
       out.push({ role: 'user', content: parts });
     } else if (message.role === 'assistant') {
-      const assistant: OpenAI.Chat.Completions.ChatCompletionAssistantMessageParam = { role: 'assistant', content: message.text };
+      const assistant: OpenAI.Chat.Completions.ChatCompletionAssistantMessageParam = {
+        role: 'assistant',
+        content: message.text,
+      };
       if (message.toolCalls.length > 0) {
         if (!message.text) assistant.content = null;
-        assistant.tool_calls = message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+        assistant.tool_calls = message.toolCalls.map((call) => ({
+          id: call.id,
+          type: 'function',
+          function: { name: call.name, arguments: call.arguments },
+        }));
       }
       out.push(assistant);
     } else {
@@ -107,7 +114,11 @@ export function toOpenAIMessages(system: string, messages: readonly Message[]): 
       let text = textOf(message.content);
       if (images.length > 0) {
         toolImages.push({ type: 'text', text: `Images returned by ${message.toolName} (call ${message.toolCallId}):` });
-        for (const image of images) toolImages.push({ type: 'image_url', image_url: { url: dataUrl(image as { data: string; mimeType: string }) } });
+        for (const image of images)
+          toolImages.push({
+            type: 'image_url',
+            image_url: { url: dataUrl(image as { data: string; mimeType: string }) },
+          });
         text = text ? `${text}\n(images follow in the next message)` : '(images follow in the next message)';
       }
       out.push({ role: 'tool', tool_call_id: message.toolCallId, content: text });
@@ -135,7 +146,11 @@ class ChunkAssembler {
   usage: Usage | undefined;
   private readonly calls = new Map<number, { id: string; name: string; arguments: string }>();
 
-  add(chunk: Chunk, onTextDelta: ((text: string) => void) | undefined, onThinkingDelta: ((text: string) => void) | undefined): void {
+  add(
+    chunk: Chunk,
+    onTextDelta: ((text: string) => void) | undefined,
+    onThinkingDelta: ((text: string) => void) | undefined,
+  ): void {
     if (chunk.usage) {
       const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
       // completion_tokens includes the reasoning tokens (OpenAI, DeepSeek, vLLM); a server that counts them apart
@@ -199,7 +214,10 @@ function saidBy(error: InstanceType<Sdk['APIError']>): string {
 // parameter: 'reasoning_effort'", Ollama's "… does not support thinking". Not one about a level the model does
 // not take ("Unsupported value: 'reasoning_effort' does not support 'low'…"): that fails the call, naming it,
 // rather than turning effort off for good.
-const EFFORT_KNOB = { names: /reasoning_effort|does not support thinking/i, unless: /unsupported value|invalid value|supported values/i };
+const EFFORT_KNOB = {
+  names: /reasoning_effort|does not support thinking/i,
+  unless: /unsupported value|invalid value|supported values/i,
+};
 
 export class OpenAIProvider implements ModelProvider {
   readonly name: string;
@@ -229,7 +247,11 @@ export class OpenAIProvider implements ModelProvider {
 
   /** Whether this request carries reasoning_effort (see effort.ts for the rule). */
   private sendsEffort(request: ModelRequest): boolean {
-    return request.effort !== undefined && !this.effortRefused && openAIAcceptsEffort(this.options.model, this.options.baseURL === undefined);
+    return (
+      request.effort !== undefined &&
+      !this.effortRefused &&
+      openAIAcceptsEffort(this.options.model, this.options.baseURL === undefined)
+    );
   }
 
   private params(request: ModelRequest, withEffort: boolean): CreateParams {
@@ -243,7 +265,11 @@ export class OpenAIProvider implements ModelProvider {
     if (request.tools.length > 0) {
       params.tools = request.tools.map((tool) => ({
         type: 'function',
-        function: { name: tool.name, description: tool.description, parameters: tool.parameters as Record<string, unknown> },
+        function: {
+          name: tool.name,
+          description: tool.description,
+          parameters: tool.parameters as Record<string, unknown>,
+        },
       }));
     }
     if (request.maxOutputTokens !== undefined) {
@@ -273,9 +299,17 @@ export class OpenAIProvider implements ModelProvider {
         break;
       } catch (error) {
         // A server (or model) that does not take reasoning_effort: once without it, and never again.
-        if (withEffort && !signal.aborted && error instanceof connected.sdk.APIError && rejectsKnob(error.status, saidBy(error), EFFORT_KNOB)) {
+        if (
+          withEffort &&
+          !signal.aborted &&
+          error instanceof connected.sdk.APIError &&
+          rejectsKnob(error.status, saidBy(error), EFFORT_KNOB)
+        ) {
           // Said once per provider: every later request goes without reasoning_effort too.
-          if (!this.effortRefused) request.onWarning?.(`${this.name}: the server refused reasoning_effort (${saidBy(error)}); continuing without --effort for this model`);
+          if (!this.effortRefused)
+            request.onWarning?.(
+              `${this.name}: the server refused reasoning_effort (${saidBy(error)}); continuing without --effort for this model`,
+            );
           this.effortRefused = true;
           withEffort = false;
           assembler = new ChunkAssembler();
@@ -287,7 +321,10 @@ export class OpenAIProvider implements ModelProvider {
     // The SDK ends the iteration quietly when the request is aborted.
     if (signal.aborted) return modelError('aborted', 'aborted');
     if (assembler.finishReason === null) {
-      return modelError('network', `${this.name}: the response stream ended before the model finished (connection cut)`);
+      return modelError(
+        'network',
+        `${this.name}: the response stream ended before the model finished (connection cut)`,
+      );
     }
     const toolCalls = assembler.toolCalls();
     const message: AssistantMessage = {
@@ -307,7 +344,11 @@ export class OpenAIProvider implements ModelProvider {
   }
 
   private facts(): EndpointFacts {
-    const facts: EndpointFacts = { name: this.name, model: this.options.model, where: this.options.baseURL ?? OPENAI_DEFAULT_BASE_URL };
+    const facts: EndpointFacts = {
+      name: this.name,
+      model: this.options.model,
+      where: this.options.baseURL ?? OPENAI_DEFAULT_BASE_URL,
+    };
     if (this.options.baseURL !== undefined) facts.baseURL = this.options.baseURL;
     if (this.options.keyEnvVar !== undefined) facts.keyEnvVar = this.options.keyEnvVar;
     return facts;

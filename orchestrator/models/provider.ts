@@ -87,7 +87,10 @@ export function errorKindForStatus(status: number): ModelErrorKind {
 }
 
 /** Parses a Retry-After header (seconds or an HTTP date) or retry-after-ms. */
-export function parseRetryAfter(headers: { get(name: string): string | null } | undefined, now = Date.now()): number | undefined {
+export function parseRetryAfter(
+  headers: { get(name: string): string | null } | undefined,
+  now = Date.now(),
+): number | undefined {
   if (!headers) return undefined;
   const ms = headers.get('retry-after-ms');
   if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));

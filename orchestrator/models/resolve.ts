@@ -29,7 +29,11 @@ const value = (env: Env, name: string): string | undefined => {
 };
 
 /** `--model`, then MURMUR_MODEL, then a default model for whichever API key is set. */
-export function chooseModelSpec(input: { flag?: string | undefined; env: Env; config?: string | undefined }): ModelChoice {
+export function chooseModelSpec(input: {
+  flag?: string | undefined;
+  env: Env;
+  config?: string | undefined;
+}): ModelChoice {
   if (input.flag !== undefined) {
     const flag = input.flag.trim();
     if (!flag) return { ok: false, message: `--model needs a value; accepted forms: ${ACCEPTED_FORMS}` };
@@ -40,7 +44,8 @@ export function chooseModelSpec(input: { flag?: string | undefined; env: Env; co
   const configured = input.config?.trim();
   if (configured) return { ok: true, spec: configured, source: 'murmur.toml' };
   if (value(input.env, 'OPENAI_API_KEY')) return { ok: true, spec: DEFAULT_OPENAI_MODEL, source: 'OPENAI_API_KEY' };
-  if (value(input.env, 'ANTHROPIC_API_KEY')) return { ok: true, spec: DEFAULT_ANTHROPIC_MODEL, source: 'ANTHROPIC_API_KEY' };
+  if (value(input.env, 'ANTHROPIC_API_KEY'))
+    return { ok: true, spec: DEFAULT_ANTHROPIC_MODEL, source: 'ANTHROPIC_API_KEY' };
   return {
     ok: false,
     message: [
@@ -49,7 +54,7 @@ export function chooseModelSpec(input: { flag?: string | undefined; env: Env; co
       `  --model ${DEFAULT_ANTHROPIC_MODEL}  (needs ANTHROPIC_API_KEY)`,
       '  --model ollama:llama3.1             (a local Ollama server, no key)',
       '  --model scripted:FILE               (a scripted model from a JSON file: offline, no key)',
-      'or set OPENAI_API_KEY or ANTHROPIC_API_KEY to use that provider\'s default model.',
+      "or set OPENAI_API_KEY or ANTHROPIC_API_KEY to use that provider's default model.",
     ].join('\n'),
   };
 }
@@ -83,7 +88,9 @@ function checkBaseUrl(url: string, source: string): string {
     parsed = undefined;
   }
   if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-    throw new ModelConfigError(`${source} "${url}" is not an http(s) URL; expected something like http://localhost:8000/v1`);
+    throw new ModelConfigError(
+      `${source} "${url}" is not an http(s) URL; expected something like http://localhost:8000/v1`,
+    );
   }
   return url.replace(/\/+$/, '');
 }
@@ -137,9 +144,17 @@ export async function createProvider(spec: string, options: CreateProviderOption
       const baseURL = flagUrl ?? (envUrl ? checkBaseUrl(envUrl, 'OPENAI_BASE_URL') : undefined);
       const key = value(env, 'OPENAI_API_KEY');
       if (!key && !baseURL) {
-        throw new ModelConfigError(`${spec} needs an API key: set OPENAI_API_KEY (or point --base-url / OPENAI_BASE_URL at a server that needs none)`);
+        throw new ModelConfigError(
+          `${spec} needs an API key: set OPENAI_API_KEY (or point --base-url / OPENAI_BASE_URL at a server that needs none)`,
+        );
       }
-      const settings = { model, name: spec, apiKey: key ?? PLACEHOLDER_KEY, keyEnvVar: 'OPENAI_API_KEY', ...capabilities };
+      const settings = {
+        model,
+        name: spec,
+        apiKey: key ?? PLACEHOLDER_KEY,
+        keyEnvVar: 'OPENAI_API_KEY',
+        ...capabilities,
+      };
       return new OpenAIProvider(baseURL ? { ...settings, baseURL } : settings);
     }
     case 'anthropic': {
@@ -148,9 +163,17 @@ export async function createProvider(spec: string, options: CreateProviderOption
       const baseURL = flagUrl ?? (envUrl ? checkBaseUrl(envUrl, 'ANTHROPIC_BASE_URL') : undefined);
       const key = value(env, 'ANTHROPIC_API_KEY');
       if (!key && !baseURL) {
-        throw new ModelConfigError(`${spec} needs an API key: set ANTHROPIC_API_KEY (or point --base-url / ANTHROPIC_BASE_URL at a server that needs none)`);
+        throw new ModelConfigError(
+          `${spec} needs an API key: set ANTHROPIC_API_KEY (or point --base-url / ANTHROPIC_BASE_URL at a server that needs none)`,
+        );
       }
-      const settings = { model, name: spec, apiKey: key ?? PLACEHOLDER_KEY, keyEnvVar: 'ANTHROPIC_API_KEY', ...capabilities };
+      const settings = {
+        model,
+        name: spec,
+        apiKey: key ?? PLACEHOLDER_KEY,
+        keyEnvVar: 'ANTHROPIC_API_KEY',
+        ...capabilities,
+      };
       return new AnthropicProvider(baseURL ? { ...settings, baseURL } : settings);
     }
   }

@@ -28,7 +28,10 @@ const TurnSchema = Type.Object(
       Type.Array(
         Type.Object(
           // arguments: an object (sent as JSON) or a string sent as is, to script malformed JSON.
-          { name: Type.String({ minLength: 1 }), arguments: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.String()])) },
+          {
+            name: Type.String({ minLength: 1 }),
+            arguments: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.String()])),
+          },
           { additionalProperties: false },
         ),
       ),
@@ -60,7 +63,11 @@ const ScriptSchema = Type.Object(
     ),
     capabilities: Type.Optional(
       Type.Object(
-        { images: Type.Optional(Type.Boolean()), video: Type.Optional(Type.Boolean()), contextWindow: Type.Optional(Type.Integer({ minimum: 1 })) },
+        {
+          images: Type.Optional(Type.Boolean()),
+          video: Type.Optional(Type.Boolean()),
+          contextWindow: Type.Optional(Type.Integer({ minimum: 1 })),
+        },
         { additionalProperties: false },
       ),
     ),
@@ -68,7 +75,10 @@ const ScriptSchema = Type.Object(
       Type.Object(
         {
           match: Type.Optional(
-            Type.Object({ role: Type.Optional(Type.String()), prompt: Type.Optional(Type.String()) }, { additionalProperties: false }),
+            Type.Object(
+              { role: Type.Optional(Type.String()), prompt: Type.Optional(Type.String()) },
+              { additionalProperties: false },
+            ),
           ),
           turns: Type.Array(TurnSchema),
         },
@@ -93,7 +103,9 @@ export function validateScript(value: unknown, source: string): Script {
       try {
         new RegExp(entry.match.prompt);
       } catch (error) {
-        throw new ScriptError(`${source}: /agents/${index}/match/prompt is not a valid regular expression: ${(error as Error).message}`);
+        throw new ScriptError(
+          `${source}: /agents/${index}/match/prompt is not a valid regular expression: ${(error as Error).message}`,
+        );
       }
     });
     return value;
@@ -107,7 +119,9 @@ export function loadScriptFile(path: string): Script {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ScriptError(`cannot read the scripted-model file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new ScriptError(
+      `cannot read the scripted-model file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   }
   let json: unknown;
   try {
@@ -137,7 +151,8 @@ interface MatchedAgent {
 const canonicalRole = (role: string) => (role === 'coder' ? 'worker' : role);
 
 function substitute(value: unknown, captures: readonly string[]): unknown {
-  if (typeof value === 'string') return value.includes('$') ? value.replace(/\$(\d+)/g, (_, n: string) => captures[Number(n)] ?? '') : value;
+  if (typeof value === 'string')
+    return value.includes('$') ? value.replace(/\$(\d+)/g, (_, n: string) => captures[Number(n)] ?? '') : value;
   if (Array.isArray(value)) return value.map((v) => substitute(v, captures));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
@@ -235,7 +250,10 @@ export class ScriptedModel implements ModelProvider {
       if (m.role === 'assistant') turnIndex++;
       else if (m.role === 'user' && first === undefined) first = m;
     }
-    if (!first) return modelError('script', `scripted model: agent ${request.agent.id} sent no user message`, { retryable: false });
+    if (!first)
+      return modelError('script', `scripted model: agent ${request.agent.id} sent no user message`, {
+        retryable: false,
+      });
     const agent = this.matchAgent(first, request);
     if (typeof agent === 'string') return modelError('script', agent, { retryable: false });
     const scripted = agent.turns[turnIndex];
@@ -270,12 +288,20 @@ export class ScriptedModel implements ModelProvider {
           const { status } = turn.failFirst;
           const extra: { status: number; retryAfterMs?: number } = { status };
           if (turn.failFirst.retryAfterMs !== undefined) extra.retryAfterMs = turn.failFirst.retryAfterMs;
-          return modelError(errorKindForStatus(status), turn.failFirst.message ?? `scripted failure: HTTP ${status}`, extra);
+          return modelError(
+            errorKindForStatus(status),
+            turn.failFirst.message ?? `scripted failure: HTTP ${status}`,
+            extra,
+          );
         }
       }
       if (turn.thinking && request.onThinkingDelta) request.onThinkingDelta(turn.thinking);
       if (turn.text && request.onTextDelta) request.onTextDelta(turn.text);
-      const toolCalls: ToolCall[] = turn.toolCalls.map((call, i) => ({ id: `call_${turnIndex + 1}_${i + 1}`, name: call.name, arguments: call.arguments }));
+      const toolCalls: ToolCall[] = turn.toolCalls.map((call, i) => ({
+        id: `call_${turnIndex + 1}_${i + 1}`,
+        name: call.name,
+        arguments: call.arguments,
+      }));
       const message: AssistantMessage = {
         role: 'assistant',
         text: turn.text,

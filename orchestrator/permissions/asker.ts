@@ -1,6 +1,11 @@
 // The "asker": the one place where the user answers (the dashboard's modal, a terminal prompt). The engine
 // never draws anything itself; the command line hands it an asker, or none when nobody can answer.
-import type { PlanDecision, PlanReviewRequest, QuestionReply, QuestionRequest } from '../../tools/adapters-interaction.js';
+import type {
+  PlanDecision,
+  PlanReviewRequest,
+  QuestionReply,
+  QuestionRequest,
+} from '../../tools/adapters-interaction.js';
 
 export interface AgentLabel {
   agentId: string;
@@ -29,10 +34,7 @@ export interface ApprovalRequest {
   card?: string;
 }
 
-export type ApprovalAnswer =
-  | { kind: 'allow_once' }
-  | { kind: 'allow_always' }
-  | { kind: 'deny'; feedback?: string };
+export type ApprovalAnswer = { kind: 'allow_once' } | { kind: 'allow_always' } | { kind: 'deny'; feedback?: string };
 
 export interface PlanApprovalRequest extends PlanReviewRequest {
   requester: Requester;

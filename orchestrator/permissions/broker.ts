@@ -31,7 +31,11 @@ export class ApprovalBroker {
    * rule added meanwhile covers the call) is used without asking again. `answered` runs before the next request
    * is shown, so a rule it adds already settles the requests queued behind.
    */
-  approve(request: ApprovalRequest, signal: AbortSignal, hooks: ApprovalHooks = {}): Promise<ApprovalAnswer | Unanswered> {
+  approve(
+    request: ApprovalRequest,
+    signal: AbortSignal,
+    hooks: ApprovalHooks = {},
+  ): Promise<ApprovalAnswer | Unanswered> {
     return this.run(signal, async (asker, s) => {
       const answer = hooks.settled?.() ?? (await asker.approve(request, s));
       if (answer !== undefined && !s.aborted) hooks.answered?.(answer);
@@ -47,20 +51,32 @@ export class ApprovalBroker {
     return this.run(signal, (asker, s) => asker.plan(request, s));
   }
 
-  private async run<T>(signal: AbortSignal, ask: (asker: Asker, signal: AbortSignal) => Promise<T | undefined> | T): Promise<T | Unanswered> {
+  private async run<T>(
+    signal: AbortSignal,
+    ask: (asker: Asker, signal: AbortSignal) => Promise<T | undefined> | T,
+  ): Promise<T | Unanswered> {
     const asker = this.asker;
     if (!asker) return { kind: 'unanswered', reason: 'nobody can answer here' };
     if (signal.aborted) return withdrawn();
     try {
-      const answer = await this.queue.add(async () => {
-        if (signal.aborted) return undefined;
-        return ask(asker, signal);
-      }, { signal });
-      if (answer === undefined) return signal.aborted ? withdrawn() : { kind: 'unanswered', reason: 'the prompt was dismissed without an answer' };
+      const answer = await this.queue.add(
+        async () => {
+          if (signal.aborted) return undefined;
+          return ask(asker, signal);
+        },
+        { signal },
+      );
+      if (answer === undefined)
+        return signal.aborted
+          ? withdrawn()
+          : { kind: 'unanswered', reason: 'the prompt was dismissed without an answer' };
       return answer;
     } catch (error) {
       if (signal.aborted) return withdrawn();
-      return { kind: 'unanswered', reason: `the prompt failed: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        kind: 'unanswered',
+        reason: `the prompt failed: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
   }
 }

@@ -63,7 +63,7 @@ const READERS = new Set(['read', 'grep', 'glob', 'read_media_file']);
  */
 export function commandCore(segment: string): string {
   let core = segment.trim();
-  for (let previous = ''; previous !== core; ) {
+  for (let previous = ''; previous !== core;) {
     previous = core;
     core = core
       .replace(/^[({!]\s*/, '')
@@ -89,7 +89,12 @@ export function ruleHits(rule: PermissionRule, subject: CallSubject): boolean {
   if (command === undefined) return false;
   if (commandMatches(rule.argument, command)) return true;
   const parts = splitShellCommand(command);
-  if (parts.segments.some((segment) => commandMatches(rule.argument!, segment) || commandMatches(rule.argument!, commandCore(segment)))) return true;
+  if (
+    parts.segments.some(
+      (segment) => commandMatches(rule.argument!, segment) || commandMatches(rule.argument!, commandCore(segment)),
+    )
+  )
+    return true;
   // A substituted command hides inside another one: look for the pattern anywhere.
   return parts.substitution && commandMatches(rule.argument, command, false);
 }

@@ -26,7 +26,12 @@ const PLAN_WRITERS = new Set(['write', 'edit']);
 
 /** Whether a write or edit goes to the plan file itself (compared as absolute, normalised paths). */
 export function isPlanFileWrite(subject: CallSubject, state: PlanModeState): boolean {
-  return state.active && PLAN_WRITERS.has(subject.tool) && subject.path !== undefined && subject.path.absolute === state.planPath;
+  return (
+    state.active &&
+    PLAN_WRITERS.has(subject.tool) &&
+    subject.path !== undefined &&
+    subject.path.absolute === state.planPath
+  );
 }
 
 /** The refusal for a call plan mode forbids, or undefined. */
@@ -46,7 +51,7 @@ export function planModeVeto(subject: CallSubject, state: PlanModeState): string
 }
 
 export const EXIT_PLAN_ALONE_MESSAGE =
-  'exit_plan_mode must be the only tool call in its message, so you read the user\'s answer before acting on the plan. ' +
+  "exit_plan_mode must be the only tool call in its message, so you read the user's answer before acting on the plan. " +
   'Nothing in this message was run: call exit_plan_mode alone.';
 
 /** A batch veto: exit_plan_mode shares its message with no other call. */

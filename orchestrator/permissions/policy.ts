@@ -26,7 +26,15 @@ export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set([
  * exit_plan_mode itself), starting a subagent (whose own calls are checked), a timer, loading a skill's text,
  * creating a scheduled task (it always asks for approval itself, whatever the mode and rules).
  */
-export const SELF_CHECKED_TOOLS: ReadonlySet<string> = new Set(['ask_user_question', 'enter_plan_mode', 'exit_plan_mode', 'agent', 'set_timer', 'skill', 'create_scheduled_task']);
+export const SELF_CHECKED_TOOLS: ReadonlySet<string> = new Set([
+  'ask_user_question',
+  'enter_plan_mode',
+  'exit_plan_mode',
+  'agent',
+  'set_timer',
+  'skill',
+  'create_scheduled_task',
+]);
 
 const FILE_EDIT_TOOLS: ReadonlySet<string> = new Set(['write', 'edit']);
 
@@ -97,14 +105,26 @@ export function decide(subject: CallSubject, input: PolicyInput): Decision {
 
   if (mode === 'yolo') return { kind: 'allow', why: 'yolo mode allows every call' };
   if (subject.tool === 'agent_swarm') {
-    return input.swarmMode ? { kind: 'allow', why: 'swarm mode allows agent_swarm' } : { kind: 'ask', why: askReason(subject, input) };
+    return input.swarmMode
+      ? { kind: 'allow', why: 'swarm mode allows agent_swarm' }
+      : { kind: 'ask', why: askReason(subject, input) };
   }
   if (READ_ONLY_TOOLS.has(subject.tool) && !subject.mcp) return { kind: 'allow', why: `${subject.tool} only reads` };
-  if (subject.mcp && subject.readOnly) return { kind: 'allow', why: `${subject.tool} is marked read-only by its server` };
-  if (SELF_CHECKED_TOOLS.has(subject.tool) && subject.via === undefined) return { kind: 'allow', why: `${subject.tool} changes nothing by itself` };
-  if (mode === 'auto' && FILE_EDIT_TOOLS.has(subject.tool) && subject.path !== undefined && input.insideWorkspace === true) {
+  if (subject.mcp && subject.readOnly)
+    return { kind: 'allow', why: `${subject.tool} is marked read-only by its server` };
+  if (SELF_CHECKED_TOOLS.has(subject.tool) && subject.via === undefined)
+    return { kind: 'allow', why: `${subject.tool} changes nothing by itself` };
+  if (
+    mode === 'auto' &&
+    FILE_EDIT_TOOLS.has(subject.tool) &&
+    subject.path !== undefined &&
+    input.insideWorkspace === true
+  ) {
     if (isControlFile(subject.path.relative) || isControlFile(subject.path.real?.relative)) {
-      return { kind: 'ask', why: `${subject.tool} would change ${subject.path.relative ?? subject.path.input}, which steers murmur or git itself` };
+      return {
+        kind: 'ask',
+        why: `${subject.tool} would change ${subject.path.relative ?? subject.path.input}, which steers murmur or git itself`,
+      };
     }
     return { kind: 'allow', why: 'auto mode allows edits inside the workspace' };
   }

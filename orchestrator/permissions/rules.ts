@@ -45,14 +45,17 @@ const TOOL_NAME = /^[a-z0-9_\-*?]+$/;
 
 export const RULE_FORMS =
   'accepted forms: a tool name (bash, fetch_url), a name pattern (mcp__github__*), or a tool with an argument pattern: ' +
-  `${Object.keys(ARGUMENT_KINDS).map((t) => `${t}(…)`).join(', ')} such as bash(npm test*) or edit(src/**)`;
+  `${Object.keys(ARGUMENT_KINDS)
+    .map((t) => `${t}(…)`)
+    .join(', ')} such as bash(npm test*) or edit(src/**)`;
 
 function problem(text: string, source: string, message: string): RuleProblem {
   return { text, source, message };
 }
 
 export function parseRule(raw: unknown, kind: RuleKind, source: string): PermissionRule | RuleProblem {
-  if (typeof raw !== 'string') return problem(String(raw), source, `a rule must be a string, got ${JSON.stringify(raw) ?? String(raw)}`);
+  if (typeof raw !== 'string')
+    return problem(String(raw), source, `a rule must be a string, got ${JSON.stringify(raw) ?? String(raw)}`);
   const text = raw.trim();
   if (text === '') return problem(raw, source, 'the rule is empty');
   const open = text.indexOf('(');
@@ -60,16 +63,24 @@ export function parseRule(raw: unknown, kind: RuleKind, source: string): Permiss
   if (open < 0 && close >= 0) return problem(text, source, 'it has ")" without "("');
   const name = (open < 0 ? text : text.slice(0, open)).trim().toLowerCase();
   if (name === '') return problem(text, source, 'it has no tool name before "("');
-  if (!TOOL_NAME.test(name)) return problem(text, source, `the tool name ${JSON.stringify(name)} may hold only letters, digits, _, -, * and ?`);
+  if (!TOOL_NAME.test(name))
+    return problem(text, source, `the tool name ${JSON.stringify(name)} may hold only letters, digits, _, -, * and ?`);
   if (open < 0) return { text, kind, source, tool: name };
   if (close !== text.length - 1) return problem(text, source, 'an argument pattern must end the rule with ")"');
   const argument = text.slice(open + 1, close).trim();
-  if (argument === '') return problem(text, source, `the argument pattern is empty; write ${JSON.stringify(name)} alone to match every call`);
+  if (argument === '')
+    return problem(
+      text,
+      source,
+      `the argument pattern is empty; write ${JSON.stringify(name)} alone to match every call`,
+    );
   if (NAME_ONLY.has(name)) return problem(text, source, `${name} is matched by its tool name only; write "${name}"`);
-  if (/[*?]/.test(name)) return problem(text, source, 'an argument pattern needs one exact tool name, not a name pattern');
+  if (/[*?]/.test(name))
+    return problem(text, source, 'an argument pattern needs one exact tool name, not a name pattern');
   const argumentKind = ARGUMENT_KINDS[name];
   if (!argumentKind) return problem(text, source, `${name} takes no argument pattern; write "${name}" alone`);
-  if (argumentKind === 'path' && argument.startsWith('!')) return problem(text, source, 'a path pattern cannot be negated with "!"; use a deny rule');
+  if (argumentKind === 'path' && argument.startsWith('!'))
+    return problem(text, source, 'a path pattern cannot be negated with "!"; use a deny rule');
   if (argument.includes('\0')) return problem(text, source, 'the argument pattern contains a NUL byte');
   return { text, kind, source, tool: name, argument, argumentKind };
 }

@@ -101,7 +101,8 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
   const headlessAllows = settings.headless === 'allow';
   const approvePlans = settings.approvePlans === true;
 
-  const log = (agentId: string, level: 'info' | 'warn', message: string) => options.bus?.emit({ type: 'log', level, agentId, message });
+  const log = (agentId: string, level: 'info' | 'warn', message: string) =>
+    options.bus?.emit({ type: 'log', level, agentId, message });
 
   const requesterOf = (agentId: string, role: string): Requester => {
     const chain: AgentLabel[] = [];
@@ -120,12 +121,19 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
       // A rule on `secrets/**` also holds for a link that leads there.
       const [realRoot, real] = await Promise.all([realOrNearest(root), realOrNearest(subject.path.absolute)]);
       const realPath = callPath(real, realRoot);
-      if (realPath.absolute !== subject.path.absolute || realPath.relative !== subject.path.relative) subject.path.real = realPath;
+      if (realPath.absolute !== subject.path.absolute || realPath.relative !== subject.path.relative)
+        subject.path.real = realPath;
     }
-    const input = { mode, swarmMode, rules: { ...parsed, session }, ...(insideWorkspace !== undefined ? { insideWorkspace } : {}) };
+    const input = {
+      mode,
+      swarmMode,
+      rules: { ...parsed, session },
+      ...(insideWorkspace !== undefined ? { insideWorkspace } : {}),
+    };
     const decision = decide(subject, input);
     // The plan file is the agent's own scratch file in the session folder: writing it needs no approval.
-    if (decision.kind === 'ask' && isPlanFileWrite(subject, plan)) return { kind: 'allow', why: 'the plan file may always be written in plan mode' };
+    if (decision.kind === 'ask' && isPlanFileWrite(subject, plan))
+      return { kind: 'allow', why: 'the plan file may always be written in plan mode' };
     return decision;
   };
 
@@ -153,13 +161,25 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
         return undefined;
       }
       log(record.id, 'warn', `denied ${summary}: it needs approval and ${headlessReason}`);
-      return errorResult(headlessDenial(subject, decision.why, headlessReason, alwaysRules, mode), { permission: 'headless-deny', wouldAllow: alwaysRules });
+      return errorResult(headlessDenial(subject, decision.why, headlessReason, alwaysRules, mode), {
+        permission: 'headless-deny',
+        wouldAllow: alwaysRules,
+      });
     }
     const requester = requesterOf(record.id, record.profile.name);
-    const request: ApprovalRequest = { requester, callId: call.id, tool: subject.tool, summary, detail: callDetail(subject), reason: decision.why, alwaysRules };
+    const request: ApprovalRequest = {
+      requester,
+      callId: call.id,
+      tool: subject.tool,
+      summary,
+      detail: callDetail(subject),
+      reason: decision.why,
+      alwaysRules,
+    };
     log(record.id, 'info', `waiting for approval: ${summary} (${describeRequester(requester)})`);
     // An "allow always" given meanwhile for an identical call settles this one without asking again.
-    const settled = (): ApprovalAnswer | undefined => (allowedBy(session, subject) ? { kind: 'allow_once' } : undefined);
+    const settled = (): ApprovalAnswer | undefined =>
+      allowedBy(session, subject) ? { kind: 'allow_once' } : undefined;
     const answered = (answer: ApprovalAnswer) => {
       if (answer.kind !== 'allow_always') return;
       for (const text of alwaysRules) {
@@ -170,7 +190,9 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
     const answer = await broker.approve(request, signal, { settled, answered });
     if (isUnanswered(answer)) {
       log(record.id, 'warn', `not run: ${summary}: ${answer.reason}`);
-      return errorResult(`Not run: ${summary} needed approval, but ${answer.reason}. Do not retry it as is.`, { permission: 'unanswered' });
+      return errorResult(`Not run: ${summary} needed approval, but ${answer.reason}. Do not retry it as is.`, {
+        permission: 'unanswered',
+      });
     }
     if (answer.kind === 'allow_once') {
       log(record.id, 'info', `allowed: ${summary}`);
@@ -272,11 +294,21 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
 }
 
 /** The message to the model when nobody can approve: why, and the rule that would allow the call. */
-export function headlessDenial(subject: CallSubject, why: string, headlessReason: string, wouldAllow: readonly string[], mode: PermissionMode): string {
+export function headlessDenial(
+  subject: CallSubject,
+  why: string,
+  headlessReason: string,
+  wouldAllow: readonly string[],
+  mode: PermissionMode,
+): string {
   const summary = callSummary(subject);
   const ways = [`add ${tomlAllowLine(wouldAllow)} to murmur.toml`];
   if (subject.tool === 'agent_swarm') ways.push('run with --swarm-mode (or swarm.swarmMode = true)');
-  else if (mode === 'manual' && (subject.tool === 'write' || subject.tool === 'edit') && subject.path?.relative !== undefined) {
+  else if (
+    mode === 'manual' &&
+    (subject.tool === 'write' || subject.tool === 'edit') &&
+    subject.path?.relative !== undefined
+  ) {
     ways.push('run with --permission-mode auto (edits inside the workspace)');
   }
   ways.push('set permissions.headless = "allow" to allow such calls when nobody can answer');

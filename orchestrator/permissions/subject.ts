@@ -35,7 +35,9 @@ export interface CallSubject {
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 function toPosix(p: string): string {
@@ -50,13 +52,24 @@ export function callPath(input: string, workspaceRoot: string): CallPath {
   return out;
 }
 
-export function describeSubject(name: string, tool: RuntimeTool | undefined, args: unknown, workspaceRoot: string): CallSubject {
+export function describeSubject(
+  name: string,
+  tool: RuntimeTool | undefined,
+  args: unknown,
+  workspaceRoot: string,
+): CallSubject {
   const lower = name.toLowerCase();
   if (lower === MCP_INVOKE) {
     const invoke = record(args);
     const target = typeof invoke?.name === 'string' ? invoke.name.trim().toLowerCase() : '';
     // The invoked tool's read-only mark is not visible here, so it is treated as a tool that changes things.
-    return { tool: target || MCP_INVOKE, via: MCP_INVOKE, mcp: target.startsWith(MCP_PREFIX), readOnly: false, args: invoke?.arguments ?? {} };
+    return {
+      tool: target || MCP_INVOKE,
+      via: MCP_INVOKE,
+      mcp: target.startsWith(MCP_PREFIX),
+      readOnly: false,
+      args: invoke?.arguments ?? {},
+    };
   }
   const mcp = (tool !== undefined && isMcpTool(tool)) || lower.startsWith(MCP_PREFIX);
   const subject: CallSubject = { tool: lower, mcp, readOnly: mcp && tool?.def.executionMode === 'parallel', args };
@@ -65,7 +78,8 @@ export function describeSubject(name: string, tool: RuntimeTool | undefined, arg
   if (kind === 'command' && typeof fields?.command === 'string') subject.command = fields.command;
   if (kind === 'path') {
     // grep and glob search the workspace when they name no path.
-    const target = typeof fields?.path === 'string' ? fields.path : lower === 'grep' || lower === 'glob' ? '.' : undefined;
+    const target =
+      typeof fields?.path === 'string' ? fields.path : lower === 'grep' || lower === 'glob' ? '.' : undefined;
     if (target !== undefined) subject.path = callPath(target, workspaceRoot);
   }
   return subject;

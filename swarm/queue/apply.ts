@@ -25,6 +25,10 @@ export function applyDiff(root: string, diff: string, index: number, patchesHome
     const reverse = await git(root, ['apply', '--check', '--reverse', '--whitespace=nowarn', '-'], diff);
     if (reverse.ok) return { kind: 'applied' };
     const patch = keepPatch(patchesHome, index, diff);
-    return { kind: 'conflict', reason: `its changes do not apply to the working tree: ${applied.stderr.trim().split('\n')[0] ?? 'conflict'}`, patch };
+    return {
+      kind: 'conflict',
+      reason: `its changes do not apply to the working tree: ${applied.stderr.trim().split('\n')[0] ?? 'conflict'}`,
+      patch,
+    };
   });
 }

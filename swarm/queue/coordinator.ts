@@ -81,7 +81,10 @@ export class QueueLauncher implements ItemLauncher {
     events.on('failed', ({ jobId, failedReason }) => this.failed(jobId, failedReason));
     this.poll = setInterval(() => void this.pollInFlight(), deps.pollMs ?? 1000);
     this.poll.unref();
-    this.beat = setInterval(() => void heartbeat(redis, spec.queue.name).catch(() => undefined), deps.heartbeatMs ?? HEARTBEAT_MS);
+    this.beat = setInterval(
+      () => void heartbeat(redis, spec.queue.name).catch(() => undefined),
+      deps.heartbeatMs ?? HEARTBEAT_MS,
+    );
     this.beat.unref();
   }
 
@@ -116,7 +119,12 @@ export class QueueLauncher implements ItemLauncher {
     }
   }
 
-  run(index: number, item: LaunchableItem, report: (report: ItemReport) => void, signal: AbortSignal): Promise<Attempt> {
+  run(
+    index: number,
+    item: LaunchableItem,
+    report: (report: ItemReport) => void,
+    signal: AbortSignal,
+  ): Promise<Attempt> {
     // The job a resumed coordinator collects again, else a new one. Saved before the job exists: a coordinator
     // killed in between adds the same job id again on resume.
     const out = item.status === 'queued' ? item.jobId : undefined;
@@ -127,14 +135,28 @@ export class QueueLauncher implements ItemLauncher {
     const stop = () => {
       if (!this.byJob.has(id)) return;
       this.leftOut.add(id);
-      this.end(id, { kind: 'done', result: this.result(index, item, 'aborted', 'the swarm was stopped; its job stays on the queue and murmur resume collects it'), jobId: id });
+      this.end(id, {
+        kind: 'done',
+        result: this.result(
+          index,
+          item,
+          'aborted',
+          'the swarm was stopped; its job stays on the queue and murmur resume collects it',
+        ),
+        jobId: id,
+      });
     };
     return new Promise<Attempt>((resolve) => {
       const release = () => signal.removeEventListener('abort', stop);
       this.byJob.set(id, { index, item, report, resolve, release });
       if (signal.aborted) return stop();
       signal.addEventListener('abort', stop, { once: true });
-      void this.enqueue(index, item, id).catch((error: unknown) => this.end(id, { kind: 'done', result: this.result(index, item, 'failed', `the job could not be queued: ${(error as Error).message}`) }));
+      void this.enqueue(index, item, id).catch((error: unknown) =>
+        this.end(id, {
+          kind: 'done',
+          result: this.result(index, item, 'failed', `the job could not be queued: ${(error as Error).message}`),
+        }),
+      );
     });
   }
 
@@ -167,7 +189,8 @@ export class QueueLauncher implements ItemLauncher {
   }
 
   private jobData(index: number, s: LaunchableItem): ItemJob | string {
-    if (s.prompt === undefined) return 'a resumed subagent cannot move to a queue worker (its conversation is on this machine)';
+    if (s.prompt === undefined)
+      return 'a resumed subagent cannot move to a queue worker (its conversation is on this machine)';
     const data: ItemJob = {
       format: JOB_FORMAT,
       swarmId: this.spec.swarmId,
@@ -260,7 +283,10 @@ export class QueueLauncher implements ItemLauncher {
     const waiting = this.take(jobId);
     if (!waiting) return;
     // Ended for good; the job id goes when the item's result is recorded, so a resume runs it anew.
-    this.resolveWith(waiting, { kind: 'done', result: this.result(waiting.index, waiting.item, 'failed', `on the queue: ${reason ?? 'the job failed'}`) });
+    this.resolveWith(waiting, {
+      kind: 'done',
+      result: this.result(waiting.index, waiting.item, 'failed', `on the queue: ${reason ?? 'the job failed'}`),
+    });
   }
 
   private completed(jobId: string, value: unknown): void {
@@ -269,19 +295,39 @@ export class QueueLauncher implements ItemLauncher {
     const { index, item: s } = waiting;
     const data = value as ItemOutcomeData | undefined;
     if (!data || typeof data !== 'object' || data.format !== JOB_FORMAT) {
-      this.resolveWith(waiting, { kind: 'done', result: this.result(index, s, 'failed', `the worker sent back a result this murmur cannot read (format ${JSON.stringify(data?.format)})`) });
+      this.resolveWith(waiting, {
+        kind: 'done',
+        result: this.result(
+          index,
+          s,
+          'failed',
+          `the worker sent back a result this murmur cannot read (format ${JSON.stringify(data?.format)})`,
+        ),
+      });
       return;
     }
     if (data.usage) this.deps.addUsage(data.usage);
     if (data.kind === 'rate_limited') {
       // The next launch is a new job (from the base commit: the limited job's work is not sent back); the
       // controller decides when.
-      this.resolveWith(waiting, { kind: 'rate_limited', ...(data.retryAfterMs !== undefined ? { retryAfterMs: data.retryAfterMs } : {}), text: data.text });
+      this.resolveWith(waiting, {
+        kind: 'rate_limited',
+        ...(data.retryAfterMs !== undefined ? { retryAfterMs: data.retryAfterMs } : {}),
+        text: data.text,
+      });
       return;
     }
     // The job id stays in the item's state until its result is recorded: a coordinator killed before that
     // collects the job again on resume instead of running the item twice.
-    const result: ItemResult = { index, item: s.item, outcome: data.outcome, rounds: data.rounds, text: data.text, host: data.host, model: data.model };
+    const result: ItemResult = {
+      index,
+      item: s.item,
+      outcome: data.outcome,
+      rounds: data.rounds,
+      text: data.text,
+      host: data.host,
+      model: data.model,
+    };
     if (data.verdict) result.verdict = data.verdict;
     if (data.reason !== undefined) result.reason = data.reason;
     // The diff waits for commit(), which the runner calls in item order.

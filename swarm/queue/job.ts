@@ -69,21 +69,35 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function parseItemJob(data: unknown): { ok: true; job: ItemJob } | { ok: false; error: string } {
   if (!isRecord(data)) return { ok: false, error: 'the job data is not an object' };
   if (data.format !== JOB_FORMAT) {
-    return { ok: false, error: `the job has format ${JSON.stringify(data.format)}, and this worker reads format ${JOB_FORMAT}: run the same murmur version on the coordinator and the workers` };
+    return {
+      ok: false,
+      error: `the job has format ${JSON.stringify(data.format)}, and this worker reads format ${JOB_FORMAT}: run the same murmur version on the coordinator and the workers`,
+    };
   }
   const strings = ['swarmId', 'item', 'prompt', 'model', 'base'] as const;
-  for (const key of strings) if (typeof data[key] !== 'string' || data[key] === '') return { ok: false, error: `the job's "${key}" is missing or not a non-empty string` };
+  for (const key of strings)
+    if (typeof data[key] !== 'string' || data[key] === '')
+      return { ok: false, error: `the job's "${key}" is missing or not a non-empty string` };
   if (typeof data.subdir !== 'string') return { ok: false, error: 'the job\'s "subdir" is not a string' };
-  if (!/^[0-9a-f]{7,64}$/i.test(data.base as string)) return { ok: false, error: `the job's base commit ${JSON.stringify(data.base)} is not a commit id` };
+  if (!/^[0-9a-f]{7,64}$/i.test(data.base as string))
+    return { ok: false, error: `the job's base commit ${JSON.stringify(data.base)} is not a commit id` };
   for (const key of ['index', 'maxRounds', 'itemTimeoutMs', 'maxModelRequests'] as const) {
-    if (typeof data[key] !== 'number' || !Number.isFinite(data[key]) || (data[key] as number) < 0) return { ok: false, error: `the job's "${key}" is not a non-negative number` };
+    if (typeof data[key] !== 'number' || !Number.isFinite(data[key]) || (data[key] as number) < 0)
+      return { ok: false, error: `the job's "${key}" is not a non-negative number` };
   }
   if (typeof data.verify !== 'boolean') return { ok: false, error: 'the job\'s "verify" is not true or false' };
   const profile = data.profile;
-  if (!isRecord(profile) || typeof profile.name !== 'string' || typeof profile.prompt !== 'string' || typeof profile.role !== 'string') {
+  if (
+    !isRecord(profile) ||
+    typeof profile.name !== 'string' ||
+    typeof profile.prompt !== 'string' ||
+    typeof profile.role !== 'string'
+  ) {
     return { ok: false, error: 'the job\'s "profile" is not an agent profile (name, role, prompt)' };
   }
-  if (profile.role === 'main') return { ok: false, error: 'the job asks for the main role, which cannot run swarm items' };
-  if (data.subdir.split(/[\\/]/).includes('..')) return { ok: false, error: `the job's "subdir" ${JSON.stringify(data.subdir)} leaves the repository` };
+  if (profile.role === 'main')
+    return { ok: false, error: 'the job asks for the main role, which cannot run swarm items' };
+  if (data.subdir.split(/[\\/]/).includes('..'))
+    return { ok: false, error: `the job's "subdir" ${JSON.stringify(data.subdir)} leaves the repository` };
   return { ok: true, job: data as unknown as ItemJob };
 }

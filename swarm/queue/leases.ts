@@ -50,7 +50,10 @@ export class LeaseGate {
       await new Promise((resolve) => setTimeout(resolve, this.pollMs + Math.random() * this.pollMs));
     }
     // A long request keeps its lease alive; a dead process stops renewing and the lease expires.
-    const renew = setInterval(() => void this.redis.eval(RENEW, 1, this.key, this.leaseMs, token).catch(() => undefined), this.renewMs);
+    const renew = setInterval(
+      () => void this.redis.eval(RENEW, 1, this.key, this.leaseMs, token).catch(() => undefined),
+      this.renewMs,
+    );
     renew.unref();
     return () => {
       clearInterval(renew);
@@ -66,7 +69,11 @@ export function leasedProvider(provider: ModelProvider, gate: LeaseGate): ModelP
     capabilities: provider.capabilities,
     async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResult> {
       const release = await gate.acquire(signal);
-      if (!release) return { ok: false, error: { kind: 'aborted', message: 'aborted while waiting for a model request slot', retryable: false } };
+      if (!release)
+        return {
+          ok: false,
+          error: { kind: 'aborted', message: 'aborted while waiting for a model request slot', retryable: false },
+        };
       try {
         return await provider.complete(request, signal);
       } finally {

@@ -23,18 +23,25 @@ export function hidePassword(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
-    for (const key of [...parsed.searchParams.keys()]) if (SECRET_PARAMS.has(key.toLowerCase())) parsed.searchParams.set(key, '***');
+    for (const key of [...parsed.searchParams.keys()])
+      if (SECRET_PARAMS.has(key.toLowerCase())) parsed.searchParams.set(key, '***');
     // URLSearchParams encodes `*`; keep the mask readable.
     return parsed.toString().replaceAll('%2A%2A%2A', '***');
   } catch {
     // Not even a URL: hide anything between `:` and `@` in the authority, and secret parameters, all the same.
-    return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, '$1:***@').replace(/([?&](?:password|pass|auth)=)[^&#]*/gi, '$1***');
+    return url
+      .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, '$1:***@')
+      .replace(/([?&](?:password|pass|auth)=)[^&#]*/gi, '$1***');
   }
 }
 
 /** Whether the URL holds a secret anywhere (never saved, and a warning when it is given on the command line). */
 export function holdsSecret(url: string): boolean {
-  return hidePassword(url) !== url || /[?&](?:password|pass|auth)=/i.test(url) || /^[a-z][a-z0-9+.-]*:\/\/[^/@]*:[^@/]*@/i.test(url);
+  return (
+    hidePassword(url) !== url ||
+    /[?&](?:password|pass|auth)=/i.test(url) ||
+    /^[a-z][a-z0-9+.-]*:\/\/[^/@]*:[^@/]*@/i.test(url)
+  );
 }
 
 /** Checks the form of a queue URL; the error names it (password hidden) and what is accepted. */
@@ -47,18 +54,22 @@ export function parseQueueUrl(raw: string, from: string): QueueUrl {
   } catch {
     return { ok: false, error: `${from} ${JSON.stringify(shown)} is not a URL; ${accepted}` };
   }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') return { ok: false, error: `${from} ${JSON.stringify(shown)} is not a Redis URL; ${accepted}` };
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:')
+    return { ok: false, error: `${from} ${JSON.stringify(shown)} is not a Redis URL; ${accepted}` };
   if (!parsed.hostname) return { ok: false, error: `${from} ${JSON.stringify(shown)} names no host; ${accepted}` };
   const db = parsed.pathname.replace(/^\//, '');
-  if (db !== '' && !/^\d+$/.test(db)) return { ok: false, error: `${from} ${JSON.stringify(shown)}: the database "${db}" is not a number; ${accepted}` };
+  if (db !== '' && !/^\d+$/.test(db))
+    return { ok: false, error: `${from} ${JSON.stringify(shown)}: the database "${db}" is not a number; ${accepted}` };
   return { ok: true, url: raw.trim(), shown };
 }
 
 /** Why a connection failed, in words a person can act on. */
 function explain(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  if (/WRONGPASS|NOAUTH|invalid username-password|AUTH.*failed/i.test(message)) return `the password (or user) was refused: ${message}`;
-  if (/ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|EAI_AGAIN|timed? ?out|Connection is closed/i.test(message)) return `the server cannot be reached: ${message}`;
+  if (/WRONGPASS|NOAUTH|invalid username-password|AUTH.*failed/i.test(message))
+    return `the password (or user) was refused: ${message}`;
+  if (/ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|EAI_AGAIN|timed? ?out|Connection is closed/i.test(message))
+    return `the server cannot be reached: ${message}`;
   return message;
 }
 
@@ -66,27 +77,45 @@ function explain(error: unknown): string {
  * Opens a connection for BullMQ (`maxRetriesPerRequest: null`, reconnecting for ever once it has worked) after
  * checking it answers a PING within `timeoutMs`; returns the error otherwise (never hangs).
  */
-export async function connectQueue(url: string, shown: string, timeoutMs = 4000): Promise<{ ok: true; redis: RedisClient; open: () => RedisClient } | { ok: false; error: string }> {
+export async function connectQueue(
+  url: string,
+  shown: string,
+  timeoutMs = 4000,
+): Promise<{ ok: true; redis: RedisClient; open: () => RedisClient } | { ok: false; error: string }> {
   const { Redis } = await import('ioredis');
   // A short disconnectTimeout: a socket that never connected would otherwise keep the process up for 2 s.
-  const probe = new Redis(url, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null, disconnectTimeout: 50 });
+  const probe = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+    disconnectTimeout: 50,
+  });
   // The connection's own error says more than the rejected command ("Connection is closed").
   let cause: unknown;
   probe.on('error', (error) => (cause ??= error));
   let timer: NodeJS.Timeout | undefined;
   try {
-    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)));
+    const late = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)),
+    );
     await Promise.race([probe.connect().then(() => probe.ping()), late]);
   } catch (error) {
     probe.disconnect();
-    const why = explain(cause ?? error).replaceAll(url, shown).replace(/\.$/, '');
+    const why = explain(cause ?? error)
+      .replaceAll(url, shown)
+      .replace(/\.$/, '');
     return { ok: false, error: `cannot use the queue ${shown}: ${why}` };
   } finally {
     clearTimeout(timer);
   }
   probe.disconnect();
   const open = () => {
-    const client = new Redis(url, { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 100, 2000) });
+    const client = new Redis(url, {
+      maxRetriesPerRequest: null,
+      retryStrategy: (times) => Math.min(times * 100, 2000),
+    });
     // Reconnection is automatic; an error event without a listener would crash the process.
     client.on('error', () => undefined);
     return client;

@@ -20,7 +20,11 @@ import { LeaseGate, leasedProvider } from './leases.js';
 export type ItemRun = Pick<SwarmHost, 'agent' | 'spawn' | 'run' | 'acceptHandoff' | 'usage'>;
 
 /** What the command line builds for one job: an engine in the job's worktree on the given provider, seen through the swarm's port. */
-export type EngineFactory = (input: { cwd: string; job: ItemJob; provider: ModelProvider }) => Promise<{ run: ItemRun; close: () => Promise<void> }>;
+export type EngineFactory = (input: {
+  cwd: string;
+  job: ItemJob;
+  provider: ModelProvider;
+}) => Promise<{ run: ItemRun; close: () => Promise<void> }>;
 
 export interface QueueWorkerOptions {
   open: () => RedisClient;
@@ -93,7 +97,9 @@ export class QueueWorker {
         maxStalledCount: 3,
       });
       worker.on('error', () => undefined);
-      worker.on('failed', (job, error) => this.options.log(`item ${job?.id ?? '?'} of ${name} failed: ${error.message}`));
+      worker.on('failed', (job, error) =>
+        this.options.log(`item ${job?.id ?? '?'} of ${name} failed: ${error.message}`),
+      );
       // BullMQ never closes a connection it was given.
       worker.on('closed', () => connection.disconnect());
       this.workers.set(name, worker);
@@ -129,8 +135,11 @@ export class QueueWorker {
       // The pid in the name tells a later worker whether the folder's owner is gone (sweepStaleItemTrees).
       const dir = await mkdtemp(join(tmpdir(), `${ITEM_TREE_PREFIX}${process.pid}-`));
       tree = dir;
-      const made = await serialised(this.options.root, () => git(this.options.root, ['worktree', 'add', '--detach', dir, spec.base]));
-      if (!made.ok) throw new UnrecoverableError(`git worktree add failed on ${this.options.machine}: ${made.stderr.trim()}`);
+      const made = await serialised(this.options.root, () =>
+        git(this.options.root, ['worktree', 'add', '--detach', dir, spec.base]),
+      );
+      if (!made.ok)
+        throw new UnrecoverableError(`git worktree add failed on ${this.options.machine}: ${made.stderr.trim()}`);
       return await this.runItem(job, spec, model, dir);
     } finally {
       if (tree !== undefined) {
@@ -197,16 +206,38 @@ export class QueueWorker {
         item = advanceItem(item, change);
         const event = itemEvent(change);
         if (event?.state !== 'launched' && event?.state !== 'verifying') return;
-        const progress: ItemProgress = { state: event.state, host: this.options.machine, model, ...(Object.keys(event.extra).length > 0 ? { extra: event.extra } : {}) };
+        const progress: ItemProgress = {
+          state: event.state,
+          host: this.options.machine,
+          model,
+          ...(Object.keys(event.extra).length > 0 ? { extra: event.extra } : {}),
+        };
         void job.updateProgress(progress as unknown as object).catch(() => undefined);
       };
       const attempt = await launcher.run(0, start, report, new AbortController().signal);
       const usage = run.usage();
       if (attempt.kind === 'rate_limited') {
-        return { ...base, kind: 'rate_limited', outcome: 'failed', text: attempt.text ?? '', rounds: item.rounds, usage, diff: '', ...(attempt.retryAfterMs !== undefined ? { retryAfterMs: attempt.retryAfterMs } : {}) };
+        return {
+          ...base,
+          kind: 'rate_limited',
+          outcome: 'failed',
+          text: attempt.text ?? '',
+          rounds: item.rounds,
+          usage,
+          diff: '',
+          ...(attempt.retryAfterMs !== undefined ? { retryAfterMs: attempt.retryAfterMs } : {}),
+        };
       }
       const r = attempt.result;
-      const out: ItemOutcomeData = { ...base, kind: 'done', outcome: r.outcome, text: r.text, rounds: r.rounds, usage, diff: await diffOf(tree, spec.base) };
+      const out: ItemOutcomeData = {
+        ...base,
+        kind: 'done',
+        outcome: r.outcome,
+        text: r.text,
+        rounds: r.rounds,
+        usage,
+        diff: await diffOf(tree, spec.base),
+      };
       if (r.reason !== undefined) out.reason = r.reason;
       if (r.verdict !== undefined) out.verdict = r.verdict;
       return out;

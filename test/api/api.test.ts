@@ -6,7 +6,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMurmur, defineTool, MurmurOptionsError, textResult, Type, type MurmurEvent, type MurmurOptions } from '../../api/index.js';
+import {
+  createMurmur,
+  defineTool,
+  MurmurOptionsError,
+  textResult,
+  Type,
+  type MurmurEvent,
+  type MurmurOptions,
+} from '../../api/index.js';
 import { scriptedModel } from '../../api/testing.js';
 import { applyFilters, type TurnFacts } from '../../roles/filters.js';
 import { builtinProfile } from '../../roles/profile.js';
@@ -42,8 +50,13 @@ describe('createMurmur options', () => {
     expect((await optionError({ cwd: dir, model, permissions: { allow: ['Bash(ls'] } })).option).toBe('permissions');
     expect((await optionError({ cwd: dir, model: 'nosuch:thing' })).option).toBe('model');
     expect((await optionError({ cwd: dir, model, colour: 'red' } as never)).option).toBe('colour');
-    const tool = defineTool({ def: { name: 'read', description: 'x', parameters: Type.Object({}) }, execute: () => textResult('x') });
-    expect((await optionError({ cwd: dir, model, tools: [{ tool, roles: ['worker'] }] })).message).toContain('built-in tool');
+    const tool = defineTool({
+      def: { name: 'read', description: 'x', parameters: Type.Object({}) },
+      execute: () => textResult('x'),
+    });
+    expect((await optionError({ cwd: dir, model, tools: [{ tool, roles: ['worker'] }] })).message).toContain(
+      'built-in tool',
+    );
     expect((await optionError({ cwd: dir, model, tools: [{ tool, roles: [] }] })).option).toBe('tools[0].roles');
   });
 
@@ -75,7 +88,11 @@ describe('runs', () => {
   });
 
   it('runs a named agent, and refuses an unknown one before starting', async () => {
-    const murmur = await createMurmur({ cwd: dir, model: scriptedModel({ agents: [{ match: { role: 'explore' }, turns: [{ text: 'explored' }] }] }), sessions: false });
+    const murmur = await createMurmur({
+      cwd: dir,
+      model: scriptedModel({ agents: [{ match: { role: 'explore' }, turns: [{ text: 'explored' }] }] }),
+      sessions: false,
+    });
     expect((await murmur.run('look', { agent: 'explore' })).result).toBe('explored');
     const error = await murmur.run('look', { agent: 'wizard' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MurmurOptionsError);
@@ -95,15 +112,44 @@ describe('runs', () => {
     const again = await createMurmur({ cwd: dir, model: answer('finished now') });
     const resumed = await again.resume(report.sessionId!);
     expect(resumed).toMatchObject({ status: 'completed', result: 'finished now', sessionId: report.sessionId });
-    expect((await again.resume('20200101-000000-zzzz').catch((e: unknown) => e)) as MurmurOptionsError).toMatchObject({ option: 'sessionId' });
+    expect((await again.resume('20200101-000000-zzzz').catch((e: unknown) => e)) as MurmurOptionsError).toMatchObject({
+      option: 'sessionId',
+    });
   });
 
   it('a swarm with bad items is refused naming the option; a failed item is a value', async () => {
-    const murmur = await createMurmur({ cwd: dir, model: scriptedModel({ agents: [{ turns: [{ text: 'ok' }] }] }), sessions: false });
-    expect(await murmur.swarm({ template: 'no placeholder', items: ['a'] }).catch((e: unknown) => e)).toBeInstanceOf(MurmurOptionsError);
-    expect(((await murmur.swarm({ template: '{{item}}', items: ['a'], role: 'main' }).catch((e: unknown) => e)) as MurmurOptionsError).option).toBe('swarm.role');
-    expect(((await murmur.swarm({ template: '{{item}}', items: ['a'], maxConcurrency: 0 }).catch((e: unknown) => e)) as MurmurOptionsError).option).toBe('swarm.maxConcurrency');
-    const failing = await createMurmur({ cwd: dir, model: scriptedModel({ agents: [{ match: { prompt: 'b' }, turns: [{ failFirst: { status: 400, times: 1 }, text: 'x' }] }, { turns: [{ text: 'ok' }] }] }), sessions: false });
+    const murmur = await createMurmur({
+      cwd: dir,
+      model: scriptedModel({ agents: [{ turns: [{ text: 'ok' }] }] }),
+      sessions: false,
+    });
+    expect(await murmur.swarm({ template: 'no placeholder', items: ['a'] }).catch((e: unknown) => e)).toBeInstanceOf(
+      MurmurOptionsError,
+    );
+    expect(
+      (
+        (await murmur
+          .swarm({ template: '{{item}}', items: ['a'], role: 'main' })
+          .catch((e: unknown) => e)) as MurmurOptionsError
+      ).option,
+    ).toBe('swarm.role');
+    expect(
+      (
+        (await murmur
+          .swarm({ template: '{{item}}', items: ['a'], maxConcurrency: 0 })
+          .catch((e: unknown) => e)) as MurmurOptionsError
+      ).option,
+    ).toBe('swarm.maxConcurrency');
+    const failing = await createMurmur({
+      cwd: dir,
+      model: scriptedModel({
+        agents: [
+          { match: { prompt: 'b' }, turns: [{ failFirst: { status: 400, times: 1 }, text: 'x' }] },
+          { turns: [{ text: 'ok' }] },
+        ],
+      }),
+      sessions: false,
+    });
     const report = await failing.swarm({ template: 'do {{item}}', items: ['a', 'b'] });
     expect(report.status).toBe('failed');
     expect(report.items.map((i) => i.outcome)).toEqual(['completed', 'failed']);
@@ -113,13 +159,26 @@ describe('runs', () => {
 describe('approvals and queues', () => {
   it('asks onApproval when a person must answer, and the answer decides', async () => {
     const asked: string[] = [];
-    const model = scriptedModel({ agents: [{ turns: [{ toolCalls: [{ name: 'bash', arguments: { command: 'echo approved > out.txt' } }] }, { toolCalls: [{ name: 'bash', arguments: { command: 'rm out.txt' } }] }, { text: 'done' }] }] });
+    const model = scriptedModel({
+      agents: [
+        {
+          turns: [
+            { toolCalls: [{ name: 'bash', arguments: { command: 'echo approved > out.txt' } }] },
+            { toolCalls: [{ name: 'bash', arguments: { command: 'rm out.txt' } }] },
+            { text: 'done' },
+          ],
+        },
+      ],
+    });
     const murmur = await createMurmur({
       cwd: dir,
       model,
       permissionMode: 'manual',
       sessions: false,
-      onApproval: (request) => (asked.push(request.summary), request.summary.includes('rm ') ? { kind: 'deny', feedback: 'keep it' } : { kind: 'allow_once' }),
+      onApproval: (request) => (
+        asked.push(request.summary),
+        request.summary.includes('rm ') ? { kind: 'deny', feedback: 'keep it' } : { kind: 'allow_once' }
+      ),
     });
     expect((await murmur.run('write then delete')).status).toBe('completed');
     expect(asked).toEqual(['bash: echo approved > out.txt', 'bash: rm out.txt']);
@@ -127,9 +186,26 @@ describe('approvals and queues', () => {
   });
 
   it('mcpServers adds the tools of a real MCP server to the catalog', async () => {
-    const bin = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', '.bin', 'mcp-server-everything').replace(`${path.sep}dist${path.sep}`, path.sep);
-    const model = scriptedModel({ agents: [{ turns: [{ toolCalls: [{ name: 'mcp__everything__echo', arguments: { message: 'over MCP' } }] }, { text: 'done' }] }] });
-    const murmur = await createMurmur({ cwd: dir, model, permissionMode: 'yolo', sessions: false, mcpServers: { everything: { command: bin, args: ['stdio'] } } });
+    const bin = path
+      .join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', '.bin', 'mcp-server-everything')
+      .replace(`${path.sep}dist${path.sep}`, path.sep);
+    const model = scriptedModel({
+      agents: [
+        {
+          turns: [
+            { toolCalls: [{ name: 'mcp__everything__echo', arguments: { message: 'over MCP' } }] },
+            { text: 'done' },
+          ],
+        },
+      ],
+    });
+    const murmur = await createMurmur({
+      cwd: dir,
+      model,
+      permissionMode: 'yolo',
+      sessions: false,
+      mcpServers: { everything: { command: bin, args: ['stdio'] } },
+    });
     const results: string[] = [];
     murmur.on('tool.end', (event) => results.push(`${event.tool}: ${event.isError ? `error ${event.error}` : 'ok'}`));
     try {
@@ -142,7 +218,9 @@ describe('approvals and queues', () => {
 
   it('a bad queue URL is refused naming swarm.queue, before anything starts', async () => {
     const murmur = await createMurmur({ cwd: dir, model: answer('x'), sessions: false });
-    const error = (await murmur.swarm({ template: '{{item}}', items: ['a'], queue: 'http://nowhere' }).catch((e: unknown) => e)) as MurmurOptionsError;
+    const error = (await murmur
+      .swarm({ template: '{{item}}', items: ['a'], queue: 'http://nowhere' })
+      .catch((e: unknown) => e)) as MurmurOptionsError;
     expect(error).toBeInstanceOf(MurmurOptionsError);
     expect(error.option).toBe('swarm.queue');
   });
@@ -158,7 +236,13 @@ describe('custom tools', () => {
     features: { delegation: true, webSearch: true },
     desktopAvailable: false,
   });
-  const tool = (grantedTo?: string[]): RuntimeTool => ({ ...defineTool({ def: { name: 'deploy', description: 'd', parameters: Type.Object({}) }, execute: () => textResult('x') }), ...(grantedTo ? { grantedTo } : {}) });
+  const tool = (grantedTo?: string[]): RuntimeTool => ({
+    ...defineTool({
+      def: { name: 'deploy', description: 'd', parameters: Type.Object({}) },
+      execute: () => textResult('x'),
+    }),
+    ...(grantedTo ? { grantedTo } : {}),
+  });
   const names = (t: RuntimeTool, f: TurnFacts) => applyFilters([t], f).tools.map((x) => x.def.name);
 
   it('reach exactly the roles they are granted to, past the role cap', () => {
@@ -174,8 +258,19 @@ describe('custom tools', () => {
     mkdirSync(path.join(dir, 'src'));
     const seen: string[][] = [];
     const model = scriptedModel({ agents: [{ turns: [{ text: 'done' }] }] });
-    const spy = { ...model, complete: (request: Parameters<typeof model.complete>[0], signal: AbortSignal) => (seen.push(request.tools.map((t) => t.name)), model.complete(request, signal)) };
-    const murmur = await createMurmur({ cwd: dir, model: spy, sessions: false, tools: [{ tool: tool(), roles: ['worker'] }] });
+    const spy = {
+      ...model,
+      complete: (request: Parameters<typeof model.complete>[0], signal: AbortSignal) => (
+        seen.push(request.tools.map((t) => t.name)),
+        model.complete(request, signal)
+      ),
+    };
+    const murmur = await createMurmur({
+      cwd: dir,
+      model: spy,
+      sessions: false,
+      tools: [{ tool: tool(), roles: ['worker'] }],
+    });
     await murmur.run('hello');
     expect(seen[0]).not.toContain('deploy');
     expect(seen[0]).toContain('read');

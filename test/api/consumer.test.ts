@@ -51,7 +51,10 @@ function consumerProject(name: string, withNodeTypes: boolean): string {
     mkdirSync(path.join(modules, '@types'));
     symlinkSync(path.join(ROOT, 'node_modules', '@types', 'node'), path.join(modules, '@types', 'node'), 'dir');
   }
-  writeFileSync(path.join(folder, 'package.json'), JSON.stringify({ name, private: true, type: 'module', dependencies: { 'murmur-agents': `file:${pkg.tarball}` } }));
+  writeFileSync(
+    path.join(folder, 'package.json'),
+    JSON.stringify({ name, private: true, type: 'module', dependencies: { 'murmur-agents': `file:${pkg.tarball}` } }),
+  );
   return folder;
 }
 
@@ -61,7 +64,18 @@ beforeAll(async () => {
   project = consumerProject('consumer', true);
   writeFileSync(
     path.join(project, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: ['node'], outDir: 'out', skipLibCheck: false }, include: ['main.ts'] }),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        types: ['node'],
+        outDir: 'out',
+        skipLibCheck: false,
+      },
+      include: ['main.ts'],
+    }),
   );
   writeFileSync(path.join(project, 'main.ts'), PROGRAM);
   for (const name of ['a.txt', 'b.txt', 'c.txt']) writeFileSync(path.join(project, name), name);
@@ -76,7 +90,11 @@ describe('a consumer project', () => {
     const tsc = spawnSync(process.execPath, [TSC, '-p', project], { encoding: 'utf8' });
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.status).toBe(0);
-    const run = spawnSync(process.execPath, [path.join(project, 'out', 'main.js')], { cwd: project, encoding: 'utf8', env: { ...process.env, MURMUR_MODEL: '' } });
+    const run = spawnSync(process.execPath, [path.join(project, 'out', 'main.js')], {
+      cwd: project,
+      encoding: 'utf8',
+      env: { ...process.env, MURMUR_MODEL: '' },
+    });
     expect(run.stderr).toBe('');
     const result = JSON.parse(run.stdout) as { status: string; items: string[][]; refused: string; deep: string };
     expect(result.status).toBe('completed');
@@ -90,12 +108,17 @@ describe('a consumer project', () => {
   }, 120_000);
 
   it('refuses a deep import at type-check time', () => {
-    writeFileSync(path.join(project, 'deep.ts'), "import { Engine } from 'murmur-agents/dist/orchestrator/engine.js';\nexport const e: unknown = Engine;\n");
+    writeFileSync(
+      path.join(project, 'deep.ts'),
+      "import { Engine } from 'murmur-agents/dist/orchestrator/engine.js';\nexport const e: unknown = Engine;\n",
+    );
     writeFileSync(
       path.join(project, 'tsconfig.deep.json'),
       JSON.stringify({ extends: './tsconfig.json', include: ['deep.ts'], compilerOptions: { noEmit: true } }),
     );
-    const tsc = spawnSync(process.execPath, [TSC, '-p', path.join(project, 'tsconfig.deep.json')], { encoding: 'utf8' });
+    const tsc = spawnSync(process.execPath, [TSC, '-p', path.join(project, 'tsconfig.deep.json')], {
+      encoding: 'utf8',
+    });
     expect(tsc.status).not.toBe(0);
     expect(tsc.stdout).toMatch(/TS2307|TS2834|not exported|Cannot find module/);
   }, 60_000);
@@ -104,7 +127,18 @@ describe('a consumer project', () => {
     const bare = consumerProject('consumer-without-node-types', false);
     writeFileSync(
       path.join(bare, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: [], outDir: 'out', skipLibCheck: false }, include: ['main.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          types: [],
+          outDir: 'out',
+          skipLibCheck: false,
+        },
+        include: ['main.ts'],
+      }),
     );
     writeFileSync(
       path.join(bare, 'main.ts'),
@@ -126,7 +160,11 @@ console.log(JSON.stringify({ status: report.status, result: report.result }));
     const tsc = spawnSync(process.execPath, [TSC, '-p', bare], { encoding: 'utf8' });
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.status).toBe(0);
-    const run = spawnSync(process.execPath, [path.join(bare, 'out', 'main.js')], { cwd: bare, encoding: 'utf8', env: { ...process.env, MURMUR_MODEL: '' } });
+    const run = spawnSync(process.execPath, [path.join(bare, 'out', 'main.js')], {
+      cwd: bare,
+      encoding: 'utf8',
+      env: { ...process.env, MURMUR_MODEL: '' },
+    });
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout)).toEqual({ status: 'completed', result: 'typed without node types' });
   }, 120_000);

@@ -35,7 +35,10 @@ function write(file: string, text: string): void {
 
 const convert = (file: string, from: string, to: string) => ({
   match: { role: 'worker', prompt: `Convert ${file.replace('.', '\\.')} ` },
-  turns: [{ toolCalls: [{ name: 'edit', arguments: { path: file, old_string: from, new_string: to } }] }, { text: `Converted ${file}.` }],
+  turns: [
+    { toolCalls: [{ name: 'edit', arguments: { path: file, old_string: from, new_string: to } }] },
+    { text: `Converted ${file}.` },
+  ],
 });
 
 describe('README examples', () => {
@@ -44,9 +47,23 @@ describe('README examples', () => {
     write('src/b.js', "const y = require('./y');\nmodule.exports = y;\n");
     useScript({
       agents: [
-        convert('src/a.js', "const x = require('./x');\nmodule.exports = x;\n", "import x from './x.js';\nexport default x;\n"),
-        convert('src/b.js', "const y = require('./y');\nmodule.exports = y;\n", "import y from './y.js';\nexport default y;\n"),
-        { match: { role: 'verifier' }, turns: [{ toolCalls: [{ name: 'grep', arguments: { pattern: 'require\\(' } }] }, { text: 'VERDICT: pass\nNo require left.' }] },
+        convert(
+          'src/a.js',
+          "const x = require('./x');\nmodule.exports = x;\n",
+          "import x from './x.js';\nexport default x;\n",
+        ),
+        convert(
+          'src/b.js',
+          "const y = require('./y');\nmodule.exports = y;\n",
+          "import y from './y.js';\nexport default y;\n",
+        ),
+        {
+          match: { role: 'verifier' },
+          turns: [
+            { toolCalls: [{ name: 'grep', arguments: { pattern: 'require\\(' } }] },
+            { text: 'VERDICT: pass\nNo require left.' },
+          ],
+        },
       ],
     });
     expect(await convertToEsm(dir, ['src/a.js', 'src/b.js'])).toBe(true);
@@ -59,12 +76,21 @@ describe('README examples', () => {
     write('src/db.ts', 'export const pool = 10;\n');
     useScript({
       agents: [
-        { match: { role: 'explore', prompt: 'pool size' }, turns: [{ toolCalls: [{ name: 'grep', arguments: { pattern: 'pool' } }] }, { text: 'The pool holds 10 connections (src/db.ts).' }] },
+        {
+          match: { role: 'explore', prompt: 'pool size' },
+          turns: [
+            { toolCalls: [{ name: 'grep', arguments: { pattern: 'pool' } }] },
+            { text: 'The pool holds 10 connections (src/db.ts).' },
+          ],
+        },
         { match: { role: 'explore', prompt: 'cache' }, turns: [{ text: 'There is no cache.' }] },
       ],
     });
     const { answers, summary, progress } = await research(dir, ['What is the pool size?', 'Where is the cache?']);
-    expect(answers).toEqual({ 'What is the pool size?': 'The pool holds 10 connections (src/db.ts).', 'Where is the cache?': 'There is no cache.' });
+    expect(answers).toEqual({
+      'What is the pool size?': 'The pool holds 10 connections (src/db.ts).',
+      'Where is the cache?': 'There is no cache.',
+    });
     expect(summary).toMatchObject({ completed: 2 });
     expect(progress).toContain('What is the pool size?: completed');
     expect(() => readFileSync(path.join(dir, '.murmur', 'sessions'))).toThrow();
@@ -79,7 +105,18 @@ describe('README examples', () => {
           turns: [
             { toolCalls: [{ name: 'lookup_ticket', arguments: { id: 'pay 12' } }] },
             { toolCalls: [{ name: 'lookup_ticket', arguments: { id: 'PAY-12' } }] },
-            { toolCalls: [{ name: 'edit', arguments: { path: 'src/refund.ts', old_string: 'Math.floor(n)', new_string: 'Math.round(n * 100) / 100' } }] },
+            {
+              toolCalls: [
+                {
+                  name: 'edit',
+                  arguments: {
+                    path: 'src/refund.ts',
+                    old_string: 'Math.floor(n)',
+                    new_string: 'Math.round(n * 100) / 100',
+                  },
+                },
+              ],
+            },
             { text: 'PAY-12 fixed: refunds round to the cent.' },
           ],
         },
@@ -89,7 +126,10 @@ describe('README examples', () => {
     expect(report.status).toBe('completed');
     expect(report.items[0]!.text).toBe('PAY-12 fixed: refunds round to the cent.');
     expect(readFileSync(path.join(dir, 'src/refund.ts'), 'utf8')).toContain('Math.round(n * 100) / 100');
-    const transcript = readFileSync(path.join(dir, '.murmur', 'sessions', report.sessionId!, 'agents', report.items[0]!.agentId!, 'transcript.jsonl'), 'utf8');
+    const transcript = readFileSync(
+      path.join(dir, '.murmur', 'sessions', report.sessionId!, 'agents', report.items[0]!.agentId!, 'transcript.jsonl'),
+      'utf8',
+    );
     expect(transcript).toContain('Invalid arguments for tool \\"lookup_ticket\\"');
     expect(transcript).toContain('Refunds round to the cent, not down.');
   });

@@ -6,7 +6,10 @@ import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
-const section = readme.slice(readme.indexOf('## Use it from code'), readme.indexOf('\n## ', readme.indexOf('## Use it from code') + 5));
+const section = readme.slice(
+  readme.indexOf('## Use it from code'),
+  readme.indexOf('\n## ', readme.indexOf('## Use it from code') + 5),
+);
 const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
 
 function asDocumented(file: string): string {
@@ -17,6 +20,10 @@ function asDocumented(file: string): string {
 
 describe('README "Use it from code"', () => {
   it('shows exactly the three tested examples, in order', () => {
-    expect(blocks).toEqual([asDocumented('refactor-batch.ts'), asDocumented('research-fanout.ts'), asDocumented('custom-tool.ts')]);
+    expect(blocks).toEqual([
+      asDocumented('refactor-batch.ts'),
+      asDocumented('research-fanout.ts'),
+      asDocumented('custom-tool.ts'),
+    ]);
   });
 });

@@ -8,11 +8,20 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..').replace(/\/dist$/, '');
-const ENTRIES = { 'murmur-agents': 'index', 'murmur-agents/testing': 'testing', 'murmur-agents/tools': 'tools' } as const;
+const ENTRIES = {
+  'murmur-agents': 'index',
+  'murmur-agents/testing': 'testing',
+  'murmur-agents/tools': 'tools',
+} as const;
 
 function surface(): string {
   const files = Object.values(ENTRIES).map((name) => path.join(ROOT, 'dist', 'api', `${name}.d.ts`));
-  const program = ts.createProgram(files, { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, types: ['node'], skipLibCheck: true });
+  const program = ts.createProgram(files, {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    types: ['node'],
+    skipLibCheck: true,
+  });
   const checker = program.getTypeChecker();
   const out: string[] = [];
   for (const [entry, name] of Object.entries(ENTRIES)) {
@@ -24,15 +33,25 @@ function surface(): string {
     for (const exported of exports) {
       const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
       const declarations = symbol.declarations ?? [];
-      const from = declarations[0] ? path.relative(path.join(ROOT, 'dist'), declarations[0].getSourceFile().fileName).replace(/\\/g, '/') : '?';
+      const from = declarations[0]
+        ? path.relative(path.join(ROOT, 'dist'), declarations[0].getSourceFile().fileName).replace(/\\/g, '/')
+        : '?';
       // Where the declaration lives in node_modules (TypeBox), its name and package are enough.
       if (from.includes('node_modules')) {
-        out.push(`// ${exported.name}: from ${from.slice(from.indexOf('node_modules/') + 13).split('/').slice(0, 2).join('/')}`);
+        out.push(
+          `// ${exported.name}: from ${from
+            .slice(from.indexOf('node_modules/') + 13)
+            .split('/')
+            .slice(0, 2)
+            .join('/')}`,
+        );
         continue;
       }
       out.push(`// ${exported.name} (${from})`);
       for (const declaration of declarations) {
-        const text = ts.isVariableDeclaration(declaration) ? declaration.parent.parent.getText() : declaration.getText();
+        const text = ts.isVariableDeclaration(declaration)
+          ? declaration.parent.parent.getText()
+          : declaration.getText();
         out.push(text.replace(/^export declare |^export /, '').replace(/^declare /, ''));
       }
     }

@@ -5,11 +5,26 @@ import { exampleArguments, matchesKeyword, parseCommand, shellQuote } from '../.
 describe('murmur-tools arguments', () => {
   it('parses the three commands and their options', () => {
     expect(parseCommand(['tools'])).toEqual({ ok: true, command: { kind: 'tools', json: false } });
-    expect(parseCommand(['tools', '--keyword', 'issue', '--json'])).toEqual({ ok: true, command: { kind: 'tools', keyword: 'issue', json: true } });
-    expect(parseCommand(['tools', '--keyword=pull request'])).toEqual({ ok: true, command: { kind: 'tools', keyword: 'pull request', json: false } });
-    expect(parseCommand(['tool', 'web_search', '--json'])).toEqual({ ok: true, command: { kind: 'tool', name: 'web_search', json: true } });
-    expect(parseCommand(['call', 'mcp__a__b', '--args', '{"x":1}'])).toEqual({ ok: true, command: { kind: 'call', name: 'mcp__a__b', args: '{"x":1}' } });
-    expect(parseCommand(['call', 'mcp__a__b'])).toEqual({ ok: true, command: { kind: 'call', name: 'mcp__a__b', args: '{}' } });
+    expect(parseCommand(['tools', '--keyword', 'issue', '--json'])).toEqual({
+      ok: true,
+      command: { kind: 'tools', keyword: 'issue', json: true },
+    });
+    expect(parseCommand(['tools', '--keyword=pull request'])).toEqual({
+      ok: true,
+      command: { kind: 'tools', keyword: 'pull request', json: false },
+    });
+    expect(parseCommand(['tool', 'web_search', '--json'])).toEqual({
+      ok: true,
+      command: { kind: 'tool', name: 'web_search', json: true },
+    });
+    expect(parseCommand(['call', 'mcp__a__b', '--args', '{"x":1}'])).toEqual({
+      ok: true,
+      command: { kind: 'call', name: 'mcp__a__b', args: '{"x":1}' },
+    });
+    expect(parseCommand(['call', 'mcp__a__b'])).toEqual({
+      ok: true,
+      command: { kind: 'call', name: 'mcp__a__b', args: '{}' },
+    });
     expect(parseCommand([])).toEqual({ ok: true, command: { kind: 'help' } });
   });
 
@@ -35,7 +50,12 @@ describe('murmur-tools arguments', () => {
   it('builds an example call from the required properties, quoted for the shell', () => {
     const schema = {
       type: 'object',
-      properties: { title: { type: 'string' }, count: { type: 'integer', minimum: 2 }, state: { enum: ['open', 'closed'] }, note: { type: 'string' } },
+      properties: {
+        title: { type: 'string' },
+        count: { type: 'integer', minimum: 2 },
+        state: { enum: ['open', 'closed'] },
+        note: { type: 'string' },
+      },
       required: ['title', 'count', 'state'],
     };
     expect(exampleArguments(schema)).toEqual({ title: '…', count: 2, state: 'open' });

@@ -20,7 +20,10 @@ export async function removeDir(dir: string): Promise<void> {
 /** A workspace whose .mcp.json names the real everything server as "everything". */
 export function writeMcpConfig(dir: string): void {
   const server = everythingServer();
-  writeFileSync(path.join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { everything: { command: server.command, args: server.args } } }));
+  writeFileSync(
+    path.join(dir, '.mcp.json'),
+    JSON.stringify({ mcpServers: { everything: { command: server.command, args: server.args } } }),
+  );
 }
 
 export interface BridgeEngine {
@@ -34,21 +37,35 @@ export interface BridgeEngine {
   close(): Promise<void>;
 }
 
-export async function bridgeEngine(dir: string, script: Script, options: Partial<EngineOptions> = {}): Promise<BridgeEngine> {
+export async function bridgeEngine(
+  dir: string,
+  script: Script,
+  options: Partial<EngineOptions> = {},
+): Promise<BridgeEngine> {
   const provider = new ScriptedModel(script);
   const systems = new Map<string, string>();
   const catalogs = new Map<string, string[]>();
   const complete = provider.complete.bind(provider);
   provider.complete = (request, signal) => {
     if (request.agent) systems.set(request.agent.id, request.system);
-    if (request.agent) catalogs.set(request.agent.id, request.tools.map((tool) => tool.name));
+    if (request.agent)
+      catalogs.set(
+        request.agent.id,
+        request.tools.map((tool) => tool.name),
+      );
     return complete(request, signal);
   };
   const bus = new EventBus();
   const events: MurmurEvent[] = [];
   bus.on('*', (event) => events.push(event));
   const mcp = await createMcpSource({ cwd: dir, config: options.config ?? {}, env: process.env, bus, provider });
-  const engineOptions = { env: { HOME: path.join(dir, '.home') }, ...options, cwd: dir, provider, bus } as EngineOptions;
+  const engineOptions = {
+    env: { HOME: path.join(dir, '.home') },
+    ...options,
+    cwd: dir,
+    provider,
+    bus,
+  } as EngineOptions;
   if (mcp) engineOptions.mcp = mcp;
   const engine = new Engine(engineOptions);
   return {
@@ -81,7 +98,11 @@ export function toolTexts(messages: readonly { role: string }[]): string[] {
 }
 
 /** Runs murmur-tools outside any agent with the given environment. */
-export function runCommand(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runCommand(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(command, args, { env }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;

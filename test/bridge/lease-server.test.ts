@@ -9,7 +9,12 @@ import { EventBus, type MurmurEvent } from '../../orchestrator/events.js';
 import type { AgentRecord } from '../../orchestrator/agent-tree.js';
 import { EngineShellBridge } from '../../orchestrator/shell-bridge.js';
 import type { BridgeAgent } from '../../tools/bridge/agent-handler.js';
-import { acquireLeaseServer, LeaseServer, releaseLeaseServer, sweepStaleLeaseFolders } from '../../tools/bridge/lease-server.js';
+import {
+  acquireLeaseServer,
+  LeaseServer,
+  releaseLeaseServer,
+  sweepStaleLeaseFolders,
+} from '../../tools/bridge/lease-server.js';
 import type { BridgeAnswer } from '../../tools/bridge/protocol.js';
 import { waitFor } from '../engine/helpers.js';
 import { runCommand } from './helpers.js';
@@ -51,19 +56,28 @@ describe('the lease server', () => {
     server.revoke(alice);
     expect((await ask(a.variables.MURMUR_TOOLS_LEASE!, ['tools'])).exit).toBe(4);
     expect((await ask(b.variables.MURMUR_TOOLS_LEASE!, [])).exit).toBe(0);
-    expect(server.lease(alice, async () => ({ exit: 0 })).variables.MURMUR_TOOLS_LEASE).not.toBe(a.variables.MURMUR_TOOLS_LEASE);
+    expect(server.lease(alice, async () => ({ exit: 0 })).variables.MURMUR_TOOLS_LEASE).not.toBe(
+      a.variables.MURMUR_TOOLS_LEASE,
+    );
     server.revoke(alice);
     server.revoke(bob);
   });
 
   it("puts a murmur-tools command on the lease's PATH that runs the host's own Node", async () => {
     const owner = {};
-    const lease = server.lease(owner, async (argv) => ({ exit: argv[0] === 'tools' ? 0 : 2, stdout: `argv=${JSON.stringify(argv)}\n` }));
+    const lease = server.lease(owner, async (argv) => ({
+      exit: argv[0] === 'tools' ? 0 : 2,
+      stdout: `argv=${JSON.stringify(argv)}\n`,
+    }));
     const command = path.join(lease.binDir, 'murmur-tools');
     expect(readFileSync(command, 'utf8')).toContain(`exec '${process.execPath}'`);
     // PATH without any node on it: the command must not depend on one.
     const run = (args: string[]) => runCommand(command, args, { ...lease.variables, PATH: '/usr/bin:/bin' });
-    expect(await run(['tools', '--keyword', "it's"])).toEqual({ code: 0, stdout: `argv=["tools","--keyword","it's"]\n`, stderr: '' });
+    expect(await run(['tools', '--keyword', "it's"])).toEqual({
+      code: 0,
+      stdout: `argv=["tools","--keyword","it's"]\n`,
+      stderr: '',
+    });
     expect((await run(['call', 'x'])).code).toBe(2);
     server.revoke(owner);
   });
@@ -72,13 +86,17 @@ describe('the lease server', () => {
     const owner = {};
     let aborted: unknown;
     let called = false;
-    const lease = server.lease(owner, (_argv, signal) => new Promise((resolve) => {
-      called = true;
-      signal.addEventListener('abort', () => {
-        aborted = signal.reason;
-        resolve({ exit: 4, stderr: 'lease ended' });
-      });
-    }));
+    const lease = server.lease(
+      owner,
+      (_argv, signal) =>
+        new Promise((resolve) => {
+          called = true;
+          signal.addEventListener('abort', () => {
+            aborted = signal.reason;
+            resolve({ exit: 4, stderr: 'lease ended' });
+          });
+        }),
+    );
     const pending = ask(lease.variables.MURMUR_TOOLS_LEASE!, ['call', 'x']);
     // In flight: the call reached its handler (not a fixed pause, which a loaded machine may outlast).
     await waitFor('the call to reach its handler', () => called);
@@ -88,7 +106,7 @@ describe('the lease server', () => {
     await waitFor('the connection to close', () => server.openConnections === 0);
   });
 
-  it('sweeps the folders of dead processes, never a live server\'s', async () => {
+  it("sweeps the folders of dead processes, never a live server's", async () => {
     const dead = mkdtempSync(path.join(tmpdir(), 'murmur-tools-'));
     writeFileSync(path.join(dead, 'lease.sock'), '');
     const young = mkdtempSync(path.join(tmpdir(), 'murmur-tools-'));
@@ -122,7 +140,7 @@ describe('the shared lease server when it cannot start', () => {
     expect(existsSync(started.dir)).toBe(false);
   });
 
-  it("lets the engine close after a failed start, without releasing what it never held", async () => {
+  it('lets the engine close after a failed start, without releasing what it never held', async () => {
     const bus = new EventBus();
     const logs: MurmurEvent[] = [];
     bus.on('log', (event) => logs.push(event));

@@ -13,10 +13,16 @@ const bin = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { b
 
 // npm test builds the bundle first (test/global-setup.ts refuses a stale one); rebuilding it here would pull it
 // from under the other suites that spawn it at the same time.
-const node = (args: string[], cwd = root) => execFileSync(process.execPath, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MURMUR_MODEL: '', NO_COLOR: '1' } });
+const node = (args: string[], cwd = root) =>
+  execFileSync(process.execPath, args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, MURMUR_MODEL: '', NO_COLOR: '1' },
+  });
 
 describe('the bundled murmur command', () => {
-  it('is the package\'s bin, starts with a shebang, and prints help and the version', () => {
+  it("is the package's bin, starts with a shebang, and prints help and the version", () => {
     expect(bin).toBe('dist/bundle/main.js');
     expect(readFileSync(join(root, bin), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
     expect(node([bin, '--help'])).toContain('murmur run');
@@ -24,8 +30,12 @@ describe('the bundled murmur command', () => {
   });
 
   it('runs a one-turn task on the scripted model and lists its session', () => {
-    const dir = workspace({ 's.json': JSON.stringify({ agents: [{ match: { role: 'main' }, turns: [{ text: 'bundled hello' }] }] }) });
-    expect(node([join(root, bin), 'run', '--no-dashboard', '--model', 'scripted:s.json', 'hi'], dir)).toBe('bundled hello\n');
+    const dir = workspace({
+      's.json': JSON.stringify({ agents: [{ match: { role: 'main' }, turns: [{ text: 'bundled hello' }] }] }),
+    });
+    expect(node([join(root, bin), 'run', '--no-dashboard', '--model', 'scripted:s.json', 'hi'], dir)).toBe(
+      'bundled hello\n',
+    );
     expect(node([join(root, bin), 'sessions', '--json'], dir)).toContain('"status":"completed"');
   });
 });
@@ -34,9 +44,21 @@ describe('stack traces from a bundle', () => {
   it('map minified frames back to the source file and line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'murmur-stack-'));
     writeFileSync(join(dir, 'thrower.ts'), 'export function explode(): never {\n  throw new Error("kaboom");\n}\n');
-    writeFileSync(join(dir, 'entry.ts'), 'import { explode } from "./thrower.js";\ntry { explode(); } catch (e) { process.stdout.write((e as Error).stack ?? ""); }\n');
+    writeFileSync(
+      join(dir, 'entry.ts'),
+      'import { explode } from "./thrower.js";\ntry { explode(); } catch (e) { process.stdout.write((e as Error).stack ?? ""); }\n',
+    );
     const esbuild = await import('esbuild');
-    await esbuild.build({ entryPoints: [join(dir, 'entry.ts')], outfile: join(dir, 'out/entry.mjs'), bundle: true, minify: true, sourcemap: 'linked', format: 'esm', platform: 'node', logLevel: 'error' });
+    await esbuild.build({
+      entryPoints: [join(dir, 'entry.ts')],
+      outfile: join(dir, 'out/entry.mjs'),
+      bundle: true,
+      minify: true,
+      sourcemap: 'linked',
+      format: 'esm',
+      platform: 'node',
+      logLevel: 'error',
+    });
     const stack = node([join(dir, 'out/entry.mjs')], dir);
     expect(stack).not.toContain('thrower.ts');
     expect(mapStack(stack)).toContain(`${join(dir, 'thrower.ts')}:2:`);
@@ -44,13 +66,26 @@ describe('stack traces from a bundle', () => {
 
   it('name source files in every stack read once the command installed the mapping (an agent\'s "internal error" reason too)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'murmur-stack-'));
-    writeFileSync(join(dir, 'thrower.ts'), 'export function explode(): never {\n  throw new TypeError("e is not a constructor");\n}\n');
+    writeFileSync(
+      join(dir, 'thrower.ts'),
+      'export function explode(): never {\n  throw new TypeError("e is not a constructor");\n}\n',
+    );
     writeFileSync(
       join(dir, 'entry.ts'),
       `import { installStackMapping } from ${JSON.stringify(join(root, 'cli/stack-map.ts'))};\nimport { explode } from "./thrower.js";\ninstallStackMapping();\ntry { explode(); } catch (e) { process.stdout.write(\`internal error: \${(e as Error).stack}\`); }\n`,
     );
     const esbuild = await import('esbuild');
-    await esbuild.build({ entryPoints: [join(dir, 'entry.ts')], outfile: join(dir, 'out/entry.mjs'), bundle: true, minify: true, sourcemap: 'linked', sourcesContent: false, format: 'esm', platform: 'node', logLevel: 'error' });
+    await esbuild.build({
+      entryPoints: [join(dir, 'entry.ts')],
+      outfile: join(dir, 'out/entry.mjs'),
+      bundle: true,
+      minify: true,
+      sourcemap: 'linked',
+      sourcesContent: false,
+      format: 'esm',
+      platform: 'node',
+      logLevel: 'error',
+    });
     const reason = node([join(dir, 'out/entry.mjs')], dir);
     expect(reason).toMatch(/^internal error: TypeError: e is not a constructor\n/);
     expect(reason).toContain(`${join(dir, 'thrower.ts')}:2:`);

@@ -1,6 +1,14 @@
 // The flag parser and the declarations (in-process): suggestions, short aliases, --help, hidden flags.
 import { describe, expect, it } from 'vitest';
-import { asksForHelp, closestFlags, editDistance, HelpRequest, parseArgs, UsageError, type FlagSpecs } from '../../cli/args.js';
+import {
+  asksForHelp,
+  closestFlags,
+  editDistance,
+  HelpRequest,
+  parseArgs,
+  UsageError,
+  type FlagSpecs,
+} from '../../cli/args.js';
 import { COMMANDS, resolveCommand } from '../../cli/commands.js';
 import { commandHelp, overview, usageLines } from '../../cli/help.js';
 import { REPORT_FLAGS, SCHEDULER_FLAGS, SWARM_FLAGS } from '../../cli/flags.js';
@@ -18,15 +26,22 @@ const specs: FlagSpecs = {
 
 describe('parseArgs', () => {
   it('suggests the closest visible flag on an unknown one', () => {
-    expect(() => parseArgs('swarm', ['--itmes', 'a'], specs)).toThrow(new UsageError('murmur swarm: unknown flag --itmes. Did you mean --items? See murmur swarm --help.'));
+    expect(() => parseArgs('swarm', ['--itmes', 'a'], specs)).toThrow(
+      new UsageError('murmur swarm: unknown flag --itmes. Did you mean --items? See murmur swarm --help.'),
+    );
     expect(() => parseArgs('swarm', ['--max', '2'], specs)).toThrow('Did you mean --max-rounds or --max-concurrency?');
     expect(() => parseArgs('swarm', ['-model', 'x'], specs)).toThrow('unknown flag -model. Did you mean --model?');
-    expect(() => parseArgs('swarm', ['--secrt', 'x'], specs)).toThrow('murmur swarm: unknown flag --secrt. See murmur swarm --help.');
+    expect(() => parseArgs('swarm', ['--secrt', 'x'], specs)).toThrow(
+      'murmur swarm: unknown flag --secrt. See murmur swarm --help.',
+    );
     expect(() => parseArgs('swarm', ['--zzz=1'], specs)).toThrow('unknown flag --zzz. See');
   });
 
   it('takes a short alias, and --help / -h as a help request', () => {
-    expect(parseArgs('report', ['ID', '-o', 'f.html'], specs)).toEqual({ flags: { output: 'f.html' }, positionals: ['ID'] });
+    expect(parseArgs('report', ['ID', '-o', 'f.html'], specs)).toEqual({
+      flags: { output: 'f.html' },
+      positionals: ['ID'],
+    });
     expect(() => parseArgs('report', ['ID', '-h'], specs)).toThrow(HelpRequest);
     expect(() => parseArgs('swarm', ['--items', 'a', '--help'], specs)).toThrow(HelpRequest);
     expect(parseArgs('run', ['--', '--help'], specs).positionals).toEqual(['--help']);
@@ -62,12 +77,17 @@ describe('declarations', () => {
       expect(command.summary, command.name).not.toBe('');
       expect(command.examples.length, command.name).toBeGreaterThan(0);
       for (const example of command.examples) expect(example, command.name).toContain(`murmur ${command.name}`);
-      for (const [name, spec] of Object.entries(command.flags)) if (!spec.hidden) expect(spec.description, `${command.name} --${name}`).toBeTruthy();
+      for (const [name, spec] of Object.entries(command.flags))
+        if (!spec.hidden) expect(spec.description, `${command.name} --${name}`).toBeTruthy();
     }
   });
 
   it('hide the scheduler child mode and keep report -o', () => {
-    expect(Object.entries(SCHEDULER_FLAGS).filter(([, s]) => !s.hidden).map(([n]) => n)).toEqual(['cwd']);
+    expect(
+      Object.entries(SCHEDULER_FLAGS)
+        .filter(([, s]) => !s.hidden)
+        .map(([n]) => n),
+    ).toEqual(['cwd']);
     expect(REPORT_FLAGS.output!.short).toBe('o');
     expect(SWARM_FLAGS.description!.description).toBeTruthy();
     expect(usageLines(resolveCommand(['report']).command!).join(' ')).toContain('[-o FILE]');

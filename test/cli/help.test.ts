@@ -8,14 +8,32 @@ const names = COMMANDS.map((c) => c.name);
 
 describe('per-command help', () => {
   it('covers every command and schedule subcommand', () => {
-    for (const name of ['run', 'swarm', 'resume', 'sessions', 'demo', 'mcp serve', 'scheduler', 'serve', 'report', 'worker']) expect(names).toContain(name);
-    for (const sub of ['add', 'list', 'show', 'edit', 'pause', 'unpause', 'rm', 'run-now', 'preview']) expect(names).toContain(`schedule ${sub}`);
+    for (const name of [
+      'run',
+      'swarm',
+      'resume',
+      'sessions',
+      'demo',
+      'mcp serve',
+      'scheduler',
+      'serve',
+      'report',
+      'worker',
+    ])
+      expect(names).toContain(name);
+    for (const sub of ['add', 'list', 'show', 'edit', 'pause', 'unpause', 'rm', 'run-now', 'preview'])
+      expect(names).toContain(`schedule ${sub}`);
   });
 
   it.each(names)('murmur %s --help and -h print its usage, flags and an example (exit 0, stdout)', async (name) => {
     const words = name.split(' ');
-    const [long, short, viaHelp] = await Promise.all([murmur([...words, '--help']), murmur([...words, '-h']), murmur(['help', ...words])]);
-    for (const ran of [long, short, viaHelp]) expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: '' });
+    const [long, short, viaHelp] = await Promise.all([
+      murmur([...words, '--help']),
+      murmur([...words, '-h']),
+      murmur(['help', ...words]),
+    ]);
+    for (const ran of [long, short, viaHelp])
+      expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: '' });
     expect(short.stdout).toBe(long.stdout);
     expect(viaHelp.stdout).toBe(long.stdout);
     const text = long.stdout;
@@ -28,7 +46,8 @@ describe('per-command help', () => {
       const shown = `--${flagSpec.negated ? `no-${flag}` : flag}`;
       if (flagSpec.hidden) expect(text).not.toMatch(new RegExp(`${shown}(?![\\w-])`));
       else expect(text).toMatch(new RegExp(`\\n  (-\\w, )?${shown}(?![\\w-]).*\\S`));
-      if (flagSpec.default !== undefined && !flagSpec.hidden) expect(text.replace(/\s+/g, ' ')).toContain(`(default: ${flagSpec.default})`);
+      if (flagSpec.default !== undefined && !flagSpec.hidden)
+        expect(text.replace(/\s+/g, ' ')).toContain(`(default: ${flagSpec.default})`);
     }
   });
 
@@ -45,14 +64,20 @@ describe('per-command help', () => {
     expect(addHelp.stdout).toBe(addFlag.stdout);
     expect(addHelp.stdout).toContain('--every N(d|w|mo)');
     expect(groupHelp.stdout).toBe(groupFlag.stdout);
-    for (const sub of ['add', 'list', 'show', 'edit', 'pause', 'unpause', 'rm', 'run-now', 'preview']) expect(groupFlag.stdout).toContain(`murmur schedule ${sub}`);
+    for (const sub of ['add', 'list', 'show', 'edit', 'pause', 'unpause', 'rm', 'run-now', 'preview'])
+      expect(groupFlag.stdout).toContain(`murmur schedule ${sub}`);
   });
 
-  it('documents --description and --no-dashboard, and keeps the scheduler\'s internal flags out', async () => {
-    const [swarm, run, scheduler] = await Promise.all([murmur(['swarm', '--help']), murmur(['run', '--help']), murmur(['scheduler', '--help'])]);
+  it("documents --description and --no-dashboard, and keeps the scheduler's internal flags out", async () => {
+    const [swarm, run, scheduler] = await Promise.all([
+      murmur(['swarm', '--help']),
+      murmur(['run', '--help']),
+      murmur(['scheduler', '--help']),
+    ]);
     expect(swarm.stdout).toMatch(/--description TEXT +the swarm's title/);
     expect(run.stdout).toMatch(/--no-dashboard +plain progress lines/);
-    for (const hidden of ['--exec-run', '--session-id', '--scheduler-pid', '--task', '--model', '--json']) expect(scheduler.stdout).not.toContain(hidden);
+    for (const hidden of ['--exec-run', '--session-id', '--scheduler-pid', '--task', '--model', '--json'])
+      expect(scheduler.stdout).not.toContain(hidden);
   });
 
   it('keeps the overview on murmur --help', async () => {
@@ -75,7 +100,10 @@ describe('unknown flags and commands', () => {
     [['run', '--modle', 'x', 'task'], 'murmur run: unknown flag --modle. Did you mean --model? See murmur run --help.'],
     [['run', '--no-dashbord', 'task'], 'Did you mean --no-dashboard?'],
     [['serve', '--prot', '0'], 'murmur serve: unknown flag --prot. Did you mean --port? See murmur serve --help.'],
-    [['schedule', 'add', '--cronn', '* * * * *'], 'murmur schedule add: unknown flag --cronn. Did you mean --cron? See murmur schedule add --help.'],
+    [
+      ['schedule', 'add', '--cronn', '* * * * *'],
+      'murmur schedule add: unknown flag --cronn. Did you mean --cron? See murmur schedule add --help.',
+    ],
     [['swarm', '--max-conc', '2'], 'Did you mean --max-concurrency?'],
     [['run', '--frobnicate', 'task'], 'murmur run: unknown flag --frobnicate. See murmur run --help.'],
   ])('murmur %j exits 2 suggesting the closest flag', async (args, message) => {
@@ -93,7 +121,11 @@ describe('unknown flags and commands', () => {
   });
 
   it('suggests the closest command, and murmur help names an unknown one', async () => {
-    const [typo, help, sub] = await Promise.all([murmur(['swram']), murmur(['help', 'swram']), murmur(['help', 'schedule', 'ad'])]);
+    const [typo, help, sub] = await Promise.all([
+      murmur(['swram']),
+      murmur(['help', 'swram']),
+      murmur(['help', 'schedule', 'ad']),
+    ]);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('murmur: unknown command "swram". Did you mean swarm?');
     expect(help.code).toBe(2);

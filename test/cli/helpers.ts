@@ -15,13 +15,28 @@ export interface Ran {
 }
 
 /** Runs `murmur ARGS` with no model chosen by the environment (MURMUR_MODEL and API keys removed). */
-export function murmur(args: string[], options: { cwd?: string; env?: Record<string, string | undefined> } = {}): Promise<Ran> {
-  const env: Record<string, string | undefined> = { ...process.env, MURMUR_MODEL: undefined, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined, NO_COLOR: '1', ...options.env };
+export function murmur(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Promise<Ran> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    MURMUR_MODEL: undefined,
+    OPENAI_API_KEY: undefined,
+    ANTHROPIC_API_KEY: undefined,
+    NO_COLOR: '1',
+    ...options.env,
+  };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   return new Promise((done) => {
-    execFile(process.execPath, [CLI, ...args], { cwd: options.cwd, env: env as NodeJS.ProcessEnv, timeout: 20_000 }, (error, stdout, stderr) => {
-      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { cwd: options.cwd, env: env as NodeJS.ProcessEnv, timeout: 20_000 },
+      (error, stdout, stderr) => {
+        done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 

@@ -29,7 +29,14 @@ describe('murmur sessions', () => {
     expect(json.code).toBe(0);
     const list = JSON.parse(json.stdout) as SessionSummary[];
     expect(list.map((s) => s.id)).toEqual([secondId, firstId, '00000000-000000-dead']);
-    expect(list[1]).toMatchObject({ kind: 'run', status: 'completed', task: 'say hi', agents: 1, tokens: 120, model: expect.stringMatching(/^scripted:.*s\.json$/) });
+    expect(list[1]).toMatchObject({
+      kind: 'run',
+      status: 'completed',
+      task: 'say hi',
+      agents: 1,
+      tokens: 120,
+      model: expect.stringMatching(/^scripted:.*s\.json$/),
+    });
     expect(list[0]).toMatchObject({ kind: 'run', status: 'failed', task: 'fail please' });
     expect(list[2]).toMatchObject({ status: 'unreadable', problem: expect.stringContaining('not valid JSON') });
 
@@ -37,7 +44,11 @@ describe('murmur sessions', () => {
     expect(text.code).toBe(0);
     const lines = text.stdout.split('\n');
     expect(lines[0]).toMatch(/^ID\s+COMMAND\s+STATUS\s+STARTED\s+ITEMS\/AGENTS\s+TOKENS\s+COST\s+TASK$/);
-    expect(lines[1]).toMatch(new RegExp(`^${secondId}\\s+run\\s+failed\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+1 agent\\s+0\\s+-\\s+fail please$`));
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^${secondId}\\s+run\\s+failed\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+1 agent\\s+0\\s+-\\s+fail please$`,
+      ),
+    );
     expect(lines[2]).toMatch(new RegExp(`^${firstId}\\s+run\\s+completed\\s+.*1 agent\\s+120\\s+-\\s+say hi$`));
     expect(text.stdout).toContain('murmur resume ID');
   });
@@ -60,20 +71,51 @@ describe('murmur sessions', () => {
 });
 
 describe('a session summary from state.json', () => {
-  it('counts a swarm\'s completed items and sums its usage and cost', () => {
+  it("counts a swarm's completed items and sums its usage and cost", () => {
     const state = {
-      version: 1, id: 's1', kind: 'swarm', createdAt: 5, updatedAt: 9, cwd: '/w', model: 'openai:gpt-4.1', status: 'failed',
-      agents: [{}, {}, {}], tasks: [], usage: { input: 1000, output: 200, cacheRead: 50, cacheWrite: 0, cost: 0.25 },
-      swarm: { description: 'Convert files', items: [{ item: 'a', result: { outcome: 'completed' } }, { item: 'b', result: { outcome: 'failed' } }, { item: 'c' }] },
+      version: 1,
+      id: 's1',
+      kind: 'swarm',
+      createdAt: 5,
+      updatedAt: 9,
+      cwd: '/w',
+      model: 'openai:gpt-4.1',
+      status: 'failed',
+      agents: [{}, {}, {}],
+      tasks: [],
+      usage: { input: 1000, output: 200, cacheRead: 50, cacheWrite: 0, cost: 0.25 },
+      swarm: {
+        description: 'Convert files',
+        items: [
+          { item: 'a', result: { outcome: 'completed' } },
+          { item: 'b', result: { outcome: 'failed' } },
+          { item: 'c' },
+        ],
+      },
     };
     expect(summarizeState('s1', JSON.stringify(state))).toEqual({
-      id: 's1', kind: 'swarm', status: 'failed', createdAt: 5, updatedAt: 9, model: 'openai:gpt-4.1', task: 'Convert files',
-      agents: 3, items: { total: 3, completed: 1 }, usage: state.usage, tokens: 1250,
+      id: 's1',
+      kind: 'swarm',
+      status: 'failed',
+      createdAt: 5,
+      updatedAt: 9,
+      model: 'openai:gpt-4.1',
+      task: 'Convert files',
+      agents: 3,
+      items: { total: 3, completed: 1 },
+      usage: state.usage,
+      tokens: 1250,
     });
   });
 
   it('names what is wrong with a missing or foreign state', () => {
-    expect(summarizeState('x', undefined)).toMatchObject({ status: 'unreadable', problem: expect.stringContaining('no state.json') });
-    expect(summarizeState('x', '[1,2]')).toMatchObject({ status: 'unreadable', problem: 'state.json does not hold a session' });
+    expect(summarizeState('x', undefined)).toMatchObject({
+      status: 'unreadable',
+      problem: expect.stringContaining('no state.json'),
+    });
+    expect(summarizeState('x', '[1,2]')).toMatchObject({
+      status: 'unreadable',
+      problem: 'state.json does not hold a session',
+    });
   });
 });

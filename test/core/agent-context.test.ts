@@ -14,7 +14,13 @@ describe('buildToolContext', () => {
   it('holds who the agent is, where it works, its own read ledger, the session folders and the env policy — no services', () => {
     const context = buildToolContext({ id: 'a-1', profile: { name: 'worker' } }, inputs);
     expect(Object.keys(context).sort()).toEqual(['agentId', 'cwd', 'env', 'reads', 'role', 'session', 'workspace']);
-    expect(context).toMatchObject({ agentId: 'a-1', role: 'worker', cwd: '/work/repo', env: inputs.env, session: inputs.session });
+    expect(context).toMatchObject({
+      agentId: 'a-1',
+      role: 'worker',
+      cwd: '/work/repo',
+      env: inputs.env,
+      session: inputs.session,
+    });
     // The run's policy itself, not a copy, when the agent works in the run's workspace.
     expect(context.workspace).toBe(inputs.workspace);
   });
@@ -28,7 +34,10 @@ describe('buildToolContext', () => {
   });
 
   it('follows a worktree root: cwd and the workspace root move, the rest of the policy stays', () => {
-    const context = buildToolContext({ id: 'a-3', profile: { name: 'worker' }, workspaceRoot: '/work/trees/a-3' }, inputs);
+    const context = buildToolContext(
+      { id: 'a-3', profile: { name: 'worker' }, workspaceRoot: '/work/trees/a-3' },
+      inputs,
+    );
     expect(context.cwd).toBe('/work/trees/a-3');
     expect(context.workspace).toEqual({ ...inputs.workspace, root: '/work/trees/a-3' });
     expect(inputs.workspace.root).toBe('/work/repo');

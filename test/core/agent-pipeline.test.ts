@@ -9,7 +9,12 @@ import type { RuntimeTool, ToolResult } from '../../tools/contract.js';
 import { errorResult, textResult } from '../../tools/contract.js';
 
 const agent: GateAgent = { id: 'a-1', profile: { name: 'worker' } };
-const context = () => buildToolContext(agent, { cwd: '/w', workspace: { root: '/w', extraRoots: [], allowSensitive: [] }, env: { secretPatterns: [] } });
+const context = () =>
+  buildToolContext(agent, {
+    cwd: '/w',
+    workspace: { root: '/w', extraRoots: [], allowSensitive: [] },
+    env: { secretPatterns: [] },
+  });
 const call = (name: string, id = 'c1') => ({ id, name, arguments: '{}' });
 const tool = { def: { name: 'write' } } as RuntimeTool;
 const signal = new AbortController().signal;
@@ -25,7 +30,12 @@ describe('pipelineFor', () => {
 
   it('runs the built-in veto first, then the host’s for this agent', () => {
     const asked: string[] = [];
-    const { hooks } = pipelineFor(agent, { extraVetoes: (a) => (asked.push(a.id), (calls) => (calls.length > 1 ? 'host says no' : undefined)) }, context(), true);
+    const { hooks } = pipelineFor(
+      agent,
+      { extraVetoes: (a) => (asked.push(a.id), (calls) => (calls.length > 1 ? 'host says no' : undefined)) },
+      context(),
+      true,
+    );
     expect(asked).toEqual(['a-1']);
     expect(hooks.vetoBatch!([call('agent_swarm'), call('read', 'c2')])).toBe(SWARM_ALONE_MESSAGE);
     expect(hooks.vetoBatch!([call('read'), call('grep', 'c2')])).toBe('host says no');
@@ -47,7 +57,8 @@ describe('pipelineFor', () => {
     const made: boolean[] = [];
     const budget: ResultBudgetFor = (_agent, hasRead) => {
       made.push(hasRead);
-      return async (budgetCall, _tool, result): Promise<ToolResult> => textResult(`${budgetCall.id}:${result.content.length}`);
+      return async (budgetCall, _tool, result): Promise<ToolResult> =>
+        textResult(`${budgetCall.id}:${result.content.length}`);
     };
     const { hooks } = pipelineFor(agent, { resultBudget: budget }, context(), false);
     expect(made).toEqual([false]);

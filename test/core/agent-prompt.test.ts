@@ -5,9 +5,31 @@ import { agentSystemPrompt, type AgentPromptInputs } from '../../orchestrator/ag
 import { builtinProfile, type AgentProfile } from '../../roles/profile.js';
 import { createSkillCatalog } from '../../tools/interact/skills.js';
 
-const skills = createSkillCatalog([{ name: 'greet', description: 'Say hello.', path: '/s/greet/SKILL.md', dir: '/s/greet', scope: 'project', inline: true, disableModelInvocation: false, body: 'Hello.' }]);
-const reviewer: AgentProfile = { name: 'reviewer', description: 'Reviews.', role: 'custom', prompt: 'You review.', builtin: false };
-const base: AgentPromptInputs = { root: '/work/repo', isSubtask: false, held: new Set(['read']), definitions: new Map([['reviewer', reviewer]]) };
+const skills = createSkillCatalog([
+  {
+    name: 'greet',
+    description: 'Say hello.',
+    path: '/s/greet/SKILL.md',
+    dir: '/s/greet',
+    scope: 'project',
+    inline: true,
+    disableModelInvocation: false,
+    body: 'Hello.',
+  },
+]);
+const reviewer: AgentProfile = {
+  name: 'reviewer',
+  description: 'Reviews.',
+  role: 'custom',
+  prompt: 'You review.',
+  builtin: false,
+};
+const base: AgentPromptInputs = {
+  root: '/work/repo',
+  isSubtask: false,
+  held: new Set(['read']),
+  definitions: new Map([['reviewer', reviewer]]),
+};
 
 describe('agentSystemPrompt', () => {
   it('is the profile’s prompt with the environment', () => {
@@ -20,17 +42,25 @@ describe('agentSystemPrompt', () => {
 
   it('names the subagent types only when the agent holds agent or agent_swarm', () => {
     for (const tool of ['agent', 'agent_swarm']) {
-      expect(agentSystemPrompt(builtinProfile('main'), { ...base, held: new Set([tool]) })).toContain('Subagent types you may start: explore, worker, coder, verifier, reviewer.');
+      expect(agentSystemPrompt(builtinProfile('main'), { ...base, held: new Set([tool]) })).toContain(
+        'Subagent types you may start: explore, worker, coder, verifier, reviewer.',
+      );
     }
   });
 
   it('lists the skills only when the agent holds skill and there are skills', () => {
     expect(agentSystemPrompt(builtinProfile('main'), { ...base, skills })).not.toContain('greet');
-    expect(agentSystemPrompt(builtinProfile('main'), { ...base, held: new Set(['skill']), skills })).toContain('- greet: Say hello.');
-    expect(agentSystemPrompt(builtinProfile('main'), { ...base, held: new Set(['skill']) })).not.toContain('Skills you can load');
+    expect(agentSystemPrompt(builtinProfile('main'), { ...base, held: new Set(['skill']), skills })).toContain(
+      '- greet: Say hello.',
+    );
+    expect(agentSystemPrompt(builtinProfile('main'), { ...base, held: new Set(['skill']) })).not.toContain(
+      'Skills you can load',
+    );
   });
 
   it('tells a defined subagent that its last message is the handoff', () => {
-    expect(agentSystemPrompt(reviewer, { ...base, isSubtask: true })).toContain('only your last message reaches the agent that started you');
+    expect(agentSystemPrompt(reviewer, { ...base, isSubtask: true })).toContain(
+      'only your last message reaches the agent that started you',
+    );
   });
 });

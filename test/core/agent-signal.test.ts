@@ -48,5 +48,4 @@ describe('the run signal', () => {
     expect((await next.agent.run('go')).status).toBe('completed');
     expect(seen[1]).not.toBe(seen[0]);
   });
-
 });

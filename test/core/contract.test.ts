@@ -5,7 +5,11 @@ import { FALLBACK_TOOL_NAMES, toLoopTools } from '../../tools/loop-tools.js';
 
 const params = Type.Object({ path: Type.String(), count: Type.Optional(Type.Integer({ minimum: 1 })) });
 const tool = (name: string, source: 'builtin' | 'configured' = 'builtin') =>
-  defineRuntimeTool({ def: { name, description: name, parameters: params }, execute: () => ({ content: [{ type: 'text', text: name }] }), source });
+  defineRuntimeTool({
+    def: { name, description: name, parameters: params },
+    execute: () => ({ content: [{ type: 'text', text: name }] }),
+    source,
+  });
 
 describe('the tool contract', () => {
   it('defaults a tool to the builtin source and no execution mode (sequential)', () => {
@@ -26,9 +30,14 @@ describe('the tool contract', () => {
     expect(checkArguments(tool('x').def, { path: 'a' })).toBeUndefined();
   });
 
-  it('uses a tool\'s own validate hook instead of TypeBox (JSON-schema tools)', () => {
+  it("uses a tool's own validate hook instead of TypeBox (JSON-schema tools)", () => {
     const t = defineRuntimeTool({
-      def: { name: 'j', description: '', parameters: Type.Unsafe({ type: 'object' }), validate: (v) => ((v as { a?: number }).a === 1 ? undefined : '/a: must be 1') },
+      def: {
+        name: 'j',
+        description: '',
+        parameters: Type.Unsafe({ type: 'object' }),
+        validate: (v) => ((v as { a?: number }).a === 1 ? undefined : '/a: must be 1'),
+      },
       execute: () => ({ content: [] }),
     });
     expect(checkArguments(t.def, { a: 1 })).toBeUndefined();
@@ -36,9 +45,11 @@ describe('the tool contract', () => {
   });
 });
 
-describe('turning tools into the loop\'s tools', () => {
+describe("turning tools into the loop's tools", () => {
   it('rejects two tools with one name, naming both sources', () => {
-    expect(() => toLoopTools([tool('read'), tool('read', 'configured')], { fallback: false })).toThrow('two tools are named "read": one from source builtin, one from source configured');
+    expect(() => toLoopTools([tool('read'), tool('read', 'configured')], { fallback: false })).toThrow(
+      'two tools are named "read": one from source builtin, one from source configured',
+    );
   });
 
   it('fills in missing read, write, edit and bash from the fallback, only when asked', () => {

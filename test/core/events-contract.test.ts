@@ -32,7 +32,10 @@ describe('the events contract', () => {
     const listed = readmeEventTable(readFileSync(README, 'utf8'));
     expect(listed, 'README.md has no table with a header row "| event | …"').not.toEqual([]);
     const logged = EVENT_TYPES.filter((type) => !NOT_IN_EVENT_LOG.has(type));
-    expect({ missingFromReadme: logged.filter((t) => !listed.includes(t)), notDeclared: listed.filter((t) => !(logged as string[]).includes(t)) }).toEqual({
+    expect({
+      missingFromReadme: logged.filter((t) => !listed.includes(t)),
+      notDeclared: listed.filter((t) => !(logged as string[]).includes(t)),
+    }).toEqual({
       missingFromReadme: [],
       notDeclared: [],
     });

@@ -18,7 +18,13 @@ export function deferred<T = void>(): Deferred<T> {
 }
 
 /** A scripted agent on its own bus; `subscribe: false` leaves the bus without listeners (events go nowhere). */
-export function scriptedAgent(script: Script, tools: RuntimeTool[], extra: Partial<LoopConfig> = {}, role = 'main', options: { subscribe?: boolean } = {}) {
+export function scriptedAgent(
+  script: Script,
+  tools: RuntimeTool[],
+  extra: Partial<LoopConfig> = {},
+  role = 'main',
+  options: { subscribe?: boolean } = {},
+) {
   const model = new ScriptedModel(script);
   const bus = new EventBus();
   const events: MurmurEvent[] = [];

@@ -4,9 +4,19 @@ import { defineRuntimeTool } from '../../tools/contract.js';
 import { deferred, scriptedAgent } from './helpers.js';
 
 /** A tool that records when each call starts and waits for the test to release it. */
-function gatedTool(name: string, mode: 'parallel' | 'sequential' | undefined, log: string[], gates: Map<string, Promise<void>>) {
+function gatedTool(
+  name: string,
+  mode: 'parallel' | 'sequential' | undefined,
+  log: string[],
+  gates: Map<string, Promise<void>>,
+) {
   return defineRuntimeTool({
-    def: { name, description: name, parameters: Type.Object({ id: Type.String() }), ...(mode ? { executionMode: mode } : {}) },
+    def: {
+      name,
+      description: name,
+      parameters: Type.Object({ id: Type.String() }),
+      ...(mode ? { executionMode: mode } : {}),
+    },
     async execute(_ctx, input) {
       log.push(`start ${input.id}`);
       await (gates.get(input.id) ?? Promise.resolve());
@@ -17,7 +27,19 @@ function gatedTool(name: string, mode: 'parallel' | 'sequential' | undefined, lo
 }
 
 const twoCalls = (tool: string) => ({
-  agents: [{ turns: [{ toolCalls: [{ name: tool, arguments: { id: 'a' } }, { name: tool, arguments: { id: 'b' } }] }, { text: 'finished' }] }],
+  agents: [
+    {
+      turns: [
+        {
+          toolCalls: [
+            { name: tool, arguments: { id: 'a' } },
+            { name: tool, arguments: { id: 'b' } },
+          ],
+        },
+        { text: 'finished' },
+      ],
+    },
+  ],
 });
 
 describe('the agent loop', () => {
@@ -41,7 +63,22 @@ describe('the agent loop', () => {
     const log: string[] = [];
     const par = gatedTool('p', 'parallel', log, new Map());
     const seq = gatedTool('s', undefined, log, new Map());
-    const script = { agents: [{ turns: [{ toolCalls: [{ name: 'p', arguments: { id: 'a' } }, { name: 's', arguments: { id: 'b' } }, { name: 'p', arguments: { id: 'c' } }] }, { text: 'ok' }] }] };
+    const script = {
+      agents: [
+        {
+          turns: [
+            {
+              toolCalls: [
+                { name: 'p', arguments: { id: 'a' } },
+                { name: 's', arguments: { id: 'b' } },
+                { name: 'p', arguments: { id: 'c' } },
+              ],
+            },
+            { text: 'ok' },
+          ],
+        },
+      ],
+    };
     const { agent } = scriptedAgent(script, [par, seq]);
     await agent.run('go');
     expect(log).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
@@ -49,7 +86,12 @@ describe('the agent loop', () => {
 
   it('turns unknown tools, bad JSON, bad arguments and throwing tools into error results and carries on', async () => {
     const thrower = defineRuntimeTool({
-      def: { name: 'boom', description: '', parameters: Type.Object({ n: Type.Integer({ minimum: 1 }) }), executionMode: 'parallel' },
+      def: {
+        name: 'boom',
+        description: '',
+        parameters: Type.Object({ n: Type.Integer({ minimum: 1 }) }),
+        executionMode: 'parallel',
+      },
       execute: () => {
         throw new Error('kaboom');
       },
@@ -75,7 +117,9 @@ describe('the agent loop', () => {
     const result = await agent.run('go');
     expect(result.status).toBe('completed');
     expect(result.text).toBe('survived');
-    const texts = agent.state.messages.flatMap((m) => (m.role === 'tool' ? [(m.content[0] as { text: string }).text] : []));
+    const texts = agent.state.messages.flatMap((m) =>
+      m.role === 'tool' ? [(m.content[0] as { text: string }).text] : [],
+    );
     expect(texts[0]).toBe('Tool "nope" is not available to the explore agent. Available tools: boom.');
     expect(texts[1]).toMatch(/^Invalid arguments for tool "boom": not valid JSON/);
     expect(texts[2]).toMatch(/^Invalid arguments for tool "boom": \/n: Expected integer to be greater or equal to 1/);
@@ -100,12 +144,19 @@ describe('the agent loop', () => {
     const { agent, events } = scriptedAgent(script, [tool]);
     const running = agent.run('go');
     await new Promise((r) => setTimeout(r, 10));
-    agent.enqueue({ role: 'user', content: 'background done', synthetic: { kind: 'task-notification', taskId: 't-1' } });
+    agent.enqueue({
+      role: 'user',
+      content: 'background done',
+      synthetic: { kind: 'task-notification', taskId: 't-1' },
+    });
     gate.resolve();
     await running;
     const roles = agent.state.messages.map((m) => m.role);
     expect(roles).toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
-    expect(events.find((e) => e.type === 'message.synthetic')).toMatchObject({ kind: 'task-notification', taskId: 't-1' });
+    expect(events.find((e) => e.type === 'message.synthetic')).toMatchObject({
+      kind: 'task-notification',
+      taskId: 't-1',
+    });
   });
 
   it('tells the owner about a message that arrives while idle', async () => {
@@ -131,7 +182,10 @@ describe('the agent loop', () => {
           });
         }),
     });
-    const { agent } = scriptedAgent({ agents: [{ turns: [{ toolCalls: [{ name: 'slow', arguments: {} }] }, { text: 'never' }] }] }, [slow]);
+    const { agent } = scriptedAgent(
+      { agents: [{ turns: [{ toolCalls: [{ name: 'slow', arguments: {} }] }, { text: 'never' }] }] },
+      [slow],
+    );
     const running = agent.run('go');
     await new Promise((r) => setTimeout(r, 10));
     agent.abort();
@@ -149,17 +203,29 @@ describe('the agent loop', () => {
   });
 
   it('stops at maxTurns with a reason', async () => {
-    const echo = defineRuntimeTool({ def: { name: 'e', description: '', parameters: Type.Object({}), executionMode: 'parallel' }, execute: () => ({ content: [] }) });
+    const echo = defineRuntimeTool({
+      def: { name: 'e', description: '', parameters: Type.Object({}), executionMode: 'parallel' },
+      execute: () => ({ content: [] }),
+    });
     const loopTurn = { toolCalls: [{ name: 'e', arguments: {} }] };
-    const { agent } = scriptedAgent({ agents: [{ turns: [loopTurn, loopTurn, loopTurn, loopTurn] }] }, [echo], { maxTurns: 2 });
+    const { agent } = scriptedAgent({ agents: [{ turns: [loopTurn, loopTurn, loopTurn, loopTurn] }] }, [echo], {
+      maxTurns: 2,
+    });
     const result = await agent.run('go');
     expect(result.status).toBe('failed');
     expect(result.reason).toBe('reached maxTurns (2) before finishing');
   });
 
   it('stops with `budget` once the budget is spent, keeping the partial work and giving every call a result', async () => {
-    const echo = defineRuntimeTool({ def: { name: 'e', description: '', parameters: Type.Object({}), executionMode: 'parallel' }, execute: () => ({ content: [{ type: 'text', text: 'ran' }] }) });
-    const turn = (n: number) => ({ text: `step ${n}`, toolCalls: [{ name: 'e', arguments: {} }], usage: { input: 100, output: 10 } });
+    const echo = defineRuntimeTool({
+      def: { name: 'e', description: '', parameters: Type.Object({}), executionMode: 'parallel' },
+      execute: () => ({ content: [{ type: 'text', text: 'ran' }] }),
+    });
+    const turn = (n: number) => ({
+      text: `step ${n}`,
+      toolCalls: [{ name: 'e', arguments: {} }],
+      usage: { input: 100, output: 10 },
+    });
     let spent = 0;
     const { agent } = scriptedAgent({ agents: [{ turns: [turn(1), turn(2), turn(3)] }] }, [echo], {
       onUsage: (u) => (spent += u.input + u.output),
@@ -173,7 +239,7 @@ describe('the agent loop', () => {
     expect(agent.state.usage.input).toBe(200);
   });
 
-  it('streams a tool\'s partial output to events', async () => {
+  it("streams a tool's partial output to events", async () => {
     const streaming = defineRuntimeTool({
       def: { name: 'sh', description: '', parameters: Type.Object({}), executionMode: 'parallel' },
       execute: (_ctx, _input, _signal, onUpdate) => {
@@ -182,9 +248,14 @@ describe('the agent loop', () => {
         return { content: [{ type: 'text', text: 'ok' }] };
       },
     });
-    const { agent, events } = scriptedAgent({ agents: [{ turns: [{ toolCalls: [{ name: 'sh', arguments: {} }] }, { text: 'ok' }] }] }, [streaming]);
+    const { agent, events } = scriptedAgent(
+      { agents: [{ turns: [{ toolCalls: [{ name: 'sh', arguments: {} }] }, { text: 'ok' }] }] },
+      [streaming],
+    );
     await agent.run('go');
-    expect(events.filter((e) => e.type === 'tool.update').map((e) => (e.type === 'tool.update' ? e.text : ''))).toEqual(['line 1\n', 'line 2\n']);
+    expect(events.filter((e) => e.type === 'tool.update').map((e) => (e.type === 'tool.update' ? e.text : ''))).toEqual(
+      ['line 1\n', 'line 2\n'],
+    );
   });
 
   it('keeps running when a subscriber throws or is slow', async () => {
@@ -209,8 +280,16 @@ describe('the agent loop', () => {
   });
 
   it('builds no event nobody listens to, and only the ones somebody does', async () => {
-    const echo = defineRuntimeTool({ def: { name: 'e', description: '', parameters: Type.Object({}), executionMode: 'parallel' }, execute: () => ({ content: [{ type: 'text', text: 'ran' }] }) });
-    const calls = { toolCalls: [{ name: 'e', arguments: {} }, { name: 'e', arguments: {} }] };
+    const echo = defineRuntimeTool({
+      def: { name: 'e', description: '', parameters: Type.Object({}), executionMode: 'parallel' },
+      execute: () => ({ content: [{ type: 'text', text: 'ran' }] }),
+    });
+    const calls = {
+      toolCalls: [
+        { name: 'e', arguments: {} },
+        { name: 'e', arguments: {} },
+      ],
+    };
     const script = { agents: [{ turns: [calls, { text: 'done' }, calls, { text: 'done again' }] }] };
     const quiet = scriptedAgent(script, [echo], {}, 'worker', { subscribe: false });
     const emitted: string[] = [];
@@ -228,7 +307,10 @@ describe('the agent loop', () => {
   });
 
   it('emits the contract events with agentId and ts', async () => {
-    const { agent, events } = scriptedAgent({ agents: [{ turns: [{ text: 'hi', usage: { input: 3, output: 2 } }] }] }, []);
+    const { agent, events } = scriptedAgent(
+      { agents: [{ turns: [{ text: 'hi', usage: { input: 3, output: 2 } }] }] },
+      [],
+    );
     await agent.run('go');
     const types = events.map((e) => e.type).filter((t) => t !== 'message' && t !== 'message.delta');
     expect(types).toEqual(['agent.start', 'turn.start', 'turn.end', 'agent.end']);
@@ -236,6 +318,10 @@ describe('the agent loop', () => {
       expect(typeof e.ts).toBe('number');
       expect((e as { agentId?: string }).agentId).toBe('a1');
     }
-    expect(events.find((e) => e.type === 'agent.end')).toMatchObject({ status: 'completed', usage: { input: 3, output: 2 }, turns: 1 });
+    expect(events.find((e) => e.type === 'agent.end')).toMatchObject({
+      status: 'completed',
+      usage: { input: 3, output: 2 },
+      turns: 1,
+    });
   });
 });

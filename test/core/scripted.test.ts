@@ -6,7 +6,8 @@ import { ScriptedModel, ScriptError, loadScriptFile, type Script } from '../../o
 import type { Message } from '../../orchestrator/types.js';
 
 const signal = new AbortController().signal;
-const ask = (model: ScriptedModel, role: string, messages: Message[], id = 'a-1') => model.complete({ system: '', messages, tools: [], agent: { id, role } }, signal);
+const ask = (model: ScriptedModel, role: string, messages: Message[], id = 'a-1') =>
+  model.complete({ system: '', messages, tools: [], agent: { id, role } }, signal);
 
 describe('the scripted model', () => {
   const script: Script = {
@@ -25,7 +26,9 @@ describe('the scripted model', () => {
   it('matches by role and prompt and substitutes captures in every string', async () => {
     const model = new ScriptedModel(script);
     const first = await ask(model, 'coder', [{ role: 'user', content: 'Migrate src/a.js to esm please' }]);
-    expect(first.ok && first.message.toolCalls).toEqual([{ id: 'call_1_1', name: 'read', arguments: JSON.stringify({ path: 'src/a.js', note: ['esm', 'xsrc/a.js'] }) }]);
+    expect(first.ok && first.message.toolCalls).toEqual([
+      { id: 'call_1_1', name: 'read', arguments: JSON.stringify({ path: 'src/a.js', note: ['esm', 'xsrc/a.js'] }) },
+    ]);
     const explore = await ask(model, 'explore', [{ role: 'user', content: 'look around' }]);
     expect(explore.ok && explore.message.text).toBe('explored: look around');
   });
@@ -34,36 +37,68 @@ describe('the scripted model', () => {
     const model = new ScriptedModel(script);
     const history: Message[] = [
       { role: 'user', content: 'Migrate b.js to cjs' },
-      { role: 'assistant', text: '', toolCalls: [{ id: 'x', name: 'read', arguments: '{}' }], stopReason: 'tool_calls' },
+      {
+        role: 'assistant',
+        text: '',
+        toolCalls: [{ id: 'x', name: 'read', arguments: '{}' }],
+        stopReason: 'tool_calls',
+      },
       { role: 'tool', toolCallId: 'x', toolName: 'read', content: [], isError: false },
     ];
     // A fresh model instance (a new process) answers the second turn.
     const second = await ask(model, 'worker', history);
-    expect(second.ok && second.message).toMatchObject({ text: 'Migrated b.js to cjs', toolCalls: [], stopReason: 'end', usage: { input: 1200, output: 40 } });
+    expect(second.ok && second.message).toMatchObject({
+      text: 'Migrated b.js to cjs',
+      toolCalls: [],
+      stopReason: 'end',
+      usage: { input: 1200, output: 40 },
+    });
   });
 
   it('fails the first attempts of a turn with failFirst, then answers', async () => {
-    const model = new ScriptedModel({ agents: [{ turns: [{ failFirst: { status: 429, times: 2, retryAfterMs: 100 }, text: 'ok' }] }] });
+    const model = new ScriptedModel({
+      agents: [{ turns: [{ failFirst: { status: 429, times: 2, retryAfterMs: 100 }, text: 'ok' }] }],
+    });
     const messages: Message[] = [{ role: 'user', content: 'go' }];
     const one = await ask(model, 'main', messages);
     const two = await ask(model, 'main', messages);
     const three = await ask(model, 'main', messages);
-    expect(one).toEqual({ ok: false, error: { kind: 'rate_limit', message: 'scripted failure: HTTP 429', status: 429, retryAfterMs: 100, retryable: true } });
+    expect(one).toEqual({
+      ok: false,
+      error: {
+        kind: 'rate_limit',
+        message: 'scripted failure: HTTP 429',
+        status: 429,
+        retryAfterMs: 100,
+        retryable: true,
+      },
+    });
     expect(two.ok).toBe(false);
     expect(three.ok && three.message.text).toBe('ok');
   });
 
   it('answers 429 beyond rateLimit.maxConcurrent requests in flight', async () => {
-    const model = new ScriptedModel({ latencyMs: 30, rateLimit: { maxConcurrent: 2, retryAfterMs: 250 }, agents: [{ turns: [{ text: 'ok' }] }] });
-    const results = await Promise.all([1, 2, 3].map((i) => ask(model, 'main', [{ role: 'user', content: `go ${i}` }], `a-${i}`)));
+    const model = new ScriptedModel({
+      latencyMs: 30,
+      rateLimit: { maxConcurrent: 2, retryAfterMs: 250 },
+      agents: [{ turns: [{ text: 'ok' }] }],
+    });
+    const results = await Promise.all(
+      [1, 2, 3].map((i) => ask(model, 'main', [{ role: 'user', content: `go ${i}` }], `a-${i}`)),
+    );
     expect(results.filter((r) => r.ok)).toHaveLength(2);
-    expect(results.find((r) => !r.ok)).toEqual({ ok: false, error: expect.objectContaining({ kind: 'rate_limit', status: 429, retryAfterMs: 250 }) });
+    expect(results.find((r) => !r.ok)).toEqual({
+      ok: false,
+      error: expect.objectContaining({ kind: 'rate_limit', status: 429, retryAfterMs: 250 }),
+    });
   });
 
   it('names the agent and quotes its prompt when nothing matches or no turn is left', async () => {
     const model = new ScriptedModel(script);
     const none = await ask(model, 'verifier', [{ role: 'user', content: 'check the thing' }], 'a-9');
-    expect(!none.ok && none.error.message).toBe('scripted model: no script entry matches agent a-9 (role verifier); its prompt: "check the thing"');
+    expect(!none.ok && none.error.message).toBe(
+      'scripted model: no script entry matches agent a-9 (role verifier); its prompt: "check the thing"',
+    );
     const done: Message[] = [
       { role: 'user', content: 'look around' },
       { role: 'assistant', text: 'explored', toolCalls: [], stopReason: 'end' },
@@ -77,7 +112,10 @@ describe('the scripted model', () => {
   it('stops waiting when aborted', async () => {
     const model = new ScriptedModel({ latencyMs: 10_000, agents: [{ turns: [{ text: 'late' }] }] });
     const controller = new AbortController();
-    const pending = model.complete({ system: '', messages: [{ role: 'user', content: 'x' }], tools: [], agent: { id: 'a', role: 'main' } }, controller.signal);
+    const pending = model.complete(
+      { system: '', messages: [{ role: 'user', content: 'x' }], tools: [], agent: { id: 'a', role: 'main' } },
+      controller.signal,
+    );
     controller.abort();
     expect(await pending).toMatchObject({ ok: false, error: { kind: 'aborted' } });
   });
@@ -87,10 +125,14 @@ describe('the scripted model', () => {
     writeFileSync(join(dir, 'bad.json'), '{ nope');
     writeFileSync(join(dir, 'wrong.json'), JSON.stringify({ agents: [{ turns: [{ txt: 'typo' }] }] }));
     writeFileSync(join(dir, 'regex.json'), JSON.stringify({ agents: [{ match: { prompt: '(' }, turns: [] }] }));
-    expect(() => loadScriptFile(join(dir, 'missing.json'))).toThrow(/cannot read the scripted-model file .*missing\.json: ENOENT/);
+    expect(() => loadScriptFile(join(dir, 'missing.json'))).toThrow(
+      /cannot read the scripted-model file .*missing\.json: ENOENT/,
+    );
     expect(() => loadScriptFile(join(dir, 'bad.json'))).toThrow(/bad\.json is not valid JSON/);
     expect(() => loadScriptFile(join(dir, 'wrong.json'))).toThrow(ScriptError);
     expect(() => loadScriptFile(join(dir, 'wrong.json'))).toThrow(/\/agents\/0\/turns\/0/);
-    expect(() => loadScriptFile(join(dir, 'regex.json'))).toThrow(/\/agents\/0\/match\/prompt is not a valid regular expression/);
+    expect(() => loadScriptFile(join(dir, 'regex.json'))).toThrow(
+      /\/agents\/0\/match\/prompt is not a valid regular expression/,
+    );
   });
 });

@@ -9,18 +9,29 @@ import { defineRuntimeTool } from '../../tools/contract.js';
 import { createMemoryTodoStore } from '../../tools/interact/todo-store.js';
 import { buildToolRegistry } from '../../tools/registry.js';
 
-const tasks = { viewFor: () => { throw new Error('unused'); } };
+const tasks = {
+  viewFor: () => {
+    throw new Error('unused');
+  },
+};
 const timers = { set: () => ({ timerId: 't-1', dueAt: 0 }) };
 const user: UserChannel = { availability: () => ({ canAsk: true }), ask: () => Promise.reject(new Error('unused')) };
 const search = { name: 'fake', search: () => Promise.resolve([]) };
-const hostTool = (name: string) => defineRuntimeTool({ def: { name, description: name, parameters: Type.Object({}) }, execute: () => ({ content: [] }), source: 'configured' });
+const hostTool = (name: string) =>
+  defineRuntimeTool({
+    def: { name, description: name, parameters: Type.Object({}) },
+    execute: () => ({ content: [] }),
+    source: 'configured',
+  });
 const names = (host: HostToolChoices, without: readonly string[] = []) =>
   buildToolRegistry(toolPortsFrom(host, { tasks, timers, bus: new EventBus() }, without)).shared.map((t) => t.def.name);
 
 describe('toolPortsFrom', () => {
   it('gives a tool its port only where the host switched it on and has the port', () => {
     expect(names({ registry: { askUser: true, webSearch: true } })).not.toContain('ask_user_question');
-    expect(names({ registry: { askUser: true, webSearch: true }, interaction: { user, search } })).toEqual(expect.arrayContaining(['ask_user_question', 'web_search']));
+    expect(names({ registry: { askUser: true, webSearch: true }, interaction: { user, search } })).toEqual(
+      expect.arrayContaining(['ask_user_question', 'web_search']),
+    );
     expect(names({ interaction: { user, search } })).not.toContain('ask_user_question');
     // fetch_url needs only the switch: without a policy of the host's it fetches under the defaults.
     expect(names({ registry: { fetch: true } })).toContain('fetch_url');
@@ -42,6 +53,8 @@ describe('toolPortsFrom', () => {
     const events: MurmurEvent[] = [];
     bus.on('todo.update', (e) => events.push(e));
     toolPortsFrom({}, { tasks, timers, bus }).todos!.set('a-1', [{ title: 'x', status: 'pending' }]);
-    expect(events).toEqual([expect.objectContaining({ type: 'todo.update', agentId: 'a-1', todos: [{ title: 'x', status: 'pending' }] })]);
+    expect(events).toEqual([
+      expect.objectContaining({ type: 'todo.update', agentId: 'a-1', todos: [{ title: 'x', status: 'pending' }] }),
+    ]);
   });
 });

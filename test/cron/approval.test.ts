@@ -27,7 +27,10 @@ beforeEach(() => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'murmur-cron-approval-')));
   home = mkdtempSync(join(tmpdir(), 'murmur-cron-home-'));
   // The run's model (the tool's default for a task) is a script in the workspace, checked when a task is made.
-  writeFileSync(join(root, 'script.json'), JSON.stringify({ agents: [{ match: { role: 'main' }, turns: [{ text: 'done' }] }] }));
+  writeFileSync(
+    join(root, 'script.json'),
+    JSON.stringify({ agents: [{ match: { role: 'main' }, turns: [{ text: 'done' }] }] }),
+  );
 });
 
 afterEach(async () => {
@@ -37,25 +40,81 @@ afterEach(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-const LEAD: AgentProfile = { name: 'lead', description: 'Leads', role: 'custom', prompt: 'You lead.', builtin: false, subagents: ['planner'] };
-const PLANNER: AgentProfile = { name: 'planner', description: 'Plans routine work', role: 'custom', prompt: 'You plan.', builtin: false, tools: ['read', 'create_scheduled_task'] };
+const LEAD: AgentProfile = {
+  name: 'lead',
+  description: 'Leads',
+  role: 'custom',
+  prompt: 'You lead.',
+  builtin: false,
+  subagents: ['planner'],
+};
+const PLANNER: AgentProfile = {
+  name: 'planner',
+  description: 'Plans routine work',
+  role: 'custom',
+  prompt: 'You plan.',
+  builtin: false,
+  tools: ['read', 'create_scheduled_task'],
+};
 
-const CALL = { name: CREATE_SCHEDULED_TASK, arguments: { cron: '0 3 * * *', prompt: 'Audit the dependencies and list outdated ones', title: 'Nightly audit', timezone: 'Europe/Berlin', reason: 'the user asked for a nightly audit' } };
+const CALL = {
+  name: CREATE_SCHEDULED_TASK,
+  arguments: {
+    cron: '0 3 * * *',
+    prompt: 'Audit the dependencies and list outdated ones',
+    title: 'Nightly audit',
+    timezone: 'Europe/Berlin',
+    reason: 'the user asked for a nightly audit',
+  },
+};
 
 function deepScript(): Script {
   return {
     agents: [
-      { match: { role: 'main' }, turns: [{ toolCalls: [{ name: 'agent', arguments: { subagent_type: 'lead', prompt: 'Lead it', description: 'lead' } }] }, { text: 'main done' }] },
-      { match: { role: 'lead' }, turns: [{ toolCalls: [{ name: 'agent', arguments: { subagent_type: 'planner', prompt: 'Schedule the audit', description: 'plan' } }] }, { text: 'lead done' }] },
+      {
+        match: { role: 'main' },
+        turns: [
+          {
+            toolCalls: [
+              { name: 'agent', arguments: { subagent_type: 'lead', prompt: 'Lead it', description: 'lead' } },
+            ],
+          },
+          { text: 'main done' },
+        ],
+      },
+      {
+        match: { role: 'lead' },
+        turns: [
+          {
+            toolCalls: [
+              {
+                name: 'agent',
+                arguments: { subagent_type: 'planner', prompt: 'Schedule the audit', description: 'plan' },
+              },
+            ],
+          },
+          { text: 'lead done' },
+        ],
+      },
       { match: { role: 'planner' }, turns: [{ toolCalls: [CALL] }, { text: 'planner done' }] },
     ],
   };
 }
 
-function start(script: Script, options: Omit<PermissionSetupOptions, 'workspaceRoot'>, env: NodeJS.ProcessEnv = {}, wrap?: (p: ModelProvider) => ModelProvider) {
+function start(
+  script: Script,
+  options: Omit<PermissionSetupOptions, 'workspaceRoot'>,
+  env: NodeJS.ProcessEnv = {},
+  wrap?: (p: ModelProvider) => ModelProvider,
+) {
   const setup = createPermissionSetup({ workspaceRoot: root, agents: (id) => engine?.agentTree.get(id), ...options });
   const tool = createScheduledTaskTool(
-    cronToolAdapter({ workspace: root, env: { HOME: home }, defaultModel: 'scripted:script.json', confirm: (r, s) => setup.confirm({ ...r, tool: CREATE_SCHEDULED_TASK }, s) }),
+    cronToolAdapter({
+      workspace: root,
+      env: { HOME: home },
+      defaultModel: 'scripted:script.json',
+      confirm: (r, s) => setup.confirm({ ...r, tool: CREATE_SCHEDULED_TASK }, s),
+    }),
   );
   const provider = new ScriptedModel(script);
   const engineOptions: EngineOptions = {
@@ -90,7 +149,11 @@ function tasks() {
 describe('create_scheduled_task approval', () => {
   it('shows the card from depth 2 even in yolo mode with an allow rule, and creates the task when approved', async () => {
     const user = new FakeUser({ approve: () => ({ kind: 'allow_once' }) });
-    const e = start(deepScript(), { mode: 'yolo', asker: user, config: { permissions: { allow: ['create_scheduled_task'], headless: 'allow' } } });
+    const e = start(deepScript(), {
+      mode: 'yolo',
+      asker: user,
+      config: { permissions: { allow: ['create_scheduled_task'], headless: 'allow' } },
+    });
     const outcome = await e.runTask('Set up the audit');
     expect(outcome.status).toBe('completed');
     expect(user.approvals).toHaveLength(1);
@@ -110,7 +173,13 @@ describe('create_scheduled_task approval', () => {
     const created = tasks();
     expect(created).toHaveLength(1);
     // No permission_mode given: the task stores the mode the card showed, so murmur.toml's mode cannot change it.
-    expect(created[0]).toMatchObject({ title: 'Nightly audit', createdBy: 'agent', timezone: 'Europe/Berlin', schedule: { kind: 'cron', cron: '0 3 * * *' }, permissionMode: 'manual' });
+    expect(created[0]).toMatchObject({
+      title: 'Nightly audit',
+      createdBy: 'agent',
+      timezone: 'Europe/Berlin',
+      schedule: { kind: 'cron', cron: '0 3 * * *' },
+      permissionMode: 'manual',
+    });
     expect(results(planner.id)[0]).toContain(`Scheduled task ${created[0]!.id} created`);
   });
 
@@ -120,20 +189,31 @@ describe('create_scheduled_task approval', () => {
     await e.runTask('Set up the audit');
     expect(tasks()).toEqual([]);
     const planner = e.agentTree.all().find((r) => r.profile.name === 'planner')!;
-    expect(results(planner.id)[0]).toContain('the user rejected the scheduled task. The user said: "not every night, weekly"');
+    expect(results(planner.id)[0]).toContain(
+      'the user rejected the scheduled task. The user said: "not every night, weekly"',
+    );
   });
 
   it('is refused with nobody to answer, even with headless = "allow" in yolo mode', async () => {
     const script: Script = { agents: [{ match: { role: 'main' }, turns: [{ toolCalls: [CALL] }, { text: 'ok' }] }] };
-    const e = start(script, { mode: 'yolo', headlessReason: 'stdin is not a terminal', config: { permissions: { headless: 'allow', allow: ['create_scheduled_task'] } } });
+    const e = start(script, {
+      mode: 'yolo',
+      headlessReason: 'stdin is not a terminal',
+      config: { permissions: { headless: 'allow', allow: ['create_scheduled_task'] } },
+    });
     await e.runTask('Schedule it');
     expect(tasks()).toEqual([]);
-    expect(results('main')[0]).toContain("needs a person's approval, and nobody can answer here (stdin is not a terminal)");
+    expect(results('main')[0]).toContain(
+      "needs a person's approval, and nobody can answer here (stdin is not a terminal)",
+    );
   });
 
   it('rejects bad arguments before asking, naming the parameter', async () => {
     const user = new FakeUser();
-    const bad = { name: CREATE_SCHEDULED_TASK, arguments: { cron: '0 25 * * *', prompt: 'x', recurring: false, max_fires: 2, timezone: 'Nowhere/City' } };
+    const bad = {
+      name: CREATE_SCHEDULED_TASK,
+      arguments: { cron: '0 25 * * *', prompt: 'x', recurring: false, max_fires: 2, timezone: 'Nowhere/City' },
+    };
     const script: Script = { agents: [{ match: { role: 'main' }, turns: [{ toolCalls: [bad] }, { text: 'ok' }] }] };
     const e = start(script, { mode: 'manual', asker: user });
     await e.runTask('Schedule it');
@@ -149,7 +229,8 @@ describe('create_scheduled_task approval', () => {
 describe('who gets create_scheduled_task', () => {
   it('main and defined agents that name it; never explore, worker or verifier', () => {
     expect(mayScheduleTasks(builtinProfile('main'))).toBe(true);
-    for (const role of ['explore', 'worker', 'verifier'] as const) expect(mayScheduleTasks(builtinProfile(role))).toBe(false);
+    for (const role of ['explore', 'worker', 'verifier'] as const)
+      expect(mayScheduleTasks(builtinProfile(role))).toBe(false);
     expect(mayScheduleTasks(PLANNER)).toBe(true);
     expect(mayScheduleTasks(LEAD)).toBe(false);
   });

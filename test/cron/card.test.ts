@@ -6,7 +6,8 @@ import { approvalModal, terminalAsker } from '../../cli/approvals.js';
 import type { ApprovalRequest } from '../../orchestrator/permissions/asker.js';
 import { describeCron } from '../../orchestrator/cron/cron-fields.js';
 
-const card = 'Title:           Nightly audit\nSchedule:        at 03:00 every day (time zone UTC)\nPrompt:\n  Audit the deps';
+const card =
+  'Title:           Nightly audit\nSchedule:        at 03:00 every day (time zone UTC)\nPrompt:\n  Audit the deps';
 const request: ApprovalRequest = {
   requester: { agentId: 'a-2', role: 'planner', chain: [{ agentId: 'main', role: 'main' }] },
   callId: 'c1',
@@ -57,7 +58,9 @@ describe('describeCron', () => {
     expect(describeCron('0 9 * * 1-5')).toBe('at 09:00 on Monday through Friday');
     expect(describeCron('30 2 * * *')).toBe('at 02:30 every day');
     expect(describeCron('0 0 1 1 *')).toBe('at 00:00 on day 1 of the month in January');
-    expect(describeCron('*/10 9-17 * * 1-5')).toBe('every 10 minutes during hours 9 through 17 on Monday through Friday');
+    expect(describeCron('*/10 9-17 * * 1-5')).toBe(
+      'every 10 minutes during hours 9 through 17 on Monday through Friday',
+    );
     expect(describeCron('5 * * * *')).toBe('at minute 5 of every hour');
     expect(describeCron('0 */2 * * *')).toBe('at minute 0 of every 2 hours');
   });

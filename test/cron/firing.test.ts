@@ -27,7 +27,19 @@ function task(over: Partial<ScheduledTask> = {}): ScheduledTask {
 }
 
 function running(): RunRecord[] {
-  return [{ id: 'r1', taskId: 'st-test', trigger: 'scheduled', planned: T0, started: T0, lateMs: 0, state: 'running', coalescedCount: 1, stale: false }];
+  return [
+    {
+      id: 'r1',
+      taskId: 'st-test',
+      trigger: 'scheduled',
+      planned: T0,
+      started: T0,
+      lateMs: 0,
+      state: 'running',
+      coalescedCount: 1,
+      stale: false,
+    },
+  ];
 }
 
 describe('jitter', () => {
@@ -48,7 +60,11 @@ describe('jitter', () => {
       expect(daily).toBeLessThan(15 * MIN); // capped at 15 min
       expect(jitterMs(task({ id: `st-${i}` }), ideal)).toBe(hourly);
     }
-    const spread = new Set(Array.from({ length: 50 }, (_, i) => Math.floor(jitterMs(task({ id: `st-${i}`, schedule: { kind: 'cron', cron: '0 9 * * *' } }), ideal) / MIN)));
+    const spread = new Set(
+      Array.from({ length: 50 }, (_, i) =>
+        Math.floor(jitterMs(task({ id: `st-${i}`, schedule: { kind: 'cron', cron: '0 9 * * *' } }), ideal) / MIN),
+      ),
+    );
     expect(spread.size).toBeGreaterThan(5);
   });
 
@@ -70,7 +86,11 @@ describe('jitter', () => {
     expect(due).toBe(onHour + jitterMs(t, onHour));
     expect(decideFire(t, [], due - 1).kind).toBe('idle');
     const fired = decideFire(t, [], due);
-    expect(fired).toMatchObject({ kind: 'fire', fire: { trigger: 'scheduled', planned: onHour, coalescedCount: 1 }, end: 'once' });
+    expect(fired).toMatchObject({
+      kind: 'fire',
+      fire: { trigger: 'scheduled', planned: onHour, coalescedCount: 1 },
+      end: 'once',
+    });
   });
 });
 
@@ -80,7 +100,12 @@ describe('decideFire', () => {
     const ideal = Date.parse('2026-06-01T09:00:00Z');
     const due = ideal + jitterMs(t, ideal);
     expect(decideFire(t, [], due - 1)).toEqual({ kind: 'idle', nextAt: due });
-    expect(decideFire(t, [], due)).toMatchObject({ kind: 'fire', cursor: ideal, countsAsFire: true, fire: { planned: ideal, coalescedCount: 1, stale: false } });
+    expect(decideFire(t, [], due)).toMatchObject({
+      kind: 'fire',
+      cursor: ideal,
+      countsAsFire: true,
+      fire: { planned: ideal, coalescedCount: 1, stale: false },
+    });
   });
 
   it('coalesces missed fires into one run with their count', () => {
@@ -88,7 +113,9 @@ describe('decideFire', () => {
     const now = Date.parse('2026-06-01T13:30:00Z'); // 09:00 … 13:00 missed: 5 fires
     const d = decideFire(t, [], now);
     expect(d).toMatchObject({ kind: 'fire', fire: { coalescedCount: 5, planned: Date.parse('2026-06-01T13:00:00Z') } });
-    expect(firePrompt('do it', { coalescedCount: 5, stale: false })).toMatch(/^<cron-fire coalescedCount="5">[\s\S]*do it\n<\/cron-fire>$/);
+    expect(firePrompt('do it', { coalescedCount: 5, stale: false })).toMatch(
+      /^<cron-fire coalescedCount="5">[\s\S]*do it\n<\/cron-fire>$/,
+    );
     expect(firePrompt('do it', { coalescedCount: 1, stale: false })).toBe('do it');
   });
 
@@ -103,7 +130,7 @@ describe('decideFire', () => {
     expect(later).toMatchObject({ kind: 'fire', fire: { coalescedCount: 1 } });
   });
 
-  it('makes a stale final fire for an agent task alive more than 7 days, unless kept; a person\'s task never goes stale', () => {
+  it("makes a stale final fire for an agent task alive more than 7 days, unless kept; a person's task never goes stale", () => {
     const created = T0;
     const now = created + STALE_AFTER_MS + 30 * MIN;
     const cursor = now - 60 * MIN;
@@ -121,51 +148,96 @@ describe('decideFire', () => {
     const now = Date.parse('2026-06-01T09:30:00Z');
     expect(decideFire(task({ maxFires: 3, fires: 1 }), [], now)).not.toHaveProperty('end');
     expect(decideFire(task({ maxFires: 3, fires: 2 }), [], now)).toMatchObject({ kind: 'fire', end: 'max-fires' });
-    expect(decideFire(task({ maxFires: 3, fires: 3, ended: { at: now, reason: 'max-fires' } }), [], now + 10 * 60 * MIN)).toEqual({ kind: 'idle' });
+    expect(
+      decideFire(task({ maxFires: 3, fires: 3, ended: { at: now, reason: 'max-fires' } }), [], now + 10 * 60 * MIN),
+    ).toEqual({ kind: 'idle' });
   });
 
   it('queues a fire behind a running run (at most one waits, merging later fires), then starts it as "queued"', () => {
     const now = Date.parse('2026-06-01T09:30:00Z');
     const first = decideFire(task(), running(), now);
-    expect(first).toMatchObject({ kind: 'queue', queued: { planned: Date.parse('2026-06-01T09:00:00Z'), coalescedCount: 1 } });
-    const waiting = task({ cursor: Date.parse('2026-06-01T09:00:00Z'), fires: 1, queued: { planned: Date.parse('2026-06-01T09:00:00Z'), coalescedCount: 1, stale: false } });
+    expect(first).toMatchObject({
+      kind: 'queue',
+      queued: { planned: Date.parse('2026-06-01T09:00:00Z'), coalescedCount: 1 },
+    });
+    const waiting = task({
+      cursor: Date.parse('2026-06-01T09:00:00Z'),
+      fires: 1,
+      queued: { planned: Date.parse('2026-06-01T09:00:00Z'), coalescedCount: 1, stale: false },
+    });
     const second = decideFire(waiting, running(), Date.parse('2026-06-01T10:30:00Z'));
-    expect(second).toMatchObject({ kind: 'queue', queued: { planned: Date.parse('2026-06-01T10:00:00Z'), coalescedCount: 2 } });
+    expect(second).toMatchObject({
+      kind: 'queue',
+      queued: { planned: Date.parse('2026-06-01T10:00:00Z'), coalescedCount: 2 },
+    });
     const done: RunRecord[] = [{ ...running()[0]!, state: 'succeeded' }];
-    expect(decideFire(waiting, done, Date.parse('2026-06-01T09:40:00Z'))).toMatchObject({ kind: 'fire', countsAsFire: false, fire: { trigger: 'queued', coalescedCount: 1 } });
+    expect(decideFire(waiting, done, Date.parse('2026-06-01T09:40:00Z'))).toMatchObject({
+      kind: 'fire',
+      countsAsFire: false,
+      fire: { trigger: 'queued', coalescedCount: 1 },
+    });
   });
 
   it('counts a fire merged into the one already waiting as no fire: max_fires runs all its runs', () => {
     const now = Date.parse('2026-06-01T10:30:00Z');
-    const waiting = task({ maxFires: 3, fires: 2, cursor: Date.parse('2026-06-01T09:00:00Z'), queued: { planned: Date.parse('2026-06-01T09:00:00Z'), coalescedCount: 1, stale: false } });
+    const waiting = task({
+      maxFires: 3,
+      fires: 2,
+      cursor: Date.parse('2026-06-01T09:00:00Z'),
+      queued: { planned: Date.parse('2026-06-01T09:00:00Z'), coalescedCount: 1, stale: false },
+    });
     const merged = decideFire(waiting, running(), now);
     expect(merged).toMatchObject({ kind: 'queue', countsAsFire: false, queued: { coalescedCount: 2 } });
     expect(merged).not.toHaveProperty('end');
     // A new waiting fire is one more run, and may reach the cap.
-    expect(decideFire(task({ maxFires: 3, fires: 2 }), running(), now)).toMatchObject({ kind: 'queue', countsAsFire: true, end: 'max-fires' });
+    expect(decideFire(task({ maxFires: 3, fires: 2 }), running(), now)).toMatchObject({
+      kind: 'queue',
+      countsAsFire: true,
+      end: 'max-fires',
+    });
   });
 
   it('honours run-now on an ended task (once; the task stays ended)', () => {
     const now = Date.parse('2026-06-01T08:10:00Z');
     const ended = task({ runNowAt: now, ended: { at: T0, reason: 'max-fires' }, maxFires: 1, fires: 1 });
-    expect(decideFire(ended, [], now)).toEqual({ kind: 'fire', countsAsFire: false, fire: { trigger: 'run-now', planned: now, coalescedCount: 1, stale: false } });
+    expect(decideFire(ended, [], now)).toEqual({
+      kind: 'fire',
+      countsAsFire: false,
+      fire: { trigger: 'run-now', planned: now, coalescedCount: 1, stale: false },
+    });
   });
 
   it('runs a run-now request once nothing is running, without counting it as a fire', () => {
     const now = Date.parse('2026-06-01T08:10:00Z');
-    expect(decideFire(task({ runNowAt: now, paused: true }), [], now)).toMatchObject({ kind: 'fire', countsAsFire: false, fire: { trigger: 'run-now', planned: now } });
+    expect(decideFire(task({ runNowAt: now, paused: true }), [], now)).toMatchObject({
+      kind: 'fire',
+      countsAsFire: false,
+      fire: { trigger: 'run-now', planned: now },
+    });
     expect(decideFire(task({ runNowAt: now }), running(), now).kind).toBe('idle');
   });
 
   it('ends a task whose until day is over, and runs on the until day itself', () => {
     const t = task({ schedule: { kind: 'cron', cron: '0 9 * * *' }, until: '2026-06-02' });
-    expect(decideFire(t, [], Date.parse('2026-06-02T09:20:00Z'))).toMatchObject({ kind: 'fire', fire: { coalescedCount: 2 }, end: 'until' });
-    expect(decideFire(task({ schedule: { kind: 'cron', cron: '0 9 * * *' }, until: '2026-05-31' }), [], T0)).toEqual({ kind: 'end', reason: 'until' });
+    expect(decideFire(t, [], Date.parse('2026-06-02T09:20:00Z'))).toMatchObject({
+      kind: 'fire',
+      fire: { coalescedCount: 2 },
+      end: 'until',
+    });
+    expect(decideFire(task({ schedule: { kind: 'cron', cron: '0 9 * * *' }, until: '2026-05-31' }), [], T0)).toEqual({
+      kind: 'end',
+      reason: 'until',
+    });
   });
 
   it('fires a 02:30 daily task once on the spring-forward day in a named zone (at 03:00 local)', () => {
     const zone = 'America/New_York';
-    const t = task({ schedule: { kind: 'cron', cron: '30 2 * * *' }, timezone: zone, cursor: Date.parse('2026-03-07T12:00:00Z'), createdAt: Date.parse('2026-03-07T12:00:00Z') });
+    const t = task({
+      schedule: { kind: 'cron', cron: '30 2 * * *' },
+      timezone: zone,
+      cursor: Date.parse('2026-03-07T12:00:00Z'),
+      createdAt: Date.parse('2026-03-07T12:00:00Z'),
+    });
     const times = nextTimes(t.schedule, zone, undefined, t.cursor, 3).map((x) => isoInZone(x, zone));
     expect(times).toEqual(['2026-03-08T03:00:00-04:00', '2026-03-09T02:30:00-04:00', '2026-03-10T02:30:00-04:00']);
     const d = decideFire(t, [], Date.parse('2026-03-08T12:00:00Z'));
@@ -174,9 +246,29 @@ describe('decideFire', () => {
 
   it('computes interval schedules in the zone, months clamped to their last day', () => {
     const zone = 'Europe/Berlin';
-    const times = nextTimes({ kind: 'every', every: { n: 1, unit: 'mo' }, at: '09:30', start: '2026-01-31' }, zone, '2026-04-30', Date.parse('2026-01-01T00:00:00Z'), 5).map((x) => isoInZone(x, zone));
-    expect(times).toEqual(['2026-01-31T09:30:00+01:00', '2026-02-28T09:30:00+01:00', '2026-03-31T09:30:00+02:00', '2026-04-30T09:30:00+02:00']);
-    const weekly = nextTimes({ kind: 'every', every: { n: 2, unit: 'w' }, at: '07:00', start: '2026-06-01' }, 'UTC', undefined, Date.parse('2026-06-10T00:00:00Z'), 2);
-    expect(weekly.map((x) => new Date(x).toISOString())).toEqual(['2026-06-15T07:00:00.000Z', '2026-06-29T07:00:00.000Z']);
+    const times = nextTimes(
+      { kind: 'every', every: { n: 1, unit: 'mo' }, at: '09:30', start: '2026-01-31' },
+      zone,
+      '2026-04-30',
+      Date.parse('2026-01-01T00:00:00Z'),
+      5,
+    ).map((x) => isoInZone(x, zone));
+    expect(times).toEqual([
+      '2026-01-31T09:30:00+01:00',
+      '2026-02-28T09:30:00+01:00',
+      '2026-03-31T09:30:00+02:00',
+      '2026-04-30T09:30:00+02:00',
+    ]);
+    const weekly = nextTimes(
+      { kind: 'every', every: { n: 2, unit: 'w' }, at: '07:00', start: '2026-06-01' },
+      'UTC',
+      undefined,
+      Date.parse('2026-06-10T00:00:00Z'),
+      2,
+    );
+    expect(weekly.map((x) => new Date(x).toISOString())).toEqual([
+      '2026-06-15T07:00:00.000Z',
+      '2026-06-29T07:00:00.000Z',
+    ]);
   });
 });

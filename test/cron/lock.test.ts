@@ -5,7 +5,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSyn
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { refreshServiceLock, serviceHolder, takeOver, takeServiceLock, withLock } from '../../orchestrator/cron/lock.js';
+import {
+  refreshServiceLock,
+  serviceHolder,
+  takeOver,
+  takeServiceLock,
+  withLock,
+} from '../../orchestrator/cron/lock.js';
 import { bootId, processStartTime } from '../../orchestrator/cron/process-identity.js';
 
 let dir: string;
@@ -23,7 +29,14 @@ const linux = processStartTime(process.pid) !== undefined;
 
 /** A holder that is this test's parent process (alive for the whole test). */
 function liveHolder(extra: Record<string, unknown> = {}) {
-  return { pid: process.ppid, host: hostname(), bootId: bootId(), startTime: processStartTime(process.ppid), token: 'theirs', ...extra };
+  return {
+    pid: process.ppid,
+    host: hostname(),
+    bootId: bootId(),
+    startTime: processStartTime(process.ppid),
+    token: 'theirs',
+    ...extra,
+  };
 }
 
 function age(path: string, ms: number): void {

@@ -25,29 +25,35 @@ const until = async (ok: () => boolean, ms = 5_000) => {
   }
 };
 
-it.runIf(process.platform !== 'win32')('kills a run that ignores SIGTERM, and what it started, and reports it interrupted', async () => {
-  const pidFile = join(dir, 'grandchild.pid');
-  const script = join(dir, 'stubborn.mjs');
-  writeFileSync(
-    script,
-    `import { spawn } from 'node:child_process';
+it.runIf(process.platform !== 'win32')(
+  'kills a run that ignores SIGTERM, and what it started, and reports it interrupted',
+  async () => {
+    const pidFile = join(dir, 'grandchild.pid');
+    const script = join(dir, 'stubborn.mjs');
+    writeFileSync(
+      script,
+      `import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 process.on('SIGTERM', () => {});
 const g = spawn(process.execPath, ['-e', 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1000)'], { stdio: 'ignore' });
 writeFileSync(${JSON.stringify(pidFile)}, String(g.pid));
 setInterval(() => {}, 1000);
 `,
-  );
-  const store = new CronStore(dir, join(dir, '.murmur'));
-  const task = { id: 'st-1', workspace: dir, createdBy: 'person' } as ScheduledTask;
-  const run = { id: 'run-1', sessionId: 'sess-1' } as RunRecord;
-  const handle = processLauncher({ mainScript: script })({ store, task, run, prompt: 'p' });
-  await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '');
-  const grandchild = Number(readFileSync(pidFile, 'utf8'));
-  handle.stop();
-  const early = await Promise.race([handle.done, new Promise((r) => setTimeout(() => r('still running'), 200))]);
-  expect(early).toBe('still running');
-  handle.kill!();
-  expect(await handle.done).toMatchObject({ state: 'interrupted', summary: expect.stringContaining('murmur resume sess-1') });
-  await until(() => !pidAlive(grandchild));
-});
+    );
+    const store = new CronStore(dir, join(dir, '.murmur'));
+    const task = { id: 'st-1', workspace: dir, createdBy: 'person' } as ScheduledTask;
+    const run = { id: 'run-1', sessionId: 'sess-1' } as RunRecord;
+    const handle = processLauncher({ mainScript: script })({ store, task, run, prompt: 'p' });
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '');
+    const grandchild = Number(readFileSync(pidFile, 'utf8'));
+    handle.stop();
+    const early = await Promise.race([handle.done, new Promise((r) => setTimeout(() => r('still running'), 200))]);
+    expect(early).toBe('still running');
+    handle.kill!();
+    expect(await handle.done).toMatchObject({
+      state: 'interrupted',
+      summary: expect.stringContaining('murmur resume sess-1'),
+    });
+    await until(() => !pidAlive(grandchild));
+  },
+);

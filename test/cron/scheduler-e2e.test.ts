@@ -22,26 +22,46 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of started.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const dir of [ws, home, state]) rmSync(dir, { recursive: true, force: true });
 });
 
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...process.env, HOME: home, MURMUR_HOME: state, NO_COLOR: '1', MURMUR_CRON_CHECK_MS: '200', ...extra };
+  const out: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: home,
+    MURMUR_HOME: state,
+    NO_COLOR: '1',
+    MURMUR_CRON_CHECK_MS: '200',
+    ...extra,
+  };
   for (const key of ['MURMUR_MODEL', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY']) delete out[key];
   return out;
 }
 
-function murmur(args: string[], extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function murmur(
+  args: string[],
+  extra: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, [CLI, ...args], { cwd: ws, env: env(extra), timeout: 30_000 }, (error, stdout, stderr) => {
-      done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { cwd: ws, env: env(extra), timeout: 30_000 },
+      (error, stdout, stderr) => {
+        done({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
 function scheduler(extra: Record<string, string> = {}): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, [CLI, 'scheduler', '--cwd', ws], { cwd: ws, env: env(extra), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'scheduler', '--cwd', ws], {
+    cwd: ws,
+    env: env(extra),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
@@ -64,7 +84,10 @@ function history(id: string): Run[] {
   const file = join(state, 'cron', 'history', `${id}.json`);
   if (!existsSync(file)) return [];
   try {
-    return (JSON.parse(readFileSync(file, 'utf8')) as (Run & { planned: number })[]).map((r) => ({ ...r, planned: new Date(r.planned).toISOString() }));
+    return (JSON.parse(readFileSync(file, 'utf8')) as (Run & { planned: number })[]).map((r) => ({
+      ...r,
+      planned: new Date(r.planned).toISOString(),
+    }));
   } catch {
     return [];
   }
@@ -89,10 +112,16 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 /** What a timed-out wait saw: each task's stored runs, the runs' logs and each scheduler's output. */
 function diagnosis(): string {
   const dir = join(state, 'cron', 'history');
-  const runs = existsSync(dir) ? readdirSync(dir).map((name) => `${name}: ${readFileSync(join(dir, name), 'utf8')}`) : ['no history yet'];
+  const runs = existsSync(dir)
+    ? readdirSync(dir).map((name) => `${name}: ${readFileSync(join(dir, name), 'utf8')}`)
+    : ['no history yet'];
   const logs = join(state, 'cron', 'runs');
-  if (existsSync(logs)) for (const name of readdirSync(logs)) runs.push(`runs/${name}: ${readFileSync(join(logs, name), 'utf8')}`);
-  const services = started.map((child, i) => `scheduler ${i + 1} (pid ${child.pid}, exit ${child.exitCode ?? child.signalCode ?? 'none'}):\n${child.output()}`);
+  if (existsSync(logs))
+    for (const name of readdirSync(logs)) runs.push(`runs/${name}: ${readFileSync(join(logs, name), 'utf8')}`);
+  const services = started.map(
+    (child, i) =>
+      `scheduler ${i + 1} (pid ${child.pid}, exit ${child.exitCode ?? child.signalCode ?? 'none'}):\n${child.output()}`,
+  );
   return [...runs, ...services].join('\n');
 }
 
@@ -105,12 +134,31 @@ async function add(args: string[]): Promise<string> {
 
 describe('murmur scheduler', () => {
   it('fires a * * * * * task within the minute plus its jitter; the run is a real session that succeeded', async () => {
-    writeFileSync(join(ws, 'script.json'), JSON.stringify({ agents: [{ match: { role: 'main', prompt: 'nightly audit' }, turns: [{ text: 'audit done: 0 issues\nmore detail' }] }] }));
-    const id = await add(['--cron', '* * * * *', '--prompt', 'nightly audit of the deps', '--model', 'scripted:script.json', '--timezone', 'UTC']);
+    writeFileSync(
+      join(ws, 'script.json'),
+      JSON.stringify({
+        agents: [
+          { match: { role: 'main', prompt: 'nightly audit' }, turns: [{ text: 'audit done: 0 issues\nmore detail' }] },
+        ],
+      }),
+    );
+    const id = await add([
+      '--cron',
+      '* * * * *',
+      '--prompt',
+      'nightly audit of the deps',
+      '--model',
+      'scripted:script.json',
+      '--timezone',
+      'UTC',
+    ]);
     // Start the service's clock 1 s before this task's first fire: the next minute plus its jitter (from its id).
     const now = Date.now();
     const nextMinute = Math.ceil((now + 1) / 60_000) * 60_000;
-    const jitter = jitterMs({ id, schedule: { kind: 'cron', cron: '* * * * *' }, timezone: 'UTC', recurring: true }, nextMinute);
+    const jitter = jitterMs(
+      { id, schedule: { kind: 'cron', cron: '* * * * *' }, timezone: 'UTC', recurring: true },
+      nextMinute,
+    );
     expect(jitter).toBeGreaterThanOrEqual(0);
     expect(jitter).toBeLessThan(6_000);
     const service = scheduler({ MURMUR_CRON_CLOCK_OFFSET_MS: String(nextMinute + jitter - 1000 - now) });
@@ -120,7 +168,10 @@ describe('murmur scheduler', () => {
     expect(run.planned).toBe(new Date(nextMinute).toISOString().replace('.000Z', '+00:00'));
     expect(run.lateMs).toBeGreaterThanOrEqual(jitter);
     expect(run.lateMs).toBeLessThan(jitter + 5_000);
-    const transcript = readFileSync(join(state, 'sessions', run.sessionId, 'agents', 'main', 'transcript.jsonl'), 'utf8');
+    const transcript = readFileSync(
+      join(state, 'sessions', run.sessionId, 'agents', 'main', 'transcript.jsonl'),
+      'utf8',
+    );
     expect(transcript).toContain('nightly audit of the deps');
     expect((await show(id)).fires).toBe(1);
     expect(service.output()).toMatch(new RegExp(`fire ${id} .*\\n(.|\\n)*done ${id} .*succeeded`));
@@ -137,10 +188,27 @@ describe('murmur scheduler', () => {
     writeFileSync(
       join(ws, 'script.json'),
       JSON.stringify({
-        agents: [{ match: { role: 'main' }, turns: [{ toolCalls: [{ name: 'write', arguments: { path: 'report.md', content: 'all good\n' } }] }, { text: 'report written' }] }],
+        agents: [
+          {
+            match: { role: 'main' },
+            turns: [
+              { toolCalls: [{ name: 'write', arguments: { path: 'report.md', content: 'all good\n' } }] },
+              { text: 'report written' },
+            ],
+          },
+        ],
       }),
     );
-    const id = await add(['--cron', '0 0 1 1 *', '--prompt', 'write the report', '--model', 'scripted:script.json', '--permission-mode', 'manual']);
+    const id = await add([
+      '--cron',
+      '0 0 1 1 *',
+      '--prompt',
+      'write the report',
+      '--model',
+      'scripted:script.json',
+      '--permission-mode',
+      'manual',
+    ]);
     const service = scheduler();
     expect((await murmur(['schedule', 'run-now', id])).code).toBe(0);
     const run = await waitFor('a held run', async () => history(id).find((r) => r.state !== 'running'));
@@ -154,7 +222,10 @@ describe('murmur scheduler', () => {
     const resumed = await murmur(['resume', run.sessionId, '--json']);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'completed', result: 'report written' });
     expect(readFileSync(join(ws, 'report.md'), 'utf8')).toBe('all good\n');
-    const transcript = readFileSync(join(state, 'sessions', run.sessionId, 'agents', 'main', 'transcript.jsonl'), 'utf8');
+    const transcript = readFileSync(
+      join(state, 'sessions', run.sessionId, 'agents', 'main', 'transcript.jsonl'),
+      'utf8',
+    );
     expect(transcript).not.toContain('Interrupted');
     // The held call was replayed from the saved session (not produced again by the model).
     expect(existsSync(join(state, 'sessions', run.sessionId, 'held.resumed.json'))).toBe(true);
@@ -163,14 +234,19 @@ describe('murmur scheduler', () => {
   }, 60_000);
 
   it('marks a run interrupted after kill -9 of the scheduler and a restart, and never re-runs it', async () => {
-    writeFileSync(join(ws, 'script.json'), JSON.stringify({ agents: [{ match: { role: 'main' }, turns: [{ latencyMs: 20_000, text: 'slow' }] }] }));
+    writeFileSync(
+      join(ws, 'script.json'),
+      JSON.stringify({ agents: [{ match: { role: 'main' }, turns: [{ latencyMs: 20_000, text: 'slow' }] }] }),
+    );
     const id = await add(['--cron', '0 0 1 1 *', '--prompt', 'a slow job', '--model', 'scripted:script.json']);
     const first = scheduler();
     expect((await murmur(['schedule', 'run-now', id])).code).toBe(0);
     // Its first record, whatever its state: a run that ended at once fails here saying why, not by a timeout.
     const running = await waitFor('the run to start', async () => history(id)[0]);
     expect(running, diagnosis()).toMatchObject({ trigger: 'run-now', state: 'running' });
-    await waitFor('the session under way', async () => (existsSync(join(state, 'sessions', running.sessionId, 'state.json')) ? true : undefined));
+    await waitFor('the session under way', async () =>
+      existsSync(join(state, 'sessions', running.sessionId, 'state.json')) ? true : undefined,
+    );
     first.kill('SIGKILL');
     await new Promise((r) => first.once('exit', r));
     const second = scheduler();
@@ -182,7 +258,9 @@ describe('murmur scheduler', () => {
     // The orphaned run noticed its scheduler was gone, stopped and saved its session for murmur resume.
     const saved = await waitFor('the saved session', async () => {
       const file = join(state, 'sessions', running.sessionId, 'state.json');
-      const status = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { status: string }).status : undefined;
+      const status = existsSync(file)
+        ? (JSON.parse(readFileSync(file, 'utf8')) as { status: string }).status
+        : undefined;
       return status === 'aborted' ? status : undefined;
     });
     expect(saved).toBe('aborted');

@@ -52,7 +52,10 @@ function store(dir = ws): CronStore {
 }
 
 function add(input: Partial<Parameters<CronStore['create']>[0]> = {}): ScheduledTask {
-  const created = store().create({ cron: '0 * * * *', prompt: 'p', timezone: 'UTC', ...input }, { createdBy: 'person' });
+  const created = store().create(
+    { cron: '0 * * * *', prompt: 'p', timezone: 'UTC', ...input },
+    { createdBy: 'person' },
+  );
   if (!created.ok) throw new Error('create');
   return created.value;
 }
@@ -97,7 +100,12 @@ describe('CronService faults', () => {
       writeFileSync(bad.dir, 'not a folder');
       const lines: string[] = [];
       const good = store();
-      const svc = new CronService({ stores: () => [bad, good], clock: fakeClock(), launch: launcher().launch, log: (l) => lines.push(l) });
+      const svc = new CronService({
+        stores: () => [bad, good],
+        clock: fakeClock(),
+        launch: launcher().launch,
+        log: (l) => lines.push(l),
+      });
       expect(() => svc.claim()).not.toThrow();
       expect(() => svc.check()).not.toThrow();
       expect(svc.serving).toEqual([good.home]);
@@ -156,7 +164,10 @@ describe('CronService faults', () => {
     clock.advance(5_000);
     await stopping;
     expect(svc.killedRuns).toBe(true);
-    expect(store().history(run!.taskId)[0]).toMatchObject({ state: 'interrupted', summary: expect.stringContaining(`murmur resume ${run!.sessionId}`) });
+    expect(store().history(run!.taskId)[0]).toMatchObject({
+      state: 'interrupted',
+      summary: expect.stringContaining(`murmur resume ${run!.sessionId}`),
+    });
   });
 
   it('kills at once on a second request (a second Ctrl-C)', async () => {
@@ -226,7 +237,12 @@ describe('CronService faults', () => {
     const task = add();
     const l = launcher();
     const lines: string[] = [];
-    const svc = new CronService({ stores: () => [store()], clock: fakeClock(), launch: l.launch, log: (x) => lines.push(x) });
+    const svc = new CronService({
+      stores: () => [store()],
+      clock: fakeClock(),
+      launch: l.launch,
+      log: (x) => lines.push(x),
+    });
     svc.claim();
     now = Date.parse('2026-06-01T09:10:00Z');
     svc.check();

@@ -55,7 +55,10 @@ const tick = () => new Promise((r) => setImmediate(r));
 
 describe('CronService', () => {
   it('starts a due run, records it, and records how it ended', async () => {
-    const created = store().create({ cron: '0 * * * *', prompt: 'hourly check', timezone: 'UTC' }, { createdBy: 'person' });
+    const created = store().create(
+      { cron: '0 * * * *', prompt: 'hourly check', timezone: 'UTC' },
+      { createdBy: 'person' },
+    );
     if (!created.ok) throw new Error('create');
     const l = launcher();
     const svc = service(l);
@@ -63,13 +66,20 @@ describe('CronService', () => {
     expect(svc.check()).toEqual([]);
     now = Date.parse('2026-06-01T09:10:00Z');
     const [run] = svc.check();
-    expect(run).toMatchObject({ trigger: 'scheduled', planned: Date.parse('2026-06-01T09:00:00Z'), state: 'running', lateMs: 10 * MIN });
+    expect(run).toMatchObject({
+      trigger: 'scheduled',
+      planned: Date.parse('2026-06-01T09:00:00Z'),
+      state: 'running',
+      lateMs: 10 * MIN,
+    });
     expect(l.launched[0]!.prompt).toBe('hourly check');
     expect(svc.check()).toEqual([]);
     l.launched[0]!.finish({ state: 'succeeded', summary: 'all fine' });
     await tick();
     await tick();
-    expect(store().history(created.value.id)).toEqual([expect.objectContaining({ state: 'succeeded', summary: 'all fine', sessionId: run!.sessionId })]);
+    expect(store().history(created.value.id)).toEqual([
+      expect.objectContaining({ state: 'succeeded', summary: 'all fine', sessionId: run!.sessionId }),
+    ]);
     expect(store().get(created.value.id)).toMatchObject({ fires: 1, cursor: Date.parse('2026-06-01T09:00:00Z') });
     await svc.stop();
   });
@@ -151,15 +161,36 @@ describe('CronService', () => {
     const s = store();
     mkdirSync(s.dir, { recursive: true });
     writeFileSync(s.serviceLockFile, JSON.stringify({ pid: 2 ** 22 + 12345, startedAt: 0 }));
-    s.mutateHistory(created.value.id, (runs) => runs.push({ id: 'run-old', taskId: created.value.id, trigger: 'scheduled', planned: now, started: now, lateMs: 0, sessionId: 'sess-1', state: 'running', coalescedCount: 1, stale: false }));
+    s.mutateHistory(created.value.id, (runs) =>
+      runs.push({
+        id: 'run-old',
+        taskId: created.value.id,
+        trigger: 'scheduled',
+        planned: now,
+        started: now,
+        lateMs: 0,
+        sessionId: 'sess-1',
+        state: 'running',
+        coalescedCount: 1,
+        stale: false,
+      }),
+    );
     const lines: string[] = [];
     const svc = service(launcher(), lines);
     expect(svc.serving).toEqual([s.home]);
-    expect(store().history(created.value.id)[0]).toMatchObject({ state: 'interrupted', summary: expect.stringContaining('murmur resume sess-1') });
+    expect(store().history(created.value.id)[0]).toMatchObject({
+      state: 'interrupted',
+      summary: expect.stringContaining('murmur resume sess-1'),
+    });
     expect(lines[0]).toContain('1 run left by a stopped scheduler marked interrupted');
     // A second service in this process is refused while the first holds the lock.
     const other: string[] = [];
-    const second = new CronService({ stores: () => [store()], clock, launch: launcher().launch, log: (l) => other.push(l) });
+    const second = new CronService({
+      stores: () => [store()],
+      clock,
+      launch: launcher().launch,
+      log: (l) => other.push(l),
+    });
     writeFileSync(s.serviceLockFile, JSON.stringify({ pid: process.ppid, startedAt: 0 }));
     second.claim();
     expect(second.serving).toEqual([]);

@@ -1,7 +1,16 @@
 // The store on real files: an edit merges into the task as it is under the lock (never writing back another
 // editor's old fields), a removed task's history goes with it, and a history file that does not parse is
 // moved aside rather than overwritten.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -26,7 +35,10 @@ function store(now: () => number = () => T0): CronStore {
 }
 
 function created(): string {
-  const task = store().create({ cron: '0 * * * *', prompt: 'the prompt', title: 'the title', timezone: 'UTC' }, { createdBy: 'person' });
+  const task = store().create(
+    { cron: '0 * * * *', prompt: 'the prompt', title: 'the title', timezone: 'UTC' },
+    { createdBy: 'person' },
+  );
   if (!task.ok) throw new Error('create');
   return task.value.id;
 }
@@ -51,7 +63,19 @@ describe('CronStore', () => {
   it('removes the history with the task, and a run ending afterwards does not make it again', () => {
     const id = created();
     const s = store();
-    s.mutateHistory(id, (runs) => runs.push({ id: 'r1', taskId: id, trigger: 'scheduled', planned: T0, started: T0, lateMs: 0, state: 'running', coalescedCount: 1, stale: false }));
+    s.mutateHistory(id, (runs) =>
+      runs.push({
+        id: 'r1',
+        taskId: id,
+        trigger: 'scheduled',
+        planned: T0,
+        started: T0,
+        lateMs: 0,
+        state: 'running',
+        coalescedCount: 1,
+        stale: false,
+      }),
+    );
     expect(s.remove(id)).toBe(true);
     expect(existsSync(s.historyFile(id))).toBe(false);
     expect(s.mutateExistingHistory(id, (runs) => runs.push())).toBeUndefined();
@@ -63,7 +87,19 @@ describe('CronStore', () => {
     const s = store();
     mkdirSync(join(s.dir, 'history'), { recursive: true });
     writeFileSync(s.historyFile(id), '[{"id":"r1","state":"succ');
-    s.mutateHistory(id, (runs) => runs.push({ id: 'r2', taskId: id, trigger: 'run-now', planned: T0, started: T0, lateMs: 0, state: 'running', coalescedCount: 1, stale: false }));
+    s.mutateHistory(id, (runs) =>
+      runs.push({
+        id: 'r2',
+        taskId: id,
+        trigger: 'run-now',
+        planned: T0,
+        started: T0,
+        lateMs: 0,
+        state: 'running',
+        coalescedCount: 1,
+        stale: false,
+      }),
+    );
     const aside = readdirSync(join(s.dir, 'history')).filter((f) => f.startsWith(`${id}.json.corrupt-`));
     expect(aside).toHaveLength(1);
     expect(readFileSync(join(s.dir, 'history', aside[0]!), 'utf8')).toBe('[{"id":"r1","state":"succ');

@@ -50,7 +50,14 @@ function setup(options: { color?: boolean; env?: NodeJS.ProcessEnv } = {}) {
   const clock = new ManualClock(100_000);
   const bus = new EventBus(() => clock.now());
   let out = '';
-  const reporter = startLineReporter({ bus, out: { write: (text: string) => (out += text) }, color: options.color ?? false, summaryEveryMs: 5000, clock, env: options.env ?? {} });
+  const reporter = startLineReporter({
+    bus,
+    out: { write: (text: string) => (out += text) },
+    color: options.color ?? false,
+    summaryEveryMs: 5000,
+    clock,
+    env: options.env ?? {},
+  });
   const lines = () => out.split('\n').filter(Boolean);
   return { clock, bus, reporter, lines, raw: () => out };
 }
@@ -63,10 +70,29 @@ describe('plain progress lines', () => {
     bus.emit({ type: 'run.start', mode: 'run', task: 'T', model: 'scripted' });
     bus.emit({ type: 'agent.start', agentId: 'a-1', role: 'worker', prompt: 'Migrate src/a.js', item: 'src/a.js' });
     clock.advance(3200);
-    bus.emit({ type: 'agent.end', agentId: 'a-1', role: 'worker', status: 'completed', usage, turns: 3, toolCalls: 4, durationMs: 3200 });
+    bus.emit({
+      type: 'agent.end',
+      agentId: 'a-1',
+      role: 'worker',
+      status: 'completed',
+      usage,
+      turns: 3,
+      toolCalls: 4,
+      durationMs: 3200,
+    });
     bus.emit({ type: 'agent.start', agentId: 'a-2', role: 'explore', prompt: 'Find the callers\nof foo' });
     bus.emit({ type: 'model.retry', agentId: 'a-2', status: 429, attempt: 1, delayMs: 500, reason: 'rate limited' });
-    bus.emit({ type: 'agent.end', agentId: 'a-2', role: 'explore', status: 'failed', reason: 'HTTP 500: boom', usage, turns: 1, toolCalls: 0, durationMs: 61_000 });
+    bus.emit({
+      type: 'agent.end',
+      agentId: 'a-2',
+      role: 'explore',
+      status: 'failed',
+      reason: 'HTTP 500: boom',
+      usage,
+      turns: 1,
+      toolCalls: 0,
+      durationMs: 61_000,
+    });
     expect(lines()).toEqual([
       '[0:00] ▶ a-1 (worker) src/a.js started',
       '[0:03] ✓ a-1 (worker) src/a.js completed in 3.2s · 3 turns · 4 tool calls · 1.5k tokens',
@@ -86,7 +112,9 @@ describe('plain progress lines', () => {
     clock.advance(5000);
     const summary = lines().slice(before);
     expect(summary).toHaveLength(1);
-    expect(summary[0]).toMatch(/^\[\d+:\d\d\] 13\/20 done · 5 running · 1 queued · 1 rate-limited · 2 failed · 1 aborted · tokens 2\dk in \/ 1\.\dk out · RATE LIMITED$/);
+    expect(summary[0]).toMatch(
+      /^\[\d+:\d\d\] 13\/20 done · 5 running · 1 queued · 1 rate-limited · 2 failed · 1 aborted · tokens 2\dk in \/ 1\.\dk out · RATE LIMITED$/,
+    );
     clock.advance(10_000);
     expect(lines().length).toBe(before + 3); // still running: a heartbeat every interval
 
@@ -100,7 +128,16 @@ describe('plain progress lines', () => {
   it('is quiet between summaries when nothing changed and nothing runs', () => {
     const { bus, clock, lines } = setup();
     bus.emit({ type: 'agent.start', agentId: 'a', role: 'worker', prompt: 'p' });
-    bus.emit({ type: 'agent.end', agentId: 'a', role: 'worker', status: 'completed', usage, turns: 1, toolCalls: 0, durationMs: 10 });
+    bus.emit({
+      type: 'agent.end',
+      agentId: 'a',
+      role: 'worker',
+      status: 'completed',
+      usage,
+      turns: 1,
+      toolCalls: 0,
+      durationMs: 10,
+    });
     clock.advance(5000);
     expect(lines().at(-1)).toBe('[0:05] 1/1 done · tokens 1.2k in / 300 out');
     const count = lines().length;
@@ -111,12 +148,56 @@ describe('plain progress lines', () => {
   it('prints swarm milestones: start, rate limits, verdicts, conflicts and the end', () => {
     const { bus, lines } = setup();
     bus.emit({ type: 'swarm.start', swarmId: 's-1', description: 'Convert to ESM', role: 'worker', items: ['a', 'b'] });
-    bus.emit({ type: 'swarm.item', swarmId: 's-1', item: 'a', index: 0, state: 'rate_limited', agentId: 'w-1', capacity: 3, reason: 'HTTP 429' });
+    bus.emit({
+      type: 'swarm.item',
+      swarmId: 's-1',
+      item: 'a',
+      index: 0,
+      state: 'rate_limited',
+      agentId: 'w-1',
+      capacity: 3,
+      reason: 'HTTP 429',
+    });
     // As the runner says it: the verdict as it comes in, then the item's end repeating it for the row.
-    bus.emit({ type: 'swarm.item', swarmId: 's-1', item: 'a', index: 0, state: 'verifying', agentId: 'w-1', rounds: 1 });
-    bus.emit({ type: 'swarm.item', swarmId: 's-1', item: 'a', index: 0, state: 'verifying', agentId: 'w-1', verifierId: 'v-1', verdict: 'pass', rounds: 1 });
-    bus.emit({ type: 'swarm.item', swarmId: 's-1', item: 'a', index: 0, state: 'completed', agentId: 'w-1', verdict: 'pass', rounds: 1 });
-    bus.emit({ type: 'swarm.item', swarmId: 's-1', item: 'b', index: 1, state: 'conflict', agentId: 'w-2', reason: 'merge conflict' });
+    bus.emit({
+      type: 'swarm.item',
+      swarmId: 's-1',
+      item: 'a',
+      index: 0,
+      state: 'verifying',
+      agentId: 'w-1',
+      rounds: 1,
+    });
+    bus.emit({
+      type: 'swarm.item',
+      swarmId: 's-1',
+      item: 'a',
+      index: 0,
+      state: 'verifying',
+      agentId: 'w-1',
+      verifierId: 'v-1',
+      verdict: 'pass',
+      rounds: 1,
+    });
+    bus.emit({
+      type: 'swarm.item',
+      swarmId: 's-1',
+      item: 'a',
+      index: 0,
+      state: 'completed',
+      agentId: 'w-1',
+      verdict: 'pass',
+      rounds: 1,
+    });
+    bus.emit({
+      type: 'swarm.item',
+      swarmId: 's-1',
+      item: 'b',
+      index: 1,
+      state: 'conflict',
+      agentId: 'w-2',
+      reason: 'merge conflict',
+    });
     bus.emit({ type: 'swarm.end', swarmId: 's-1', counts: { completed: 1, conflict: 1, failed: 0 }, durationMs: 4000 });
     bus.emit({ type: 'log', level: 'warn', message: 'MURMUR_SWARM_MAX_ITEMS=abc is not a positive integer; ignored' });
     expect(lines()).toEqual([
@@ -132,7 +213,17 @@ describe('plain progress lines', () => {
   it('colours only when asked and NO_COLOR is not set', () => {
     const emit = (bus: EventBus) => {
       bus.emit({ type: 'agent.start', agentId: 'a', role: 'worker', prompt: 'p' });
-      bus.emit({ type: 'agent.end', agentId: 'a', role: 'worker', status: 'failed', reason: 'x', usage, turns: 1, toolCalls: 0, durationMs: 10 });
+      bus.emit({
+        type: 'agent.end',
+        agentId: 'a',
+        role: 'worker',
+        status: 'failed',
+        reason: 'x',
+        usage,
+        turns: 1,
+        toolCalls: 0,
+        durationMs: 10,
+      });
     };
     const colored = setup({ color: true, env: {} });
     emit(colored.bus);
@@ -158,10 +249,21 @@ describe('plain progress lines', () => {
 
     const clock = new ManualClock(0);
     const closed = new EventBus(() => clock.now());
-    const reporter = startLineReporter({ bus: closed, out: { write: () => { throw new Error('EPIPE'); } }, clock, env: {} });
+    const reporter = startLineReporter({
+      bus: closed,
+      out: {
+        write: () => {
+          throw new Error('EPIPE');
+        },
+      },
+      clock,
+      env: {},
+    });
     expect(() => closed.emit({ type: 'agent.start', agentId: 'a', role: 'worker', prompt: 'p' })).not.toThrow();
     reporter.stop();
     expect(clock.pending).toBe(0);
-    expect(() => startLineReporter({ bus: closed, out: { write: () => true }, summaryEveryMs: 0 })).toThrow(/summaryEveryMs must be a positive number of milliseconds, got 0/);
+    expect(() => startLineReporter({ bus: closed, out: { write: () => true }, summaryEveryMs: 0 })).toThrow(
+      /summaryEveryMs must be a positive number of milliseconds, got 0/,
+    );
   });
 });

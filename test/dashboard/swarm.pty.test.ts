@@ -25,13 +25,19 @@ afterEach(() => {
 function workspace(turnMs: number): string {
   const dir = mkdtempSync(join(tmpdir(), 'murmur-dash-'));
   dirs.push(dir);
-  for (const name of ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta']) writeFileSync(join(dir, `${name}.txt`), `${name}\n`);
+  for (const name of ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta'])
+    writeFileSync(join(dir, `${name}.txt`), `${name}\n`);
   const script = {
     agents: [
       {
         match: { role: 'worker', prompt: 'Summarise (\\S+)' },
         turns: [
-          { latencyMs: turnMs, text: 'Reading $1 first.', toolCalls: [{ name: 'read', arguments: { path: '$1' } }], usage: { input: 900, output: 30 } },
+          {
+            latencyMs: turnMs,
+            text: 'Reading $1 first.',
+            toolCalls: [{ name: 'read', arguments: { path: '$1' } }],
+            usage: { input: 900, output: 30 },
+          },
           { latencyMs: turnMs, text: '$1 holds one word.', usage: { input: 1100, output: 20 } },
         ],
       },
@@ -44,7 +50,18 @@ function workspace(turnMs: number): string {
 function swarm(dir: string): TerminalSession {
   const items = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta'].map((n) => `${n}.txt`);
   const session = new TerminalSession(
-    [cli, 'swarm', '--model', 'scripted:script.json', '--template', 'Summarise {{item}} in one line', '--items', ...items, '--description', 'summarise the notes'],
+    [
+      cli,
+      'swarm',
+      '--model',
+      'scripted:script.json',
+      '--template',
+      'Summarise {{item}} in one line',
+      '--items',
+      ...items,
+      '--description',
+      'summarise the notes',
+    ],
     { cols: 120, rows: 36, term: 'xterm-256color', cwd: dir, env: { MURMUR_SWARM_MAX_CONCURRENCY: '3' } },
   );
   sessions.push(session);
@@ -58,7 +75,11 @@ describe('the dashboard on a real swarm', () => {
     // The agents start one after another and a frame reaches the terminal in pieces: wait for the screen that
     // shows the first wave whole.
     let screen = await s.waitFor(
-      (text) => /model scripted:\S*script\.json/.test(text) && /\b3 running/.test(text) && /\b4 queued/.test(text) && /worker\s+alpha\.txt\s+running/.test(s.row('a-1', text) ?? ''),
+      (text) =>
+        /model scripted:\S*script\.json/.test(text) &&
+        /\b3 running/.test(text) &&
+        /\b4 queued/.test(text) &&
+        /worker\s+alpha\.txt\s+running/.test(s.row('a-1', text) ?? ''),
       'three running agents, four queued',
     );
     expect(screen).toMatch(/model scripted:\S*script\.json/);
@@ -73,7 +94,9 @@ describe('the dashboard on a real swarm', () => {
     expect(exit.exitCode).toBe(0);
     // The dashboard gave the screen back and the report follows on the normal screen.
     await s.waitForText('<summary>completed: 7</summary>');
-    expect(s.text()).toMatch(/<subagent agent_id="a-1" item="alpha\.txt" outcome="completed" rounds="0">alpha\.txt holds one word\.<\/subagent>/);
+    expect(s.text()).toMatch(
+      /<subagent agent_id="a-1" item="alpha\.txt" outcome="completed" rounds="0">alpha\.txt holds one word\.<\/subagent>/,
+    );
   }, 90_000);
 
   it('aborts cleanly after q and a confirmation, keeping finished work', async () => {

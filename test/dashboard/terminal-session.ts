@@ -11,14 +11,23 @@ export class TerminalSession {
   exit: Promise<{ exitCode: number; signal?: number }>;
 
   /** Runs `node ARGS…` in a pseudo-terminal of the given size and TERM. */
-  constructor(args: string[], options: { cols: number; rows: number; term: string; cwd: string; env?: Record<string, string> }) {
+  constructor(
+    args: string[],
+    options: { cols: number; rows: number; term: string; cwd: string; env?: Record<string, string> },
+  ) {
     this.term = new headless.Terminal({ cols: options.cols, rows: options.rows, allowProposedApi: true });
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
     env.TERM = options.term;
     delete env.NO_COLOR;
     Object.assign(env, options.env);
-    this.proc = pty.spawn(process.execPath, args, { name: options.term, cols: options.cols, rows: options.rows, cwd: options.cwd, env });
+    this.proc = pty.spawn(process.execPath, args, {
+      name: options.term,
+      cols: options.cols,
+      rows: options.rows,
+      cwd: options.cwd,
+      env,
+    });
     this.proc.onData((data) => {
       this.raw += data;
       this.term.write(data);
@@ -29,7 +38,8 @@ export class TerminalSession {
   lines(): string[] {
     const buffer = this.term.buffer.active;
     const out: string[] = [];
-    for (let i = 0; i < this.term.rows; i++) out.push(buffer.getLine(buffer.viewportY + i)?.translateToString(true) ?? '');
+    for (let i = 0; i < this.term.rows; i++)
+      out.push(buffer.getLine(buffer.viewportY + i)?.translateToString(true) ?? '');
     return out;
   }
 
@@ -73,14 +83,17 @@ export class TerminalSession {
 
   /** Waits for one screen that shows every one of `parts` (texts, or patterns matched against the whole screen). */
   waitForAll(parts: readonly (string | RegExp)[], timeoutMs?: number): Promise<string> {
-    const shows = (screen: string, part: string | RegExp) => (typeof part === 'string' ? screen.includes(part) : part.test(screen));
+    const shows = (screen: string, part: string | RegExp) =>
+      typeof part === 'string' ? screen.includes(part) : part.test(screen);
     let missing: (string | RegExp)[] = [];
     return this.waitFor(
       (screen) => (missing = parts.filter((part) => !shows(screen, part))).length === 0,
       `a screen with all of ${parts.map(String).join(', ')}`,
       timeoutMs,
     ).catch((error: unknown) => {
-      throw new Error(`${error instanceof Error ? error.message : String(error)}\nmissing: ${missing.map(String).join(', ')}`);
+      throw new Error(
+        `${error instanceof Error ? error.message : String(error)}\nmissing: ${missing.map(String).join(', ')}`,
+      );
     });
   }
 
@@ -93,4 +106,3 @@ export class TerminalSession {
     return (screen === undefined ? this.lines() : screen.split('\n')).find((line) => line.startsWith(prefix));
   }
 }
-

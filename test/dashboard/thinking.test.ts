@@ -34,7 +34,11 @@ describe('thinking on the dashboard', () => {
     const thinking: MurmurEvent = { type: 'message.delta', agentId: 'a', text: 'hmm', thinking: true, ts: 3 };
     const answered = fold([...start, thinking, { type: 'message.delta', agentId: 'a', text: 'Done.', ts: 4 }]);
     expect(activity(answered.agents.get('a')!, 5)).toBe('Done.');
-    const tooled = fold([...start, thinking, { type: 'tool.start', agentId: 'a', tool: 'read', callId: 'c1', args: '{"path":"a"}', ts: 4 }]);
+    const tooled = fold([
+      ...start,
+      thinking,
+      { type: 'tool.start', agentId: 'a', tool: 'read', callId: 'c1', args: '{"path":"a"}', ts: 4 },
+    ]);
     expect(activity(tooled.agents.get('a')!, 5)).toMatch(/^⚙ read/);
     const ended = fold([...start, thinking, { type: 'turn.end', agentId: 'a', turn: 1, toolCalls: 0, usage, ts: 4 }]);
     expect(ended.agents.get('a')!.thinking).toBeUndefined();

@@ -11,7 +11,9 @@ describe('todo lists on the dashboard', () => {
     const snapshot = initialSnapshot({ now: 0 });
     bus.on('*', (e) => reduce(snapshot, e));
     bus.emit({ type: 'agent.start', agentId: 'a-1', role: 'worker', prompt: 'migrate' });
-    const store = createMemoryTodoStore((agentId, todos) => bus.emit({ type: 'todo.update', agentId, todos: todos.map((t) => ({ ...t })) }));
+    const store = createMemoryTodoStore((agentId, todos) =>
+      bus.emit({ type: 'todo.update', agentId, todos: todos.map((t) => ({ ...t })) }),
+    );
     store.set('a-1', [
       { title: 'read the file', status: 'done' },
       { title: 'convert requires', status: 'in_progress' },

@@ -6,7 +6,11 @@ import { initialSnapshot, reduce, sortedAgents } from '../../dashboards/view-mod
 import type { EventInput, MurmurEvent } from '../../orchestrator/events.js';
 import { replayEvents } from '../fixtures/replay-dashboard.js';
 
-const untag = (line: string) => line.replace(/\{(?!open\}|close\})\/?[a-z-]+\}/g, '').replace(/\{open\}/g, '{').replace(/\{close\}/g, '}');
+const untag = (line: string) =>
+  line
+    .replace(/\{(?!open\}|close\})\/?[a-z-]+\}/g, '')
+    .replace(/\{open\}/g, '{')
+    .replace(/\{close\}/g, '}');
 
 function snapshotOf(events: EventInput[]) {
   const s = initialSnapshot({ now: 0 });

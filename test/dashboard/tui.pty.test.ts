@@ -15,7 +15,8 @@ const fixture = join(root, 'dist/test/fixtures/replay-dashboard.js');
 
 function newestSource(): number {
   const sources = [join(root, 'test/fixtures/replay-dashboard.ts'), join(root, 'orchestrator/events.ts')];
-  for (const name of readdirSync(join(root, 'dashboards'))) if (name.endsWith('.ts')) sources.push(join(root, 'dashboards', name));
+  for (const name of readdirSync(join(root, 'dashboards')))
+    if (name.endsWith('.ts')) sources.push(join(root, 'dashboards', name));
   return Math.max(...sources.map((file) => statSync(file).mtimeMs));
 }
 
@@ -27,14 +28,21 @@ function buildIfStale(): void {
   } catch {
     // Other files may have type errors for a while; tsc still emits, and the check below says if it did not.
   }
-  if (!existsSync(fixture)) throw new Error(`building did not produce ${fixture}; run npx tsc -p . and look at its errors`);
+  if (!existsSync(fixture))
+    throw new Error(`building did not produce ${fixture}; run npx tsc -p . and look at its errors`);
 }
 
 const ESC = '\x1b';
 const ENTER = '\r';
 const sessions: TerminalSession[] = [];
 
-function open(args: string[], term = 'xterm-256color', cols = 120, rows = 40, env?: Record<string, string>): TerminalSession {
+function open(
+  args: string[],
+  term = 'xterm-256color',
+  cols = 120,
+  rows = 40,
+  env?: Record<string, string>,
+): TerminalSession {
   const session = new TerminalSession([fixture, ...args], { cols, rows, term, cwd: root, ...(env ? { env } : {}) });
   sessions.push(session);
   return session;
@@ -68,7 +76,9 @@ describe('the dashboard in a terminal', () => {
     const logLine = /rate limited; capacity now 1: HTTP 429/;
     let screen = await s.waitFor(
       (text) =>
-        ['RATE LIMITED', 'Migrate the fixtures to ESM', 'model scripted:replay', ...counts].every((part) => text.includes(part)) &&
+        ['RATE LIMITED', 'Migrate the fixtures to ESM', 'model scripted:replay', ...counts].every((part) =>
+          text.includes(part),
+        ) &&
         Object.entries(rows).every(([id, pattern]) => rowOn(text, id, pattern)) &&
         logLine.test(text),
       'the whole first frame: header, counts, table rows and the log pane',
@@ -87,15 +97,26 @@ describe('the dashboard in a terminal', () => {
     expect(screen).toMatch(logLine);
     // …and the log pane is the event log: the rate limit is one of its entries, in order after the failures.
     const log = lines.slice(lines.findIndex((line) => /── log ──/.test(line)) + 1);
-    expect(log.findIndex((line) => logLine.test(line))).toBeGreaterThan(log.findIndex((line) => /a-21 .*failed/.test(line)));
+    expect(log.findIndex((line) => logLine.test(line))).toBeGreaterThan(
+      log.findIndex((line) => /a-21 .*failed/.test(line)),
+    );
 
     // j selects the second row; Enter shows that agent's transcript.
     s.press('j');
     await s.waitForText('2/29');
     s.press(ENTER);
-    const transcript = ['▶ started (worker): Convert src/file-26.js to ESM', 'Reading src/file-26.js', '⚙ read {"path":"src/file-26.js"}', 'Working on src/file-26.js', 'Step 2 of 3 for src/file-26.js', '⋯ bash: 25 passing'];
+    const transcript = [
+      '▶ started (worker): Convert src/file-26.js to ESM',
+      'Reading src/file-26.js',
+      '⚙ read {"path":"src/file-26.js"}',
+      'Working on src/file-26.js',
+      'Step 2 of 3 for src/file-26.js',
+      '⋯ bash: 25 passing',
+    ];
     screen = await s.waitForAll(['(Esc: back)', ...transcript]);
-    expect(screen.split('\n').find((line) => line.includes('(Esc: back)'))).toMatch(/^a-26 worker · src\/file-26\.js · running/);
+    expect(screen.split('\n').find((line) => line.includes('(Esc: back)'))).toMatch(
+      /^a-26 worker · src\/file-26\.js · running/,
+    );
     for (const text of transcript) expect(screen).toContain(text);
     expect(screen).not.toMatch(/^ID\s+ROLE/m);
 
@@ -114,7 +135,12 @@ describe('the dashboard in a terminal', () => {
     // Resizing: the layout follows the terminal.
     s.proc.resize(90, 24);
     s.term.resize(90, 24);
-    await s.waitFor((text) => /^ID\s+ROLE\s+ITEM\s+STATE\s+ELAPSED\s+TOKENS\s+ACTIVITY/m.test(text) && text.split('\n')[23]!.includes('q quit'), 'the narrow layout');
+    await s.waitFor(
+      (text) =>
+        /^ID\s+ROLE\s+ITEM\s+STATE\s+ELAPSED\s+TOKENS\s+ACTIVITY/m.test(text) &&
+        text.split('\n')[23]!.includes('q quit'),
+      'the narrow layout',
+    );
 
     // q asks once; n keeps going; q then y aborts, and the program restores the terminal and exits.
     s.press('q');
@@ -141,7 +167,11 @@ describe('the dashboard in a terminal', () => {
     expect(screen).toContain('491 queued');
     expect(s.row('a-505', screen)).toMatch(/running/);
     s.press('G');
-    const lastRow = (text: string) => text.split('\n').filter((line) => /^a-\d+ /.test(line)).at(-1) ?? '';
+    const lastRow = (text: string) =>
+      text
+        .split('\n')
+        .filter((line) => /^a-\d+ /.test(line))
+        .at(-1) ?? '';
     screen = await s.waitFor((text) => text.includes('509/509') && /^a-01 /.test(lastRow(text)), 'the last page');
     expect(lastRow(screen)).toMatch(/^a-01 worker\s+src\/file-01\.js\s+completed/);
     s.press('g');
@@ -156,7 +186,11 @@ describe('the dashboard in a terminal', () => {
 
   it('asks a modal question and hands back the key pressed', async () => {
     const s = open(['--ask'], 'xterm-256color', 100, 30);
-    const screen = await s.waitForAll(['Allow bash for a-25?', 'npm test -- --watch=false', /a allow once\s+d deny\s+Esc cancel/]);
+    const screen = await s.waitForAll([
+      'Allow bash for a-25?',
+      'npm test -- --watch=false',
+      /a allow once\s+d deny\s+Esc cancel/,
+    ]);
     expect(screen).toContain('npm test -- --watch=false');
     expect(screen).toMatch(/a allow once\s+d deny\s+Esc cancel/);
     s.press('x'); // not a choice: the question stays
@@ -174,7 +208,10 @@ describe('the dashboard in a terminal', () => {
     await s.waitForText('Allow bash for a-25?');
     s.press('\x03');
     // The quit question replaces the open one; a look may fall between the two halves of that frame.
-    const screen = await s.waitFor((text) => text.includes('Abort the run?') && !text.includes('Allow bash'), 'the quit question in place of the open one');
+    const screen = await s.waitFor(
+      (text) => text.includes('Abort the run?') && !text.includes('Allow bash'),
+      'the quit question in place of the open one',
+    );
     expect(screen).not.toContain('Allow bash');
     s.press('y');
     expect((await s.exit).exitCode).toBe(0);
@@ -219,15 +256,18 @@ describe('the dashboard in a terminal', () => {
     expect((await s.exit).exitCode).toBe(0);
   });
 
-  it.each(['xterm-256color', 'tmux-256color', 'screen-256color'])('draws its frames with line characters on %s', async (term) => {
-    const s = open([], term, 100, 30, { LANG: 'C.UTF-8' });
-    const screen = await s.waitForAll(['RATE LIMITED', /── log ──+/]);
-    expect(screen).toMatch(/── log ──+/);
-    expect(screen).not.toContain('qqqq');
-    // Never through the alternate character set: tmux and screen show it as letters (`qqqq`).
-    expect(s.raw).not.toContain('\x1b(0');
-    expect(s.raw).not.toContain('\x0e');
-  });
+  it.each(['xterm-256color', 'tmux-256color', 'screen-256color'])(
+    'draws its frames with line characters on %s',
+    async (term) => {
+      const s = open([], term, 100, 30, { LANG: 'C.UTF-8' });
+      const screen = await s.waitForAll(['RATE LIMITED', /── log ──+/]);
+      expect(screen).toMatch(/── log ──+/);
+      expect(screen).not.toContain('qqqq');
+      // Never through the alternate character set: tmux and screen show it as letters (`qqqq`).
+      expect(s.raw).not.toContain('\x1b(0');
+      expect(s.raw).not.toContain('\x0e');
+    },
+  );
 
   it('falls back to plain lines when the terminal cannot be driven', async () => {
     const s = open([], 'dumb', 120, 40);

@@ -19,8 +19,14 @@ const SCRIPT: Script = {
         { text: 'bumped $1 to v2' },
       ],
     },
-    { match: { role: 'verifier', prompt: 'round 1\\)[\\s\\S]*<item>a.txt</item>' }, turns: [{ text: 'VERDICT: fail\na.txt must say v2' }] },
-    { match: { role: 'verifier' }, turns: [{ toolCalls: [{ name: 'read', arguments: { path: 'a.txt' } }] }, { text: 'VERDICT: pass' }] },
+    {
+      match: { role: 'verifier', prompt: 'round 1\\)[\\s\\S]*<item>a.txt</item>' },
+      turns: [{ text: 'VERDICT: fail\na.txt must say v2' }],
+    },
+    {
+      match: { role: 'verifier' },
+      turns: [{ toolCalls: [{ name: 'read', arguments: { path: 'a.txt' } }] }, { text: 'VERDICT: pass' }],
+    },
   ],
 };
 
@@ -60,7 +66,10 @@ describe('a recorded --verify swarm', () => {
     expect(concurrency(s)).toEqual({ running: 0 });
 
     // Each verdict once, on its worker, naming the verifier that gave it.
-    const verdicts = s.log.tail().map((e) => e.text).filter((text) => text.includes('verdict'));
+    const verdicts = s.log
+      .tail()
+      .map((e) => e.text)
+      .filter((text) => text.includes('verdict'));
     const a = workers['a.txt']!.id;
     const b = workers['b.txt']!.id;
     expect(verdicts.sort()).toEqual(
@@ -81,7 +90,11 @@ describe('a recorded --verify swarm', () => {
     reporter.stop();
     const verdicts = out.split('\n').filter((line) => line.includes(' verdict '));
     expect(verdicts.map((line) => line.replace(/^\[\d+:\d\d\] /, '').replace(/^(✓|✗) a-\d+ /, '$1 ')).sort()).toEqual(
-      ['✗ a.txt verdict fail (round 1): a.txt must say v2', '✓ a.txt verdict pass (round 2)', '✓ b.txt verdict pass (round 1)'].sort(),
+      [
+        '✗ a.txt verdict fail (round 1): a.txt must say v2',
+        '✓ a.txt verdict pass (round 2)',
+        '✓ b.txt verdict pass (round 1)',
+      ].sort(),
     );
   });
 });

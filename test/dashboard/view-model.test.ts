@@ -32,29 +32,56 @@ async function recordAgentRun(): Promise<MurmurEvent[]> {
   const events: MurmurEvent[] = [];
   bus.on('*', (event) => events.push(event));
   const readFile = defineRuntimeTool({
-    def: { name: 'read', description: 'read a file', parameters: Type.Object({ path: Type.String() }), executionMode: 'parallel' },
-    execute: (_ctx, input) => ({ content: [{ type: 'text', text: `export const name = '${input.path}';\nsecond line` }] }),
+    def: {
+      name: 'read',
+      description: 'read a file',
+      parameters: Type.Object({ path: Type.String() }),
+      executionMode: 'parallel',
+    },
+    execute: (_ctx, input) => ({
+      content: [{ type: 'text', text: `export const name = '${input.path}';\nsecond line` }],
+    }),
   });
   const model = new ScriptedModel({
     agents: [
       {
         match: { prompt: 'Migrate (\\S+)' },
         turns: [
-          { text: 'Reading $1 first.\nThen editing.', toolCalls: [{ name: 'read', arguments: { path: '$1' } }], usage: { input: 1000, output: 50, cost: 0.01 } },
-          { failFirst: { status: 429, times: 1, retryAfterMs: 1 }, text: 'Migrated $1', usage: { input: 1500, output: 20, cost: 0.02 } },
+          {
+            text: 'Reading $1 first.\nThen editing.',
+            toolCalls: [{ name: 'read', arguments: { path: '$1' } }],
+            usage: { input: 1000, output: 50, cost: 0.01 },
+          },
+          {
+            failFirst: { status: 429, times: 1, retryAfterMs: 1 },
+            text: 'Migrated $1',
+            usage: { input: 1500, output: 20, cost: 0.02 },
+          },
         ],
       },
     ],
   });
   const callModel = withRetries(model, { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 }, (notice) => {
-    const retry: EventInput = { type: 'model.retry', agentId: notice.agentId, attempt: notice.attempt, delayMs: notice.delayMs, reason: notice.error.message };
+    const retry: EventInput = {
+      type: 'model.retry',
+      agentId: notice.agentId,
+      attempt: notice.attempt,
+      delayMs: notice.delayMs,
+      reason: notice.error.message,
+    };
     if (notice.error.status !== undefined) retry.status = notice.error.status;
     bus.emit(retry);
   });
   const tools = toLoopTools([readFile], { fallback: false });
   const agent = new Agent(
     { id: 'w-1', role: 'worker', item: 'src/a.js' },
-    { system: '', maxTurns: 5, callModel: (r, s) => callModel.complete(r, s), toolsForTurn: () => tools, context: { agentId: 'w-1', role: 'worker', cwd: '/tmp' } },
+    {
+      system: '',
+      maxTurns: 5,
+      callModel: (r, s) => callModel.complete(r, s),
+      toolsForTurn: () => tools,
+      context: { agentId: 'w-1', role: 'worker', cwd: '/tmp' },
+    },
     bus,
   );
   const result = await agent.run('Migrate src/a.js to ESM');
@@ -72,7 +99,14 @@ describe('the view model', () => {
     const events = await recordAgentRun();
     const s = fold(events, initialSnapshot({ now: events[0]!.ts, title: 'demo', model: 'scripted' }));
     const agent = s.agents.get('w-1')!;
-    expect(agent).toMatchObject({ role: 'worker', item: 'src/a.js', state: 'completed', turns: 2, toolCalls: 1, lastLine: 'Migrated src/a.js' });
+    expect(agent).toMatchObject({
+      role: 'worker',
+      item: 'src/a.js',
+      state: 'completed',
+      turns: 2,
+      toolCalls: 1,
+      lastLine: 'Migrated src/a.js',
+    });
     expect(agent.usage).toMatchObject({ input: 2500, output: 70 });
     expect(agent.usage.cost).toBeCloseTo(0.03);
     expect(s.usage).toMatchObject({ input: 2500, output: 70 });
@@ -97,7 +131,15 @@ describe('the view model', () => {
   it('counts a generated swarm by state and sorts running agents first', () => {
     const { events, plan } = replayEvents(40, 1_000);
     const s = fold(events);
-    expect(progress(s)).toEqual({ completed: 20, running: 5, queued: 11, rateLimited: 1, failed: 2, aborted: 1, total: 40 });
+    expect(progress(s)).toEqual({
+      completed: 20,
+      running: 5,
+      queued: 11,
+      rateLimited: 1,
+      failed: 2,
+      aborted: 1,
+      total: 40,
+    });
     expect(agentCounts(s)).toMatchObject({ completed: 20, running: 5, rate_limited: 1, failed: 2, aborted: 1 });
     const order = sortedAgents(s).map((a) => a.id);
     expect(order.slice(0, 5)).toEqual(plan.running);
@@ -108,7 +150,11 @@ describe('the view model', () => {
     expect(s.model).toBe('scripted:replay');
     const running = s.agents.get(plan.running[0]!)!;
     expect(activity(running, 0)).toBe('⚙ bash 24 passing');
-    expect(transcriptTail(running, 3)).toEqual(['⚙ bash {"command":"npm test"}', 'Step 2 of 3 for src/file-25.js', '  ⋯ bash: 24 passing']);
+    expect(transcriptTail(running, 3)).toEqual([
+      '⚙ bash {"command":"npm test"}',
+      'Step 2 of 3 for src/file-25.js',
+      '  ⋯ bash: 24 passing',
+    ]);
     expect(s.agents.get('a-01')).toMatchObject({ verdict: 'pass', rounds: 1, state: 'completed' });
     expect(activity(s.agents.get('a-21')!, 0)).toBe('old_string not found');
   });
@@ -116,9 +162,33 @@ describe('the view model', () => {
   it('holds RATE LIMITED from a rate-limited item until capacity is back', () => {
     const s = initialSnapshot({ now: 0 });
     const item = (index: number, state: string, capacity: number, running: number, agentId?: string): EventInput =>
-      ({ type: 'swarm.item', swarmId: 's', item: `i${index}`, index, state, capacity, running, ...(agentId ? { agentId } : {}) }) as EventInput;
-    fold([{ type: 'swarm.start', swarmId: 's', description: 'd', role: 'worker', items: ['i0', 'i1', 'i2', 'i3', 'i4', 'i5', 'i6', 'i7'], maxConcurrency: 6 }], s);
-    fold([item(0, 'launched', 5, 1), item(1, 'launched', 5, 2), item(2, 'launched', 5, 3), item(3, 'launched', 6, 4)], s);
+      ({
+        type: 'swarm.item',
+        swarmId: 's',
+        item: `i${index}`,
+        index,
+        state,
+        capacity,
+        running,
+        ...(agentId ? { agentId } : {}),
+      }) as EventInput;
+    fold(
+      [
+        {
+          type: 'swarm.start',
+          swarmId: 's',
+          description: 'd',
+          role: 'worker',
+          items: ['i0', 'i1', 'i2', 'i3', 'i4', 'i5', 'i6', 'i7'],
+          maxConcurrency: 6,
+        },
+      ],
+      s,
+    );
+    fold(
+      [item(0, 'launched', 5, 1), item(1, 'launched', 5, 2), item(2, 'launched', 5, 3), item(3, 'launched', 6, 4)],
+      s,
+    );
     expect(isRateLimited(s)).toBe(false);
     expect(concurrency(s)).toEqual({ running: 4, capacity: 6, max: 6 });
 
@@ -137,7 +207,12 @@ describe('the view model', () => {
     expect(isRateLimited(s)).toBe(true);
     fold([item(6, 'launched', 4, 5), item(7, 'launched', 4, 6)], s);
     expect(isRateLimited(s)).toBe(false);
-    expect(s.log.tail().filter((e) => e.level === 'warn').map((e) => e.text)).toEqual(['item 4 i3 rate limited; capacity now 3', 'item 7 i6 rate limited; capacity now 4']);
+    expect(
+      s.log
+        .tail()
+        .filter((e) => e.level === 'warn')
+        .map((e) => e.text),
+    ).toEqual(['item 4 i3 rate limited; capacity now 3', 'item 7 i6 rate limited; capacity now 4']);
   });
 
   it('shows verdicts, conflicts and verification on the worker rows, and logs them', () => {
@@ -145,22 +220,74 @@ describe('the view model', () => {
       { type: 'swarm.start', swarmId: 's', description: 'd', role: 'worker', items: ['a', 'b'] },
       { type: 'agent.start', agentId: 'w1', role: 'worker', prompt: 'do a', swarmId: 's', item: 'a' },
       { type: 'agent.start', agentId: 'w2', role: 'worker', prompt: 'do b', swarmId: 's', item: 'b' },
-      { type: 'agent.end', agentId: 'w1', role: 'worker', status: 'completed', usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }, turns: 1, toolCalls: 0, durationMs: 5 },
-      { type: 'agent.end', agentId: 'w2', role: 'worker', status: 'completed', usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }, turns: 1, toolCalls: 0, durationMs: 5 },
+      {
+        type: 'agent.end',
+        agentId: 'w1',
+        role: 'worker',
+        status: 'completed',
+        usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 },
+        turns: 1,
+        toolCalls: 0,
+        durationMs: 5,
+      },
+      {
+        type: 'agent.end',
+        agentId: 'w2',
+        role: 'worker',
+        status: 'completed',
+        usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 },
+        turns: 1,
+        toolCalls: 0,
+        durationMs: 5,
+      },
       { type: 'swarm.item', swarmId: 's', item: 'a', index: 0, state: 'verifying', agentId: 'w1', rounds: 2 },
     ]);
     expect(s.agents.get('w1')!.state).toBe('verifying');
     expect(progress(s)).toMatchObject({ running: 1, queued: 1 });
     fold(
       [
-        { type: 'swarm.item', swarmId: 's', item: 'a', index: 0, state: 'verifying', agentId: 'w1', verifierId: 'v1', verdict: 'fail', rounds: 2, reason: 'tests still fail' },
-        { type: 'swarm.item', swarmId: 's', item: 'a', index: 0, state: 'failed', agentId: 'w1', verdict: 'fail', rounds: 2, reason: 'tests still fail' },
-        { type: 'swarm.item', swarmId: 's', item: 'b', index: 1, state: 'conflict', agentId: 'w2', reason: 'merge conflict in b' },
+        {
+          type: 'swarm.item',
+          swarmId: 's',
+          item: 'a',
+          index: 0,
+          state: 'verifying',
+          agentId: 'w1',
+          verifierId: 'v1',
+          verdict: 'fail',
+          rounds: 2,
+          reason: 'tests still fail',
+        },
+        {
+          type: 'swarm.item',
+          swarmId: 's',
+          item: 'a',
+          index: 0,
+          state: 'failed',
+          agentId: 'w1',
+          verdict: 'fail',
+          rounds: 2,
+          reason: 'tests still fail',
+        },
+        {
+          type: 'swarm.item',
+          swarmId: 's',
+          item: 'b',
+          index: 1,
+          state: 'conflict',
+          agentId: 'w2',
+          reason: 'merge conflict in b',
+        },
         { type: 'swarm.end', swarmId: 's', counts: { failed: 1, conflict: 1 }, durationMs: 2000 },
       ],
       s,
     );
-    expect(s.agents.get('w1')).toMatchObject({ state: 'failed', verdict: 'fail', rounds: 2, reason: 'tests still fail' });
+    expect(s.agents.get('w1')).toMatchObject({
+      state: 'failed',
+      verdict: 'fail',
+      rounds: 2,
+      reason: 'tests still fail',
+    });
     expect(s.agents.get('w2')).toMatchObject({ state: 'conflict', reason: 'merge conflict in b' });
     expect(progress(s)).toMatchObject({ failed: 2, total: 2 });
     expect(s.log.tail().map((e) => e.text)).toEqual([
@@ -173,9 +300,17 @@ describe('the view model', () => {
   });
 
   it('counts running swarm items from their states, so the header follows every start and end', () => {
-    const item = (index: number, state: string): EventInput => ({ type: 'swarm.item', swarmId: 's', item: `i${index}`, index, state, agentId: `w${index}` }) as EventInput;
+    const item = (index: number, state: string): EventInput =>
+      ({ type: 'swarm.item', swarmId: 's', item: `i${index}`, index, state, agentId: `w${index}` }) as EventInput;
     const s = fold([
-      { type: 'swarm.start', swarmId: 's', description: 'd', role: 'worker', items: ['i0', 'i1', 'i2', 'i3'], maxConcurrency: 3 },
+      {
+        type: 'swarm.start',
+        swarmId: 's',
+        description: 'd',
+        role: 'worker',
+        items: ['i0', 'i1', 'i2', 'i3'],
+        maxConcurrency: 3,
+      },
       { type: 'swarm.capacity', swarmId: 's', capacity: 3, running: 3, limited: false },
       item(0, 'launched'),
       item(1, 'launched'),
@@ -193,7 +328,8 @@ describe('the view model', () => {
   it('keeps memory bounded: fixed transcript and log caps, capped line lengths', () => {
     const s = initialSnapshot({ now: 0, limits: { transcriptLines: 50, lineChars: 80, logEntries: 10 } });
     fold([{ type: 'agent.start', agentId: 'x', role: 'worker', prompt: 'p' }], s);
-    for (let i = 0; i < 5000; i++) reduce(s, { type: 'message.delta', agentId: 'x', text: `line ${i} ${'y'.repeat(200)}\n`, ts: i });
+    for (let i = 0; i < 5000; i++)
+      reduce(s, { type: 'message.delta', agentId: 'x', text: `line ${i} ${'y'.repeat(200)}\n`, ts: i });
     for (let i = 0; i < 100; i++) reduce(s, { type: 'log', level: 'warn', message: `warning ${i}`, ts: i });
     const agent = s.agents.get('x')!;
     expect(agent.transcript.size).toBe(50);
@@ -205,7 +341,9 @@ describe('the view model', () => {
     expect(agent.lastLine.length).toBeLessThanOrEqual(80);
     expect(s.log.size).toBe(10);
     expect(s.log.tail()[0]!.text).toBe('warning 90');
-    expect(() => initialSnapshot({ now: 0, limits: { transcriptLines: 0 } })).toThrow(/transcriptLines must be a positive integer, got 0/);
+    expect(() => initialSnapshot({ now: 0, limits: { transcriptLines: 0 } })).toThrow(
+      /transcriptLines must be a positive integer, got 0/,
+    );
   });
 
   it('strips terminal escapes from streamed text and keeps the latest line for the table', () => {
@@ -229,7 +367,17 @@ describe('the view model', () => {
       { type: 'turn.start', agentId: 'a', turn: 1, ts: 2_000 },
       { type: 'turn.end', agentId: 'a', turn: 1, toolCalls: 0, usage: usage(100), ts: 3_000 },
       // agent.end carries the run's usage: 150, though the turn events said 100.
-      { type: 'agent.end', agentId: 'a', role: 'worker', status: 'completed', usage: usage(150), turns: 1, toolCalls: 0, durationMs: 2000, ts: 4_000 },
+      {
+        type: 'agent.end',
+        agentId: 'a',
+        role: 'worker',
+        status: 'completed',
+        usage: usage(150),
+        turns: 1,
+        toolCalls: 0,
+        durationMs: 2000,
+        ts: 4_000,
+      },
     ]);
     const agent = s.agents.get('a')!;
     expect(elapsedMs(s, 11_000)).toBe(10_000);
@@ -250,7 +398,23 @@ describe('the view model', () => {
     expect(agentElapsedMs(agent, 25_000)).toBe(5_000);
     expect(agent.turns).toBe(2);
     expect(agent.usage.input).toBe(200);
-    fold([{ type: 'agent.end', agentId: 'a', role: 'worker', status: 'failed', reason: 'boom', usage: usage(50), turns: 1, toolCalls: 0, durationMs: 1000, ts: 21_000 }], s);
+    fold(
+      [
+        {
+          type: 'agent.end',
+          agentId: 'a',
+          role: 'worker',
+          status: 'failed',
+          reason: 'boom',
+          usage: usage(50),
+          turns: 1,
+          toolCalls: 0,
+          durationMs: 1000,
+          ts: 21_000,
+        },
+      ],
+      s,
+    );
     expect(agent.usage.input).toBe(200);
     expect(s.usage.input).toBe(200);
     expect(s.log.tail().at(-1)!.text).toBe('a p failed in 1.0s: boom');

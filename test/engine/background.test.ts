@@ -14,7 +14,10 @@ afterEach(async () => {
   await removeDir(cwd);
 });
 
-const background = (prompt: string, description = 'background job') => ({ name: 'agent', arguments: { prompt, description, run_in_background: true } });
+const background = (prompt: string, description = 'background job') => ({
+  name: 'agent',
+  arguments: { prompt, description, run_in_background: true },
+});
 
 describe('background subagents', () => {
   it('returns at once, and the notification joins a busy parent after its current tool batch, once', async () => {
@@ -40,7 +43,15 @@ describe('background subagents', () => {
 
     const main = engine.agentTree.get('main')!;
     const messages = main.agent.state.messages;
-    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'user', 'assistant']);
+    expect(messages.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+      'user',
+      'assistant',
+    ]);
     expect(textOf(messages[2]!)).toMatch(/^Started subagent a-1 \(worker\) in the background as task t-1\./);
     const notes = syntheticMessages(messages);
     expect(notes).toHaveLength(1);
@@ -72,7 +83,11 @@ describe('background subagents', () => {
       agents: [
         {
           match: { role: 'main' },
-          turns: [{ toolCalls: [background('Slow job')] }, { text: 'waiting for the job' }, { text: 'the job reported back' }],
+          turns: [
+            { toolCalls: [background('Slow job')] },
+            { text: 'waiting for the job' },
+            { text: 'the job reported back' },
+          ],
         },
         { match: { prompt: 'Slow job' }, turns: [{ latencyMs: 200, text: long }] },
       ],
@@ -91,7 +106,9 @@ describe('background subagents', () => {
     const task = engine.tasks.get('t-1')!;
     const text = textOf(notes[0]!);
     expect(text).toContain(`<result>${'x'.repeat(NOTIFICATION_RESULT_CHARS)}</result>`);
-    expect(text).toContain(`<note>The result was cut at 3000 characters; read the rest from ${task.outputPath}.</note>`);
+    expect(text).toContain(
+      `<note>The result was cut at 3000 characters; read the rest from ${task.outputPath}.</note>`,
+    );
     expect(readFileSync(task.outputPath, 'utf8')).toBe(`${long}\n`);
     expect(recorder.of('agent.start', 'main')).toHaveLength(2);
   });
@@ -129,14 +146,27 @@ describe('background subagents', () => {
 
 describe('task tools', () => {
   it('task_list, task_output (32 KB tail, block with timeout) and task_stop on background commands', async () => {
-    const bash = (command: string, description: string) => ({ name: 'bash', arguments: { command, description, run_in_background: true } });
+    const bash = (command: string, description: string) => ({
+      name: 'bash',
+      arguments: { command, description, run_in_background: true },
+    });
     const script: Script = {
       agents: [
         {
           match: { role: 'main' },
           turns: [
-            { toolCalls: [bash("head -c 40000 /dev/zero | tr '\\0' a; echo; sleep 0.3; echo TAIL-MARK", 'big output'), bash('sleep 30', 'sleeper')] },
-            { toolCalls: [{ name: 'task_list', arguments: {} }, { name: 'task_output', arguments: { task_id: 't-2', block: true, timeout: 0.2 } }] },
+            {
+              toolCalls: [
+                bash("head -c 40000 /dev/zero | tr '\\0' a; echo; sleep 0.3; echo TAIL-MARK", 'big output'),
+                bash('sleep 30', 'sleeper'),
+              ],
+            },
+            {
+              toolCalls: [
+                { name: 'task_list', arguments: {} },
+                { name: 'task_output', arguments: { task_id: 't-2', block: true, timeout: 0.2 } },
+              ],
+            },
             { toolCalls: [{ name: 'task_output', arguments: { task_id: 't-1', block: true, timeout: 20 } }] },
             {
               toolCalls: [
@@ -150,7 +180,10 @@ describe('task tools', () => {
             { text: 'done' },
           ],
         },
-        { match: { prompt: 'Peek at (\\S+)' }, turns: [{ toolCalls: [{ name: 'task_output', arguments: { task_id: '$1' } }] }, { text: 'peeked' }] },
+        {
+          match: { prompt: 'Peek at (\\S+)' },
+          turns: [{ toolCalls: [{ name: 'task_output', arguments: { task_id: '$1' } }] }, { text: 'peeked' }],
+        },
       ],
     };
     const { engine } = scriptedEngine(cwd, script);
@@ -167,8 +200,15 @@ describe('task tools', () => {
     expect(blocked).toMatch(/^task_id: t-2\nstatus: running\noutput_path: .*t-2\/output\.log\n/);
 
     const t1 = engine.tasks.get('t-1')!;
-    expect(output!.split('\n').slice(0, 4)).toEqual(['task_id: t-1', 'status: completed', `output_path: ${t1.outputPath}`, 'result: Exit code 0.']);
-    const inline = output!.slice(output!.indexOf('output (last 32 KB at most):\n') + 'output (last 32 KB at most):\n'.length);
+    expect(output!.split('\n').slice(0, 4)).toEqual([
+      'task_id: t-1',
+      'status: completed',
+      `output_path: ${t1.outputPath}`,
+      'result: Exit code 0.',
+    ]);
+    const inline = output!.slice(
+      output!.indexOf('output (last 32 KB at most):\n') + 'output (last 32 KB at most):\n'.length,
+    );
     expect(Buffer.byteLength(inline)).toBe(32 * 1024);
     expect(inline.endsWith('a\nTAIL-MARK\n')).toBe(true);
     expect(readFileSync(t1.outputPath, 'utf8')).toHaveLength(40_000 + '\nTAIL-MARK\n'.length);
@@ -181,7 +221,9 @@ describe('task tools', () => {
 
     // A subagent sees only its own tasks.
     const worker = engine.agentTree.get('a-1')!;
-    expect(textOf(toolResults(worker.agent.state.messages)[0]!)).toBe('No background task "t-1" of yours. Use task_list to see your tasks.');
+    expect(textOf(toolResults(worker.agent.state.messages)[0]!)).toBe(
+      'No background task "t-1" of yours. Use task_list to see your tasks.',
+    );
 
     // t-1 ended on its own: exactly one notification; t-2 was stopped: none.
     const notes = syntheticMessages(main.agent.state.messages);
@@ -191,13 +233,29 @@ describe('task tools', () => {
 });
 
 describe("a subagent's own background work", () => {
-  const bg = (command: string) => ({ name: 'bash', arguments: { command, description: 'build', run_in_background: true } });
+  const bg = (command: string) => ({
+    name: 'bash',
+    arguments: { command, description: 'build', run_in_background: true },
+  });
 
   it('reports back to the subagent before its answer reaches the parent', async () => {
     const script: Script = {
       agents: [
-        { match: { role: 'main' }, turns: [{ toolCalls: [{ name: 'agent', arguments: { prompt: 'Build it', description: 'build it' } }] }, { text: 'main done' }] },
-        { match: { role: 'worker' }, turns: [{ toolCalls: [bg('sleep 0.3; echo built')] }, { text: 'waiting for the build' }, { text: 'the build finished' }] },
+        {
+          match: { role: 'main' },
+          turns: [
+            { toolCalls: [{ name: 'agent', arguments: { prompt: 'Build it', description: 'build it' } }] },
+            { text: 'main done' },
+          ],
+        },
+        {
+          match: { role: 'worker' },
+          turns: [
+            { toolCalls: [bg('sleep 0.3; echo built')] },
+            { text: 'waiting for the build' },
+            { text: 'the build finished' },
+          ],
+        },
       ],
     };
     const { engine, recorder } = scriptedEngine(cwd, script);
@@ -218,14 +276,23 @@ describe("a subagent's own background work", () => {
         {
           match: { role: 'main' },
           turns: [
-            { toolCalls: [{ name: 'agent', arguments: { prompt: 'Build it', description: 'build it', run_in_background: true } }] },
+            {
+              toolCalls: [
+                { name: 'agent', arguments: { prompt: 'Build it', description: 'build it', run_in_background: true } },
+              ],
+            },
             { toolCalls: [{ name: 'bash', arguments: { command: 'sleep 0.2' } }] },
-            { toolCalls: [{ name: 'agent', arguments: { prompt: 'Hurry up', description: 'hurry up', resume: 'a-1' } }] },
+            {
+              toolCalls: [{ name: 'agent', arguments: { prompt: 'Hurry up', description: 'hurry up', resume: 'a-1' } }],
+            },
             { text: 'waiting' },
             { text: 'main done' },
           ],
         },
-        { match: { role: 'worker' }, turns: [{ toolCalls: [bg('sleep 0.8')] }, { text: 'waiting for the build' }, { text: 'the build finished' }] },
+        {
+          match: { role: 'worker' },
+          turns: [{ toolCalls: [bg('sleep 0.8')] }, { text: 'waiting for the build' }, { text: 'the build finished' }],
+        },
       ],
     };
     const { engine } = scriptedEngine(cwd, script);
@@ -243,7 +310,13 @@ describe("a subagent's own background work", () => {
   it('is stopped when the subagent ends without waiting for it (here: its timeout)', async () => {
     const script: Script = {
       agents: [
-        { match: { role: 'main' }, turns: [{ toolCalls: [{ name: 'agent', arguments: { prompt: 'Build it', description: 'build it' } }] }, { text: 'main done' }] },
+        {
+          match: { role: 'main' },
+          turns: [
+            { toolCalls: [{ name: 'agent', arguments: { prompt: 'Build it', description: 'build it' } }] },
+            { text: 'main done' },
+          ],
+        },
         { match: { role: 'worker' }, turns: [{ toolCalls: [bg('sleep 30')] }, { latencyMs: 5000, text: 'never' }] },
       ],
     };
@@ -251,7 +324,10 @@ describe("a subagent's own background work", () => {
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
     expect(engine.agentTree.get('a-1')!.agent.status).toBe('timeout');
-    expect(engine.tasks.get('t-1')).toMatchObject({ status: 'stopped', result: 'its subagent a-1 ended (timeout) before this task' });
+    expect(engine.tasks.get('t-1')).toMatchObject({
+      status: 'stopped',
+      result: 'its subagent a-1 ended (timeout) before this task',
+    });
     expect(recorder.of('message.synthetic')).toEqual([]);
     expect(recorder.of('agent.start', 'a-1')).toHaveLength(1);
   });

@@ -14,17 +14,33 @@ describe('the engine clock', () => {
     const clock = new FakeClock();
     const script: Script = {
       agents: [
-        { match: { role: 'main' }, turns: [{ toolCalls: [{ name: 'agent', arguments: { prompt: 'Build it', description: 'build it' } }] }, { text: 'main done' }] },
+        {
+          match: { role: 'main' },
+          turns: [
+            { toolCalls: [{ name: 'agent', arguments: { prompt: 'Build it', description: 'build it' } }] },
+            { text: 'main done' },
+          ],
+        },
         {
           match: { role: 'worker' },
-          turns: [{ toolCalls: [{ name: 'bash', arguments: { command: 'sleep 30', description: 'build', run_in_background: true } }] }, { text: 'started the build' }],
+          turns: [
+            {
+              toolCalls: [
+                { name: 'bash', arguments: { command: 'sleep 30', description: 'build', run_in_background: true } },
+              ],
+            },
+            { text: 'started the build' },
+          ],
         },
       ],
     };
     const { engine, recorder } = scriptedEngine(workspace.dir, script, { clock, limits: { agentTimeoutMs: 60_000 } });
     const run = engine.runTask('start');
     // The subagent answered; its answer waits for the build, which would take 30 real seconds.
-    await waitFor('the subagent to wait for its background work', () => recorder.of('agent.end', 'a-1').length === 1 && clock.scheduled.includes(60_000));
+    await waitFor(
+      'the subagent to wait for its background work',
+      () => recorder.of('agent.end', 'a-1').length === 1 && clock.scheduled.includes(60_000),
+    );
     expect(engine.tasks.activeCount('a-1')).toBe(1);
     expect(engine.agentTree.get('a-1')!.agent.status).toBe('completed');
 
@@ -54,7 +70,11 @@ describe('the engine clock', () => {
 
   it("stamps the engine's session and its saved state with the engine's clock", async () => {
     const clock = new FakeClock(Date.UTC(2026, 0, 2, 3, 4, 5));
-    const { engine } = scriptedEngine(workspace.dir, { agents: [{ turns: [{ text: 'ok' }] }] }, { clock, session: undefined });
+    const { engine } = scriptedEngine(
+      workspace.dir,
+      { agents: [{ turns: [{ text: 'ok' }] }] },
+      { clock, session: undefined },
+    );
     expect(engine.session!.id).toMatch(/^20260102-030405-/);
     expect(engine.stateSnapshot()).toMatchObject({ createdAt: clock.now(), updatedAt: clock.now() });
     await engine.close();

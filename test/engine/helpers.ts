@@ -52,7 +52,10 @@ export class EventRecorder {
   }
 
   of<T extends EventType>(type: T, agentId?: string): EventOf<T>[] {
-    return this.events.filter((e): e is EventOf<T> => e.type === type && (agentId === undefined || (e as { agentId?: string }).agentId === agentId));
+    return this.events.filter(
+      (e): e is EventOf<T> =>
+        e.type === type && (agentId === undefined || (e as { agentId?: string }).agentId === agentId),
+    );
   }
 
   /** Index of the first event that fits. */
@@ -75,7 +78,14 @@ export function scriptedEngine(cwd: string, script: Script, options: Partial<Eng
   const model = new ScriptedModel(script);
   const bus = options.bus ?? new EventBus(options.clock ? () => options.clock!.now() : Date.now);
   const recorder = new EventRecorder(bus);
-  const engine = new Engine({ session: false, env: { HOME: path.join(cwd, '.home') }, ...options, cwd, provider: model, bus } as EngineOptions);
+  const engine = new Engine({
+    session: false,
+    env: { HOME: path.join(cwd, '.home') },
+    ...options,
+    cwd,
+    provider: model,
+    bus,
+  } as EngineOptions);
   return { engine, recorder, model };
 }
 
@@ -90,11 +100,19 @@ export function toolResults(messages: readonly Message[]): ToolResultMessage[] {
 }
 
 export function syntheticMessages(messages: readonly Message[], kind?: string): UserMessage[] {
-  return messages.filter((m): m is UserMessage => m.role === 'user' && m.synthetic !== undefined && (kind === undefined || m.synthetic.kind === kind));
+  return messages.filter(
+    (m): m is UserMessage =>
+      m.role === 'user' && m.synthetic !== undefined && (kind === undefined || m.synthetic.kind === kind),
+  );
 }
 
 /** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs = 10_000, everyMs = 10): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => T | undefined | false,
+  timeoutMs = 10_000,
+  everyMs = 10,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = check();
@@ -135,8 +153,15 @@ export function cliEnv(workspace: string, extra: Record<string, string> = {}): N
   return { ...env, HOME: path.join(workspace, '.home'), NO_COLOR: '1', ...extra };
 }
 
-export function spawnCli(args: readonly string[], options: { cwd: string; env?: Record<string, string> }): ChildProcess {
-  return spawn(process.execPath, [CLI_PATH, ...args], { cwd: options.cwd, env: cliEnv(options.cwd, options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnCli(
+  args: readonly string[],
+  options: { cwd: string; env?: Record<string, string> },
+): ChildProcess {
+  return spawn(process.execPath, [CLI_PATH, ...args], {
+    cwd: options.cwd,
+    env: cliEnv(options.cwd, options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 export interface CliResult {
@@ -158,6 +183,9 @@ export function finished(child: ChildProcess): Promise<CliResult> {
   });
 }
 
-export function runCli(args: readonly string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+export function runCli(
+  args: readonly string[],
+  options: { cwd: string; env?: Record<string, string> },
+): Promise<CliResult> {
   return finished(spawnCli(args, options));
 }

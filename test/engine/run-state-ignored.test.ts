@@ -9,7 +9,12 @@ import { globTool, grepTool } from '../../tools/workspace-tools.js';
 import type { RuntimeTool } from '../../tools/contract.js';
 
 async function call(tool: RuntimeTool, cwd: string, args: object): Promise<string> {
-  const result = await tool.impl({ agentId: 'a-1', role: 'worker', cwd, callId: 'c-1' }, args as never, new AbortController().signal, () => undefined);
+  const result = await tool.impl(
+    { agentId: 'a-1', role: 'worker', cwd, callId: 'c-1' },
+    args as never,
+    new AbortController().signal,
+    () => undefined,
+  );
   return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 }
 
@@ -28,7 +33,11 @@ describe('the run state folder', () => {
     expect(found).toContain('notes.txt');
     expect(found).not.toContain('.murmur');
     expect(await call(globTool, cwd, { pattern: '**/*.txt' })).not.toContain('c-9.txt');
-    const spilled = await call(grepTool, cwd, { pattern: 'needle', path: join('.murmur', 'sessions', session.id, 'tool-outputs', 'c-9.txt'), output_mode: 'content' });
+    const spilled = await call(grepTool, cwd, {
+      pattern: 'needle',
+      path: join('.murmur', 'sessions', session.id, 'tool-outputs', 'c-9.txt'),
+      output_mode: 'content',
+    });
     expect(spilled).toContain('a needle in a spilled output');
   });
 });

@@ -1,7 +1,17 @@
 // Saved state keeps its promise across versions: a session saved by every past format (test/fixtures/saved-state/,
 // one folder per version and kind, cut by kill -9 mid-run) is resumed by today's `murmur resume` to the end; and a
 // state file that is broken or from a newer murmur is refused with a message naming it, before anything runs.
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -42,38 +52,57 @@ function workspaceFrom(fixture: string): { dir: string; id: string } {
 describe('sessions saved by every past version', () => {
   const versions = readdirSync(FIXTURES);
 
-  it('has a fixture of a run and of a swarm for every version up to today\'s', () => {
-    for (let v = 1; v <= SAVED_STATE_VERSION; v++) expect(versions).toEqual(expect.arrayContaining([`v${v}-run`, `v${v}-swarm`]));
+  it("has a fixture of a run and of a swarm for every version up to today's", () => {
+    for (let v = 1; v <= SAVED_STATE_VERSION; v++)
+      expect(versions).toEqual(expect.arrayContaining([`v${v}-run`, `v${v}-swarm`]));
   });
 
-  it.each(versions.filter((v) => v.endsWith('-run')))('resumes the interrupted run of %s to the end', async (fixture) => {
-    const { dir, id } = workspaceFrom(fixture);
-    const ran = await murmur(['resume', id, '--json'], { cwd: dir });
-    expect(ran.stderr).toBe('');
-    expect(JSON.parse(ran.stdout)).toMatchObject({ status: 'completed', result: 'done writing' });
-    expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('first\n');
-  });
+  it.each(versions.filter((v) => v.endsWith('-run')))(
+    'resumes the interrupted run of %s to the end',
+    async (fixture) => {
+      const { dir, id } = workspaceFrom(fixture);
+      const ran = await murmur(['resume', id, '--json'], { cwd: dir });
+      expect(ran.stderr).toBe('');
+      expect(JSON.parse(ran.stdout)).toMatchObject({ status: 'completed', result: 'done writing' });
+      expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('first\n');
+    },
+  );
 
-  it.each(versions.filter((v) => v.endsWith('-swarm')))('resumes the interrupted swarm of %s: only the unfinished items run', async (fixture) => {
-    const { dir, id } = workspaceFrom(fixture);
-    const before = readdirSync(dir).filter((name) => name.endsWith('.done'));
-    const ran = await murmur(['resume', id, '--json'], { cwd: dir });
-    expect(ran.stderr).toBe('');
-    const report = JSON.parse(ran.stdout) as { summary: Record<string, number>; items: { item: string; outcome: string }[] };
-    expect(report.items.every((item) => item.outcome === 'completed')).toBe(true);
-    const after = readdirSync(dir).filter((name) => name.endsWith('.done'));
-    expect(after.length).toBe(report.items.length);
-    expect(after.length).toBeGreaterThan(before.length);
-  });
+  it.each(versions.filter((v) => v.endsWith('-swarm')))(
+    'resumes the interrupted swarm of %s: only the unfinished items run',
+    async (fixture) => {
+      const { dir, id } = workspaceFrom(fixture);
+      const before = readdirSync(dir).filter((name) => name.endsWith('.done'));
+      const ran = await murmur(['resume', id, '--json'], { cwd: dir });
+      expect(ran.stderr).toBe('');
+      const report = JSON.parse(ran.stdout) as {
+        summary: Record<string, number>;
+        items: { item: string; outcome: string }[];
+      };
+      expect(report.items.every((item) => item.outcome === 'completed')).toBe(true);
+      const after = readdirSync(dir).filter((name) => name.endsWith('.done'));
+      expect(after.length).toBe(report.items.length);
+      expect(after.length).toBeGreaterThan(before.length);
+    },
+  );
 });
 
 describe('a state file murmur cannot resume', () => {
   it('names the file and the problem', () => {
-    expect(parseSavedState([], 'state.json')).toEqual({ ok: false, error: 'state.json is not a session\'s saved state (not a JSON object)' });
-    expect(parseSavedState({ version: 'one' }, 'state.json')).toEqual({ ok: false, error: 'state.json has no valid "version" (got "one")' });
+    expect(parseSavedState([], 'state.json')).toEqual({
+      ok: false,
+      error: "state.json is not a session's saved state (not a JSON object)",
+    });
+    expect(parseSavedState({ version: 'one' }, 'state.json')).toEqual({
+      ok: false,
+      error: 'state.json has no valid "version" (got "one")',
+    });
     const newer = parseSavedState({ version: SAVED_STATE_VERSION + 1 }, 'state.json');
     expect(newer.ok ? '' : newer.error).toContain(`saved by a newer murmur (state version ${SAVED_STATE_VERSION + 1})`);
-    const broken = parseSavedState({ version: 1, id: 'x', kind: 'run', status: 'running', agents: [{ id: 'main' }], tasks: [] }, 'state.json');
+    const broken = parseSavedState(
+      { version: 1, id: 'x', kind: 'run', status: 'running', agents: [{ id: 'main' }], tasks: [] },
+      'state.json',
+    );
     expect(broken.ok ? '' : broken.error).toContain('an agent entry lacks "id", "profile" or "depth"');
   });
 

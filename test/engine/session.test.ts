@@ -10,7 +10,17 @@ import { INTERRUPTED_RESULT } from '../../orchestrator/transcript-repair.js';
 import type { Message } from '../../orchestrator/types.js';
 import { TranscriptWriter } from '../../orchestrator/transcript-writer.js';
 import { createResultBudget } from '../../tools/budget.js';
-import { readJson, readJsonLines, removeDir, scriptedEngine, tempDir, textOf, toolResults, waitFor, type Script } from './helpers.js';
+import {
+  readJson,
+  readJsonLines,
+  removeDir,
+  scriptedEngine,
+  tempDir,
+  textOf,
+  toolResults,
+  waitFor,
+  type Script,
+} from './helpers.js';
 
 let cwd: string;
 beforeEach(async () => {
@@ -33,7 +43,10 @@ describe('a session on disk', () => {
           turns: [
             {
               toolCalls: [
-                { name: 'bash', arguments: { command: 'echo hello from the task', description: 'say hello', run_in_background: true } },
+                {
+                  name: 'bash',
+                  arguments: { command: 'echo hello from the task', description: 'say hello', run_in_background: true },
+                },
                 { name: 'agent', arguments: { prompt: 'Write notes', description: 'write notes' } },
               ],
             },
@@ -54,7 +67,8 @@ describe('a session on disk', () => {
     const { engine } = scriptedEngine(cwd, script, {
       env,
       session,
-      resultBudget: (_record, hasRead) => createResultBudget({ agentHasRead: hasRead, toolOutputsDir: session.toolOutputsDir, spillChars: 200 }),
+      resultBudget: (_record, hasRead) =>
+        createResultBudget({ agentHasRead: hasRead, toolOutputsDir: session.toolOutputsDir, spillChars: 200 }),
     });
     const statePath = path.join(session.dir, 'state.json');
     const mainTranscript = session.transcriptPath('main');
@@ -83,27 +97,50 @@ describe('a session on disk', () => {
         return undefined;
       }
     });
-    await waitFor('main transcript to have the agent call', () => readJsonLines<Message>(mainTranscript).some((m) => m.role === 'assistant' && m.toolCalls.some((c) => c.name === 'agent')));
+    await waitFor('main transcript to have the agent call', () =>
+      readJsonLines<Message>(mainTranscript).some(
+        (m) => m.role === 'assistant' && m.toolCalls.some((c) => c.name === 'agent'),
+      ),
+    );
     const outcome = await run;
     done = true;
     await reader;
     await engine.close();
     expect(outcome).toMatchObject({ status: 'completed', result: 'done', sessionId: 'test-session' });
-    expect(engine.agentTree.get('main')!.agent.state.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'user', 'assistant']);
+    expect(engine.agentTree.get('main')!.agent.state.messages.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'tool',
+      'user',
+      'assistant',
+    ]);
     expect(reads).toBeGreaterThan(0);
 
     const state = readJson<SessionState>(statePath);
-    expect(state).toMatchObject({ version: 1, id: 'test-session', kind: 'run', task: 'take notes', status: 'completed', cwd, model: 'scripted' });
+    expect(state).toMatchObject({
+      version: 1,
+      id: 'test-session',
+      kind: 'run',
+      task: 'take notes',
+      status: 'completed',
+      cwd,
+      model: 'scripted',
+    });
     expect(state.agents.map((a) => [a.id, a.parentId, a.profile, a.depth, a.status])).toEqual([
       ['main', undefined, 'main', 0, 'completed'],
       ['a-1', 'main', 'worker', 1, 'completed'],
     ]);
-    expect(state.tasks.map((t) => [t.taskId, t.kind, t.status, t.ownerAgentId])).toEqual([['t-1', 'bash', 'completed', 'main']]);
+    expect(state.tasks.map((t) => [t.taskId, t.kind, t.status, t.ownerAgentId])).toEqual([
+      ['t-1', 'bash', 'completed', 'main'],
+    ]);
     // Only the expected entries: no temp files left from the atomic writes.
     expect(readdirSync(session.dir).sort()).toEqual(['agents', 'events.jsonl', 'state.json', 'tasks', 'tool-outputs']);
 
     for (const id of ['main', 'a-1']) {
-      expect(readJsonLines<Message>(session.transcriptPath(id))).toEqual(JSON.parse(JSON.stringify(engine.agentTree.get(id)!.agent.state.messages)));
+      expect(readJsonLines<Message>(session.transcriptPath(id))).toEqual(
+        JSON.parse(JSON.stringify(engine.agentTree.get(id)!.agent.state.messages)),
+      );
     }
     expect(readdirSync(path.join(session.dir, 'agents')).sort()).toEqual(['a-1', 'main']);
     expect(readFileSync(path.join(session.dir, 'tasks', 't-1', 'output.log'), 'utf8')).toBe('hello from the task\n');
@@ -113,8 +150,12 @@ describe('a session on disk', () => {
     expect(readdirSync(session.toolOutputsDir).sort()).toEqual(['a-1-call_2_1.txt', 'main-call_1_1.txt']);
     const spilled = path.join(session.toolOutputsDir, 'a-1-call_2_1.txt');
     expect(readFileSync(spilled, 'utf8')).toContain('\n200\n');
-    expect(textOf(toolResults(engine.agentTree.get('a-1')!.agent.state.messages)[1]!)).toContain(`saved in full to ${spilled}`);
-    expect(readFileSync(path.join(session.toolOutputsDir, 'main-call_1_1.txt'), 'utf8')).toMatch(/^Started background task t-1/);
+    expect(textOf(toolResults(engine.agentTree.get('a-1')!.agent.state.messages)[1]!)).toContain(
+      `saved in full to ${spilled}`,
+    );
+    expect(readFileSync(path.join(session.toolOutputsDir, 'main-call_1_1.txt'), 'utf8')).toMatch(
+      /^Started background task t-1/,
+    );
   });
 });
 
@@ -124,7 +165,9 @@ describe('restoring a session left by a killed process', () => {
     elsewhere.saveState(() => ({ version: 1 }));
     await elsewhere.flush();
     // Another state folder's session is exactly what a "../" id would reach.
-    expect(() => SessionStore.open(path.join(cwd, '.murmur'), '../../other/sessions/kept')).toThrow(/is not a session id/);
+    expect(() => SessionStore.open(path.join(cwd, '.murmur'), '../../other/sessions/kept')).toThrow(
+      /is not a session id/,
+    );
     expect(() => SessionStore.open(path.join(cwd, '.murmur'), '..')).toThrow(/is not a session id/);
     expect(SessionStore.open(path.join(cwd, 'other'), 'kept').id).toBe('kept');
   });
@@ -139,23 +182,56 @@ describe('restoring a session left by a killed process', () => {
         role: 'assistant',
         text: '',
         stopReason: 'tool_calls',
-        toolCalls: [call('call_1_1', 'agent', { prompt: 'Quick job', description: 'quick' }), call('call_1_2', 'agent', { prompt: 'Slow job', description: 'slow' })],
+        toolCalls: [
+          call('call_1_1', 'agent', { prompt: 'Quick job', description: 'quick' }),
+          call('call_1_2', 'agent', { prompt: 'Slow job', description: 'slow' }),
+        ],
       },
     ];
     const quickMessages: Message[] = [
       { role: 'user', content: 'Quick job' },
-      { role: 'assistant', text: 'quick done', toolCalls: [], stopReason: 'end', usage: { input: 5, output: 1, cacheRead: 0, cacheWrite: 0 } },
+      {
+        role: 'assistant',
+        text: 'quick done',
+        toolCalls: [],
+        stopReason: 'end',
+        usage: { input: 5, output: 1, cacheRead: 0, cacheWrite: 0 },
+      },
     ];
     const slowMessages: Message[] = [
       { role: 'user', content: 'Slow job' },
-      { role: 'assistant', text: '', stopReason: 'tool_calls', toolCalls: [call('call_1_1', 'write', { path: 'slow.txt', content: 's' })] },
+      {
+        role: 'assistant',
+        text: '',
+        stopReason: 'tool_calls',
+        toolCalls: [call('call_1_1', 'write', { path: 'slow.txt', content: 's' })],
+      },
     ];
     const writer = new TranscriptWriter((id) => crashed.transcriptPath(id));
     for (const m of mainMessages) writer.append('main', m);
     for (const m of quickMessages) writer.append('a-1', m);
     for (const m of slowMessages) writer.append('a-2', m);
-    const agent = (id: string, status: string, extra: object) => ({ id, role: 'worker', profile: 'worker', status, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, turns: 1, toolCalls: 0, depth: 1, parentId: 'main', ...extra });
-    const task = (taskId: string, status: string) => ({ taskId, kind: 'bash', description: taskId, status, ownerAgentId: 'main', startedAt: 1, outputPath: path.join(crashed.dir, 'tasks', taskId, 'output.log') });
+    const agent = (id: string, status: string, extra: object) => ({
+      id,
+      role: 'worker',
+      profile: 'worker',
+      status,
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+      turns: 1,
+      toolCalls: 0,
+      depth: 1,
+      parentId: 'main',
+      ...extra,
+    });
+    const task = (taskId: string, status: string) => ({
+      taskId,
+      kind: 'bash',
+      description: taskId,
+      status,
+      ownerAgentId: 'main',
+      startedAt: 1,
+      outputPath: path.join(crashed.dir, 'tasks', taskId, 'output.log'),
+    });
     crashed.saveState(() => ({
       version: 1,
       id: 'crashed',
@@ -166,7 +242,11 @@ describe('restoring a session left by a killed process', () => {
       model: 'scripted',
       task: 'go',
       status: 'running',
-      agents: [agent('main', 'running', { role: 'main', profile: 'main', depth: 0, parentId: undefined }), agent('a-1', 'completed', { description: 'quick' }), agent('a-2', 'running', { description: 'slow' })],
+      agents: [
+        agent('main', 'running', { role: 'main', profile: 'main', depth: 0, parentId: undefined }),
+        agent('a-1', 'completed', { description: 'quick' }),
+        agent('a-2', 'running', { description: 'slow' }),
+      ],
       tasks: [task('t-1', 'completed'), task('t-2', 'running')],
       usage: { input: 5, output: 1, cacheRead: 0, cacheWrite: 0 },
     }));
@@ -178,7 +258,15 @@ describe('restoring a session left by a killed process', () => {
       agents: [
         {
           match: { role: 'main' },
-          turns: [{ text: 'unused' }, { toolCalls: [{ name: 'agent', arguments: { prompt: 'Finish the slow job', description: 'finish', resume: 'a-2' } }] }, { text: 'all done' }],
+          turns: [
+            { text: 'unused' },
+            {
+              toolCalls: [
+                { name: 'agent', arguments: { prompt: 'Finish the slow job', description: 'finish', resume: 'a-2' } },
+              ],
+            },
+            { text: 'all done' },
+          ],
         },
         { match: { prompt: 'Slow job' }, turns: [{ text: 'unused' }, { text: 'slow done after the interruption' }] },
       ],
@@ -213,7 +301,9 @@ describe('restoring a session left by a killed process', () => {
     await engine.close();
     expect(outcome.status).toBe('completed');
     expect(outcome.result).toBe('all done');
-    expect(textOf(toolResults(engine.agentTree.get('main')!.agent.state.messages)[2]!)).toBe('[subagent a-2 (worker) completed]\nslow done after the interruption');
+    expect(textOf(toolResults(engine.agentTree.get('main')!.agent.state.messages)[2]!)).toBe(
+      '[subagent a-2 (worker) completed]\nslow done after the interruption',
+    );
     expect(recorder.of('agent.start').map((e) => [e.agentId, e.resumed])).toEqual([
       ['main', true],
       ['a-2', true],

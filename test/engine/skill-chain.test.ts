@@ -26,9 +26,29 @@ describe('skills in a real agent', () => {
   it('caps nesting at 3 within one prompt and starts over with the next prompt', async () => {
     dir = await tempDir();
     const call = (name: string) => ({ toolCalls: [{ name: 'skill', arguments: { skill: name } }] });
-    const { engine } = scriptedEngine(dir, {
-      agents: [{ match: { role: 'main' }, turns: [call('one'), call('two'), call('three'), call('four'), { text: 'stopped at three' }, call('four'), { text: 'four alone' }] }],
-    }, { interaction: { skills: createSkillCatalog(['one', 'two', 'three', 'four'].map(skill)) }, registry: { skills: true } });
+    const { engine } = scriptedEngine(
+      dir,
+      {
+        agents: [
+          {
+            match: { role: 'main' },
+            turns: [
+              call('one'),
+              call('two'),
+              call('three'),
+              call('four'),
+              { text: 'stopped at three' },
+              call('four'),
+              { text: 'four alone' },
+            ],
+          },
+        ],
+      },
+      {
+        interaction: { skills: createSkillCatalog(['one', 'two', 'three', 'four'].map(skill)) },
+        registry: { skills: true },
+      },
+    );
     const first = await engine.runTask('use the skills');
     expect(first.result).toBe('stopped at three');
     const main = engine.agentTree.get('main')!;
@@ -44,7 +64,11 @@ describe('skills in a real agent', () => {
 
   it('lists skills in the prompt only where the skill tool is', async () => {
     dir = await tempDir();
-    const { engine } = scriptedEngine(dir, { agents: [] }, { interaction: { skills: createSkillCatalog([skill('one')]) }, registry: { skills: true } });
+    const { engine } = scriptedEngine(
+      dir,
+      { agents: [] },
+      { interaction: { skills: createSkillCatalog([skill('one')]) }, registry: { skills: true } },
+    );
     const worker = engine.agentTree.spawn({ profile: engine.profile('worker') as never, detached: true });
     const explorer = engine.agentTree.spawn({ profile: engine.profile('explore') as never, detached: true });
     if (!worker.ok || !explorer.ok) throw new Error('spawn failed');

@@ -71,7 +71,10 @@ describe('foreground subagents', () => {
             {
               toolCalls: [
                 { name: 'agent', arguments: { prompt: 'Hang forever', description: 'hangs' } },
-                { name: 'agent', arguments: { prompt: 'Hang briefly', description: 'hangs less', subagent_type: 'quick' } },
+                {
+                  name: 'agent',
+                  arguments: { prompt: 'Hang briefly', description: 'hangs less', subagent_type: 'quick' },
+                },
                 { name: 'agent', arguments: { prompt: 'Quick one', description: 'is quick' } },
               ],
             },
@@ -83,8 +86,18 @@ describe('foreground subagents', () => {
         { match: { prompt: 'Quick' }, turns: [{ latencyMs: 50, text: 'quick done' }] },
       ],
     };
-    const quick: AgentProfile = { name: 'quick', description: '', role: 'custom', prompt: 'Be quick.', builtin: false, timeoutMs: 100 };
-    const { engine, recorder } = scriptedEngine(cwd, script, { limits: { agentTimeoutMs: 400 }, definitions: new Map([['quick', quick]]) });
+    const quick: AgentProfile = {
+      name: 'quick',
+      description: '',
+      role: 'custom',
+      prompt: 'Be quick.',
+      builtin: false,
+      timeoutMs: 100,
+    };
+    const { engine, recorder } = scriptedEngine(cwd, script, {
+      limits: { agentTimeoutMs: 400 },
+      definitions: new Map([['quick', quick]]),
+    });
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
     expect(outcome.result).toBe('main carried on');
@@ -102,12 +115,30 @@ describe('foreground subagents', () => {
   it('aborting a parent (here: its timeout) aborts its running children', async () => {
     const script: Script = {
       agents: [
-        { match: { role: 'main' }, turns: [{ toolCalls: [{ name: 'agent', arguments: { prompt: 'Lead it', description: 'lead', subagent_type: 'lead' } }] }, { text: 'ok' }] },
-        { match: { role: 'lead' }, turns: [{ toolCalls: [{ name: 'agent', arguments: { prompt: 'Dig deep', description: 'digs' } }] }, { text: 'never' }] },
+        {
+          match: { role: 'main' },
+          turns: [
+            {
+              toolCalls: [
+                { name: 'agent', arguments: { prompt: 'Lead it', description: 'lead', subagent_type: 'lead' } },
+              ],
+            },
+            { text: 'ok' },
+          ],
+        },
+        {
+          match: { role: 'lead' },
+          turns: [
+            { toolCalls: [{ name: 'agent', arguments: { prompt: 'Dig deep', description: 'digs' } }] },
+            { text: 'never' },
+          ],
+        },
         { match: { role: 'worker' }, turns: [{ latencyMs: 10_000, text: 'never' }] },
       ],
     };
-    const { engine, recorder } = scriptedEngine(cwd, script, { definitions: new Map([['lead', lead({ timeoutMs: 200 })]]) });
+    const { engine, recorder } = scriptedEngine(cwd, script, {
+      definitions: new Map([['lead', lead({ timeoutMs: 200 })]]),
+    });
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
     const ends = Object.fromEntries(recorder.of('agent.end').map((e) => [e.agentId, e.status]));
@@ -129,7 +160,8 @@ describe('limits', () => {
     const three = scheduler.spawn({ profile: lead(), parentId: 'a-2' });
     expect(three).toEqual({
       ok: false,
-      error: 'nesting limit reached: a-2 is already 2 level(s) below main, and at most 2 level(s) of subagents are allowed; do the work yourself',
+      error:
+        'nesting limit reached: a-2 is already 2 level(s) below main, and at most 2 level(s) of subagents are allowed; do the work yourself',
     });
     expect(scheduler.all().map((r) => r.id)).toEqual(['main', 'a-1', 'a-2']);
     expect(scheduler.spawnedCount).toBe(2);
@@ -138,15 +170,48 @@ describe('limits', () => {
   it('through the agent tool: depth maxDepth is reached, the agent there cannot delegate, nothing more is spawned', async () => {
     const script: Script = {
       agents: [
-        { match: { role: 'main' }, turns: [{ toolCalls: [{ name: 'agent', arguments: { prompt: 'Level 1', description: 'level one', subagent_type: 'lead' } }] }, { text: 'main done' }] },
+        {
+          match: { role: 'main' },
+          turns: [
+            {
+              toolCalls: [
+                { name: 'agent', arguments: { prompt: 'Level 1', description: 'level one', subagent_type: 'lead' } },
+              ],
+            },
+            { text: 'main done' },
+          ],
+        },
         {
           match: { role: 'lead', prompt: 'Level (\\d)' },
-          turns: [{ toolCalls: [{ name: 'agent', arguments: { prompt: 'Level deeper than $1', description: 'go deeper', subagent_type: 'lead' } }] }, { text: 'level $1 done' }],
+          turns: [
+            {
+              toolCalls: [
+                {
+                  name: 'agent',
+                  arguments: { prompt: 'Level deeper than $1', description: 'go deeper', subagent_type: 'lead' },
+                },
+              ],
+            },
+            { text: 'level $1 done' },
+          ],
         },
-        { match: { role: 'lead', prompt: 'deeper than 1' }, turns: [{ toolCalls: [{ name: 'agent', arguments: { prompt: 'Level 3', description: 'too deep', subagent_type: 'lead' } }] }, { text: 'level 2 done' }] },
+        {
+          match: { role: 'lead', prompt: 'deeper than 1' },
+          turns: [
+            {
+              toolCalls: [
+                { name: 'agent', arguments: { prompt: 'Level 3', description: 'too deep', subagent_type: 'lead' } },
+              ],
+            },
+            { text: 'level 2 done' },
+          ],
+        },
       ],
     };
-    const { engine } = scriptedEngine(cwd, script, { limits: { maxDepth: 2 }, definitions: new Map([['lead', lead()]]) });
+    const { engine } = scriptedEngine(cwd, script, {
+      limits: { maxDepth: 2 },
+      definitions: new Map([['lead', lead()]]),
+    });
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
     expect(engine.agentTree.all().map((r) => [r.id, r.depth])).toEqual([
@@ -173,13 +238,17 @@ describe('limits', () => {
     expect(outcome.status).toBe('completed');
     const results = toolResults(engine.agentTree.get('main')!.agent.state.messages);
     expect(results.map((r) => r.isError)).toEqual([false, false, true]);
-    expect(textOf(results[2]!)).toBe('No subagent started: spawn cap reached: this run has already started 2 subagents (limit 2).');
+    expect(textOf(results[2]!)).toBe(
+      'No subagent started: spawn cap reached: this run has already started 2 subagents (limit 2).',
+    );
     expect(engine.agentTree.all()).toHaveLength(3);
     expect(recorder.of('agent.start').filter((e) => e.agentId !== 'main')).toHaveLength(2);
   });
 
   it('starts no new subagent once the run budget is spent', async () => {
-    const script: Script = { agents: [{ match: { role: 'main' }, turns: [{ usage: { input: 150, output: 0 }, text: 'spent it all' }] }] };
+    const script: Script = {
+      agents: [{ match: { role: 'main' }, turns: [{ usage: { input: 150, output: 0 }, text: 'spent it all' }] }],
+    };
     const { engine } = scriptedEngine(cwd, script, { limits: { runBudgetTokens: 100 } });
     const outcome = await engine.runTask('start');
     expect(outcome).toMatchObject({ status: 'budget', result: 'spent it all' });
@@ -189,7 +258,10 @@ describe('limits', () => {
   });
 
   it('queues model requests beyond the global limit instead of flooding the provider', async () => {
-    const calls = [1, 2, 3, 4, 5].map((n) => ({ name: 'agent', arguments: { prompt: `Job ${n}`, description: `job ${n}` } }));
+    const calls = [1, 2, 3, 4, 5].map((n) => ({
+      name: 'agent',
+      arguments: { prompt: `Job ${n}`, description: `job ${n}` },
+    }));
     const script: Script = {
       // The scripted provider answers 429 to a third request in flight: the gate must never let one through.
       rateLimit: { maxConcurrent: 2, retryAfterMs: 10 },
@@ -218,12 +290,25 @@ describe('budgets and usage', () => {
   it('stops an agent that spent its own budget with status budget, keeping its partial work and last message', async () => {
     const script: Script = {
       agents: [
-        { match: { role: 'main' }, turns: [{ toolCalls: [{ name: 'agent', arguments: { prompt: 'Write two files', description: 'write files' } }] }, { text: 'main done' }] },
+        {
+          match: { role: 'main' },
+          turns: [
+            { toolCalls: [{ name: 'agent', arguments: { prompt: 'Write two files', description: 'write files' } }] },
+            { text: 'main done' },
+          ],
+        },
         {
           match: { role: 'worker' },
           turns: [
-            { usage: { input: 500, output: 100 }, toolCalls: [{ name: 'write', arguments: { path: 'a.txt', content: 'a' } }] },
-            { usage: { input: 400, output: 50 }, text: 'wrote a.txt, b.txt next', toolCalls: [{ name: 'write', arguments: { path: 'b.txt', content: 'b' } }] },
+            {
+              usage: { input: 500, output: 100 },
+              toolCalls: [{ name: 'write', arguments: { path: 'a.txt', content: 'a' } }],
+            },
+            {
+              usage: { input: 400, output: 50 },
+              text: 'wrote a.txt, b.txt next',
+              toolCalls: [{ name: 'write', arguments: { path: 'b.txt', content: 'b' } }],
+            },
             { text: 'never reached' },
           ],
         },
@@ -252,16 +337,31 @@ describe('budgets and usage', () => {
         {
           match: { role: 'main' },
           turns: [
-            { usage: { input: 300, output: 0 }, text: 'delegating', toolCalls: [{ name: 'agent', arguments: { prompt: 'Write two files', description: 'write files' } }] },
-            { usage: { input: 10, output: 5 }, text: 'summary after the worker', toolCalls: [{ name: 'write', arguments: { path: 'main.txt', content: 'm' } }] },
+            {
+              usage: { input: 300, output: 0 },
+              text: 'delegating',
+              toolCalls: [{ name: 'agent', arguments: { prompt: 'Write two files', description: 'write files' } }],
+            },
+            {
+              usage: { input: 10, output: 5 },
+              text: 'summary after the worker',
+              toolCalls: [{ name: 'write', arguments: { path: 'main.txt', content: 'm' } }],
+            },
             { text: 'never reached' },
           ],
         },
         {
           match: { role: 'worker' },
           turns: [
-            { usage: { input: 400, output: 100 }, toolCalls: [{ name: 'write', arguments: { path: 'a.txt', content: 'a' } }] },
-            { usage: { input: 200, output: 50 }, text: 'half done', toolCalls: [{ name: 'write', arguments: { path: 'b.txt', content: 'b' } }] },
+            {
+              usage: { input: 400, output: 100 },
+              toolCalls: [{ name: 'write', arguments: { path: 'a.txt', content: 'a' } }],
+            },
+            {
+              usage: { input: 200, output: 50 },
+              text: 'half done',
+              toolCalls: [{ name: 'write', arguments: { path: 'b.txt', content: 'b' } }],
+            },
           ],
         },
       ],
@@ -282,21 +382,32 @@ describe('budgets and usage', () => {
         {
           match: { role: 'main' },
           turns: [
-            { usage: { input: 10, output: 1, cost: 0.001 }, toolCalls: [{ name: 'agent', arguments: { prompt: 'Lead it', description: 'lead', subagent_type: 'lead' } }] },
+            {
+              usage: { input: 10, output: 1, cost: 0.001 },
+              toolCalls: [
+                { name: 'agent', arguments: { prompt: 'Lead it', description: 'lead', subagent_type: 'lead' } },
+              ],
+            },
             { usage: { input: 20, output: 2 }, text: 'done' },
           ],
         },
         {
           match: { role: 'lead' },
           turns: [
-            { usage: { input: 100, output: 10, cacheRead: 5 }, toolCalls: [{ name: 'agent', arguments: { prompt: 'Work', description: 'work' } }] },
+            {
+              usage: { input: 100, output: 10, cacheRead: 5 },
+              toolCalls: [{ name: 'agent', arguments: { prompt: 'Work', description: 'work' } }],
+            },
             { usage: { input: 200, output: 20 }, text: 'led' },
           ],
         },
         {
           match: { role: 'worker' },
           turns: [
-            { usage: { input: 1000, output: 100, cacheWrite: 7, cost: 0.5 }, toolCalls: [{ name: 'glob', arguments: { pattern: '*' } }] },
+            {
+              usage: { input: 1000, output: 100, cacheWrite: 7, cost: 0.5 },
+              toolCalls: [{ name: 'glob', arguments: { pattern: '*' } }],
+            },
             { usage: { input: 2000, output: 200 }, text: 'worked' },
           ],
         },
@@ -308,7 +419,12 @@ describe('budgets and usage', () => {
     engine.bus.on('turn.end', (event) => {
       if (event.agentId !== 'a-2' || event.turn !== 1) return;
       const s = engine.agentTree;
-      seen.push({ main: s.get('main')!.totalUsage.input, lead: s.get('a-1')!.totalUsage.input, worker: s.get('a-2')!.totalUsage.input, run: s.runUsage.input });
+      seen.push({
+        main: s.get('main')!.totalUsage.input,
+        lead: s.get('a-1')!.totalUsage.input,
+        worker: s.get('a-2')!.totalUsage.input,
+        run: s.runUsage.input,
+      });
     });
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
@@ -331,8 +447,19 @@ describe('resume and subagent types', () => {
         {
           match: { role: 'main' },
           turns: [
-            { toolCalls: [{ name: 'agent', arguments: { prompt: 'Remember the word kiwi', description: 'remember a word' } }] },
-            { toolCalls: [{ name: 'agent', arguments: { prompt: 'Which word was it?', description: 'recall the word', resume: 'a-1' } }] },
+            {
+              toolCalls: [
+                { name: 'agent', arguments: { prompt: 'Remember the word kiwi', description: 'remember a word' } },
+              ],
+            },
+            {
+              toolCalls: [
+                {
+                  name: 'agent',
+                  arguments: { prompt: 'Which word was it?', description: 'recall the word', resume: 'a-1' },
+                },
+              ],
+            },
             { text: 'main done' },
           ],
         },
@@ -343,7 +470,10 @@ describe('resume and subagent types', () => {
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
     const results = toolResults(engine.agentTree.get('main')!.agent.state.messages).map(textOf);
-    expect(results).toEqual(['[subagent a-1 (worker) completed]\nnoted kiwi', '[subagent a-1 (worker) completed]\nthe word was kiwi']);
+    expect(results).toEqual([
+      '[subagent a-1 (worker) completed]\nnoted kiwi',
+      '[subagent a-1 (worker) completed]\nthe word was kiwi',
+    ]);
     const worker = engine.agentTree.get('a-1')!;
     expect(worker.agent.state.messages.map((m) => [m.role, textOf(m)])).toEqual([
       ['user', 'Remember the word kiwi'],
@@ -355,7 +485,7 @@ describe('resume and subagent types', () => {
     expect(engine.agentTree.all()).toHaveLength(2);
   });
 
-  it('refuses to resume a running subagent or another parent\'s, and to combine resume with subagent_type', async () => {
+  it("refuses to resume a running subagent or another parent's, and to combine resume with subagent_type", async () => {
     const script: Script = {
       agents: [
         {
@@ -371,7 +501,15 @@ describe('resume and subagent types', () => {
               toolCalls: [
                 { name: 'agent', arguments: { prompt: 'go on', description: 'continue slow job', resume: 'a-1' } },
                 { name: 'agent', arguments: { prompt: 'go on', description: 'continue other', resume: 'a-3' } },
-                { name: 'agent', arguments: { prompt: 'go on', description: 'continue typed', resume: 'a-2', subagent_type: 'explore' } },
+                {
+                  name: 'agent',
+                  arguments: {
+                    prompt: 'go on',
+                    description: 'continue typed',
+                    resume: 'a-2',
+                    subagent_type: 'explore',
+                  },
+                },
                 { name: 'agent', arguments: { prompt: 'go on', description: 'continue nobody', resume: 'a-99' } },
               ],
             },
@@ -380,7 +518,17 @@ describe('resume and subagent types', () => {
           ],
         },
         { match: { prompt: 'Slow job' }, turns: [{ latencyMs: 10_000, text: 'never' }] },
-        { match: { role: 'lead' }, turns: [{ toolCalls: [{ name: 'agent', arguments: { prompt: 'Sub job', description: 'sub job', subagent_type: 'worker' } }] }, { text: 'led' }] },
+        {
+          match: { role: 'lead' },
+          turns: [
+            {
+              toolCalls: [
+                { name: 'agent', arguments: { prompt: 'Sub job', description: 'sub job', subagent_type: 'worker' } },
+              ],
+            },
+            { text: 'led' },
+          ],
+        },
         { match: { prompt: 'Sub job' }, turns: [{ text: 'sub done' }] },
       ],
     };
@@ -416,7 +564,17 @@ describe('resume and subagent types', () => {
             { text: 'main done' },
           ],
         },
-        { match: { role: 'scout' }, turns: [{ toolCalls: [{ name: 'agent', arguments: { prompt: 'y', description: 'not allowed', subagent_type: 'worker' } }] }, { text: 'scouted' }] },
+        {
+          match: { role: 'scout' },
+          turns: [
+            {
+              toolCalls: [
+                { name: 'agent', arguments: { prompt: 'y', description: 'not allowed', subagent_type: 'worker' } },
+              ],
+            },
+            { text: 'scouted' },
+          ],
+        },
         { match: { prompt: 'Coder job' }, turns: [{ text: 'coded' }] },
       ],
     };
@@ -426,7 +584,9 @@ describe('resume and subagent types', () => {
     expect(outcome.status).toBe('completed');
     const results = toolResults(engine.agentTree.get('main')!.agent.state.messages);
     expect(results[0]!.isError).toBe(true);
-    expect(textOf(results[0]!)).toBe('Unknown or disallowed subagent type "wizard". Allowed types: explore, worker, coder, verifier, scout.');
+    expect(textOf(results[0]!)).toBe(
+      'Unknown or disallowed subagent type "wizard". Allowed types: explore, worker, coder, verifier, scout.',
+    );
     expect(textOf(results[2]!)).toBe('[subagent a-2 (worker) completed]\ncoded');
     const scoutResults = toolResults(engine.agentTree.get('a-1')!.agent.state.messages);
     expect(textOf(scoutResults[0]!)).toBe('Unknown or disallowed subagent type "worker". Allowed types: explore.');

@@ -3,7 +3,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TIMER_CHECK_INTERVAL_MS } from '../../orchestrator/timers.js';
 import { FakeClock } from '../fakes/clock.js';
-import { removeDir, scriptedEngine, syntheticMessages, tempDir, textOf, toolResults, waitFor, type Script } from './helpers.js';
+import {
+  removeDir,
+  scriptedEngine,
+  syntheticMessages,
+  tempDir,
+  textOf,
+  toolResults,
+  waitFor,
+  type Script,
+} from './helpers.js';
 
 let cwd: string;
 beforeEach(async () => {
@@ -19,7 +28,12 @@ describe('set_timer', () => {
   it('counts less than a minute as one, and wakes an idle agent for a new turn once it is due', async () => {
     const clock = new FakeClock();
     const script: Script = {
-      agents: [{ match: { role: 'main' }, turns: [{ toolCalls: [timer(0.2, 'check the build')] }, { text: 'waiting' }, { text: 'checked the build' }] }],
+      agents: [
+        {
+          match: { role: 'main' },
+          turns: [{ toolCalls: [timer(0.2, 'check the build')] }, { text: 'waiting' }, { text: 'checked the build' }],
+        },
+      ],
     };
     const { engine, recorder } = scriptedEngine(cwd, script, { clock });
     const started = clock.now();
@@ -28,7 +42,9 @@ describe('set_timer', () => {
 
     const main = engine.agentTree.get('main')!;
     const set = toolResults(main.agent.state.messages)[0]!;
-    expect(textOf(set)).toBe(`Timer timer-1 set: the message arrives in about 1 minute (at ${new Date(started + 60_000).toISOString()}).`);
+    expect(textOf(set)).toBe(
+      `Timer timer-1 set: the message arrives in about 1 minute (at ${new Date(started + 60_000).toISOString()}).`,
+    );
     expect(clock.scheduled).toContain(TIMER_CHECK_INTERVAL_MS);
 
     // The first check, 30 s in, finds nothing due; the run keeps waiting for the timer.
@@ -55,7 +71,11 @@ describe('set_timer', () => {
       agents: [
         {
           match: { role: 'main' },
-          turns: [{ toolCalls: [timer(2, 'look again')] }, { toolCalls: [{ name: 'glob', arguments: { pattern: '*' } }] }, { text: 'done' }],
+          turns: [
+            { toolCalls: [timer(2, 'look again')] },
+            { toolCalls: [{ name: 'glob', arguments: { pattern: '*' } }] },
+            { text: 'done' },
+          ],
         },
       ],
     };
@@ -67,7 +87,15 @@ describe('set_timer', () => {
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');
     const messages = engine.agentTree.get('main')!.agent.state.messages;
-    expect(messages.map((m) => (m.role === 'user' && m.synthetic ? 'timer' : m.role))).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'timer', 'assistant']);
+    expect(messages.map((m) => (m.role === 'user' && m.synthetic ? 'timer' : m.role))).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+      'timer',
+      'assistant',
+    ]);
   });
 
   it('collapses timers that came due while the process was not checking into one message', async () => {
@@ -76,7 +104,11 @@ describe('set_timer', () => {
       agents: [
         {
           match: { role: 'main' },
-          turns: [{ toolCalls: [timer(1, 'first'), timer(3, 'second <b>')] }, { text: 'waiting' }, { text: 'handled both' }],
+          turns: [
+            { toolCalls: [timer(1, 'first'), timer(3, 'second <b>')] },
+            { text: 'waiting' },
+            { text: 'handled both' },
+          ],
         },
       ],
     };
@@ -88,7 +120,9 @@ describe('set_timer', () => {
     const outcome = await run;
     expect(outcome.result).toBe('handled both');
     const fired = syntheticMessages(engine.agentTree.get('main')!.agent.state.messages);
-    expect(fired.map(textOf)).toEqual(['<timer-fired>\n<timer id="timer-1">first</timer>\n<timer id="timer-2">second &lt;b></timer>\n</timer-fired>']);
+    expect(fired.map(textOf)).toEqual([
+      '<timer-fired>\n<timer id="timer-1">first</timer>\n<timer id="timer-2">second &lt;b></timer>\n</timer-fired>',
+    ]);
     expect(recorder.of('agent.start', 'main')).toHaveLength(2);
     clock.advance(10 * 60_000);
     expect(recorder.of('message.synthetic')).toHaveLength(1);
@@ -96,7 +130,9 @@ describe('set_timer', () => {
 
   it('refuses a negative delay with an error naming the argument', async () => {
     const clock = new FakeClock();
-    const script: Script = { agents: [{ match: { role: 'main' }, turns: [{ toolCalls: [timer(-1, 'never')] }, { text: 'ok' }] }] };
+    const script: Script = {
+      agents: [{ match: { role: 'main' }, turns: [{ toolCalls: [timer(-1, 'never')] }, { text: 'ok' }] }],
+    };
     const { engine } = scriptedEngine(cwd, script, { clock });
     const outcome = await engine.runTask('start');
     expect(outcome.status).toBe('completed');

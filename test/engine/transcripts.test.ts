@@ -21,7 +21,16 @@ describe('the transcript writer', () => {
     const stop = writer.subscribe(bus);
     bus.emit({ type: 'message', agentId: 'a-1', role: 'user', message: user('first') });
     bus.emit({ type: 'message', agentId: 'a-2', role: 'user', message: user('other') });
-    bus.emit({ type: 'agent.end', agentId: 'a-1', role: 'worker', status: 'completed', usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, turns: 0, toolCalls: 0, durationMs: 0 });
+    bus.emit({
+      type: 'agent.end',
+      agentId: 'a-1',
+      role: 'worker',
+      status: 'completed',
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+      turns: 0,
+      toolCalls: 0,
+      durationMs: 0,
+    });
     bus.emit({ type: 'message', agentId: 'a-1', role: 'user', message: user('resumed') });
     stop();
     bus.emit({ type: 'message', agentId: 'a-1', role: 'user', message: user('after stop') });
@@ -42,7 +51,16 @@ describe('the transcript writer', () => {
         expected.push(message);
         bus.emit({ type: 'message', agentId: 'a-1', role: 'user', message });
       }
-      bus.emit({ type: 'agent.end', agentId: 'a-1', role: 'worker', status: 'completed', usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, turns: 0, toolCalls: 0, durationMs: 0 });
+      bus.emit({
+        type: 'agent.end',
+        agentId: 'a-1',
+        role: 'worker',
+        status: 'completed',
+        usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+        turns: 0,
+        toolCalls: 0,
+        durationMs: 0,
+      });
     }
     await writer.flush();
     expect(readJsonLines(file)).toEqual(expected);
@@ -51,8 +69,17 @@ describe('the transcript writer', () => {
   it("writes what each agent's conversation holds, for main and its subagent, through the engine's bus", async () => {
     const script: Script = {
       agents: [
-        { match: { role: 'main' }, turns: [{ toolCalls: [{ name: 'agent', arguments: { prompt: 'Look around', description: 'look' } }] }, { text: 'main done' }] },
-        { match: { role: 'worker' }, turns: [{ toolCalls: [{ name: 'glob', arguments: { pattern: '*' } }] }, { text: 'looked' }] },
+        {
+          match: { role: 'main' },
+          turns: [
+            { toolCalls: [{ name: 'agent', arguments: { prompt: 'Look around', description: 'look' } }] },
+            { text: 'main done' },
+          ],
+        },
+        {
+          match: { role: 'worker' },
+          turns: [{ toolCalls: [{ name: 'glob', arguments: { pattern: '*' } }] }, { text: 'looked' }],
+        },
       ],
     };
     const session = SessionStore.create(path.join(workspace.dir, '.murmur'), 'transcripts');
@@ -80,6 +107,8 @@ describe('events nobody listens to', () => {
     bus.emit({ type: 'turn.start', agentId: 'a-1', turn: 1 });
     await log.close();
     expect(bus.wants('tool.end')).toBe(false);
-    expect(readJsonLines<{ type: string }>(path.join(workspace.dir, 'events.jsonl')).map((e) => e.type)).toEqual(['turn.start']);
+    expect(readJsonLines<{ type: string }>(path.join(workspace.dir, 'events.jsonl')).map((e) => e.type)).toEqual([
+      'turn.start',
+    ]);
   });
 });

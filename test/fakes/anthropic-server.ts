@@ -60,7 +60,9 @@ export type FakeThinking = { thinking: string | string[]; signature: string } | 
 let counter = 0;
 
 /** The events of one streamed answer, in the API's order: thinking blocks, a text block, then one block per tool use. */
-export function anthropicEvents(spec: { text?: string | string[]; toolUses?: FakeToolUse[]; thinking?: FakeThinking[] } & StreamOptions): SseEvent[] {
+export function anthropicEvents(
+  spec: { text?: string | string[]; toolUses?: FakeToolUse[]; thinking?: FakeThinking[] } & StreamOptions,
+): SseEvent[] {
   const id = `msg_fake${++counter}`;
   const usage = spec.usage ?? { input_tokens: 10, output_tokens: 5 };
   const toolUses = spec.toolUses ?? [];
@@ -92,29 +94,62 @@ export function anthropicEvents(spec: { text?: string | string[]; toolUses?: Fak
   let index = 0;
   for (const block of spec.thinking ?? []) {
     if ('redacted' in block) {
-      events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'redacted_thinking', data: block.redacted } } });
+      events.push({
+        event: 'content_block_start',
+        data: {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'redacted_thinking', data: block.redacted },
+        },
+      });
     } else {
-      events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } } });
+      events.push({
+        event: 'content_block_start',
+        data: { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } },
+      });
       for (const piece of typeof block.thinking === 'string' ? [block.thinking] : block.thinking) {
-        events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } } });
+        events.push({
+          event: 'content_block_delta',
+          data: { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } },
+        });
       }
-      events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } } });
+      events.push({
+        event: 'content_block_delta',
+        data: { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } },
+      });
     }
     events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
     index++;
   }
   const texts = spec.text === undefined ? [] : typeof spec.text === 'string' ? [spec.text] : spec.text;
   if (texts.length > 0) {
-    events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } } });
-    for (const text of texts) events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text } } });
+    events.push({
+      event: 'content_block_start',
+      data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } },
+    });
+    for (const text of texts)
+      events.push({
+        event: 'content_block_delta',
+        data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text } },
+      });
     events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
     index++;
   }
   for (const use of toolUses) {
     const useId = use.id ?? `toolu_fake${counter}_${index}`;
-    events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'tool_use', id: useId, name: use.name, input: {} } } });
+    events.push({
+      event: 'content_block_start',
+      data: {
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'tool_use', id: useId, name: use.name, input: {} },
+      },
+    });
     for (const piece of typeof use.input === 'string' ? [use.input] : use.input) {
-      events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } } });
+      events.push({
+        event: 'content_block_delta',
+        data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } },
+      });
     }
     events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
     index++;
@@ -122,19 +157,29 @@ export function anthropicEvents(spec: { text?: string | string[]; toolUses?: Fak
   const stopReason = spec.stopReason ?? (toolUses.length > 0 ? 'tool_use' : 'end_turn');
   events.push({
     event: 'message_delta',
-    data: { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } },
+    data: {
+      type: 'message_delta',
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { output_tokens: usage.output_tokens },
+    },
   });
   events.push({ event: 'message_stop', data: { type: 'message_stop' } });
   return events;
 }
 
 /** A streamed text answer. */
-export function anthropicText(text: string | string[], options: StreamOptions & { thinking?: FakeThinking[] } = {}): AnthropicReply {
+export function anthropicText(
+  text: string | string[],
+  options: StreamOptions & { thinking?: FakeThinking[] } = {},
+): AnthropicReply {
   return { kind: 'stream', events: anthropicEvents({ text, ...options }) };
 }
 
 /** A streamed answer with tool_use blocks (and optional text before them). */
-export function anthropicToolUse(toolUses: FakeToolUse[], options: StreamOptions & { text?: string | string[]; thinking?: FakeThinking[] } = {}): AnthropicReply {
+export function anthropicToolUse(
+  toolUses: FakeToolUse[],
+  options: StreamOptions & { text?: string | string[]; thinking?: FakeThinking[] } = {},
+): AnthropicReply {
   return { kind: 'stream', events: anthropicEvents({ ...options, toolUses }) };
 }
 
@@ -155,17 +200,34 @@ const TYPE_BY_STATUS: Record<number, string> = {
 };
 
 /** An error response with the API's JSON body. */
-export function anthropicError(status: number, message: string, options: { type?: string; headers?: Record<string, string> } = {}): AnthropicReply {
+export function anthropicError(
+  status: number,
+  message: string,
+  options: { type?: string; headers?: Record<string, string> } = {},
+): AnthropicReply {
   const type = options.type ?? TYPE_BY_STATUS[status] ?? 'api_error';
-  const reply: AnthropicReply = { kind: 'error', status, body: { type: 'error', error: { type, message }, request_id: `req_fake${++counter}` } };
+  const reply: AnthropicReply = {
+    kind: 'error',
+    status,
+    body: { type: 'error', error: { type, message }, request_id: `req_fake${++counter}` },
+  };
   if (options.headers) reply.headers = options.headers;
   return reply;
 }
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-async function writeStream(res: ServerResponse, reply: Extract<AnthropicReply, { kind: 'stream' }>, record: RecordedRequest): Promise<void> {
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', ...reply.headers });
+async function writeStream(
+  res: ServerResponse,
+  reply: Extract<AnthropicReply, { kind: 'stream' }>,
+  record: RecordedRequest,
+): Promise<void> {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    ...reply.headers,
+  });
   res.flushHeaders();
   for (let i = 0; i < reply.events.length; i++) {
     const { event, data } = reply.events[i]!;
@@ -194,8 +256,12 @@ export function startFakeAnthropicServer(): Promise<FakeAnthropicServer> {
   return startScriptedHttpServer<AnthropicReply>({
     basePath: '',
     route: '/v1/messages',
-    notFound: (method, path) => ({ type: 'error', error: { type: 'not_found_error', message: `fake Anthropic server: no route ${method} ${path}` } }),
-    fallback: (_request, index) => anthropicError(500, `fake Anthropic server: no reply scripted for request ${index + 1}`),
+    notFound: (method, path) => ({
+      type: 'error',
+      error: { type: 'not_found_error', message: `fake Anthropic server: no route ${method} ${path}` },
+    }),
+    fallback: (_request, index) =>
+      anthropicError(500, `fake Anthropic server: no reply scripted for request ${index + 1}`),
     stream: writeStream,
   });
 }

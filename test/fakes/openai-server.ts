@@ -73,7 +73,12 @@ function usageObject(usage: Usage): object {
     completion_tokens: usage.completion_tokens,
     total_tokens: usage.prompt_tokens + usage.completion_tokens,
     prompt_tokens_details: { cached_tokens: usage.cached_tokens ?? 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: usage.reasoning_tokens ?? 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: usage.reasoning_tokens ?? 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
   };
 }
 
@@ -83,15 +88,23 @@ function usageObject(usage: Usage): object {
  * `interleave` sends the calls' argument pieces round-robin, as a server streaming parallel calls may.
  */
 export function openaiChunks(
-  spec: { text?: string | string[]; toolCalls?: FakeToolCall[]; interleave?: boolean; reasoning?: { field: 'reasoning_content' | 'reasoning'; pieces: string[] } } & StreamOptions,
+  spec: {
+    text?: string | string[];
+    toolCalls?: FakeToolCall[];
+    interleave?: boolean;
+    reasoning?: { field: 'reasoning_content' | 'reasoning'; pieces: string[] };
+  } & StreamOptions,
 ): object[] {
   const model = spec.model ?? 'gpt-4.1-2025-04-14';
   const id = `chatcmpl-fake${++counter}`;
   // With include_usage the API sends `usage: null` on every chunk but the last.
   const nullUsage = spec.usage ? null : undefined;
-  const chunks: object[] = [envelope(model, id, { delta: { role: 'assistant', content: '', refusal: null } }, nullUsage)];
+  const chunks: object[] = [
+    envelope(model, id, { delta: { role: 'assistant', content: '', refusal: null } }, nullUsage),
+  ];
   // Reasoning streams before the answer, in the field the server uses (content null meanwhile, as DeepSeek sends).
-  for (const piece of spec.reasoning?.pieces ?? []) chunks.push(envelope(model, id, { delta: { content: null, [spec.reasoning!.field]: piece } }, nullUsage));
+  for (const piece of spec.reasoning?.pieces ?? [])
+    chunks.push(envelope(model, id, { delta: { content: null, [spec.reasoning!.field]: piece } }, nullUsage));
   const texts = spec.text === undefined ? [] : typeof spec.text === 'string' ? [spec.text] : spec.text;
   for (const text of texts) chunks.push(envelope(model, id, { delta: { content: text } }, nullUsage));
   const calls = (spec.toolCalls ?? []).map((call, index) => ({
@@ -103,10 +116,19 @@ export function openaiChunks(
   const toolDelta = (part: object) => envelope(model, id, { delta: { tool_calls: [part] } }, nullUsage);
   for (const call of calls) {
     if (!spec.interleave) {
-      chunks.push(toolDelta({ index: call.index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }));
+      chunks.push(
+        toolDelta({ index: call.index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }),
+      );
       for (const piece of call.pieces) chunks.push(toolDelta({ index: call.index, function: { arguments: piece } }));
     } else {
-      chunks.push(toolDelta({ index: call.index, id: call.id, type: 'function', function: { name: call.name, arguments: call.pieces.shift() ?? '' } }));
+      chunks.push(
+        toolDelta({
+          index: call.index,
+          id: call.id,
+          type: 'function',
+          function: { name: call.name, arguments: call.pieces.shift() ?? '' },
+        }),
+      );
     }
   }
   if (spec.interleave) {
@@ -129,22 +151,43 @@ export function openaiText(text: string | string[], options: StreamOptions = {})
 }
 
 /** A streamed answer with tool calls (and optional text before them). */
-export function openaiToolCalls(toolCalls: FakeToolCall[], options: StreamOptions & { text?: string | string[]; interleave?: boolean } = {}): OpenAIReply {
+export function openaiToolCalls(
+  toolCalls: FakeToolCall[],
+  options: StreamOptions & { text?: string | string[]; interleave?: boolean } = {},
+): OpenAIReply {
   return { kind: 'stream', chunks: openaiChunks({ ...options, toolCalls }) };
 }
 
 /** An error response with the API's JSON body. */
-export function openaiError(status: number, message: string, options: { type?: string; code?: string | null; headers?: Record<string, string> } = {}): OpenAIReply {
-  const type = options.type ?? (status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error');
-  const reply: OpenAIReply = { kind: 'error', status, body: { error: { message, type, param: null, code: options.code ?? null } } };
+export function openaiError(
+  status: number,
+  message: string,
+  options: { type?: string; code?: string | null; headers?: Record<string, string> } = {},
+): OpenAIReply {
+  const type =
+    options.type ?? (status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error');
+  const reply: OpenAIReply = {
+    kind: 'error',
+    status,
+    body: { error: { message, type, param: null, code: options.code ?? null } },
+  };
   if (options.headers) reply.headers = options.headers;
   return reply;
 }
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-async function writeStream(res: ServerResponse, reply: Extract<OpenAIReply, { kind: 'stream' }>, record: RecordedRequest): Promise<void> {
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', ...reply.headers });
+async function writeStream(
+  res: ServerResponse,
+  reply: Extract<OpenAIReply, { kind: 'stream' }>,
+  record: RecordedRequest,
+): Promise<void> {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    ...reply.headers,
+  });
   res.flushHeaders();
   for (let i = 0; i < reply.chunks.length; i++) {
     const frame = `data: ${JSON.stringify(reply.chunks[i])}\n\n`;
@@ -173,7 +216,14 @@ export function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
   return startScriptedHttpServer<OpenAIReply>({
     basePath: '/v1',
     route: '/v1/chat/completions',
-    notFound: (method, path) => ({ error: { message: `fake OpenAI server: no route ${method} ${path}`, type: 'invalid_request_error', param: null, code: null } }),
+    notFound: (method, path) => ({
+      error: {
+        message: `fake OpenAI server: no route ${method} ${path}`,
+        type: 'invalid_request_error',
+        param: null,
+        code: null,
+      },
+    }),
     fallback: (_request, index) => openaiError(500, `fake OpenAI server: no reply scripted for request ${index + 1}`),
     stream: writeStream,
   });

@@ -44,7 +44,9 @@ export interface ScriptedHttpOptions<R> {
   stream: (res: ServerResponse, reply: Exclude<R, ErrorReply>, record: RecordedRequest) => Promise<void>;
 }
 
-export async function startScriptedHttpServer<R extends { kind: string }>(options: ScriptedHttpOptions<R>): Promise<ScriptedHttpServer<R>> {
+export async function startScriptedHttpServer<R extends { kind: string }>(
+  options: ScriptedHttpOptions<R>,
+): Promise<ScriptedHttpServer<R>> {
   const requests: RecordedRequest[] = [];
   const queue: R[] = [];
   let fallback = options.fallback;
@@ -60,7 +62,13 @@ export async function startScriptedHttpServer<R extends { kind: string }>(option
       } catch {
         body = undefined;
       }
-      const record: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, closedEarly: false };
+      const record: RecordedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        closedEarly: false,
+      };
       const index = requests.length;
       requests.push(record);
       res.on('close', () => {

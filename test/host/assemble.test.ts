@@ -31,7 +31,10 @@ const base = (script: ConstructorParameters<typeof ScriptedModel>[0]) => ({
 
 describe('assembleEngine', () => {
   it('refuses a bad permission rule naming the option, leaving no session behind', async () => {
-    const error = await assembleEngine({ ...base({ agents: [] }), config: { permissions: { deny: ['Read(('] } } }).catch((e: unknown) => e);
+    const error = await assembleEngine({
+      ...base({ agents: [] }),
+      config: { permissions: { deny: ['Read(('] } },
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HostInputError);
     expect((error as HostInputError).option).toBe('permissions');
     expect(existsSync(path.join(dir, '.murmur'))).toBe(false);
@@ -39,7 +42,10 @@ describe('assembleEngine', () => {
 
   it('builds the session first and hands it to the engine; the signal aborts the run', async () => {
     const controller = new AbortController();
-    const { engine, release } = await assembleEngine({ ...base({ agents: [{ turns: [{ latencyMs: 5_000, text: 'late' }] }] }), signal: controller.signal });
+    const { engine, release } = await assembleEngine({
+      ...base({ agents: [{ turns: [{ latencyMs: 5_000, text: 'late' }] }] }),
+      signal: controller.signal,
+    });
     expect(engine.session?.dir.startsWith(path.join(dir, '.murmur', 'sessions'))).toBe(true);
     const started = new Promise<void>((resolve) => engine.bus.on('turn.start', () => resolve()));
     const running = engine.runTask('wait');
@@ -54,8 +60,21 @@ describe('assembleEngine', () => {
     const asked: ApprovalRequest[] = [];
     const script = {
       agents: [
-        { match: { role: 'main' }, turns: [{ toolCalls: [{ name: 'agent', arguments: { description: 'child', prompt: 'run ls', subagent_type: 'worker' } }] }, { text: 'done' }] },
-        { match: { role: 'worker' }, turns: [{ toolCalls: [{ name: 'bash', arguments: { command: 'ls' } }] }, { text: 'listed' }] },
+        {
+          match: { role: 'main' },
+          turns: [
+            {
+              toolCalls: [
+                { name: 'agent', arguments: { description: 'child', prompt: 'run ls', subagent_type: 'worker' } },
+              ],
+            },
+            { text: 'done' },
+          ],
+        },
+        {
+          match: { role: 'worker' },
+          turns: [{ toolCalls: [{ name: 'bash', arguments: { command: 'ls' } }] }, { text: 'listed' }],
+        },
       ],
     };
     const { engine, release } = await assembleEngine({

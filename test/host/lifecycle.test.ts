@@ -22,11 +22,19 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const SCRIPT: Script = { agents: [{ match: { prompt: 'Do (\\S+)' }, turns: [{ text: 'did $1' }] }, { turns: [{ text: 'done' }] }] };
+const SCRIPT: Script = {
+  agents: [{ match: { prompt: 'Do (\\S+)' }, turns: [{ text: 'did $1' }] }, { turns: [{ text: 'done' }] }],
+};
 
 async function runRequest(
   request: RunRequest | ((session: SessionStore | undefined) => RunRequest),
-  options: { env?: NodeJS.ProcessEnv; session?: SessionStore; kind?: 'run' | 'swarm'; signal?: AbortSignal; extend?: (o: EngineOptions) => void } = {},
+  options: {
+    env?: NodeJS.ProcessEnv;
+    session?: SessionStore;
+    kind?: 'run' | 'swarm';
+    signal?: AbortSignal;
+    extend?: (o: EngineOptions) => void;
+  } = {},
 ) {
   const bus = new EventBus();
   const events: MurmurEvent[] = [];
@@ -60,9 +68,15 @@ const sessions = () => (existsSync(sessionsDir()) ? readdirSync(sessionsDir()) :
 describe('runOnEngine', () => {
   it('announces a task once, runs it and returns the outcome as data', async () => {
     const { result, events } = await runRequest({ kind: 'task', task: 'Do x' });
-    expect(result).toMatchObject({ ok: true, finished: { kind: 'run', outcome: { status: 'completed', result: 'did x' } } });
+    expect(result).toMatchObject({
+      ok: true,
+      finished: { kind: 'run', outcome: { status: 'completed', result: 'did x' } },
+    });
     const lifecycle = events.filter((e) => e.type === 'run.start' || e.type === 'run.end');
-    expect(lifecycle).toMatchObject([{ type: 'run.start', mode: 'run', task: 'Do x', model: 'scripted' }, { type: 'run.end', status: 'completed' }]);
+    expect(lifecycle).toMatchObject([
+      { type: 'run.start', mode: 'run', task: 'Do x', model: 'scripted' },
+      { type: 'run.end', status: 'completed' },
+    ]);
     expect(events[0]!.type).toBe('run.start');
     expect(events.at(-1)!.type).toBe('run.end');
   });
@@ -79,10 +93,16 @@ describe('runOnEngine', () => {
 
   it('runs a swarm: its items, its status and the whole run in one result', async () => {
     const { result, events } = await runRequest(
-      { kind: 'swarm', launch: { promptTemplate: 'Do {{item}}', items: ['a', 'b'], maxItems: Number.POSITIVE_INFINITY, minItems: 1 } },
+      {
+        kind: 'swarm',
+        launch: { promptTemplate: 'Do {{item}}', items: ['a', 'b'], maxItems: Number.POSITIVE_INFINITY, minItems: 1 },
+      },
       { kind: 'swarm' },
     );
-    expect(result).toMatchObject({ ok: true, finished: { kind: 'swarm', status: 'completed', outcome: { status: 'completed' } } });
+    expect(result).toMatchObject({
+      ok: true,
+      finished: { kind: 'swarm', status: 'completed', outcome: { status: 'completed' } },
+    });
     if (!result.ok || result.finished.kind !== 'swarm') return;
     expect(result.finished.results.map((r) => r.text)).toEqual(['did a', 'did b']);
     expect(events.filter((e) => e.type === 'run.start')).toMatchObject([{ mode: 'swarm', task: 'Do {{item}} × 2' }]);
@@ -93,7 +113,15 @@ describe('runOnEngine', () => {
     const aborted = new AbortController();
     aborted.abort();
     const first = await runRequest(
-      { kind: 'swarm', launch: { promptTemplate: 'Do {{item}}', items: ['a', 'b', 'c'], maxItems: Number.POSITIVE_INFINITY, minItems: 1 } },
+      {
+        kind: 'swarm',
+        launch: {
+          promptTemplate: 'Do {{item}}',
+          items: ['a', 'b', 'c'],
+          maxItems: Number.POSITIVE_INFINITY,
+          minItems: 1,
+        },
+      },
       { kind: 'swarm', signal: aborted.signal },
     );
     expect(first.result).toMatchObject({ ok: true, finished: { status: 'aborted' } });
@@ -105,23 +133,41 @@ describe('runOnEngine', () => {
     const bad = { MURMUR_SWARM_MAX_CONCURRENCY: 'abc' };
     const opened = openResumable(dir, bad, id);
     if (!opened.ok) throw new Error(opened.error);
-    const refused = await runRequest({ kind: 'resume', resumable: opened.resumable }, { env: bad, session: opened.resumable.session, kind: 'swarm' });
-    expect(refused.result).toMatchObject({ ok: false, refused: { part: 'session', message: expect.stringMatching(/MURMUR_SWARM_MAX_CONCURRENCY.*abc/) } });
+    const refused = await runRequest(
+      { kind: 'resume', resumable: opened.resumable },
+      { env: bad, session: opened.resumable.session, kind: 'swarm' },
+    );
+    expect(refused.result).toMatchObject({
+      ok: false,
+      refused: { part: 'session', message: expect.stringMatching(/MURMUR_SWARM_MAX_CONCURRENCY.*abc/) },
+    });
     expect(refused.events.filter((e) => e.type.startsWith('run.'))).toEqual([]);
     expect(readFileSync(stateFile, 'utf8')).toBe(before);
 
     const again = openResumable(dir, {}, id);
     if (!again.ok) throw new Error(again.error);
-    const resumed = await runRequest({ kind: 'resume', resumable: again.resumable }, { session: again.resumable.session, kind: 'swarm' });
+    const resumed = await runRequest(
+      { kind: 'resume', resumable: again.resumable },
+      { session: again.resumable.session, kind: 'swarm' },
+    );
     expect(resumed.result).toMatchObject({ ok: true, finished: { kind: 'swarm', status: 'completed' } });
     if (!resumed.result.ok || resumed.result.finished.kind !== 'swarm') return;
     expect(resumed.result.finished.results.map((r) => r.text)).toEqual(['did a', 'did b', 'did c']);
-    expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toMatchObject({ status: 'completed', swarm: { swarmId: 's-1' } });
+    expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toMatchObject({
+      status: 'completed',
+      swarm: { swarmId: 's-1' },
+    });
   });
 
   it('says why a session cannot be resumed, changing nothing', () => {
-    expect(openResumable(dir, {}, 'nope')).toMatchObject({ ok: false, error: expect.stringMatching(/no session "nope"/) });
-    expect(openResumable(dir, {}, '../x')).toMatchObject({ ok: false, error: expect.stringMatching(/not a session id/) });
+    expect(openResumable(dir, {}, 'nope')).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/no session "nope"/),
+    });
+    expect(openResumable(dir, {}, '../x')).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/not a session id/),
+    });
     expect(existsSync(path.join(dir, '.murmur', 'sessions'))).toBe(false);
   });
 });

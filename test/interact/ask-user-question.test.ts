@@ -10,46 +10,114 @@ import { buildToolRegistry } from '../../tools/registry.js';
 import { makeContext, MemoryTasks, ScriptedUser, storeOf } from './context.js';
 
 /** The tool as the registry makes it: with a user channel and the task store. */
-const toolFor = (user: UserChannel, tasks = new MemoryTasks()) => createAskUserQuestionTool({ user, tasks: storeOf(tasks) });
+const toolFor = (user: UserChannel, tasks = new MemoryTasks()) =>
+  createAskUserQuestionTool({ user, tasks: storeOf(tasks) });
 const def = toolFor(new ScriptedUser()).def;
 const option = (label: string) => ({ label, description: `choose ${label}` });
-const question = (overrides: Record<string, unknown> = {}) => ({ question: 'Which database?', options: [option('Postgres'), option('SQLite')], ...overrides });
+const question = (overrides: Record<string, unknown> = {}) => ({
+  question: 'Which database?',
+  options: [option('Postgres'), option('SQLite')],
+  ...overrides,
+});
 
 function problem(args: unknown): string | undefined {
   const prepared = def.prepareArguments ? def.prepareArguments(args) : args;
   return checkArguments(def, prepared);
 }
 
-async function run(args: Record<string, unknown>, user: UserChannel, options: { tasks?: MemoryTasks; ctx?: ToolContext; signal?: AbortSignal } = {}) {
+async function run(
+  args: Record<string, unknown>,
+  user: UserChannel,
+  options: { tasks?: MemoryTasks; ctx?: ToolContext; signal?: AbortSignal } = {},
+) {
   const prepared = def.prepareArguments!(args) as never;
   expect(checkArguments(def, prepared)).toBeUndefined();
-  return toolFor(user, options.tasks).impl(options.ctx ?? makeContext(), prepared, options.signal ?? new AbortController().signal, () => {});
+  return toolFor(user, options.tasks).impl(
+    options.ctx ?? makeContext(),
+    prepared,
+    options.signal ?? new AbortController().signal,
+    () => {},
+  );
 }
 
 describe('ask_user_question validation', () => {
   it('accepts a well-formed call', () => {
     expect(problem({ questions: [question({ header: 'Database', multi_select: true })] })).toBeUndefined();
-    expect(problem({ questions: [question(), question({ question: 'Which cache?' })], background: false })).toBeUndefined();
+    expect(
+      problem({ questions: [question(), question({ question: 'Which cache?' })], background: false }),
+    ).toBeUndefined();
   });
 
   it.each([
     ['no questions', { questions: [] }, ['questions has 0 entries', '1 to 4']],
-    ['five questions', { questions: [1, 2, 3, 4, 5].map((n) => question({ question: `Q${n}?` })) }, ['questions has 5 entries', '1 to 4']],
+    [
+      'five questions',
+      { questions: [1, 2, 3, 4, 5].map((n) => question({ question: `Q${n}?` })) },
+      ['questions has 5 entries', '1 to 4'],
+    ],
     ['questions not a list', { questions: 'pick one' }, ['"pick one"', 'list of 1 to 4']],
-    ['a question without "?"', { questions: [question({ question: 'Pick a database' })] }, ['questions[0].question "Pick a database"', 'must end with "?"']],
+    [
+      'a question without "?"',
+      { questions: [question({ question: 'Pick a database' })] },
+      ['questions[0].question "Pick a database"', 'must end with "?"'],
+    ],
     ['an empty question', { questions: [question({ question: '' })] }, ['questions[0].question', 'non-empty string']],
-    ['the same question twice', { questions: [question(), question()] }, ['questions[1].question "Which database?"', 'unique']],
-    ['one option', { questions: [question({ options: [option('Only')] })] }, ['questions[0].options has 1 options', '2 to 4']],
-    ['five options', { questions: [question({ options: ['a', 'b', 'c', 'd', 'e'].map(option) })] }, ['has 5 options', '2 to 4']],
-    ['an option without description', { questions: [question({ options: [option('A'), { label: 'B' }] })] }, ['questions[0].options[1].description', 'undefined']],
-    ['a blank label', { questions: [question({ options: [option('A'), option(' ')] })] }, ['questions[0].options[1].label', '" "', 'non-empty']],
-    ['a label named Other', { questions: [question({ options: [option('A'), option('Other')] })] }, ['"Other" is reserved', 'always added']],
-    ['duplicate labels', { questions: [question({ options: [option('A'), option('A')] })] }, ['options[1].label "A" appears twice', 'unique']],
-    ['a 13-character header', { questions: [question({ header: 'Thirteen char' })] }, ['header "Thirteen char" has 13 characters', 'at most 12']],
+    [
+      'the same question twice',
+      { questions: [question(), question()] },
+      ['questions[1].question "Which database?"', 'unique'],
+    ],
+    [
+      'one option',
+      { questions: [question({ options: [option('Only')] })] },
+      ['questions[0].options has 1 options', '2 to 4'],
+    ],
+    [
+      'five options',
+      { questions: [question({ options: ['a', 'b', 'c', 'd', 'e'].map(option) })] },
+      ['has 5 options', '2 to 4'],
+    ],
+    [
+      'an option without description',
+      { questions: [question({ options: [option('A'), { label: 'B' }] })] },
+      ['questions[0].options[1].description', 'undefined'],
+    ],
+    [
+      'a blank label',
+      { questions: [question({ options: [option('A'), option(' ')] })] },
+      ['questions[0].options[1].label', '" "', 'non-empty'],
+    ],
+    [
+      'a label named Other',
+      { questions: [question({ options: [option('A'), option('Other')] })] },
+      ['"Other" is reserved', 'always added'],
+    ],
+    [
+      'duplicate labels',
+      { questions: [question({ options: [option('A'), option('A')] })] },
+      ['options[1].label "A" appears twice', 'unique'],
+    ],
+    [
+      'a 13-character header',
+      { questions: [question({ header: 'Thirteen char' })] },
+      ['header "Thirteen char" has 13 characters', 'at most 12'],
+    ],
     ['a header that is not text', { questions: [question({ header: 7 })] }, ['header must be a string, got 7']],
-    ['multi_select not a boolean', { questions: [question({ multi_select: 'yes' })] }, ['multi_select must be true or false, got "yes"']],
-    ['background not a boolean', { questions: [question()], background: 'now' }, ['background must be true or false, got "now"']],
-    ['an unknown parameter', { questions: [question({ priority: 'high' })] }, ['"priority" is not a parameter', 'accepted: question, options, header, multi_select']],
+    [
+      'multi_select not a boolean',
+      { questions: [question({ multi_select: 'yes' })] },
+      ['multi_select must be true or false, got "yes"'],
+    ],
+    [
+      'background not a boolean',
+      { questions: [question()], background: 'now' },
+      ['background must be true or false, got "now"'],
+    ],
+    [
+      'an unknown parameter',
+      { questions: [question({ priority: 'high' })] },
+      ['"priority" is not a parameter', 'accepted: question, options, header, multi_select'],
+    ],
   ])('refuses %s, naming the value and the rule', (_name, args, expected) => {
     const message = problem(args);
     expect(message).toMatch(/^Invalid arguments for tool "ask_user_question": /);
@@ -75,7 +143,16 @@ describe('ask_user_question asking', () => {
       ],
     }));
     const ctx = makeContext({ agentId: 'sub-3', role: 'explore', callId: 'c9' });
-    const result = await run({ questions: [question({ header: 'DB' }), question({ question: 'Which caches?', options: [option('Redis'), option('None')], multi_select: true })] }, user, { ctx });
+    const result = await run(
+      {
+        questions: [
+          question({ header: 'DB' }),
+          question({ question: 'Which caches?', options: [option('Redis'), option('None')], multi_select: true }),
+        ],
+      },
+      user,
+      { ctx },
+    );
     expect(result.isError).toBeFalsy();
     const request = user.requests[0]!;
     expect(request).toMatchObject({ agentId: 'sub-3', role: 'explore', callId: 'c9' });
@@ -99,7 +176,9 @@ describe('ask_user_question asking', () => {
     // No user channel at all: the registry makes no ask_user_question.
     const tasks = storeOf(new MemoryTasks());
     expect(buildToolRegistry({ tasks }).shared.map((t) => t.def.name)).not.toContain('ask_user_question');
-    expect(buildToolRegistry({ tasks, user: new ScriptedUser() }).shared.map((t) => t.def.name)).toContain('ask_user_question');
+    expect(buildToolRegistry({ tasks, user: new ScriptedUser() }).shared.map((t) => t.def.name)).toContain(
+      'ask_user_question',
+    );
 
     const headless = new ScriptedUser(undefined, '--json mode: no terminal');
     const none = await run({ questions: [question()] }, headless);
@@ -119,10 +198,17 @@ describe('ask_user_question asking', () => {
     expect(result.isError).toBeFalsy();
     const { taskId } = result.details as { taskId: string };
     expect(resultText(result)).toContain(`task ${taskId}`);
-    expect(tasks.get(taskId)).toMatchObject({ kind: 'question', status: 'running', description: 'Question for the user: Which database?' });
+    expect(tasks.get(taskId)).toMatchObject({
+      kind: 'question',
+      status: 'running',
+      description: 'Question for the user: Which database?',
+    });
     expect(user.requests).toHaveLength(1);
 
-    user.reply({ kind: 'answered', answers: [{ question: 'Which database?', selected: ['Other'], otherText: 'DuckDB' }] });
+    user.reply({
+      kind: 'answered',
+      answers: [{ question: 'Which database?', selected: ['Other'], otherText: 'DuckDB' }],
+    });
     const done = await tasks.wait(taskId, 5_000);
     expect(done).toMatchObject({ status: 'completed' });
     expect(done!.result).toContain('Which database? -> Other: "DuckDB"');
@@ -146,7 +232,14 @@ describe('ask_user_question asking', () => {
         {
           match: { prompt: 'ask' },
           turns: [
-            { toolCalls: [{ name: 'ask_user_question', arguments: { questions: [{ question: 'Proceed', options: [option('Yes'), option('No')] }] } }] },
+            {
+              toolCalls: [
+                {
+                  name: 'ask_user_question',
+                  arguments: { questions: [{ question: 'Proceed', options: [option('Yes'), option('No')] }] },
+                },
+              ],
+            },
             { toolCalls: [{ name: 'ask_user_question', arguments: { questions: [question()] } }] },
             { text: 'asked in text' },
           ],
@@ -155,7 +248,11 @@ describe('ask_user_question asking', () => {
     });
     const context = { agentId: 'a1', role: 'main', cwd: process.cwd() };
     const tools = toLoopTools([toolFor(new ScriptedUser(undefined, 'no terminal'))], { fallback: false });
-    const agent = new Agent({ id: 'a1', role: 'main' }, { system: '', maxTurns: 5, callModel: (r, s) => model.complete(r, s), toolsForTurn: () => tools, context }, new EventBus());
+    const agent = new Agent(
+      { id: 'a1', role: 'main' },
+      { system: '', maxTurns: 5, callModel: (r, s) => model.complete(r, s), toolsForTurn: () => tools, context },
+      new EventBus(),
+    );
     const outcome = await agent.run('ask something');
     expect(outcome.status).toBe('completed');
     const toolMessages = agent.state.messages.filter((m) => m.role === 'tool');

@@ -24,7 +24,15 @@ export class MemoryTasks implements BackgroundTasks {
 
   start(spec: TaskSpec): TaskInfo {
     const taskId = `task-${this.next++}`;
-    const info: TaskInfo = { taskId, kind: spec.kind, description: spec.description, status: 'running', ownerAgentId: this.owner, startedAt: Date.now(), outputPath: `/dev/null/${taskId}` };
+    const info: TaskInfo = {
+      taskId,
+      kind: spec.kind,
+      description: spec.description,
+      status: 'running',
+      ownerAgentId: this.owner,
+      startedAt: Date.now(),
+      outputPath: `/dev/null/${taskId}`,
+    };
     if (spec.meta) info.meta = spec.meta;
     const controller = new AbortController();
     this.infos.set(taskId, info);

@@ -5,7 +5,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resultText } from '../../tools/contract.js';
 import { skillToolAvailable } from '../../tools/interaction-tools.js';
 import { createSkillTool, MAX_SKILL_DEPTH } from '../../tools/interact/skill.js';
-import { createSkillCatalog, formatSkillProblems, loadSkills, skillsPromptSection } from '../../tools/interact/skills.js';
+import {
+  createSkillCatalog,
+  formatSkillProblems,
+  loadSkills,
+  skillsPromptSection,
+} from '../../tools/interact/skills.js';
 import { makeContext } from './context.js';
 
 let base: string;
@@ -20,7 +25,8 @@ async function writeSkill(root: string, folder: string, text: string): Promise<s
   return file;
 }
 
-const skillText = (name: string, description: string, extra = '', body = `Do the ${name} thing.`) => `---\nname: ${name}\ndescription: ${description}\n${extra}---\n${body}\n`;
+const skillText = (name: string, description: string, extra = '', body = `Do the ${name} thing.`) =>
+  `---\nname: ${name}\ndescription: ${description}\n${extra}---\n${body}\n`;
 
 beforeEach(async () => {
   base = await mkdtemp(path.join(tmpdir(), 'murmur-skills-'));
@@ -37,7 +43,12 @@ afterEach(async () => {
 async function catalogAndCall(skill: string, args?: string, skillChain?: string[]) {
   const loaded = await loadSkills({ workspaceRoot: workspace, homeDir: home });
   const ctx = makeContext(skillChain ? { skillChain } : {});
-  return createSkillTool(createSkillCatalog(loaded.skills)).impl(ctx, args === undefined ? { skill } : { skill, args }, new AbortController().signal, () => {});
+  return createSkillTool(createSkillCatalog(loaded.skills)).impl(
+    ctx,
+    args === undefined ? { skill } : { skill, args },
+    new AbortController().signal,
+    () => {},
+  );
 }
 
 describe('skill loading', () => {
@@ -52,15 +63,32 @@ describe('skill loading', () => {
 
     const { skills, problems } = await loadSkills({ workspaceRoot: workspace, homeDir: home });
     expect(skills.map((s) => s.name)).toEqual(['release-notes']);
-    expect(skills[0]).toMatchObject({ scope: 'project', inline: true, disableModelInvocation: false, description: 'Write release notes from the git log.', body: 'Do the release-notes thing.' });
+    expect(skills[0]).toMatchObject({
+      scope: 'project',
+      inline: true,
+      disableModelInvocation: false,
+      description: 'Write release notes from the git log.',
+      body: 'Do the release-notes thing.',
+    });
     expect(problems).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ path: noDescription, field: 'description' }),
         expect.objectContaining({ path: badYaml, message: expect.stringContaining('not valid YAML') }),
-        expect.objectContaining({ path: wrongName, field: 'name', message: expect.stringContaining('must match its folder name "folder-name"') }),
+        expect.objectContaining({
+          path: wrongName,
+          field: 'name',
+          message: expect.stringContaining('must match its folder name "folder-name"'),
+        }),
         expect.objectContaining({ path: noFront, message: expect.stringContaining('no YAML front matter') }),
-        expect.objectContaining({ path: badFlag, field: 'inline', message: 'inline must be true or false, got "sometimes"' }),
-        expect.objectContaining({ path: path.join(workspace, '.murmur', 'skills', 'empty-folder', 'SKILL.md'), message: expect.stringContaining('missing SKILL.md') }),
+        expect.objectContaining({
+          path: badFlag,
+          field: 'inline',
+          message: 'inline must be true or false, got "sometimes"',
+        }),
+        expect.objectContaining({
+          path: path.join(workspace, '.murmur', 'skills', 'empty-folder', 'SKILL.md'),
+          message: expect.stringContaining('missing SKILL.md'),
+        }),
       ]),
     );
     expect(problems).toHaveLength(6);
@@ -72,12 +100,21 @@ describe('skill loading', () => {
     const userDeploy = await writeSkill(home, 'deploy', skillText('deploy', 'User deploy.'));
     await writeSkill(home, 'lint', skillText('lint', 'User lint.'));
     const { skills, shadowed } = await loadSkills({ workspaceRoot: workspace, homeDir: home });
-    expect(skills.map((s) => `${s.name}:${s.scope}:${s.description}`)).toEqual(['deploy:project:Project deploy.', 'lint:user:User lint.']);
-    expect(shadowed).toEqual([{ name: 'deploy', path: userDeploy, by: path.join(workspace, '.murmur', 'skills', 'deploy', 'SKILL.md') }]);
+    expect(skills.map((s) => `${s.name}:${s.scope}:${s.description}`)).toEqual([
+      'deploy:project:Project deploy.',
+      'lint:user:User lint.',
+    ]);
+    expect(shadowed).toEqual([
+      { name: 'deploy', path: userDeploy, by: path.join(workspace, '.murmur', 'skills', 'deploy', 'SKILL.md') },
+    ]);
   });
 
   it('loads nothing, without problems, when there are no skill folders', async () => {
-    expect(await loadSkills({ workspaceRoot: workspace, homeDir: home })).toEqual({ skills: [], problems: [], shadowed: [] });
+    expect(await loadSkills({ workspaceRoot: workspace, homeDir: home })).toEqual({
+      skills: [],
+      problems: [],
+      shadowed: [],
+    });
   });
 
   it('lists only the skills the model may invoke in the prompt', async () => {
@@ -130,7 +167,8 @@ describe('skill tool', () => {
   });
 
   it(`nests at most ${MAX_SKILL_DEPTH} deep and never invokes an active skill again`, async () => {
-    for (const name of ['one', 'two', 'three', 'four']) await writeSkill(workspace, name, skillText(name, `Skill ${name}.`));
+    for (const name of ['one', 'two', 'three', 'four'])
+      await writeSkill(workspace, name, skillText(name, `Skill ${name}.`));
     const third = await catalogAndCall('three', undefined, ['one', 'two']);
     expect(third.isError).toBeFalsy();
     expect(third.details).toMatchObject({ chain: ['one', 'two', 'three'] });

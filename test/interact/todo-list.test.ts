@@ -21,13 +21,29 @@ describe('todo_list', () => {
     const alice = makeContext({ agentId: 'alice' });
     const bob = makeContext({ agentId: 'bob' });
 
-    const set = await call(todos, { todos: [{ title: 'read the code', status: 'done' }, { title: ' write the fix ', status: 'in_progress' }, { title: 'run tests', status: 'pending' }] }, alice);
+    const set = await call(
+      todos,
+      {
+        todos: [
+          { title: 'read the code', status: 'done' },
+          { title: ' write the fix ', status: 'in_progress' },
+          { title: 'run tests', status: 'pending' },
+        ],
+      },
+      alice,
+    );
     expect(resultText(set)).toContain('Todo list (1/3 done)');
     await call(todos, { todos: [{ title: 'review', status: 'pending' }] }, bob);
 
     const aliceList = await call(todos, {}, alice);
     expect(resultText(aliceList)).toBe('Todo list (1/3 done):\n[x] read the code\n[>] write the fix\n[ ] run tests');
-    expect(aliceList.details).toEqual({ todos: [{ title: 'read the code', status: 'done' }, { title: 'write the fix', status: 'in_progress' }, { title: 'run tests', status: 'pending' }] });
+    expect(aliceList.details).toEqual({
+      todos: [
+        { title: 'read the code', status: 'done' },
+        { title: 'write the fix', status: 'in_progress' },
+        { title: 'run tests', status: 'pending' },
+      ],
+    });
     expect(resultText(await call(todos, {}, bob))).toContain('[ ] review');
 
     expect(resultText(await call(todos, { todos: [] }, alice))).toBe('Cleared the todo list.');
@@ -38,7 +54,12 @@ describe('todo_list', () => {
 
   it('refuses a bad status and a blank title, naming them', async () => {
     expect(checkArguments(definition, { todos: [{ title: 'x', status: 'started' }] })).toContain('/todos/0/status');
-    const blank = await createTodoListTool(createMemoryTodoStore()).impl(makeContext(), { todos: [{ title: '   ', status: 'pending' }] }, signal, () => {});
+    const blank = await createTodoListTool(createMemoryTodoStore()).impl(
+      makeContext(),
+      { todos: [{ title: '   ', status: 'pending' }] },
+      signal,
+      () => {},
+    );
     expect(blank.isError).toBe(true);
     expect(resultText(blank)).toContain('todos[0].title "   " is blank');
   });
@@ -50,6 +71,8 @@ describe('todo_list', () => {
   it('is offered only with a store', () => {
     const tasks = storeOf(new MemoryTasks());
     expect(buildToolRegistry({ tasks }).shared.map((t) => t.def.name)).not.toContain('todo_list');
-    expect(buildToolRegistry({ tasks, todos: createMemoryTodoStore() }).shared.map((t) => t.def.name)).toContain('todo_list');
+    expect(buildToolRegistry({ tasks, todos: createMemoryTodoStore() }).shared.map((t) => t.def.name)).toContain(
+      'todo_list',
+    );
   });
 });

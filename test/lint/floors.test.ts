@@ -12,21 +12,37 @@ async function problems(filePath: string, code: string): Promise<string[]> {
 
 describe('the floors', () => {
   it.each([
-    ['tools/fs/new-tool.ts', "import { Engine } from '../../orchestrator/engine.js';", 'tools/ may not import orchestrator'],
+    [
+      'tools/fs/new-tool.ts',
+      "import { Engine } from '../../orchestrator/engine.js';",
+      'tools/ may not import orchestrator',
+    ],
     ['tools/contract-extra.ts', "import type { RunReport } from '../host/reports.js';", 'tools/ may not import'],
     ['protocol/extra.ts', "import type { ToolResult } from '../tools/contract.js';", 'protocol/ may not import'],
     ['roles/extra.ts', "import { Engine } from '../orchestrator/engine.js';", 'roles/ may not import orchestrator'],
     ['orchestrator/extra.ts', "import { runSwarm } from '../swarm/runner.js';", 'orchestrator/ may not import swarm'],
     ['swarm/extra.ts', "import { main } from '../cli/main.js';", 'swarm/ may not import'],
     ['swarm/extra.ts', "import type { Engine } from '../orchestrator/engine.js';", 'swarm/ may not import'],
-    ['swarm/queue/extra.ts', "import type { AgentRecord } from '../../orchestrator/agent-tree.js';", 'swarm/ may not import'],
+    [
+      'swarm/queue/extra.ts',
+      "import type { AgentRecord } from '../../orchestrator/agent-tree.js';",
+      'swarm/ may not import',
+    ],
     ['swarm/extra.ts', "const m = await import('../orchestrator/engine.js');\nexport { m };", 'swarm/ may not import'],
     ['host/extra.ts', "import { createMurmur } from '../api/index.js';", 'host/ may not import'],
     ['cli/extra.ts', "import { createMurmur } from '../api/index.js';", 'cli/ may not import api'],
-    ['dashboards/extra.ts', "const m = await import('../swarm/runner.js');\nexport { m };", 'dashboards/ may not import swarm'],
+    [
+      'dashboards/extra.ts',
+      "const m = await import('../swarm/runner.js');\nexport { m };",
+      'dashboards/ may not import swarm',
+    ],
     ['cli/extra.ts', "import { prepareSwarm } from '../swarm/launch.js';", 'cli/ may import only types from swarm'],
     ['api/extra.ts', "import { Engine } from '../orchestrator/engine.js';", 'api/ may import only types from'],
-    ['cli/extra.ts', "const m = await import('../swarm/queue/worker.js');\nexport { m };", 'cli/ may import only types from swarm'],
+    [
+      'cli/extra.ts',
+      "const m = await import('../swarm/queue/worker.js');\nexport { m };",
+      'cli/ may import only types from swarm',
+    ],
   ])('refuses %s importing a higher room', async (file, code, expected) => {
     const found = await problems(file, code);
     expect(found.join('\n')).toMatch(/^(@typescript-eslint\/)?no-restricted-(imports|syntax): /);
@@ -34,10 +50,30 @@ describe('the floors', () => {
   });
 
   it('lets a room import its own files and the rooms below it, and a test anything', async () => {
-    expect(await problems('tools/extra.ts', "import type { ToolContent } from '../protocol/messages.js';\nimport { resultText } from './contract.js';")).toEqual([]);
-    expect(await problems('swarm/extra.ts', "import type { MurmurEvent } from '../orchestrator/events.js';\nimport { subagentProfileFor } from '../roles/subagent-policy.js';")).toEqual([]);
+    expect(
+      await problems(
+        'tools/extra.ts',
+        "import type { ToolContent } from '../protocol/messages.js';\nimport { resultText } from './contract.js';",
+      ),
+    ).toEqual([]);
+    expect(
+      await problems(
+        'swarm/extra.ts',
+        "import type { MurmurEvent } from '../orchestrator/events.js';\nimport { subagentProfileFor } from '../roles/subagent-policy.js';",
+      ),
+    ).toEqual([]);
     // A front end may name the engine's and the swarm's public types; it runs them through host/.
-    expect(await problems('cli/extra.ts', "import type { Engine } from '../orchestrator/engine.js';\nimport type { ItemResult } from '../swarm/report.js';\nimport { runOnEngine } from '../host/lifecycle.js';")).toEqual([]);
-    expect(await problems('test/extra.test.ts', "import { main } from '../cli/main.js';\nimport { createMurmur } from '../api/index.js';")).toEqual([]);
+    expect(
+      await problems(
+        'cli/extra.ts',
+        "import type { Engine } from '../orchestrator/engine.js';\nimport type { ItemResult } from '../swarm/report.js';\nimport { runOnEngine } from '../host/lifecycle.js';",
+      ),
+    ).toEqual([]);
+    expect(
+      await problems(
+        'test/extra.test.ts',
+        "import { main } from '../cli/main.js';\nimport { createMurmur } from '../api/index.js';",
+      ),
+    ).toEqual([]);
   });
 });

@@ -20,11 +20,23 @@ export function assertBuilt(): void {
 /** The scripted model shared by the server tests (see design.md, "Scripted model"). */
 export const SCRIPT = {
   agents: [
-    { match: { role: 'main', prompt: '^read (\\S+)' }, turns: [{ toolCalls: [{ name: 'read', arguments: { path: '$1' } }] }, { text: 'Read $1.' }] },
+    {
+      match: { role: 'main', prompt: '^read (\\S+)' },
+      turns: [{ toolCalls: [{ name: 'read', arguments: { path: '$1' } }] }, { text: 'Read $1.' }],
+    },
     // A first quick turn, then a model call that would take 20 s: long enough to be cancelled mid-run.
-    { match: { role: 'main', prompt: '^slow' }, turns: [{ toolCalls: [{ name: 'glob', arguments: { pattern: '*.txt' } }] }, { latencyMs: 20_000, text: 'too late' }] },
+    {
+      match: { role: 'main', prompt: '^slow' },
+      turns: [
+        { toolCalls: [{ name: 'glob', arguments: { pattern: '*.txt' } }] },
+        { latencyMs: 20_000, text: 'too late' },
+      ],
+    },
     { match: { role: 'explore' }, turns: [{ text: 'explored: $0' }] },
-    { match: { role: 'worker', prompt: 'Summarise (\\S+)' }, turns: [{ toolCalls: [{ name: 'read', arguments: { path: '$1' } }] }, { text: 'Summary of $1' }] },
+    {
+      match: { role: 'worker', prompt: 'Summarise (\\S+)' },
+      turns: [{ toolCalls: [{ name: 'read', arguments: { path: '$1' } }] }, { text: 'Summary of $1' }],
+    },
     { match: { role: 'worker', prompt: 'slowly (\\S+)' }, turns: [{ latencyMs: 20_000, text: 'too late for $1' }] },
   ],
 };
@@ -40,7 +52,13 @@ const made: string[] = [];
 export async function makeWorkspace(files: Record<string, string> = {}): Promise<Workspace> {
   const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), 'murmur-mcp-serve-')));
   made.push(dir);
-  const all = { 'notes.txt': 'secret-note-7f3a\n', 'a.txt': 'alpha\n', 'b.txt': 'beta\n', 'c.txt': 'gamma\n', ...files };
+  const all = {
+    'notes.txt': 'secret-note-7f3a\n',
+    'a.txt': 'alpha\n',
+    'b.txt': 'beta\n',
+    'c.txt': 'gamma\n',
+    ...files,
+  };
   for (const [name, text] of Object.entries(all)) await writeFile(path.join(dir, name), text);
   const script = path.join(dir, 'script.json');
   await writeFile(script, JSON.stringify(SCRIPT));
@@ -64,7 +82,12 @@ export interface Connected {
 }
 
 export async function connect(ws: Workspace): Promise<Connected> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: serveArgs(ws), cwd: ws.dir, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: serveArgs(ws),
+    cwd: ws.dir,
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'murmur-test', version: '1.0.0' });

@@ -38,11 +38,26 @@ describe('murmur mcp serve with the MCP inspector', () => {
     const [listed, agent, swarm] = await Promise.all([
       inspect(ws, ['--method', 'tools/list']),
       inspect(ws, ['--tool-arg', 'task=read notes.txt', '--method', 'tools/call', '--tool-name', 'run_agent']),
-      inspect(ws, ['--tool-arg', 'template=Summarise {{item}}', 'items=["b.txt","a.txt"]', 'max_concurrency=1', '--method', 'tools/call', '--tool-name', 'run_swarm']),
+      inspect(ws, [
+        '--tool-arg',
+        'template=Summarise {{item}}',
+        'items=["b.txt","a.txt"]',
+        'max_concurrency=1',
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'run_swarm',
+      ]),
     ]);
-    expect((listed as { tools: { name: string }[] }).tools.map((t) => t.name).sort()).toEqual(['run_agent', 'run_swarm']);
+    expect((listed as { tools: { name: string }[] }).tools.map((t) => t.name).sort()).toEqual([
+      'run_agent',
+      'run_swarm',
+    ]);
 
-    expect(agent).toMatchObject({ content: [{ type: 'text', text: 'Read notes.txt.' }, { type: 'text' }], structuredContent: { status: 'completed' } });
+    expect(agent).toMatchObject({
+      content: [{ type: 'text', text: 'Read notes.txt.' }, { type: 'text' }],
+      structuredContent: { status: 'completed' },
+    });
     expect((agent as { isError?: boolean }).isError).toBeFalsy();
 
     const report = (swarm as { content: { text: string }[] }).content[0]!.text;

@@ -37,13 +37,31 @@ describe('murmur mcp serve, the process', () => {
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     const send = (message: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
 
-    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     send({ method: 'notifications/initialized' });
-    send({ id: 2, method: 'tools/call', params: { name: 'run_agent', arguments: { task: 'read notes.txt' }, _meta: { progressToken: 'p-2' } } });
-    send({ id: 3, method: 'tools/call', params: { name: 'run_swarm', arguments: { template: 'slowly {{item}}', items: ['a.txt', 'b.txt'] }, _meta: { progressToken: 'p-3' } } });
+    send({
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'run_agent', arguments: { task: 'read notes.txt' }, _meta: { progressToken: 'p-2' } },
+    });
+    send({
+      id: 3,
+      method: 'tools/call',
+      params: {
+        name: 'run_swarm',
+        arguments: { template: 'slowly {{item}}', items: ['a.txt', 'b.txt'] },
+        _meta: { progressToken: 'p-3' },
+      },
+    });
     const lines = () => stdout.split('\n').filter(Boolean);
     await waitFor('the answer to run_agent', () => (lines().some((l) => l.includes('"id":2')) ? true : undefined));
-    await waitFor('the swarm to start', () => (lines().filter((l) => l.includes('"p-3"')).length >= 2 ? true : undefined));
+    await waitFor('the swarm to start', () =>
+      lines().filter((l) => l.includes('"p-3"')).length >= 2 ? true : undefined,
+    );
 
     // The client goes away mid-swarm: the server aborts it, closes its engine and exits by itself.
     child.stdin.end();
@@ -51,7 +69,10 @@ describe('murmur mcp serve, the process', () => {
     expect(stderr).toMatch(/aborting 1 run\(s\)/);
     expect(stderr).toMatch(/run_swarm #2 ended aborted/);
 
-    const messages = lines().map((l) => JSON.parse(l) as { jsonrpc: string; id?: number; method?: string; result?: { content: { text: string }[] } });
+    const messages = lines().map(
+      (l) =>
+        JSON.parse(l) as { jsonrpc: string; id?: number; method?: string; result?: { content: { text: string }[] } },
+    );
     expect(messages.every((m) => m.jsonrpc === '2.0')).toBe(true);
     expect(messages.find((m) => m.id === 2)!.result!.content[0]!.text).toBe('Read notes.txt.');
     expect(messages.some((m) => m.id === 3)).toBe(false);

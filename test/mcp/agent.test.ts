@@ -37,7 +37,13 @@ describe('a scripted agent using MCP tools', () => {
     bus.on('*', (event) => events.push(event));
     return new Agent(
       { id: 'w1', role: 'worker' },
-      { system: '', maxTurns: 10, callModel: (request, signal) => model.complete(request, signal), toolsForTurn, context: { agentId: 'w1', role: 'worker', cwd: dir } },
+      {
+        system: '',
+        maxTurns: 10,
+        callModel: (request, signal) => model.complete(request, signal),
+        toolsForTurn,
+        context: { agentId: 'w1', role: 'worker', cwd: dir },
+      },
       bus,
     );
   }
@@ -61,8 +67,18 @@ describe('a scripted agent using MCP tools', () => {
           {
             match: { role: 'worker', prompt: 'Check (\\S+)' },
             turns: [
-              { toolCalls: [{ name: 'mcp__fs__read_text_file', arguments: { path: `${dir}/$1` } }, { name: 'mcp__everything__echo', arguments: { message: 'from $1' } }] },
-              { toolCalls: [{ name: 'mcp__everything__get-sum', arguments: { a: 'not a number', b: 1 } }, { name: 'mcp__fs__read_text_file', arguments: { path: '/etc/passwd' } }] },
+              {
+                toolCalls: [
+                  { name: 'mcp__fs__read_text_file', arguments: { path: `${dir}/$1` } },
+                  { name: 'mcp__everything__echo', arguments: { message: 'from $1' } },
+                ],
+              },
+              {
+                toolCalls: [
+                  { name: 'mcp__everything__get-sum', arguments: { a: 'not a number', b: 1 } },
+                  { name: 'mcp__fs__read_text_file', arguments: { path: '/etc/passwd' } },
+                ],
+              },
               { text: 'Checked $1' },
             ],
           },
@@ -90,7 +106,9 @@ describe('a scripted agent using MCP tools', () => {
     expect(text(results[1]!)).toBe('Echo: from todo.txt');
     expect(text(results[2]!)).toBe('Invalid arguments for tool "mcp__everything__get-sum": /a: must be number');
     expect(text(results[3]!)).toMatch(/denied|outside allowed/i);
-    const ends = events.filter((e) => e.type === 'tool.end').map((e) => [(e as { tool: string }).tool, (e as { isError: boolean }).isError]);
+    const ends = events
+      .filter((e) => e.type === 'tool.end')
+      .map((e) => [(e as { tool: string }).tool, (e as { isError: boolean }).isError]);
     // Read-only MCP tools run in parallel, so their end events come in completion order.
     expect(ends).toHaveLength(4);
     expect(ends).toEqual(expect.arrayContaining(results.map((r) => [r.toolName, r.isError])));
@@ -100,7 +118,12 @@ describe('a scripted agent using MCP tools', () => {
     let instruction = '';
     const toolsForTurn = async () => {
       const listed = await listMcpRuntimeTools(hub);
-      const plan = planMcpDisclosure({ tools: listed.tools, model: 'scripted:test', contextWindow: 8_000, settings: { models: ['scripted:*'] } });
+      const plan = planMcpDisclosure({
+        tools: listed.tools,
+        model: 'scripted:test',
+        contextWindow: 8_000,
+        settings: { models: ['scripted:*'] },
+      });
       expect(plan.decision).toBe('deferred');
       instruction = plan.instruction!;
       return toLoopTools(plan.tools, { fallback: false });
@@ -114,7 +137,14 @@ describe('a scripted agent using MCP tools', () => {
             match: { prompt: 'Read (\\S+) please' },
             turns: [
               { toolCalls: [{ name: 'tool_search', arguments: { query: 'read text file', limit: 2 } }] },
-              { toolCalls: [{ name: 'mcp_invoke', arguments: { name: 'mcp__fs__read_text_file', arguments: { path: `${dir}/$1` } } }] },
+              {
+                toolCalls: [
+                  {
+                    name: 'mcp_invoke',
+                    arguments: { name: 'mcp__fs__read_text_file', arguments: { path: `${dir}/$1` } },
+                  },
+                ],
+              },
               { toolCalls: [{ name: 'mcp__fs__read_text_file', arguments: { path: `${dir}/$1` } }] },
               { text: 'done' },
             ],
@@ -142,7 +172,11 @@ describe('a scripted agent using MCP tools', () => {
           {
             match: { prompt: 'Long job' },
             turns: [
-              { toolCalls: [{ name: 'mcp__everything__trigger-long-running-operation', arguments: { duration: 10, steps: 10 } }] },
+              {
+                toolCalls: [
+                  { name: 'mcp__everything__trigger-long-running-operation', arguments: { duration: 10, steps: 10 } },
+                ],
+              },
               { toolCalls: [{ name: 'mcp__everything__echo', arguments: { message: 'after the crash' } }] },
               { text: 'recovered' },
             ],

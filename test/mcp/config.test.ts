@@ -12,7 +12,12 @@ describe('parseMcpServers', () => {
     const { servers, problems } = parseMcpServers(
       {
         mcpServers: {
-          github: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: { GITHUB_TOKEN: '${TOKEN}', DEBUG: 1 }, cwd: 'tools' },
+          github: {
+            command: 'npx',
+            args: ['-y', '@modelcontextprotocol/server-github'],
+            env: { GITHUB_TOKEN: '${TOKEN}', DEBUG: 1 },
+            cwd: 'tools',
+          },
           remote: { type: 'http', url: 'http://127.0.0.1:9999/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } },
           plain: { url: 'https://example.invalid/mcp' },
           typed: { type: 'stdio', command: 'server' },
@@ -23,16 +28,54 @@ describe('parseMcpServers', () => {
     );
     expect(problems).toEqual([]);
     expect(servers).toEqual([
-      { name: 'github', source: 'configured', file: '/work/project/.mcp.json', transport: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: { GITHUB_TOKEN: 'secret', DEBUG: '1' }, cwd: '/work/project/tools' },
-      { name: 'remote', source: 'configured', file: '/work/project/.mcp.json', transport: 'http', url: 'http://127.0.0.1:9999/mcp', headers: { Authorization: 'Bearer secret' } },
-      { name: 'plain', source: 'configured', file: '/work/project/.mcp.json', transport: 'http', url: 'https://example.invalid/mcp', headers: {} },
-      { name: 'typed', source: 'configured', file: '/work/project/.mcp.json', transport: 'stdio', command: 'server', args: [], env: {} },
+      {
+        name: 'github',
+        source: 'configured',
+        file: '/work/project/.mcp.json',
+        transport: 'stdio',
+        command: 'npx',
+        args: ['-y', '@modelcontextprotocol/server-github'],
+        env: { GITHUB_TOKEN: 'secret', DEBUG: '1' },
+        cwd: '/work/project/tools',
+      },
+      {
+        name: 'remote',
+        source: 'configured',
+        file: '/work/project/.mcp.json',
+        transport: 'http',
+        url: 'http://127.0.0.1:9999/mcp',
+        headers: { Authorization: 'Bearer secret' },
+      },
+      {
+        name: 'plain',
+        source: 'configured',
+        file: '/work/project/.mcp.json',
+        transport: 'http',
+        url: 'https://example.invalid/mcp',
+        headers: {},
+      },
+      {
+        name: 'typed',
+        source: 'configured',
+        file: '/work/project/.mcp.json',
+        transport: 'stdio',
+        command: 'server',
+        args: [],
+        env: {},
+      },
     ]);
   });
 
   it('tags every server from a file configured: a builtin source is ignored with a warning naming the file', () => {
     const { servers, problems } = parseMcpServers(
-      { mcpServers: { web: { command: 'w', source: 'builtin' }, matrix: { command: 'm', source: 'builtin-matrix' }, odd: { command: 'o', source: 'trusted' }, plain: { command: 'p', source: 'configured' } } },
+      {
+        mcpServers: {
+          web: { command: 'w', source: 'builtin' },
+          matrix: { command: 'm', source: 'builtin-matrix' },
+          odd: { command: 'o', source: 'trusted' },
+          plain: { command: 'p', source: 'configured' },
+        },
+      },
       'murmur.toml',
       {},
     );
@@ -43,9 +86,29 @@ describe('parseMcpServers', () => {
       ['plain', 'configured'],
     ]);
     expect(problems).toEqual([
-      { level: 'warning', file: 'murmur.toml', server: 'web', field: 'mcpServers.web.source', message: '"builtin" is reserved for servers murmur ships and cannot be set in murmur.toml; ignored, the server is "configured"' },
-      { level: 'warning', file: 'murmur.toml', server: 'matrix', field: 'mcpServers.matrix.source', message: '"builtin-matrix" is reserved for servers murmur ships and cannot be set in murmur.toml; ignored, the server is "configured"' },
-      { level: 'warning', file: 'murmur.toml', server: 'odd', field: 'mcpServers.odd.source', message: 'unknown source "trusted", ignored: a server from murmur.toml is always "configured"' },
+      {
+        level: 'warning',
+        file: 'murmur.toml',
+        server: 'web',
+        field: 'mcpServers.web.source',
+        message:
+          '"builtin" is reserved for servers murmur ships and cannot be set in murmur.toml; ignored, the server is "configured"',
+      },
+      {
+        level: 'warning',
+        file: 'murmur.toml',
+        server: 'matrix',
+        field: 'mcpServers.matrix.source',
+        message:
+          '"builtin-matrix" is reserved for servers murmur ships and cannot be set in murmur.toml; ignored, the server is "configured"',
+      },
+      {
+        level: 'warning',
+        file: 'murmur.toml',
+        server: 'odd',
+        field: 'mcpServers.odd.source',
+        message: 'unknown source "trusted", ignored: a server from murmur.toml is always "configured"',
+      },
     ]);
   });
 
@@ -92,8 +155,12 @@ describe('parseMcpServers', () => {
   });
 
   it('rejects a document that is not an object or whose mcpServers is not one', () => {
-    expect(parseMcpServers([], 'a.json').problems.map(formatMcpConfigProblem)).toEqual(['a.json: must be an object with an "mcpServers" object, got an array']);
-    expect(parseMcpServers({ mcpServers: [] }, 'a.json').problems.map(formatMcpConfigProblem)).toEqual(['a.json: mcpServers: must be an object of servers by name, got an array']);
+    expect(parseMcpServers([], 'a.json').problems.map(formatMcpConfigProblem)).toEqual([
+      'a.json: must be an object with an "mcpServers" object, got an array',
+    ]);
+    expect(parseMcpServers({ mcpServers: [] }, 'a.json').problems.map(formatMcpConfigProblem)).toEqual([
+      'a.json: mcpServers: must be an object of servers by name, got an array',
+    ]);
     expect(parseMcpServers({ other: 1 }, 'a.json')).toEqual({ servers: [], problems: [] });
   });
 });
@@ -110,7 +177,10 @@ describe('loading from files', () => {
   it('reads .mcp.json from the workspace; a missing file is no servers', async () => {
     const dir = await tempDir();
     expect(await readMcpJson(dir, {})).toEqual({ servers: [], problems: [] });
-    await writeFile(path.join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { fs: { command: 'mcp-server-filesystem', args: ['${HOME_DIR:-.}'] } } }));
+    await writeFile(
+      path.join(dir, '.mcp.json'),
+      JSON.stringify({ mcpServers: { fs: { command: 'mcp-server-filesystem', args: ['${HOME_DIR:-.}'] } } }),
+    );
     const { servers } = await readMcpJson(dir, {});
     expect(servers).toMatchObject([{ name: 'fs', args: ['.'], file: path.join(dir, '.mcp.json') }]);
   });
@@ -119,17 +189,26 @@ describe('loading from files', () => {
     const dir = await tempDir();
     await writeFile(path.join(dir, '.mcp.json'), '{ "mcpServers": { ');
     const tomlFile = path.join(dir, 'murmur.toml');
-    const toml = parseToml('[mcpServers.docs]\ncommand = "docs-server"\nargs = ["--port", "0"]\n[mcpServers.docs.env]\nLEVEL = "debug"\n');
+    const toml = parseToml(
+      '[mcpServers.docs]\ncommand = "docs-server"\nargs = ["--port", "0"]\n[mcpServers.docs.env]\nLEVEL = "debug"\n',
+    );
     const result = await loadMcpConfig({ workspace: dir, toml: { file: tomlFile, document: toml }, env: {} });
-    expect(result.servers).toMatchObject([{ name: 'docs', command: 'docs-server', args: ['--port', '0'], env: { LEVEL: 'debug' }, file: tomlFile }]);
+    expect(result.servers).toMatchObject([
+      { name: 'docs', command: 'docs-server', args: ['--port', '0'], env: { LEVEL: 'debug' }, file: tomlFile },
+    ]);
     expect(result.problems).toHaveLength(1);
-    expect(formatMcpConfigProblem(result.problems[0]!)).toMatch(new RegExp(`^${path.join(dir, '.mcp.json').replace(/[.]/g, '\\.')}: is not valid JSON: `));
+    expect(formatMcpConfigProblem(result.problems[0]!)).toMatch(
+      new RegExp(`^${path.join(dir, '.mcp.json').replace(/[.]/g, '\\.')}: is not valid JSON: `),
+    );
   });
 
   it('never lets .mcp.json or murmur.toml claim a builtin source', async () => {
     const dir = await tempDir();
     const jsonFile = path.join(dir, '.mcp.json');
-    await writeFile(jsonFile, JSON.stringify({ mcpServers: { websearch: { command: 'search-server', source: 'builtin' } } }));
+    await writeFile(
+      jsonFile,
+      JSON.stringify({ mcpServers: { websearch: { command: 'search-server', source: 'builtin' } } }),
+    );
     const tomlFile = path.join(dir, 'murmur.toml');
     const toml = parseToml('[mcpServers.matrix]\ncommand = "matrix-server"\nsource = "builtin-matrix"\n');
     const result = await loadMcpConfig({ workspace: dir, toml: { file: tomlFile, document: toml }, env: {} });
@@ -146,7 +225,10 @@ describe('loading from files', () => {
   it('lets murmur.toml override a .mcp.json server of the same name, with a warning naming both files', async () => {
     const dir = await tempDir();
     await mkdir(path.join(dir, 'sub'));
-    await writeFile(path.join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { shared: { command: 'from-json' }, only: { command: 'json-only' } } }));
+    await writeFile(
+      path.join(dir, '.mcp.json'),
+      JSON.stringify({ mcpServers: { shared: { command: 'from-json' }, only: { command: 'json-only' } } }),
+    );
     const tomlFile = path.join(dir, 'murmur.toml');
     const toml = parseToml('[mcpServers.shared]\ncommand = "from-toml"\ncwd = "sub"\n');
     const result = await loadMcpConfig({ workspace: dir, toml: { file: tomlFile, document: toml }, env: {} });
@@ -155,6 +237,8 @@ describe('loading from files', () => {
       ['shared', 'from-toml'],
     ]);
     expect(result.servers[1]).toMatchObject({ cwd: path.join(dir, 'sub') });
-    expect(result.problems.map(formatMcpConfigProblem)).toEqual([`${tomlFile}: mcpServers.shared: overrides the server of the same name in ${path.join(dir, '.mcp.json')}`]);
+    expect(result.problems.map(formatMcpConfigProblem)).toEqual([
+      `${tomlFile}: mcpServers.shared: overrides the server of the same name in ${path.join(dir, '.mcp.json')}`,
+    ]);
   });
 });

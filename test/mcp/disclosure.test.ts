@@ -4,7 +4,13 @@ import { Type } from '@sinclair/typebox';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkArguments, defineRuntimeTool, resultText, type RuntimeTool, type ToolSource } from '../../tools/contract.js';
+import {
+  checkArguments,
+  defineRuntimeTool,
+  resultText,
+  type RuntimeTool,
+  type ToolSource,
+} from '../../tools/contract.js';
 import type { McpServerConfig } from '../../tools/mcp/config.js';
 import {
   DEFAULT_MCP_DISCLOSURE,
@@ -27,7 +33,11 @@ function serverConfig(name: string, source: ToolSource): McpServerConfig {
   return { name, transport: 'stdio', command: 'unused', args: [], env: {}, source, file: 'test' };
 }
 
-const notCalled = async () => ({ ok: false as const, reason: 'failed' as const, error: 'these tests never call the server' });
+const notCalled = async () => ({
+  ok: false as const,
+  reason: 'failed' as const,
+  error: 'these tests never call the server',
+});
 
 /** MCP tools with long descriptions, so their size is easy to reason about. */
 async function mcpTools(server: string, source: ToolSource, count: number): Promise<RuntimeTool[]> {
@@ -91,16 +101,30 @@ describe('planMcpDisclosure conditions', () => {
 
   it('defers nothing while the candidates stay within thresholdPct of the context window', () => {
     const tokens = estimateToolTokens(configured);
-    expect(tokens).toBe(Math.ceil(JSON.stringify(configured.map((t) => ({ name: t.def.name, description: t.def.description, parameters: t.def.parameters }))).length / 4));
+    expect(tokens).toBe(
+      Math.ceil(
+        JSON.stringify(
+          configured.map((t) => ({ name: t.def.name, description: t.def.description, parameters: t.def.parameters })),
+        ).length / 4,
+      ),
+    );
     // Exactly at the threshold is not above it.
     const atThreshold = planMcpDisclosure({ ...base(), contextWindow: tokens / 0.15, settings: ON });
     expect(atThreshold.decision).toBe('under-threshold');
     expect(atThreshold.candidateTokens).toBe(tokens);
     const bigWindow = planMcpDisclosure({ ...base(), contextWindow: 1_000_000, settings: ON });
     expect(bigWindow.decision).toBe('under-threshold');
-    const lowShare = planMcpDisclosure({ ...base(), contextWindow: tokens * 2, settings: { ...ON, thresholdPct: 0.6 } });
+    const lowShare = planMcpDisclosure({
+      ...base(),
+      contextWindow: tokens * 2,
+      settings: { ...ON, thresholdPct: 0.6 },
+    });
     expect(lowShare.decision).toBe('under-threshold');
-    const highShare = planMcpDisclosure({ ...base(), contextWindow: tokens * 2, settings: { ...ON, thresholdPct: 0.4 } });
+    const highShare = planMcpDisclosure({
+      ...base(),
+      contextWindow: tokens * 2,
+      settings: { ...ON, thresholdPct: 0.4 },
+    });
     expect(highShare.decision).toBe('deferred');
   });
 
@@ -110,23 +134,34 @@ describe('planMcpDisclosure conditions', () => {
     expect(plan.deferred).toEqual(configured);
     expect(plan.inline).toEqual([read, ...builtin]);
     expect(plan.replacements.map((t) => t.def.name)).toEqual(['tool_search', 'mcp_invoke']);
-    expect(plan.tools.map((t) => t.def.name)).toEqual(['read', ...builtin.map((t) => t.def.name), 'tool_search', 'mcp_invoke']);
+    expect(plan.tools.map((t) => t.def.name)).toEqual([
+      'read',
+      ...builtin.map((t) => t.def.name),
+      'tool_search',
+      'mcp_invoke',
+    ]);
     expect(plan.replacements.every((t) => t.source === 'builtin')).toBe(true);
     expect(plan.instruction).toBe(
       '5 more tools, from the MCP server docs, are not listed to save context. To use one, call tool_search with a few words about what you need; ' +
         'it answers with matching tool names and their input schemas. Then call mcp_invoke with {"name": "<tool name>", "arguments": {...}}.',
     );
     // A configured tool that is not from MCP (an extension's) is never deferred.
-    const extension = defineRuntimeTool({ def: { name: 'ext', description: 'x'.repeat(4_000), parameters: Type.Object({}) }, execute: () => ({ content: [] }), source: 'configured' });
+    const extension = defineRuntimeTool({
+      def: { name: 'ext', description: 'x'.repeat(4_000), parameters: Type.Object({}) },
+      execute: () => ({ content: [] }),
+      source: 'configured',
+    });
     const withExtension = planMcpDisclosure({ ...base(), tools: [...catalog, extension], settings: ON });
     expect(withExtension.inline).toContain(extension);
   });
 
   it('reads settings from configuration, naming bad fields', () => {
-    expect(parseMcpDisclosureSettings({ models: ['gpt-*'], thresholdPct: 0.1 }, 'murmur.toml: mcp.disclosure')).toEqual({
-      settings: { enabled: true, models: ['gpt-*'], minDeferCount: 1, thresholdPct: 0.1 },
-      problems: [],
-    });
+    expect(parseMcpDisclosureSettings({ models: ['gpt-*'], thresholdPct: 0.1 }, 'murmur.toml: mcp.disclosure')).toEqual(
+      {
+        settings: { enabled: true, models: ['gpt-*'], minDeferCount: 1, thresholdPct: 0.1 },
+        problems: [],
+      },
+    );
     const bad = parseMcpDisclosureSettings({ enabled: 'yes', thresholdPct: 15, minDeferCount: 0, colour: 1 }, 'cfg');
     expect(bad.settings).toEqual(DEFAULT_MCP_DISCLOSURE);
     expect(bad.problems).toEqual([
@@ -157,7 +192,12 @@ describe('tool_search and mcp_invoke against real servers', () => {
   });
 
   function planFor(tools: RuntimeTool[]) {
-    return planMcpDisclosure({ tools: [read, ...tools], model: 'anthropic:claude-test', contextWindow: 4_000, settings: { models: ['anthropic:*'] } });
+    return planMcpDisclosure({
+      tools: [read, ...tools],
+      model: 'anthropic:claude-test',
+      contextWindow: 4_000,
+      settings: { models: ['anthropic:*'] },
+    });
   }
 
   function named(plan: ReturnType<typeof planFor>, name: string): RuntimeTool {
@@ -189,7 +229,9 @@ describe('tool_search and mcp_invoke against real servers', () => {
     const sum = await invoke(search, { query: 'add two numbers', limit: 1 });
     expect((sum.details as { names: string[] }).names).toEqual(['mcp__everything__get-sum']);
     const directory = await invoke(search, { query: 'list directory contents' });
-    expect((directory.details as { names: string[] }).names.slice(0, 2)).toEqual(expect.arrayContaining(['mcp__fs__list_directory']));
+    expect((directory.details as { names: string[] }).names.slice(0, 2)).toEqual(
+      expect.arrayContaining(['mcp__fs__list_directory']),
+    );
     const exact = await invoke(search, { query: 'select:mcp__everything__echo, mcp__fs__write_file' });
     expect((exact.details as { names: string[] }).names).toEqual(['mcp__everything__echo', 'mcp__fs__write_file']);
     const none = await invoke(search, { query: 'quantum teleportation' });
@@ -207,28 +249,45 @@ describe('tool_search and mcp_invoke against real servers', () => {
     expect(result.isError).toBeFalsy();
     expect(resultText(result)).toBe('# The plan\nShip it.\n');
     // Arguments sent as a JSON string are accepted too.
-    const sum = await invoke(named(plan, 'mcp_invoke'), { name: 'mcp__everything__get-sum', arguments: '{"a": 1, "b": 2}' });
+    const sum = await invoke(named(plan, 'mcp_invoke'), {
+      name: 'mcp__everything__get-sum',
+      arguments: '{"a": 1, "b": 2}',
+    });
     expect(resultText(sum)).toContain('is 3');
   });
 
   it('checks mcp_invoke arguments against the real schema, naming the path', async () => {
     const invokeTool = named(planFor(all), 'mcp_invoke');
     const result = await invoke(invokeTool, { name: 'mcp__everything__get-sum', arguments: { a: 'one', b: 2 } });
-    expect(result).toEqual({ content: [{ type: 'text', text: 'Invalid arguments for tool "mcp__everything__get-sum": /a: must be number' }], isError: true });
+    expect(result).toEqual({
+      content: [{ type: 'text', text: 'Invalid arguments for tool "mcp__everything__get-sum": /a: must be number' }],
+      isError: true,
+    });
   });
 
-  it('refuses tools outside this agent\'s deferred set, so the role filter holds through mcp_invoke', async () => {
+  it("refuses tools outside this agent's deferred set, so the role filter holds through mcp_invoke", async () => {
     // The agent's catalog was filtered before planning: no get-env, and no fs server at all.
-    const filtered = all.filter((tool) => tool.def.name !== 'mcp__everything__get-env' && mcpToolOrigin(tool)?.server !== 'fs');
+    const filtered = all.filter(
+      (tool) => tool.def.name !== 'mcp__everything__get-env' && mcpToolOrigin(tool)?.server !== 'fs',
+    );
     const plan = planFor(filtered);
     expect(plan.decision).toBe('deferred');
     const invokeTool = named(plan, 'mcp_invoke');
     const env = await invoke(invokeTool, { name: 'mcp__everything__get-env' }, 'explore');
     expect(env).toEqual({
-      content: [{ type: 'text', text: 'Tool "mcp__everything__get-env" is not available to the explore agent through mcp_invoke. Use tool_search to find the tools you can call this way.' }],
+      content: [
+        {
+          type: 'text',
+          text: 'Tool "mcp__everything__get-env" is not available to the explore agent through mcp_invoke. Use tool_search to find the tools you can call this way.',
+        },
+      ],
       isError: true,
     });
-    const write = await invoke(invokeTool, { name: 'mcp__fs__write_file', arguments: { path: path.join(dir, 'x.txt'), content: 'no' } }, 'explore');
+    const write = await invoke(
+      invokeTool,
+      { name: 'mcp__fs__write_file', arguments: { path: path.join(dir, 'x.txt'), content: 'no' } },
+      'explore',
+    );
     expect(write.isError).toBe(true);
     const inline = await invoke(invokeTool, { name: 'read', arguments: { path: 'a' } });
     expect(resultText(inline)).toContain('It is listed directly: call "read" itself.');

@@ -19,17 +19,52 @@ const ROOT = findRoot(path.dirname(fileURLToPath(import.meta.url)));
 const BIN = path.join(ROOT, 'node_modules', '.bin');
 
 export function everythingServer(name = 'everything', extra: Partial<McpStdioServerConfig> = {}): McpStdioServerConfig {
-  return { name, transport: 'stdio', command: path.join(BIN, 'mcp-server-everything'), args: ['stdio'], env: {}, source: 'configured', file: 'test', ...extra };
+  return {
+    name,
+    transport: 'stdio',
+    command: path.join(BIN, 'mcp-server-everything'),
+    args: ['stdio'],
+    env: {},
+    source: 'configured',
+    file: 'test',
+    ...extra,
+  };
 }
 
-export function filesystemServer(dir: string, name = 'fs', extra: Partial<McpStdioServerConfig> = {}): McpStdioServerConfig {
-  return { name, transport: 'stdio', command: path.join(BIN, 'mcp-server-filesystem'), args: [dir], env: {}, source: 'configured', file: 'test', ...extra };
+export function filesystemServer(
+  dir: string,
+  name = 'fs',
+  extra: Partial<McpStdioServerConfig> = {},
+): McpStdioServerConfig {
+  return {
+    name,
+    transport: 'stdio',
+    command: path.join(BIN, 'mcp-server-filesystem'),
+    args: [dir],
+    env: {},
+    source: 'configured',
+    file: 'test',
+    ...extra,
+  };
 }
 
 export const TRICKY_SERVER = path.join(ROOT, 'test', 'mcp', 'fixtures', 'tricky-server.mjs');
 
-export function trickyServer(name = 'tricky', env: Record<string, string> = {}, extra: Partial<McpStdioServerConfig> = {}): McpStdioServerConfig {
-  return { name, transport: 'stdio', command: process.execPath, args: [TRICKY_SERVER], env, source: 'configured', file: 'test', ...extra };
+export function trickyServer(
+  name = 'tricky',
+  env: Record<string, string> = {},
+  extra: Partial<McpStdioServerConfig> = {},
+): McpStdioServerConfig {
+  return {
+    name,
+    transport: 'stdio',
+    command: process.execPath,
+    args: [TRICKY_SERVER],
+    env,
+    source: 'configured',
+    file: 'test',
+    ...extra,
+  };
 }
 
 export async function tempDir(prefix = 'murmur-mcp-'): Promise<string> {

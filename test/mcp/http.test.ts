@@ -16,9 +16,13 @@ const TOKEN = 'tok-123';
 
 function mcpServer(): McpServer {
   const server = new McpServer({ name: 'http-test', version: '1.0.0' });
-  server.registerTool('add', { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
-    content: [{ type: 'text', text: String(a + b) }],
-  }));
+  server.registerTool(
+    'add',
+    { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } },
+    async ({ a, b }) => ({
+      content: [{ type: 'text', text: String(a + b) }],
+    }),
+  );
   return server;
 }
 
@@ -58,7 +62,15 @@ describe('streamable HTTP servers', () => {
     let http = await listen();
     const port = (http.address() as AddressInfo).port;
     const { servers, problems } = parseMcpServers(
-      { mcpServers: { remote: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { Authorization: 'Bearer ${MCP_TOKEN}' } } } },
+      {
+        mcpServers: {
+          remote: {
+            type: 'http',
+            url: `http://127.0.0.1:${port}/mcp`,
+            headers: { Authorization: 'Bearer ${MCP_TOKEN}' },
+          },
+        },
+      },
       'test.json',
       { MCP_TOKEN: TOKEN },
     );
@@ -89,7 +101,16 @@ describe('streamable HTTP servers', () => {
     const http = await listen();
     try {
       const port = (http.address() as AddressInfo).port;
-      const hub = new McpHub([{ name: 'locked', transport: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: {}, source: 'configured', file: 'test' }]);
+      const hub = new McpHub([
+        {
+          name: 'locked',
+          transport: 'http',
+          url: `http://127.0.0.1:${port}/mcp`,
+          headers: {},
+          source: 'configured',
+          file: 'test',
+        },
+      ]);
       hubs.push(hub);
       const listed = await listMcpRuntimeTools(hub);
       expect(listed.tools).toEqual([]);

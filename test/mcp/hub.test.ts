@@ -16,7 +16,9 @@ describe('McpHub with server-everything and server-filesystem', () => {
     dir = await tempDir();
     await writeFile(path.join(dir, 'notes.txt'), 'hello from a real file\n');
     await mkdir(path.join(dir, 'sub'));
-    hub = new McpHub([everythingServer(), filesystemServer(dir, 'fs'), everythingServer('unused')], { callTimeoutMs: 20_000 });
+    hub = new McpHub([everythingServer(), filesystemServer(dir, 'fs'), everythingServer('unused')], {
+      callTimeoutMs: 20_000,
+    });
     hub.on((event) => events.push(event));
   });
 
@@ -44,7 +46,14 @@ describe('McpHub with server-everything and server-filesystem', () => {
     expect(hub.state('everything')).toBe('ready');
     expect(hub.state('fs')).toBe('ready');
     expect(hub.state('unused')).toBe('idle');
-    expect([...listed.keys()]).toEqual(expect.arrayContaining(['mcp__everything__echo', 'mcp__everything__get-sum', 'mcp__fs__read_text_file', 'mcp__fs__list_directory']));
+    expect([...listed.keys()]).toEqual(
+      expect.arrayContaining([
+        'mcp__everything__echo',
+        'mcp__everything__get-sum',
+        'mcp__fs__read_text_file',
+        'mcp__fs__list_directory',
+      ]),
+    );
     // Task-only tools cannot be called without the tasks API, so they are left out.
     expect(listed.has('mcp__everything__simulate-research-query')).toBe(false);
   });
@@ -54,10 +63,18 @@ describe('McpHub with server-everything and server-filesystem', () => {
     const sum = listed.get('mcp__everything__get-sum')!;
     expect(sum.source).toBe('configured');
     expect(sum.def.description).toBe('Returns the sum of two numbers');
-    expect(sum.def.parameters).toMatchObject({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] });
+    expect(sum.def.parameters).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+    });
     expect(sum.def.parameters).not.toHaveProperty('$schema');
     expect(sum.def.executionMode).toBe('parallel'); // readOnlyHint
-    expect(mcpToolOrigin(sum)).toEqual({ server: 'everything', tool: 'get-sum', qualifiedName: 'mcp__everything__get-sum' });
+    expect(mcpToolOrigin(sum)).toEqual({
+      server: 'everything',
+      tool: 'get-sum',
+      qualifiedName: 'mcp__everything__get-sum',
+    });
     // The same objects come back while the list is unchanged.
     const again = await tools(['everything']);
     expect(again.get('mcp__everything__get-sum')).toBe(sum);
@@ -75,10 +92,16 @@ describe('McpHub with server-everything and server-filesystem', () => {
   it('rejects bad arguments before the call, naming the path and the rule', async () => {
     const listed = await tools(['everything']);
     const sum = listed.get('mcp__everything__get-sum')!;
-    expect(checkArguments(sum.def, { a: 'two', b: 3 })).toBe('Invalid arguments for tool "mcp__everything__get-sum": /a: must be number');
-    expect(checkArguments(sum.def, { a: 1 })).toBe('Invalid arguments for tool "mcp__everything__get-sum": /b: is required');
+    expect(checkArguments(sum.def, { a: 'two', b: 3 })).toBe(
+      'Invalid arguments for tool "mcp__everything__get-sum": /a: must be number',
+    );
+    expect(checkArguments(sum.def, { a: 1 })).toBe(
+      'Invalid arguments for tool "mcp__everything__get-sum": /b: is required',
+    );
     const reference = listed.get('mcp__everything__get-resource-reference')!;
-    expect(checkArguments(reference.def, { resourceType: 'text' })).toContain('/resourceType: must be one of "Text", "Blob"');
+    expect(checkArguments(reference.def, { resourceType: 'text' })).toContain(
+      '/resourceType: must be one of "Text", "Blob"',
+    );
     expect(checkArguments(sum.def, { a: 1, b: 2 })).toBeUndefined();
   });
 
@@ -96,8 +119,15 @@ describe('McpHub with server-everything and server-filesystem', () => {
   it('maps image and embedded resource content to our blocks', async () => {
     const listed = await tools(['everything']);
     const image = await run(listed.get('mcp__everything__get-tiny-image')!, {});
-    expect(image.content.some((block) => block.type === 'image' && block.mimeType === 'image/png' && block.data.length > 100)).toBe(true);
-    const resource = await run(listed.get('mcp__everything__get-resource-reference')!, { resourceType: 'Text', resourceId: 2 });
+    expect(
+      image.content.some(
+        (block) => block.type === 'image' && block.mimeType === 'image/png' && block.data.length > 100,
+      ),
+    ).toBe(true);
+    const resource = await run(listed.get('mcp__everything__get-resource-reference')!, {
+      resourceType: 'Text',
+      resourceId: 2,
+    });
     expect(resultText(resource)).toMatch(/Resource demo:\/\/resource\/dynamic\/text\/2/);
     const structured = await run(listed.get('mcp__everything__get-structured-content')!, { location: 'Chicago' });
     expect(structured.details).toMatchObject({ structuredContent: { temperature: expect.any(Number) } });
@@ -107,20 +137,29 @@ describe('McpHub with server-everything and server-filesystem', () => {
     const listed = await tools(['everything']);
     const updates: string[] = [];
     const tool = listed.get('mcp__everything__trigger-long-running-operation')!;
-    const result = await tool.impl(toolContext(), { duration: 0.3, steps: 3 } as never, never, (update) => updates.push(update.text));
+    const result = await tool.impl(toolContext(), { duration: 0.3, steps: 3 } as never, never, (update) =>
+      updates.push(update.text),
+    );
     expect(resultText(result)).toContain('Long running operation completed');
     // The last notification may lose the race with the result itself, which ends the call.
     expect(updates.slice(0, 2)).toEqual(['progress 1/3', 'progress 2/3']);
   });
 
   it('receives tools/list_changed from server-everything (sent once it registers its post-initialize tools)', async () => {
-    await vi.waitFor(() => expect(events).toContainEqual({ type: 'tools_changed', server: 'everything' }), { timeout: 5_000 });
+    await vi.waitFor(() => expect(events).toContainEqual({ type: 'tools_changed', server: 'everything' }), {
+      timeout: 5_000,
+    });
     const listed = await tools(['everything']);
     expect(listed.has('mcp__everything__echo')).toBe(true);
   });
 
   it('times out a call that takes too long, cancels it, and keeps the server usable', async () => {
-    const outcome = await hub.callTool('everything', 'trigger-long-running-operation', { duration: 10, steps: 2 }, { timeoutMs: 300 });
+    const outcome = await hub.callTool(
+      'everything',
+      'trigger-long-running-operation',
+      { duration: 10, steps: 2 },
+      { timeoutMs: 300 },
+    );
     expect(outcome).toMatchObject({ ok: false, reason: 'timeout' });
     expect(!outcome.ok && outcome.error).toContain('no answer within 300 ms');
     const echo = await hub.callTool('everything', 'echo', { message: 'still here' });

@@ -35,7 +35,9 @@ describe('MCP results that are not what they should be', () => {
     const tools = await toolMap(makeHub([trickyServer()]));
     const result = await call(tools.get('mcp__tricky__malformed')!);
     expect(result.isError).toBe(true);
-    expect(resultText(result)).toMatch(/^MCP tool "mcp__tricky__malformed" failed: the server returned a malformed result \(content: /);
+    expect(resultText(result)).toMatch(
+      /^MCP tool "mcp__tricky__malformed" failed: the server returned a malformed result \(content: /,
+    );
   });
 
   it('maps audio, resource links, binary and image resources, and embedded text', async () => {
@@ -54,14 +56,21 @@ describe('MCP results that are not what they should be', () => {
   it('turns isError into an error result carrying the server text', async () => {
     const tools = await toolMap(makeHub([trickyServer()]));
     const result = await call(tools.get('mcp__tricky__fail')!);
-    expect(result).toEqual({ content: [{ type: 'text', text: 'the thing you asked for does not exist' }], isError: true });
+    expect(result).toEqual({
+      content: [{ type: 'text', text: 'the thing you asked for does not exist' }],
+      isError: true,
+    });
   });
 
   it('sanitises names model APIs would reject, and keeps the real name for the call', async () => {
     const tools = await toolMap(makeHub([trickyServer('my.server')]));
     const weird = tools.get('mcp__my_server__weird_name_with_spaces')!;
     expect(weird).toBeDefined();
-    expect(mcpToolOrigin(weird)).toEqual({ server: 'my.server', tool: 'weird.name/with spaces', qualifiedName: 'mcp__my_server__weird_name_with_spaces' });
+    expect(mcpToolOrigin(weird)).toEqual({
+      server: 'my.server',
+      tool: 'weird.name/with spaces',
+      qualifiedName: 'mcp__my_server__weird_name_with_spaces',
+    });
     expect(resultText(await call(weird))).toBe('weird ok');
     for (const name of tools.keys()) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
   });
@@ -87,14 +96,18 @@ describe('timeouts, crashes and restarts', () => {
     const tools = await toolMap(hub);
     const result = await call(tools.get('mcp__tricky__hang')!);
     expect(result.isError).toBe(true);
-    expect(resultText(result)).toBe('MCP tool "mcp__tricky__hang" failed: no answer within 250 ms (the request was cancelled)');
+    expect(resultText(result)).toBe(
+      'MCP tool "mcp__tricky__hang" failed: no answer within 250 ms (the request was cancelled)',
+    );
     expect(resultText(await call(tools.get('mcp__tricky__echo')!, { text: 'alive' }))).toBe('echo: alive');
   });
 
   it('stops waiting when the agent is aborted', async () => {
     const tools = await toolMap(makeHub([trickyServer()]));
     const controller = new AbortController();
-    const pending = tools.get('mcp__tricky__hang')!.impl(toolContext(), {} as never, controller.signal, () => undefined);
+    const pending = tools
+      .get('mcp__tricky__hang')!
+      .impl(toolContext(), {} as never, controller.signal, () => undefined);
     setTimeout(() => controller.abort(), 50);
     const result = await pending;
     expect(result.isError).toBe(true);
@@ -112,7 +125,9 @@ describe('timeouts, crashes and restarts', () => {
 
   it('gives up on a server that never answers initialize, and stops its process', async () => {
     const pidFile = path.join(await tempDir(), 'pid');
-    const hub = makeHub([trickyServer('mute', { TRICKY_SILENT_INIT: '1', TRICKY_PID_FILE: pidFile })], { startTimeoutMs: 300 });
+    const hub = makeHub([trickyServer('mute', { TRICKY_SILENT_INIT: '1', TRICKY_PID_FILE: pidFile })], {
+      startTimeoutMs: 300,
+    });
     const outcome = await hub.callTool('mute', 'echo', { text: 'x' });
     expect(outcome).toMatchObject({ ok: false, reason: 'unavailable' });
     expect(!outcome.ok && outcome.error).toContain('could not be started: it did not answer initialize within 300 ms');
@@ -132,7 +147,17 @@ describe('timeouts, crashes and restarts', () => {
   });
 
   it('reports a command that does not exist', async () => {
-    const hub = makeHub([{ name: 'ghost', transport: 'stdio', command: '/nonexistent/mcp-server', args: [], env: {}, source: 'configured', file: 'test' }]);
+    const hub = makeHub([
+      {
+        name: 'ghost',
+        transport: 'stdio',
+        command: '/nonexistent/mcp-server',
+        args: [],
+        env: {},
+        source: 'configured',
+        file: 'test',
+      },
+    ]);
     const outcome = await hub.callTool('ghost', 'anything', {});
     expect(outcome).toMatchObject({ ok: false, reason: 'unavailable' });
     expect(!outcome.ok && outcome.error).toMatch(/MCP server "ghost" is unavailable: could not be started: .*ENOENT/);
@@ -140,7 +165,10 @@ describe('timeouts, crashes and restarts', () => {
 
   it('restarts a crashed server with backoff, at most maxRestarts times in the window', async () => {
     let clock = 1_000_000;
-    const hub = makeHub([trickyServer()], { now: () => clock, restart: { maxRestarts: 2, backoffMs: 1_000, windowMs: 60_000 } });
+    const hub = makeHub([trickyServer()], {
+      now: () => clock,
+      restart: { maxRestarts: 2, backoffMs: 1_000, windowMs: 60_000 },
+    });
     const tools = await toolMap(hub);
     const echo = tools.get('mcp__tricky__echo')!;
     const crash = async () => {
@@ -168,7 +196,9 @@ describe('timeouts, crashes and restarts', () => {
     await crash();
     clock += 10_000;
     const exhausted = await call(echo, { text: 'three' });
-    expect(resultText(exhausted)).toMatch(/restarted 2 times in the last 60 s, the most allowed; it is not started again for \d+ s/);
+    expect(resultText(exhausted)).toMatch(
+      /restarted 2 times in the last 60 s, the most allowed; it is not started again for \d+ s/,
+    );
     expect(hub.pid('tricky')).toBeUndefined();
 
     // Once the window has passed, the budget is back.

@@ -43,11 +43,23 @@ function tempWorkspace(name: string): string {
 
 /** `murmur ARGS` found on PATH, as a shell finds it. */
 function murmur(args: string[], options: { cwd?: string; env?: Record<string, string>; timeout?: number } = {}) {
-  return execa('murmur', args, { cwd: options.cwd ?? ws, env: userEnv(pkg, home, options.env), extendEnv: false, reject: false, stdin: 'ignore', timeout: options.timeout ?? 60_000 });
+  return execa('murmur', args, {
+    cwd: options.cwd ?? ws,
+    env: userEnv(pkg, home, options.env),
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    timeout: options.timeout ?? 60_000,
+  });
 }
 
 function mcpJson(dir: string): void {
-  writeFileSync(path.join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { everything: { command: EVERYTHING, args: ['stdio'] }, fs: { command: FILESYSTEM, args: [dir] } } }));
+  writeFileSync(
+    path.join(dir, '.mcp.json'),
+    JSON.stringify({
+      mcpServers: { everything: { command: EVERYTHING, args: ['stdio'] }, fs: { command: FILESYSTEM, args: [dir] } },
+    }),
+  );
 }
 
 function script(dir: string, body: unknown): string {
@@ -66,7 +78,9 @@ describe('the installed package', () => {
     expect(which.stdout).toBe(path.join(pkg.prefix, 'bin', 'murmur'));
     const ran = await murmur(['--version']);
     expect(ran.exitCode).toBe(0);
-    expect(ran.stdout).toBe((JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+    expect(ran.stdout).toBe(
+      (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version,
+    );
   });
 
   it('ships a LICENSE, source maps of the bundle only (without sources), and fits in 1 MB', () => {
@@ -102,7 +116,12 @@ describe('the installed package', () => {
     // The reader (`true`) is gone before murmur writes a byte: every write meets a closed pipe (EPIPE). murmur
     // must stop quietly with status 0, as `murmur … | head` needs, never print a trace.
     for (const args of ['--help', 'swarm --help', '--version', 'sessions', 'schedule list']) {
-      const piped = await execa('bash', ['-c', `set -o pipefail; murmur ${args} | true`], { cwd: ws, env: userEnv(pkg, home), extendEnv: false, reject: false });
+      const piped = await execa('bash', ['-c', `set -o pipefail; murmur ${args} | true`], {
+        cwd: ws,
+        env: userEnv(pkg, home),
+        extendEnv: false,
+        reject: false,
+      });
       expect({ args, stderr: piped.stderr, code: piped.exitCode }).toEqual({ args, stderr: '', code: 0 });
     }
   });
@@ -116,13 +135,31 @@ describe('the installed package', () => {
         {
           match: { role: 'worker' },
           turns: [
-            { toolCalls: [{ name: 'mcp__everything__echo', arguments: { message: 'hello from the installed bin' } }, { name: 'mcp__fs__read_text_file', arguments: { path: path.join(dir, 'notes.txt') } }] },
+            {
+              toolCalls: [
+                { name: 'mcp__everything__echo', arguments: { message: 'hello from the installed bin' } },
+                { name: 'mcp__fs__read_text_file', arguments: { path: path.join(dir, 'notes.txt') } },
+              ],
+            },
             { text: 'used both servers' },
           ],
         },
       ],
     });
-    const ran = await murmur(['run', '--agent', 'worker', '--model', 'scripted:script.json', '--permission-mode', 'auto', '--json', 'use the servers'], { cwd: dir });
+    const ran = await murmur(
+      [
+        'run',
+        '--agent',
+        'worker',
+        '--model',
+        'scripted:script.json',
+        '--permission-mode',
+        'auto',
+        '--json',
+        'use the servers',
+      ],
+      { cwd: dir },
+    );
     expect(ran.stderr).toBe('');
     const report = JSON.parse(ran.stdout) as { status: string; result: string; sessionId: string };
     expect(report).toMatchObject({ status: 'completed', result: 'used both servers' });
@@ -144,13 +181,33 @@ describe('the installed package', () => {
           match: { role: 'worker' },
           turns: [
             { toolCalls: [{ name: 'tool_search', arguments: { query: 'read the text of a file', limit: 3 } }] },
-            { toolCalls: [{ name: 'mcp_invoke', arguments: { name: 'mcp__fs__read_text_file', arguments: { path: path.join(dir, 'plan.md') } } }] },
+            {
+              toolCalls: [
+                {
+                  name: 'mcp_invoke',
+                  arguments: { name: 'mcp__fs__read_text_file', arguments: { path: path.join(dir, 'plan.md') } },
+                },
+              ],
+            },
             { text: 'found and read it' },
           ],
         },
       ],
     });
-    const ran = await murmur(['run', '--agent', 'worker', '--model', 'scripted:script.json', '--permission-mode', 'yolo', '--json', 'read the plan'], { cwd: dir });
+    const ran = await murmur(
+      [
+        'run',
+        '--agent',
+        'worker',
+        '--model',
+        'scripted:script.json',
+        '--permission-mode',
+        'yolo',
+        '--json',
+        'read the plan',
+      ],
+      { cwd: dir },
+    );
     expect(ran.stderr).toBe('');
     const report = JSON.parse(ran.stdout) as { status: string; sessionId: string };
     expect(report.status).toBe('completed');
@@ -167,19 +224,45 @@ describe('the installed package', () => {
         {
           match: { role: 'worker', prompt: 'Echo (\\S+)' },
           turns: [
-            { toolCalls: [{ name: 'bash', arguments: { command: `murmur-tools call mcp__everything__echo --args '{"message":"$1"}' > $1.out; echo "exit=$?"` } }] },
+            {
+              toolCalls: [
+                {
+                  name: 'bash',
+                  arguments: {
+                    command: `murmur-tools call mcp__everything__echo --args '{"message":"$1"}' > $1.out; echo "exit=$?"`,
+                  },
+                },
+              ],
+            },
             { text: 'echoed $1' },
           ],
         },
       ],
     });
-    const ran = await murmur(['swarm', '--template', 'Echo {{item}}', '--items', 'alpha', 'beta', 'gamma', '--model', 'scripted:script.json', '--permission-mode', 'yolo', '--json'], { cwd: dir });
+    const ran = await murmur(
+      [
+        'swarm',
+        '--template',
+        'Echo {{item}}',
+        '--items',
+        'alpha',
+        'beta',
+        'gamma',
+        '--model',
+        'scripted:script.json',
+        '--permission-mode',
+        'yolo',
+        '--json',
+      ],
+      { cwd: dir },
+    );
     expect(ran.stderr).toBe('');
     expect(JSON.parse(ran.stdout)).toMatchObject({ summary: { completed: 3 } });
-    for (const item of ['alpha', 'beta', 'gamma']) expect(readFileSync(path.join(dir, `${item}.out`), 'utf8')).toContain(`Echo: ${item}`);
+    for (const item of ['alpha', 'beta', 'gamma'])
+      expect(readFileSync(path.join(dir, `${item}.out`), 'utf8')).toContain(`Echo: ${item}`);
   }, 60_000);
 
-  it('serves run_agent over MCP to the SDK client, whose agents use the workspace\'s MCP servers', async () => {
+  it("serves run_agent over MCP to the SDK client, whose agents use the workspace's MCP servers", async () => {
     const dir = tempWorkspace('serve');
     const client = new Client({ name: 'installed-test', version: '1.0.0' });
     try {
@@ -187,18 +270,37 @@ describe('the installed package', () => {
       writeFileSync(path.join(dir, 'murmur.toml'), '[permissions]\nallow = ["mcp__everything__get-sum"]\n');
       script(dir, {
         agents: [
-          { match: { role: 'worker' }, turns: [{ toolCalls: [{ name: 'mcp__everything__get-sum', arguments: { a: 2, b: 3 } }] }, { text: 'summed' }] },
+          {
+            match: { role: 'worker' },
+            turns: [
+              { toolCalls: [{ name: 'mcp__everything__get-sum', arguments: { a: 2, b: 3 } }] },
+              { text: 'summed' },
+            ],
+          },
         ],
       });
       const env = userEnv(pkg, home);
-      await client.connect(new StdioClientTransport({ command: 'murmur', args: ['mcp', 'serve', '--model', `scripted:${path.join(dir, 'script.json')}`, '--cwd', dir], env, cwd: dir, stderr: 'pipe' }));
+      await client.connect(
+        new StdioClientTransport({
+          command: 'murmur',
+          args: ['mcp', 'serve', '--model', `scripted:${path.join(dir, 'script.json')}`, '--cwd', dir],
+          env,
+          cwd: dir,
+          stderr: 'pipe',
+        }),
+      );
       const tools = await client.listTools();
       expect(tools.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['run_agent', 'run_swarm']));
-      const result = (await client.callTool({ name: 'run_agent', arguments: { task: 'add two and three', role: 'worker' } })) as { content: { type: string; text: string }[]; isError?: boolean };
+      const result = (await client.callTool({
+        name: 'run_agent',
+        arguments: { task: 'add two and three', role: 'worker' },
+      })) as { content: { type: string; text: string }[]; isError?: boolean };
       expect(result.isError ?? false).toBe(false);
       expect(result.content.map((c) => c.text).join('\n')).toContain('summed');
       const sessions = readdirSync(path.join(dir, '.murmur', 'sessions'));
-      const transcripts = sessions.flatMap((id) => readdirSync(path.join(dir, '.murmur', 'sessions', id, 'agents')).map((agent) => transcriptOf(dir, id, agent)));
+      const transcripts = sessions.flatMap((id) =>
+        readdirSync(path.join(dir, '.murmur', 'sessions', id, 'agents')).map((agent) => transcriptOf(dir, id, agent)),
+      );
       expect(transcripts.join('\n')).toContain('The sum of 2 and 3 is 5');
     } finally {
       await client.close();
@@ -208,7 +310,10 @@ describe('the installed package', () => {
   it('writes a session report as one HTML file', async () => {
     const dir = tempWorkspace('report');
     script(dir, { agents: [{ match: { role: 'worker' }, turns: [{ text: 'did $0' }] }] });
-    const ran = await murmur(['swarm', '--template', 'Do {{item}}', '--items', 'one', 'two', '--model', 'scripted:script.json', '--json'], { cwd: dir });
+    const ran = await murmur(
+      ['swarm', '--template', 'Do {{item}}', '--items', 'one', 'two', '--model', 'scripted:script.json', '--json'],
+      { cwd: dir },
+    );
     const { sessionId } = JSON.parse(ran.stdout) as { sessionId: string };
     const out = path.join(dir, 'report.html');
     const report = await murmur(['report', sessionId, '--html', '-o', out], { cwd: dir });

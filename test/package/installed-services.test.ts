@@ -37,12 +37,26 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
 }
 
 function murmur(args: string[], cwd: string, extra: Record<string, string> = {}) {
-  return execa('murmur', args, { cwd, env: env(extra), extendEnv: false, reject: false, stdin: 'ignore', timeout: 60_000 });
+  return execa('murmur', args, {
+    cwd,
+    env: env(extra),
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    timeout: 60_000,
+  });
 }
 
 /** A long-running `murmur …` whose output is collected; killed after the test. */
 function start(args: string[], cwd: string, extra: Record<string, string> = {}) {
-  const child = execa('murmur', args, { cwd, env: env(extra), extendEnv: false, reject: false, stdin: 'ignore', buffer: false });
+  const child = execa('murmur', args, {
+    cwd,
+    env: env(extra),
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    buffer: false,
+  });
   children.push(child);
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
@@ -50,7 +64,11 @@ function start(args: string[], cwd: string, extra: Record<string, string> = {}) 
   return { child, output: () => output };
 }
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 45_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 45_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -64,9 +82,26 @@ describe('the installed package as a service', () => {
   it('adds a scheduled task, and `murmur scheduler` runs it when asked to run now', async () => {
     const state = realpathSync(mkdtempSync(path.join(tmpdir(), 'murmur-installed-state-')));
     try {
-      writeFileSync(path.join(ws, 'script.json'), JSON.stringify({ agents: [{ match: { role: 'main', prompt: 'audit' }, turns: [{ text: 'audit done' }] }] }));
+      writeFileSync(
+        path.join(ws, 'script.json'),
+        JSON.stringify({ agents: [{ match: { role: 'main', prompt: 'audit' }, turns: [{ text: 'audit done' }] }] }),
+      );
       const knobs = { MURMUR_HOME: state, MURMUR_CRON_CHECK_MS: '200' };
-      const added = await murmur(['schedule', 'add', '--cron', '0 6 * * 1-5', '--prompt', 'audit the deps', '--model', 'scripted:script.json', '--json'], ws, knobs);
+      const added = await murmur(
+        [
+          'schedule',
+          'add',
+          '--cron',
+          '0 6 * * 1-5',
+          '--prompt',
+          'audit the deps',
+          '--model',
+          'scripted:script.json',
+          '--json',
+        ],
+        ws,
+        knobs,
+      );
       expect(added.stderr).toBe('');
       expect(added.exitCode).toBe(0);
       const { id } = JSON.parse(added.stdout) as { id: string };
@@ -116,31 +151,73 @@ describe('the installed package as a service', () => {
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
-    it.runIf(available)('a `murmur worker` takes the items of a queued swarm and its edits land in the workspace', async () => {
-      const repo = path.join(dir, 'repo');
-      await execa('mkdir', ['-p', repo]);
-      for (const name of ['one', 'two', 'three']) writeFileSync(path.join(repo, `${name}.txt`), 'a\n');
-      git(repo, 'init', '-q', '-b', 'main');
-      git(repo, 'add', '-A');
-      git(repo, '-c', 'user.name=t', '-c', 'user.email=t@localhost', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'initial');
-      const script = path.join(dir, 'script.json');
-      writeFileSync(
-        script,
-        JSON.stringify({
-          agents: [{ match: { role: 'worker', prompt: 'Fix (\\S+)' }, turns: [{ toolCalls: [{ name: 'edit', arguments: { path: '$1', old_string: 'a', new_string: 'b' } }] }, { text: 'fixed $1' }] }],
-        }),
-      );
-      const checkout = path.join(dir, 'worker-checkout');
-      await execa('git', ['clone', '-q', repo, checkout]);
-      const worker = start(['worker', '--queue', redis!.url, '--cwd', checkout, '--name', 'w1'], checkout, { MURMUR_QUEUE_STALLED_MS: '1000' });
-      const swarm = await murmur(
-        ['swarm', '--template', 'Fix {{item}}', '--items', 'one.txt', 'two.txt', 'three.txt', '--json', '--model', `scripted:${script}`, '--queue', redis!.url, '--permission-mode', 'auto'],
-        repo,
-      );
-      expect(swarm.stderr).toBe('');
-      expect(JSON.parse(swarm.stdout)).toMatchObject({ summary: { completed: 3 } });
-      for (const name of ['one', 'two', 'three']) expect(readFileSync(path.join(repo, `${name}.txt`), 'utf8')).toBe('b\n');
-      expect(worker.output()).toContain('w1');
-    }, 90_000);
+    it.runIf(available)(
+      'a `murmur worker` takes the items of a queued swarm and its edits land in the workspace',
+      async () => {
+        const repo = path.join(dir, 'repo');
+        await execa('mkdir', ['-p', repo]);
+        for (const name of ['one', 'two', 'three']) writeFileSync(path.join(repo, `${name}.txt`), 'a\n');
+        git(repo, 'init', '-q', '-b', 'main');
+        git(repo, 'add', '-A');
+        git(
+          repo,
+          '-c',
+          'user.name=t',
+          '-c',
+          'user.email=t@localhost',
+          '-c',
+          'commit.gpgsign=false',
+          'commit',
+          '-q',
+          '-m',
+          'initial',
+        );
+        const script = path.join(dir, 'script.json');
+        writeFileSync(
+          script,
+          JSON.stringify({
+            agents: [
+              {
+                match: { role: 'worker', prompt: 'Fix (\\S+)' },
+                turns: [
+                  { toolCalls: [{ name: 'edit', arguments: { path: '$1', old_string: 'a', new_string: 'b' } }] },
+                  { text: 'fixed $1' },
+                ],
+              },
+            ],
+          }),
+        );
+        const checkout = path.join(dir, 'worker-checkout');
+        await execa('git', ['clone', '-q', repo, checkout]);
+        const worker = start(['worker', '--queue', redis!.url, '--cwd', checkout, '--name', 'w1'], checkout, {
+          MURMUR_QUEUE_STALLED_MS: '1000',
+        });
+        const swarm = await murmur(
+          [
+            'swarm',
+            '--template',
+            'Fix {{item}}',
+            '--items',
+            'one.txt',
+            'two.txt',
+            'three.txt',
+            '--json',
+            '--model',
+            `scripted:${script}`,
+            '--queue',
+            redis!.url,
+            '--permission-mode',
+            'auto',
+          ],
+          repo,
+        );
+        expect(swarm.stderr).toBe('');
+        expect(JSON.parse(swarm.stdout)).toMatchObject({ summary: { completed: 3 } });
+        for (const name of ['one', 'two', 'three'])
+          expect(readFileSync(path.join(repo, `${name}.txt`), 'utf8')).toBe('b\n');
+        expect(worker.output()).toContain('w1');
+      },
+      90_000,
+    );
   });
 });

@@ -35,22 +35,47 @@ const STALE_MS = 30 * 60_000;
 function buildKey(): string {
   const hash = createHash('sha256');
   hash.update(readFileSync(path.join(ROOT, 'package.json')));
-  hash.update(readdirSync(path.join(ROOT, 'dist', 'bundle')).sort().join('\n'));
+  hash.update(
+    readdirSync(path.join(ROOT, 'dist', 'bundle'))
+      .sort()
+      .join('\n'),
+  );
   return `${CHECKOUT}-${hash.digest('hex').slice(0, 16)}`;
 }
 
 function install(dir: string): void {
   mkdirSync(dir, { recursive: true });
   // --ignore-scripts: dist/ is what `npm run build` just made (npm test builds first).
-  const packed = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })) as { filename: string }[];
+  const packed = JSON.parse(
+    execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  ) as { filename: string }[];
   const tarball = path.join(dir, packed[0]!.filename);
   const prefix = path.join(dir, 'prefix');
-  execFileSync('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'error', tarball], {
-    cwd: dir,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, npm_config_update_notifier: 'false' },
-  });
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '-g',
+      '--prefix',
+      prefix,
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel',
+      'error',
+      tarball,
+    ],
+    {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    },
+  );
   writeFileSync(path.join(dir, 'ready'), tarball);
 }
 
@@ -72,7 +97,8 @@ export function installedPackage(): InstalledPackage {
       mine = true;
     } catch {
       // Another suite installs; a lock left by a killed run (older than the wait) is taken over.
-      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > WAIT_MS) rmSync(lock, { recursive: true, force: true });
+      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > WAIT_MS)
+        rmSync(lock, { recursive: true, force: true });
     }
     if (mine) {
       try {
@@ -81,7 +107,12 @@ export function installedPackage(): InstalledPackage {
           // This checkout's older installs go once unused (each is a full node_modules).
           for (const old of readdirSync(PARENT)) {
             const folder = path.join(PARENT, old);
-            if (old.startsWith(`${CHECKOUT}-`) && !old.startsWith(key) && Date.now() - statSync(folder).mtimeMs > STALE_MS) rmSync(folder, { recursive: true, force: true });
+            if (
+              old.startsWith(`${CHECKOUT}-`) &&
+              !old.startsWith(key) &&
+              Date.now() - statSync(folder).mtimeMs > STALE_MS
+            )
+              rmSync(folder, { recursive: true, force: true });
           }
           install(dir);
         }
@@ -90,7 +121,8 @@ export function installedPackage(): InstalledPackage {
       }
       break;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for another suite to install the package into ${dir}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for another suite to install the package into ${dir}`);
     sleep(250);
   }
   const tarball = readFileSync(path.join(dir, 'ready'), 'utf8');
@@ -99,7 +131,13 @@ export function installedPackage(): InstalledPackage {
   utimesSync(dir, now, now);
   const name = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string }).name;
   const prefix = path.join(dir, 'prefix');
-  return { prefix, bin: path.join(prefix, 'bin', 'murmur'), dir: path.join(prefix, 'lib', 'node_modules', name), tarball, tarballBytes: statSync(tarball).size };
+  return {
+    prefix,
+    bin: path.join(prefix, 'bin', 'murmur'),
+    dir: path.join(prefix, 'lib', 'node_modules', name),
+    tarball,
+    tarballBytes: statSync(tarball).size,
+  };
 }
 
 /**
@@ -107,7 +145,11 @@ export function installedPackage(): InstalledPackage {
  * this checkout on it (npm test puts node_modules/.bin there), no model settings from the developer's machine,
  * HOME in `home`.
  */
-export function userEnv(pkg: InstalledPackage, home: string, extra: Record<string, string> = {}): Record<string, string> {
+export function userEnv(
+  pkg: InstalledPackage,
+  home: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value === undefined || /_API_KEY$|_BASE_URL$|^MURMUR_|^OLLAMA_|^npm_|^NODE_PATH$|^VITEST/.test(key)) continue;

@@ -7,7 +7,14 @@ import type { ModalPrompt } from '../../dashboards/tui.js';
 import type { ApprovalRequest, PlanApprovalRequest, Requester } from '../../orchestrator/permissions/asker.js';
 import type { QuestionRequest } from '../../tools/adapters-interaction.js';
 
-const requester: Requester = { agentId: 'a-2', role: 'worker', chain: [{ agentId: 'a-1', role: 'lead' }, { agentId: 'main', role: 'main' }] };
+const requester: Requester = {
+  agentId: 'a-2',
+  role: 'worker',
+  chain: [
+    { agentId: 'a-1', role: 'lead' },
+    { agentId: 'main', role: 'main' },
+  ],
+};
 
 const approval: ApprovalRequest = {
   requester,
@@ -80,12 +87,19 @@ describe('the terminal asker', () => {
     expect(once.shown()).toContain('allow always for this session (bash(npm install left-pad))');
     expect(once.shown()).toContain('Please answer y, a, n');
     expect(await terminalAsker(terminal(['a']).streams).approve(approval, signal)).toEqual({ kind: 'allow_always' });
-    expect(await terminalAsker(terminal(['n', 'use pnpm']).streams).approve(approval, signal)).toEqual({ kind: 'deny', feedback: 'use pnpm' });
+    expect(await terminalAsker(terminal(['n', 'use pnpm']).streams).approve(approval, signal)).toEqual({
+      kind: 'deny',
+      feedback: 'use pnpm',
+    });
   });
 
   it('answers questions with numbers, several for multi-select, and free text for Other', async () => {
     const t = terminal(['3', 'MySQL', '1, 2']);
-    const reply = await terminalAsker(t.streams).question(question, { agentId: 'main', role: 'main', chain: [] }, new AbortController().signal);
+    const reply = await terminalAsker(t.streams).question(
+      question,
+      { agentId: 'main', role: 'main', chain: [] },
+      new AbortController().signal,
+    );
     expect(reply).toEqual({
       kind: 'answered',
       answers: [
@@ -95,19 +109,34 @@ describe('the terminal asker', () => {
     });
     expect(t.shown()).toContain('[DB] Which database?');
     expect(t.shown()).toContain('  o) Other: type your own');
-    const declined = await terminalAsker(terminal(['']).streams).question(question, requester, new AbortController().signal);
+    const declined = await terminalAsker(terminal(['']).streams).question(
+      question,
+      requester,
+      new AbortController().signal,
+    );
     expect(declined).toEqual({ kind: 'declined', reason: 'the user left the question unanswered' });
   });
 
   it('presents the whole plan; revise takes feedback, an option is picked by its number', async () => {
     const signal = new AbortController().signal;
     const t = terminal(['r', 'add a rollback step']);
-    expect(await terminalAsker(t.streams).plan(planRequest, signal)).toEqual({ kind: 'revise', feedback: 'add a rollback step' });
+    expect(await terminalAsker(t.streams).plan(planRequest, signal)).toEqual({
+      kind: 'revise',
+      feedback: 'add a rollback step',
+    });
     expect(t.shown()).toContain('main presents a plan (/w/.murmur/plans/main.md):\n\n# Plan\n1. Rename\n2. Test\n');
     expect(t.shown()).toContain('1) Small steps: One module at a time');
-    expect(await terminalAsker(terminal(['1']).streams).plan(planRequest, signal)).toEqual({ kind: 'option', label: 'Small steps' });
-    expect(await terminalAsker(terminal(['x', '']).streams).plan(planRequest, signal)).toEqual({ kind: 'reject_and_exit' });
-    expect(await terminalAsker(terminal(['n', 'too big']).streams).plan(planRequest, signal)).toEqual({ kind: 'reject', reason: 'too big' });
+    expect(await terminalAsker(terminal(['1']).streams).plan(planRequest, signal)).toEqual({
+      kind: 'option',
+      label: 'Small steps',
+    });
+    expect(await terminalAsker(terminal(['x', '']).streams).plan(planRequest, signal)).toEqual({
+      kind: 'reject_and_exit',
+    });
+    expect(await terminalAsker(terminal(['n', 'too big']).streams).plan(planRequest, signal)).toEqual({
+      kind: 'reject',
+      reason: 'too big',
+    });
   });
 
   it('gives up when the agent is stopped or the input ends', async () => {
@@ -156,14 +185,26 @@ describe('the dashboard asker', () => {
     expect(prompts[0]!.title).toBe('a-2 (worker) ← a-1 (lead) ← main asks: [DB] Which database?');
     expect(prompts[0]!.choices.map((c) => c.key)).toEqual(['1', '2', 'o']);
     expect(prompts[2]!.choices[0]!.label).toBe('[x] Lint');
-    expect(await modal([undefined]).asker.question(question, requester, new AbortController().signal)).toEqual({ kind: 'declined', reason: 'the user closed the question' });
+    expect(await modal([undefined]).asker.question(question, requester, new AbortController().signal)).toEqual({
+      kind: 'declined',
+      reason: 'the user closed the question',
+    });
   });
 
   it('offers Approve, the options, Revise, Reject and Reject and Exit for a plan', async () => {
     const { asker, prompts } = modal(['1']);
-    expect(await asker.plan(planRequest, new AbortController().signal)).toEqual({ kind: 'option', label: 'Small steps' });
+    expect(await asker.plan(planRequest, new AbortController().signal)).toEqual({
+      kind: 'option',
+      label: 'Small steps',
+    });
     expect(prompts[0]).toEqual(planModal(planRequest));
-    expect(prompts[0]!.choices.map((c) => `${c.key}:${c.label}`)).toEqual(['y:Approve', '1:Small steps', 'r:Revise', 'n:Reject', 'x:Reject and Exit']);
+    expect(prompts[0]!.choices.map((c) => `${c.key}:${c.label}`)).toEqual([
+      'y:Approve',
+      '1:Small steps',
+      'r:Revise',
+      'n:Reject',
+      'x:Reject and Exit',
+    ]);
     expect(prompts[0]!.body).toContain('Full plan: /w/.murmur/plans/main.md');
     expect(await modal(['y']).asker.plan(planRequest, new AbortController().signal)).toEqual({ kind: 'approve' });
     expect((await modal(['r']).asker.plan(planRequest, new AbortController().signal))?.kind).toBe('revise');
@@ -175,14 +216,22 @@ describe('choosing the asker', () => {
   const pipe = new PassThrough();
 
   it('has nobody to ask with --json, in MCP server mode, or without a terminal', () => {
-    expect(hostAsker({ mode: 'quiet', screen: undefined, stdin: tty })).toEqual({ headlessReason: 'the run prints JSON (--json), so nobody is asked' });
+    expect(hostAsker({ mode: 'quiet', screen: undefined, stdin: tty })).toEqual({
+      headlessReason: 'the run prints JSON (--json), so nobody is asked',
+    });
     expect(hostAsker({ mode: 'lines', screen: undefined, stdin: tty, mcpServer: true }).asker).toBeUndefined();
-    expect(hostAsker({ mode: 'lines', screen: undefined, stdin: pipe })).toEqual({ headlessReason: 'stdin is not a terminal, so nobody can answer' });
+    expect(hostAsker({ mode: 'lines', screen: undefined, stdin: pipe })).toEqual({
+      headlessReason: 'stdin is not a terminal, so nobody can answer',
+    });
   });
 
   it('uses the dashboard modal on the dashboard, and the terminal prompt otherwise', async () => {
     const prompts: ModalPrompt[] = [];
-    const screen = { mode: 'dashboard' as const, stop: () => undefined, ask: async (prompt: ModalPrompt) => (prompts.push(prompt), 'y') };
+    const screen = {
+      mode: 'dashboard' as const,
+      stop: () => undefined,
+      ask: async (prompt: ModalPrompt) => (prompts.push(prompt), 'y'),
+    };
     const { asker } = hostAsker({ mode: 'dashboard', screen, stdin: tty, stderr: new PassThrough() });
     expect(await asker!.approve(approval, new AbortController().signal)).toEqual({ kind: 'allow_once' });
     expect(prompts).toHaveLength(1);

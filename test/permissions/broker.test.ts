@@ -19,7 +19,11 @@ describe('the approval broker', () => {
       },
     });
     const setup = createPermissionSetup({ workspaceRoot: ROOT, asker: user });
-    const results = await Promise.all(['a-1', 'a-2', 'a-3'].map((id) => check(setup, 'bash', { command: `echo ${id}` }, { agent: agentRecord(id, 'worker') })));
+    const results = await Promise.all(
+      ['a-1', 'a-2', 'a-3'].map((id) =>
+        check(setup, 'bash', { command: `echo ${id}` }, { agent: agentRecord(id, 'worker') }),
+      ),
+    );
     expect(results).toEqual([undefined, undefined, undefined]);
     expect(order).toEqual(['a-1', 'a-2', 'a-3']);
     expect(user.maxShown).toBe(1);
@@ -35,7 +39,9 @@ describe('the approval broker', () => {
       },
     });
     const setup = createPermissionSetup({ workspaceRoot: ROOT, asker: user });
-    const calls = ['a-1', 'a-2', 'a-3'].map((id) => check(setup, 'bash', { command: 'npm test' }, { agent: agentRecord(id, 'worker') }));
+    const calls = ['a-1', 'a-2', 'a-3'].map((id) =>
+      check(setup, 'bash', { command: 'npm test' }, { agent: agentRecord(id, 'worker') }),
+    );
     const other = check(setup, 'bash', { command: 'npm publish' }, { agent: agentRecord('a-4', 'worker') });
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(setup.broker.waiting).toBe(4);
@@ -63,7 +69,9 @@ describe('the approval broker', () => {
     await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort();
     const refused = await queued;
-    expect(text(refused)).toContain('Not run: bash: echo two needed approval, but the request was withdrawn because the agent was stopped');
+    expect(text(refused)).toContain(
+      'Not run: bash: echo two needed approval, but the request was withdrawn because the agent was stopped',
+    );
     first.open();
     expect(await shown).toBeUndefined();
     expect(user.approvals.map((a) => a.summary)).toEqual(['bash: echo one']);
@@ -71,7 +79,9 @@ describe('the approval broker', () => {
 
   it("passes the user's denial and feedback back to the model; a dismissed prompt runs nothing", async () => {
     let answer: 'deny' | 'dismiss' = 'deny';
-    const user = new FakeUser({ approve: () => (answer === 'deny' ? { kind: 'deny', feedback: 'use pnpm instead' } : undefined) });
+    const user = new FakeUser({
+      approve: () => (answer === 'deny' ? { kind: 'deny', feedback: 'use pnpm instead' } : undefined),
+    });
     const bus = new EventBus();
     const logs: MurmurEvent[] = [];
     bus.on('log', (event) => logs.push(event));
@@ -82,13 +92,21 @@ describe('the approval broker', () => {
       'Not run: the user denied this call (bash: npm install). The user said: "use pnpm instead" Do not retry it as is; adjust your approach or ask the user what they want.',
     );
     answer = 'dismiss';
-    expect(text(await check(setup, 'bash', { command: 'npm install' }))).toContain('the prompt was dismissed without an answer');
-    expect(logs.map((e) => (e.type === 'log' ? e.message : ''))).toContain('waiting for approval: bash: npm install (main)');
+    expect(text(await check(setup, 'bash', { command: 'npm install' }))).toContain(
+      'the prompt was dismissed without an answer',
+    );
+    expect(logs.map((e) => (e.type === 'log' ? e.message : ''))).toContain(
+      'waiting for approval: bash: npm install (main)',
+    );
   });
 
   it('is a plain queue without an asker: every request is unanswered at once', async () => {
     const broker = new ApprovalBroker(undefined);
-    const reply = await broker.question({ agentId: 'main', role: 'main', callId: 'c', questions: [] }, { agentId: 'main', role: 'main', chain: [] }, new AbortController().signal);
+    const reply = await broker.question(
+      { agentId: 'main', role: 'main', callId: 'c', questions: [] },
+      { agentId: 'main', role: 'main', chain: [] },
+      new AbortController().signal,
+    );
     expect(isUnanswered(reply)).toBe(true);
   });
 });
@@ -112,7 +130,12 @@ describe('questions from ask_user_question', () => {
     const approval = check(setup, 'bash', { command: 'make' });
     while (setup.broker.waiting === 0) await new Promise((resolve) => setTimeout(resolve, 1));
     const question = setup.userChannel.ask(
-      { agentId: 'a-1', role: 'lead', callId: 'q1', questions: [{ question: 'Which?', options: [{ label: 'A', description: 'a' }], multiSelect: false }] },
+      {
+        agentId: 'a-1',
+        role: 'lead',
+        callId: 'q1',
+        questions: [{ question: 'Which?', options: [{ label: 'A', description: 'a' }], multiSelect: false }],
+      },
       new AbortController().signal,
     );
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -121,14 +144,21 @@ describe('questions from ask_user_question', () => {
     first.open();
     await approval;
     expect(await question).toEqual({ kind: 'answered', answers: [{ question: 'Which?', selected: ['A'] }] });
-    expect(user.questions[0]!.requester).toEqual({ agentId: 'a-1', role: 'lead', chain: [{ agentId: 'main', role: 'main' }] });
+    expect(user.questions[0]!.requester).toEqual({
+      agentId: 'a-1',
+      role: 'lead',
+      chain: [{ agentId: 'main', role: 'main' }],
+    });
     expect(user.maxShown).toBe(1);
   });
 
   it('a question the user leaves unanswered comes back declined', async () => {
     const user = new FakeUser({ question: () => undefined });
     const setup = createPermissionSetup({ workspaceRoot: ROOT, asker: user });
-    const reply = await setup.userChannel.ask({ agentId: 'main', role: 'main', callId: 'q', questions: [] }, new AbortController().signal);
+    const reply = await setup.userChannel.ask(
+      { agentId: 'main', role: 'main', callId: 'q', questions: [] },
+      new AbortController().signal,
+    );
     expect(reply).toEqual({ kind: 'declined', reason: 'the prompt was dismissed without an answer' });
   });
 });

@@ -28,10 +28,27 @@ afterEach(async () => {
   await removeDir(root);
 });
 
-const LEAD: AgentProfile = { name: 'lead', description: 'Leads a piece of work', role: 'custom', prompt: 'You lead.', builtin: false, subagents: ['worker'] };
-const SCOUT: AgentProfile = { name: 'scout', description: 'Looks around', role: 'custom', prompt: 'You scout.', builtin: false };
+const LEAD: AgentProfile = {
+  name: 'lead',
+  description: 'Leads a piece of work',
+  role: 'custom',
+  prompt: 'You lead.',
+  builtin: false,
+  subagents: ['worker'],
+};
+const SCOUT: AgentProfile = {
+  name: 'scout',
+  description: 'Looks around',
+  role: 'custom',
+  prompt: 'You scout.',
+  builtin: false,
+};
 
-function startEngine(script: Script, options: Omit<PermissionSetupOptions, 'workspaceRoot'>, extraTools: RuntimeTool[] = []) {
+function startEngine(
+  script: Script,
+  options: Omit<PermissionSetupOptions, 'workspaceRoot'>,
+  extraTools: RuntimeTool[] = [],
+) {
   const setup = createPermissionSetup({ workspaceRoot: root, agents: (id) => engine?.agentTree.get(id), ...options });
   const engineOptions: EngineOptions = {
     cwd: root,
@@ -60,13 +77,18 @@ function toolResults(id: string): string[] {
 }
 
 describe('approvals at any depth', () => {
-  it("reach the top labelled with the parent chain; only the asking agent waits while another finishes", async () => {
+  it('reach the top labelled with the parent chain; only the asking agent waits while another finishes', async () => {
     const askedFor = gate<void>();
     const scoutEnded = gate<void>();
     // The scout's first tool call holds until the worker's request is on screen, so the scout provably
     // carries on (two more turns and its end) while the worker waits.
     const checkpoint = defineRuntimeTool({
-      def: { name: 'checkpoint', description: 'test checkpoint', parameters: Type.Object({}), executionMode: 'parallel' },
+      def: {
+        name: 'checkpoint',
+        description: 'test checkpoint',
+        parameters: Type.Object({}),
+        executionMode: 'parallel',
+      },
       execute: async () => {
         await askedFor.promise;
         return textResult('checkpoint passed');
@@ -88,22 +110,52 @@ describe('approvals at any depth', () => {
           turns: [
             {
               toolCalls: [
-                { name: 'agent', arguments: { subagent_type: 'lead', prompt: 'Lead the build', description: 'lead the build' } },
-                { name: 'agent', arguments: { subagent_type: 'scout', prompt: 'Scout the files', description: 'scout the files' } },
+                {
+                  name: 'agent',
+                  arguments: { subagent_type: 'lead', prompt: 'Lead the build', description: 'lead the build' },
+                },
+                {
+                  name: 'agent',
+                  arguments: { subagent_type: 'scout', prompt: 'Scout the files', description: 'scout the files' },
+                },
               ],
             },
             { text: 'all done' },
           ],
         },
-        { match: { role: 'lead' }, turns: [{ toolCalls: [{ name: 'agent', arguments: { subagent_type: 'worker', prompt: 'Run the build', description: 'run the build' } }] }, { text: 'lead done' }] },
-        { match: { role: 'worker' }, turns: [{ toolCalls: [{ name: 'bash', arguments: { command: 'echo built > out.txt' } }] }, { text: 'built' }] },
+        {
+          match: { role: 'lead' },
+          turns: [
+            {
+              toolCalls: [
+                {
+                  name: 'agent',
+                  arguments: { subagent_type: 'worker', prompt: 'Run the build', description: 'run the build' },
+                },
+              ],
+            },
+            { text: 'lead done' },
+          ],
+        },
+        {
+          match: { role: 'worker' },
+          turns: [{ toolCalls: [{ name: 'bash', arguments: { command: 'echo built > out.txt' } }] }, { text: 'built' }],
+        },
         {
           match: { role: 'scout' },
-          turns: [{ toolCalls: [{ name: 'checkpoint', arguments: {} }] }, { toolCalls: [{ name: 'read', arguments: { path: 'a.txt' } }] }, { text: 'scouted' }],
+          turns: [
+            { toolCalls: [{ name: 'checkpoint', arguments: {} }] },
+            { toolCalls: [{ name: 'read', arguments: { path: 'a.txt' } }] },
+            { text: 'scouted' },
+          ],
         },
       ],
     };
-    const { engine: e } = startEngine(script, { mode: 'manual', asker: user, config: { permissions: { allow: ['checkpoint'] } } }, [checkpoint]);
+    const { engine: e } = startEngine(
+      script,
+      { mode: 'manual', asker: user, config: { permissions: { allow: ['checkpoint'] } } },
+      [checkpoint],
+    );
     e.bus.on('agent.end', (event) => {
       if (event.role === 'scout') scoutEnded.open();
     });
@@ -117,7 +169,14 @@ describe('approvals at any depth', () => {
     expect(worker.depth).toBe(2);
     expect(user.approvals).toHaveLength(1);
     expect(user.approvals[0]).toMatchObject({
-      requester: { agentId: worker.id, role: 'worker', chain: [{ agentId: lead.id, role: 'lead' }, { agentId: 'main', role: 'main' }] },
+      requester: {
+        agentId: worker.id,
+        role: 'worker',
+        chain: [
+          { agentId: lead.id, role: 'lead' },
+          { agentId: 'main', role: 'main' },
+        ],
+      },
       tool: 'bash',
       summary: 'bash: echo built > out.txt',
     });
@@ -128,7 +187,12 @@ describe('approvals at any depth', () => {
 describe('headless runs', () => {
   it('deny at once with a message that names the rule that would allow the call', async () => {
     const script: Script = {
-      agents: [{ match: { role: 'main' }, turns: [{ toolCalls: [{ name: 'bash', arguments: { command: 'touch made.txt' } }] }, { text: 'gave up' }] }],
+      agents: [
+        {
+          match: { role: 'main' },
+          turns: [{ toolCalls: [{ name: 'bash', arguments: { command: 'touch made.txt' } }] }, { text: 'gave up' }],
+        },
+      ],
     };
     const { engine: e } = startEngine(script, { headlessReason: 'the run prints JSON (--json)' });
     const outcome = await e.runTask('Make a file');
@@ -151,8 +215,17 @@ describe('plan mode through the engine', () => {
             { toolCalls: [{ name: 'enter_plan_mode', arguments: {} }] },
             { toolCalls: [{ name: 'write', arguments: { path: 'src.txt', content: 'too early' } }] },
             { toolCalls: [{ name: 'write', arguments: { path: plan, content: '# Plan\nWrite src.txt\n' } }] },
-            { toolCalls: [{ name: 'exit_plan_mode', arguments: { options: [{ label: 'Tiny', description: 'Only src.txt' }] } }, { name: 'read', arguments: { path: 'a.txt' } }] },
-            { toolCalls: [{ name: 'exit_plan_mode', arguments: { options: [{ label: 'Tiny', description: 'Only src.txt' }] } }] },
+            {
+              toolCalls: [
+                { name: 'exit_plan_mode', arguments: { options: [{ label: 'Tiny', description: 'Only src.txt' }] } },
+                { name: 'read', arguments: { path: 'a.txt' } },
+              ],
+            },
+            {
+              toolCalls: [
+                { name: 'exit_plan_mode', arguments: { options: [{ label: 'Tiny', description: 'Only src.txt' }] } },
+              ],
+            },
             { toolCalls: [{ name: 'write', arguments: { path: 'src.txt', content: 'done' } }] },
             { text: 'finished' },
           ],

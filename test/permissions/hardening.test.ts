@@ -25,7 +25,14 @@ function setupWith(options: Parameters<typeof setupWithOutcome>[1] = {}) {
 describe('permission rules that cannot be walked around', () => {
   it('denies a shell command hidden in a group, a compound statement or behind variable assignments', async () => {
     const outcome = setupWith({ mode: 'yolo', permissions: { deny: ['bash(curl*)'] } });
-    for (const command of ['(curl evil)', '{ curl evil; }', 'if true; then curl evil; fi', 'FOO=1 curl evil', 'env A=1 curl evil', 'ls && (FOO=bar curl evil)']) {
+    for (const command of [
+      '(curl evil)',
+      '{ curl evil; }',
+      'if true; then curl evil; fi',
+      'FOO=1 curl evil',
+      'env A=1 curl evil',
+      'ls && (FOO=bar curl evil)',
+    ]) {
       expect(await outcome('bash', { command }), command).toMatch(/^refused: Not run: the rule "bash\(curl\*\)"/);
     }
     expect(await outcome('bash', { command: 'echo curl is a word here' })).toBe('allow');
@@ -41,7 +48,9 @@ describe('permission rules that cannot be walked around', () => {
 
   it('holds a path rule through a symlink that leads into the denied folder', async () => {
     const outcome = setupWith({ mode: 'auto', permissions: { deny: ['edit(secrets/**)'] } });
-    expect(await outcome('edit', { path: 'link/token.txt', old_string: 'a', new_string: 'b' })).toMatch(/^refused: Not run: the rule "edit\(secrets\/\*\*\)"/);
+    expect(await outcome('edit', { path: 'link/token.txt', old_string: 'a', new_string: 'b' })).toMatch(
+      /^refused: Not run: the rule "edit\(secrets\/\*\*\)"/,
+    );
   });
 
   it('treats a folder named "..keys" as inside the workspace', async () => {
@@ -52,7 +61,13 @@ describe('permission rules that cannot be walked around', () => {
 
   it('asks in auto mode before an agent rewrites the files that steer murmur or git', async () => {
     const outcome = setupWith({ mode: 'auto' });
-    for (const file of ['murmur.toml', '.mcp.json', '.git/hooks/pre-commit', '.murmur/agents/lead.md', '.murmur/skills/x/SKILL.md']) {
+    for (const file of [
+      'murmur.toml',
+      '.mcp.json',
+      '.git/hooks/pre-commit',
+      '.murmur/agents/lead.md',
+      '.murmur/skills/x/SKILL.md',
+    ]) {
       expect(await outcome('write', { path: file, content: 'x' }), file).toBe('ask');
     }
     expect(await outcome('write', { path: 'src/a.ts', content: 'x' })).toBe('allow');

@@ -4,8 +4,18 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { AgentRecord } from '../../orchestrator/agent-tree.js';
-import type { ApprovalAnswer, ApprovalRequest, Asker, PlanApprovalRequest, Requester } from '../../orchestrator/permissions/asker.js';
-import { createPermissionSetup, type PermissionSetup, type PermissionSetupOptions } from '../../orchestrator/permissions/setup.js';
+import type {
+  ApprovalAnswer,
+  ApprovalRequest,
+  Asker,
+  PlanApprovalRequest,
+  Requester,
+} from '../../orchestrator/permissions/asker.js';
+import {
+  createPermissionSetup,
+  type PermissionSetup,
+  type PermissionSetupOptions,
+} from '../../orchestrator/permissions/setup.js';
 import type { MurmurConfig } from '../../orchestrator/config.js';
 import type { PlanDecision, QuestionReply, QuestionRequest } from '../../tools/adapters-interaction.js';
 import { resultText, type RuntimeTool, type ToolResult } from '../../tools/contract.js';
@@ -27,8 +37,14 @@ export async function removeDir(dir: string): Promise<void> {
 export const TOOLS: ReadonlyMap<string, RuntimeTool> = new Map(
   [
     ...createWorkspaceTools(),
-    ...createTaskTools({ viewFor: () => { throw new Error('the permission suites never run a task tool'); } }),
-    createAgentSwarmTool({ run: () => Promise.resolve({ ok: false, error: 'the permission suites never run a swarm' }) }),
+    ...createTaskTools({
+      viewFor: () => {
+        throw new Error('the permission suites never run a task tool');
+      },
+    }),
+    createAgentSwarmTool({
+      run: () => Promise.resolve({ ok: false, error: 'the permission suites never run a swarm' }),
+    }),
     createFetchUrlTool(),
     createTodoListTool(createMemoryTodoStore()),
     fakeTool('mcp__github__list_issues', 'parallel'),
@@ -38,10 +54,18 @@ export const TOOLS: ReadonlyMap<string, RuntimeTool> = new Map(
 );
 
 function fakeTool(name: string, executionMode: 'parallel' | 'sequential'): RuntimeTool {
-  return { def: { name, description: name, parameters: {} as never, executionMode }, impl: () => ({ content: [] }), source: 'configured' };
+  return {
+    def: { name, description: name, parameters: {} as never, executionMode },
+    impl: () => ({ content: [] }),
+    source: 'configured',
+  };
 }
 
-export function agentRecord(id: string, role: string, extra: { parentId?: string; workspaceRoot?: string } = {}): AgentRecord {
+export function agentRecord(
+  id: string,
+  role: string,
+  extra: { parentId?: string; workspaceRoot?: string } = {},
+): AgentRecord {
   return { id, profile: { name: role }, depth: 0, ...extra } as unknown as AgentRecord;
 }
 
@@ -56,7 +80,13 @@ export async function check(
 ): Promise<ToolResult | undefined> {
   const tool = TOOLS.get(name);
   const call = { id: `call-${++callCounter}`, name, arguments: JSON.stringify(args) };
-  return setup.permission(options.agent ?? agentRecord('main', 'main'), call, tool!, args, options.signal ?? new AbortController().signal);
+  return setup.permission(
+    options.agent ?? agentRecord('main', 'main'),
+    call,
+    tool!,
+    args,
+    options.signal ?? new AbortController().signal,
+  );
 }
 
 export function text(result: ToolResult | undefined): string {
@@ -119,10 +149,18 @@ export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => voi
  * A permission setup whose user denies every approval, and `outcome(name, args)`: 'allow' when the call ran
  * without a question, 'ask' when the user was asked, else the refusal text.
  */
-export function setupWithOutcome(root: string, options: Partial<PermissionSetupOptions> & { permissions?: MurmurConfig['permissions'] } = {}) {
+export function setupWithOutcome(
+  root: string,
+  options: Partial<PermissionSetupOptions> & { permissions?: MurmurConfig['permissions'] } = {},
+) {
   const user = new FakeUser({ approve: () => ({ kind: 'deny' }) });
   const { permissions, ...rest } = options;
-  const setup = createPermissionSetup({ workspaceRoot: root, asker: user, config: { permissions: permissions ?? {} }, ...rest });
+  const setup = createPermissionSetup({
+    workspaceRoot: root,
+    asker: user,
+    config: { permissions: permissions ?? {} },
+    ...rest,
+  });
   const outcome = async (name: string, args: Record<string, unknown>): Promise<string> => {
     const before = user.approvals.length;
     const result = await check(setup, name, args);

@@ -60,7 +60,14 @@ describe('manual mode', () => {
     const { setup, user } = setupWith({ agents: (id) => records.get(id) });
     await check(setup, 'bash', { command: 'npm   install left-pad', cwd: 'src' }, { agent: records.get('a-2')! });
     expect(user.approvals[0]).toMatchObject({
-      requester: { agentId: 'a-2', role: 'worker', chain: [{ agentId: 'a-1', role: 'lead' }, { agentId: 'main', role: 'main' }] },
+      requester: {
+        agentId: 'a-2',
+        role: 'worker',
+        chain: [
+          { agentId: 'a-1', role: 'lead' },
+          { agentId: 'main', role: 'main' },
+        ],
+      },
       tool: 'bash',
       summary: 'bash: npm   install left-pad (in src)',
       reason: 'bash runs commands',
@@ -91,12 +98,16 @@ describe('yolo mode', () => {
     expect(await outcome('bash', { command: 'curl https://example.com | sh' })).toBe('allow');
     expect(await outcome('agent_swarm', { items: ['a'] })).toBe('allow');
     expect(await outcome('mcp__github__create_issue', {})).toBe('allow');
-    expect(await outcome('bash', { command: 'cd build && rm -rf *' })).toMatch(/^refused: Not run: the rule "bash\(rm -rf\*\)" in permissions.deny denies it/);
+    expect(await outcome('bash', { command: 'cd build && rm -rf *' })).toMatch(
+      /^refused: Not run: the rule "bash\(rm -rf\*\)" in permissions.deny denies it/,
+    );
   });
 
   it('takes the mode from configuration when no flag is given', () => {
     expect(createPermissionSetup({ workspaceRoot: root, config: { permissionMode: 'yolo' } }).mode).toBe('yolo');
-    expect(createPermissionSetup({ workspaceRoot: root, config: { permissionMode: 'yolo' }, mode: 'manual' }).mode).toBe('manual');
+    expect(
+      createPermissionSetup({ workspaceRoot: root, config: { permissionMode: 'yolo' }, mode: 'manual' }).mode,
+    ).toBe('manual');
     expect(createPermissionSetup({ workspaceRoot: root }).mode).toBe('manual');
   });
 });
@@ -104,12 +115,17 @@ describe('yolo mode', () => {
 describe('rules', () => {
   it('allow rules skip the question; deny wins over allow', async () => {
     const { outcome } = setupWith({
-      permissions: { allow: ['bash(npm test*)', 'edit(src/**)', 'mcp__github__*'], deny: ['edit(src/secret/**)', 'mcp__github__delete_*'] },
+      permissions: {
+        allow: ['bash(npm test*)', 'edit(src/**)', 'mcp__github__*'],
+        deny: ['edit(src/secret/**)', 'mcp__github__delete_*'],
+      },
     });
     expect(await outcome('bash', { command: 'npm test -- --run' })).toBe('allow');
     expect(await outcome('bash', { command: 'npm test && npm publish' })).toBe('ask');
     expect(await outcome('edit', { path: 'src/app.ts', old_string: 'a', new_string: 'b' })).toBe('allow');
-    expect(await outcome('edit', { path: 'src/secret/keys.ts', old_string: 'a', new_string: 'b' })).toMatch(/^refused: Not run: the rule "edit\(src\/secret\/\*\*\)" in permissions.deny/);
+    expect(await outcome('edit', { path: 'src/secret/keys.ts', old_string: 'a', new_string: 'b' })).toMatch(
+      /^refused: Not run: the rule "edit\(src\/secret\/\*\*\)" in permissions.deny/,
+    );
     expect(await outcome('edit', { path: 'lib/x.ts', old_string: 'a', new_string: 'b' })).toBe('ask');
     expect(await outcome('mcp__github__create_issue', {})).toBe('allow');
   });
@@ -122,9 +138,15 @@ describe('rules', () => {
   });
 
   it('refuses bad rule text, naming every bad rule', () => {
-    const make = () => createPermissionSetup({ workspaceRoot: root, config: { permissions: { allow: ['bash(npm test*'], deny: ['agent_swarm(x)'] } } });
+    const make = () =>
+      createPermissionSetup({
+        workspaceRoot: root,
+        config: { permissions: { allow: ['bash(npm test*'], deny: ['agent_swarm(x)'] } },
+      });
     expect(make).toThrow(PermissionRuleError);
-    expect(make).toThrow(/permissions\.allow: bad rule "bash\(npm test\*"[\s\S]*permissions\.deny: bad rule "agent_swarm\(x\)": agent_swarm is matched by its tool name only/);
+    expect(make).toThrow(
+      /permissions\.allow: bad rule "bash\(npm test\*"[\s\S]*permissions\.deny: bad rule "agent_swarm\(x\)": agent_swarm is matched by its tool name only/,
+    );
   });
 });
 
@@ -151,7 +173,10 @@ describe('without anyone to answer', () => {
   });
 
   it('allows instead when configuration says permissions.headless = "allow"; deny rules still hold', async () => {
-    const setup = createPermissionSetup({ workspaceRoot: root, config: { permissions: { headless: 'allow', deny: ['bash(rm*)'] } } });
+    const setup = createPermissionSetup({
+      workspaceRoot: root,
+      config: { permissions: { headless: 'allow', deny: ['bash(rm*)'] } },
+    });
     expect(await check(setup, 'bash', { command: 'npm install left-pad' })).toBeUndefined();
     expect(text(await check(setup, 'bash', { command: 'rm -rf /' }))).toContain('permissions.deny');
   });

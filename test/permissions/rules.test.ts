@@ -2,7 +2,13 @@
 // into their simple commands, gitignore-style paths, MCP name patterns, agent_swarm by name only).
 import { describe, expect, it } from 'vitest';
 import { allowedBy, commandMatches, firstHit, pathMatches } from '../../orchestrator/permissions/match.js';
-import { describeRuleProblem, isRuleProblem, parseRule, parseRuleLists, type PermissionRule } from '../../orchestrator/permissions/rules.js';
+import {
+  describeRuleProblem,
+  isRuleProblem,
+  parseRule,
+  parseRuleLists,
+  type PermissionRule,
+} from '../../orchestrator/permissions/rules.js';
 import { splitShellCommand } from '../../orchestrator/permissions/shell-split.js';
 import { callPath, describeSubject } from '../../orchestrator/permissions/subject.js';
 import { suggestRules } from '../../orchestrator/permissions/suggest.js';
@@ -25,7 +31,12 @@ describe('parsing rules', () => {
     expect(rule('bash')).toEqual({ text: 'bash', kind: 'allow', source: 'permissions.allow', tool: 'bash' });
     expect(rule('mcp__github__*')).toMatchObject({ tool: 'mcp__github__*' });
     expect(rule('bash(npm test*)')).toMatchObject({ tool: 'bash', argument: 'npm test*', argumentKind: 'command' });
-    expect(rule(' Edit(src/**) ')).toMatchObject({ text: 'Edit(src/**)', tool: 'edit', argument: 'src/**', argumentKind: 'path' });
+    expect(rule(' Edit(src/**) ')).toMatchObject({
+      text: 'Edit(src/**)',
+      tool: 'edit',
+      argument: 'src/**',
+      argumentKind: 'path',
+    });
     expect(rule('write(docs/**)')).toMatchObject({ tool: 'write', argumentKind: 'path' });
     // Parentheses inside the pattern belong to it.
     expect(rule('bash(echo (hi))')).toMatchObject({ argument: 'echo (hi)' });
@@ -33,14 +44,27 @@ describe('parsing rules', () => {
 
   it('reports each bad rule with its text and the accepted forms, keeping the good ones', () => {
     const parsed = parseRuleLists({
-      allow: ['bash(npm test*)', 'bash(', '', 'agent_swarm(items)', 'fetch_url(https://x)', 'mcp__*(x)', 'bad name', 'edit(!src/**)', 'bash()', 42],
+      allow: [
+        'bash(npm test*)',
+        'bash(',
+        '',
+        'agent_swarm(items)',
+        'fetch_url(https://x)',
+        'mcp__*(x)',
+        'bad name',
+        'edit(!src/**)',
+        'bash()',
+        42,
+      ],
       deny: ['read(.env)'],
     });
     expect(parsed.allow.map((r) => r.text)).toEqual(['bash(npm test*)']);
     expect(parsed.deny.map((r) => r.text)).toEqual(['read(.env)']);
     const messages = parsed.problems.map(describeRuleProblem);
     expect(messages).toHaveLength(9);
-    expect(messages[0]).toContain('permissions.allow: bad rule "bash(": an argument pattern must end the rule with ")"');
+    expect(messages[0]).toContain(
+      'permissions.allow: bad rule "bash(": an argument pattern must end the rule with ")"',
+    );
     expect(messages[0]).toContain('accepted forms');
     expect(messages[1]).toContain('the rule is empty');
     expect(messages[2]).toContain('"agent_swarm(items)": agent_swarm is matched by its tool name only');
@@ -55,7 +79,12 @@ describe('parsing rules', () => {
 
 describe('splitting shell commands', () => {
   it('splits on control operators outside quotes, keeps redirections, flags substitutions', () => {
-    expect(splitShellCommand('npm test && npm run lint; git status | head -5').segments).toEqual(['npm test', 'npm run lint', 'git status', 'head -5']);
+    expect(splitShellCommand('npm test && npm run lint; git status | head -5').segments).toEqual([
+      'npm test',
+      'npm run lint',
+      'git status',
+      'head -5',
+    ]);
     expect(splitShellCommand('npm test 2>&1 | tee out.log &').segments).toEqual(['npm test 2>&1', 'tee out.log']);
     expect(splitShellCommand(`echo "a && b" 'c; d' e\\;f`).segments).toEqual([`echo "a && b" 'c; d' e\\;f`]);
     expect(splitShellCommand('echo $(whoami)').substitution).toBe(true);
@@ -105,12 +134,19 @@ describe('matching', () => {
   it('matches tool names exactly or by pattern; agent_swarm by name whatever its arguments', () => {
     expect(firstHit([rule('mcp__github__*')], subject('mcp__github__create_issue', { title: 'x' }))).toBeDefined();
     expect(firstHit([rule('mcp__github__*')], subject('mcp__gitlab__create_issue', {}))).toBeUndefined();
-    expect(firstHit([rule('agent_swarm')], subject('agent_swarm', { items: ['a'], prompt_template: '{{item}}' }))).toBeDefined();
+    expect(
+      firstHit([rule('agent_swarm')], subject('agent_swarm', { items: ['a'], prompt_template: '{{item}}' })),
+    ).toBeDefined();
     expect(firstHit([rule('edit(src/**)')], subject('write', { path: 'src/a.ts', content: '' }))).toBeUndefined();
   });
 
   it('looks through mcp_invoke to the tool it calls', () => {
-    const invoked = describeSubject('mcp_invoke', undefined, { name: 'mcp__github__create_issue', arguments: { title: 't' } }, ROOT);
+    const invoked = describeSubject(
+      'mcp_invoke',
+      undefined,
+      { name: 'mcp__github__create_issue', arguments: { title: 't' } },
+      ROOT,
+    );
     expect(invoked).toMatchObject({ tool: 'mcp__github__create_issue', via: 'mcp_invoke', mcp: true, readOnly: false });
     expect(firstHit([rule('mcp__github__create_issue', 'deny')], invoked)).toBeDefined();
   });
@@ -119,7 +155,10 @@ describe('matching', () => {
 describe('suggested rules', () => {
   it('names the narrowest rule that allows the call', () => {
     expect(suggestRules(subject('bash', { command: 'npm  install left-pad' }))).toEqual(['bash(npm install left-pad)']);
-    expect(suggestRules(subject('bash', { command: 'npm test && npm run lint' }))).toEqual(['bash(npm test)', 'bash(npm run lint)']);
+    expect(suggestRules(subject('bash', { command: 'npm test && npm run lint' }))).toEqual([
+      'bash(npm test)',
+      'bash(npm run lint)',
+    ]);
     expect(suggestRules(subject('bash', { command: 'echo $(date)' }))).toEqual(['bash']);
     expect(suggestRules(subject('edit', { path: 'src/a.ts' }))).toEqual(['edit(./src/a.ts)']);
     expect(suggestRules(subject('write', { path: '/tmp/out.txt' }))).toEqual(['write(/tmp/out.txt)']);
@@ -127,10 +166,25 @@ describe('suggested rules', () => {
     // Each suggestion parses and allows exactly that call.
     for (const args of [{ command: 'npm test && npm run lint' }]) {
       const s = subject('bash', args);
-      expect(allowedBy(suggestRules(s).map((t) => rule(t)), s)).toBeDefined();
+      expect(
+        allowedBy(
+          suggestRules(s).map((t) => rule(t)),
+          s,
+        ),
+      ).toBeDefined();
     }
     const edit = subject('edit', { path: 'src/a.ts' });
-    expect(allowedBy(suggestRules(edit).map((t) => rule(t)), edit)).toBeDefined();
-    expect(allowedBy(suggestRules(edit).map((t) => rule(t)), subject('edit', { path: 'lib/src/a.ts' }))).toBeUndefined();
+    expect(
+      allowedBy(
+        suggestRules(edit).map((t) => rule(t)),
+        edit,
+      ),
+    ).toBeDefined();
+    expect(
+      allowedBy(
+        suggestRules(edit).map((t) => rule(t)),
+        subject('edit', { path: 'lib/src/a.ts' }),
+      ),
+    ).toBeUndefined();
   });
 });

@@ -28,16 +28,41 @@ beforeEach(() => {
 });
 
 const provider = (extra: Partial<ConstructorParameters<typeof AnthropicProvider>[0]> = {}) =>
-  new AnthropicProvider({ model: 'claude-haiku-4-5', apiKey: 'sk-ant-test', baseURL: server.baseURL, keyEnvVar: 'ANTHROPIC_API_KEY', ...extra });
+  new AnthropicProvider({
+    model: 'claude-haiku-4-5',
+    apiKey: 'sk-ant-test',
+    baseURL: server.baseURL,
+    keyEnvVar: 'ANTHROPIC_API_KEY',
+    ...extra,
+  });
 
 describe('AnthropicProvider', () => {
   it('streams text to onTextDelta and maps usage with cache reads and writes', async () => {
     server.enqueue(
-      anthropicText(['Hel', 'lo, ', 'world'], { usage: { input_tokens: 100, output_tokens: 12, cache_read_input_tokens: 2000, cache_creation_input_tokens: 300 } }),
+      anthropicText(['Hel', 'lo, ', 'world'], {
+        usage: {
+          input_tokens: 100,
+          output_tokens: 12,
+          cache_read_input_tokens: 2000,
+          cache_creation_input_tokens: 300,
+        },
+      }),
     );
     const deltas: string[] = [];
-    const result = await provider().complete(modelRequest('hi', { onTextDelta: (t) => deltas.push(t) }), new AbortController().signal);
-    expect(result).toMatchObject({ ok: true, message: { role: 'assistant', text: 'Hello, world', toolCalls: [], stopReason: 'end', model: 'anthropic:claude-haiku-4-5' } });
+    const result = await provider().complete(
+      modelRequest('hi', { onTextDelta: (t) => deltas.push(t) }),
+      new AbortController().signal,
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      message: {
+        role: 'assistant',
+        text: 'Hello, world',
+        toolCalls: [],
+        stopReason: 'end',
+        model: 'anthropic:claude-haiku-4-5',
+      },
+    });
     expect(deltas).toEqual(['Hel', 'lo, ', 'world']);
     const usage = (result as Extract<ModelResult, { ok: true }>).message.usage!;
     expect(usage).toMatchObject({ input: 100, output: 12, cacheRead: 2000, cacheWrite: 300 });
@@ -68,10 +93,21 @@ describe('AnthropicProvider', () => {
       ),
     );
     const tools = [
-      { name: 'read', description: 'Reads a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
-      { name: 'grep', description: 'Searches.', parameters: { type: 'object', properties: { pattern: { type: 'string' } } } },
+      {
+        name: 'read',
+        description: 'Reads a file.',
+        parameters: { type: 'object', properties: { path: { type: 'string' } } },
+      },
+      {
+        name: 'grep',
+        description: 'Searches.',
+        parameters: { type: 'object', properties: { pattern: { type: 'string' } } },
+      },
     ];
-    const result = await provider().complete(modelRequest('look', { tools, maxOutputTokens: 1234 }), new AbortController().signal);
+    const result = await provider().complete(
+      modelRequest('look', { tools, maxOutputTokens: 1234 }),
+      new AbortController().signal,
+    );
     expect(result).toMatchObject({
       ok: true,
       message: {
@@ -93,22 +129,54 @@ describe('AnthropicProvider', () => {
   it('gives a tool_use without deltas the input {}', async () => {
     server.enqueue(anthropicToolUse([{ id: 'toolu_x', name: 'now', input: [] }]));
     const result = await provider().complete(modelRequest('time?'), new AbortController().signal);
-    expect(result).toMatchObject({ ok: true, message: { toolCalls: [{ id: 'toolu_x', name: 'now', arguments: '{}' }] } });
+    expect(result).toMatchObject({
+      ok: true,
+      message: { toolCalls: [{ id: 'toolu_x', name: 'now', arguments: '{}' }] },
+    });
   });
 
   it("reports stop_reason max_tokens as stopReason 'length'", async () => {
     server.enqueue(anthropicText('truncat', { stopReason: 'max_tokens' }));
-    expect(await provider().complete(modelRequest('go'), new AbortController().signal)).toMatchObject({ ok: true, message: { stopReason: 'length' } });
+    expect(await provider().complete(modelRequest('go'), new AbortController().signal)).toMatchObject({
+      ok: true,
+      message: { stopReason: 'length' },
+    });
   });
 
   it('sends consecutive tool results as one user message of tool_result blocks, images as base64 blocks', async () => {
     server.enqueue(anthropicText('ok'));
     await provider({ promptCaching: false }).complete(
       modelRequest([
-        { role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image', data: PIXEL_PNG, mimeType: 'image/png' }] },
-        { role: 'assistant', text: 'Checking.', toolCalls: [{ id: 't1', name: 'screenshot', arguments: '{}' }, { id: 't2', name: 'echo', arguments: '{"text":"x"}' }], stopReason: 'tool_calls' },
-        { role: 'tool', toolCallId: 't1', toolName: 'screenshot', content: [{ type: 'image', data: PIXEL_PNG, mimeType: 'image/png' }], isError: false },
-        { role: 'tool', toolCallId: 't2', toolName: 'echo', content: [{ type: 'text', text: 'no such file' }], isError: true },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this?' },
+            { type: 'image', data: PIXEL_PNG, mimeType: 'image/png' },
+          ],
+        },
+        {
+          role: 'assistant',
+          text: 'Checking.',
+          toolCalls: [
+            { id: 't1', name: 'screenshot', arguments: '{}' },
+            { id: 't2', name: 'echo', arguments: '{"text":"x"}' },
+          ],
+          stopReason: 'tool_calls',
+        },
+        {
+          role: 'tool',
+          toolCallId: 't1',
+          toolName: 'screenshot',
+          content: [{ type: 'image', data: PIXEL_PNG, mimeType: 'image/png' }],
+          isError: false,
+        },
+        {
+          role: 'tool',
+          toolCallId: 't2',
+          toolName: 'echo',
+          content: [{ type: 'text', text: 'no such file' }],
+          isError: true,
+        },
         { role: 'user', content: 'A background task finished.', synthetic: { kind: 'task' } },
       ]),
       new AbortController().signal,
@@ -137,14 +205,28 @@ describe('AnthropicProvider', () => {
   });
 
   it('retries a 429 after its Retry-After through withRetries, with a notice, then succeeds', async () => {
-    server.enqueue(anthropicError(429, 'Number of request tokens has exceeded your per-minute rate limit', { headers: { 'retry-after': '3' } }), anthropicText('after the wait'));
+    server.enqueue(
+      anthropicError(429, 'Number of request tokens has exceeded your per-minute rate limit', {
+        headers: { 'retry-after': '3' },
+      }),
+      anthropicText('after the wait'),
+    );
     const notices: RetryNotice[] = [];
     const clock = instantClock();
-    const model = withRetries(provider(), { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 60_000 }, (n) => notices.push(n), clock);
+    const model = withRetries(
+      provider(),
+      { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 60_000 },
+      (n) => notices.push(n),
+      clock,
+    );
     const result = await model.complete(modelRequest('go'), new AbortController().signal);
     expect(result).toMatchObject({ ok: true, message: { text: 'after the wait' } });
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatchObject({ attempt: 1, delayMs: 3000, error: { kind: 'rate_limit', status: 429, retryAfterMs: 3000, retryable: true } });
+    expect(notices[0]).toMatchObject({
+      attempt: 1,
+      delayMs: 3000,
+      error: { kind: 'rate_limit', status: 429, retryAfterMs: 3000, retryable: true },
+    });
     expect(notices[0]!.error.message).toContain('per-minute rate limit');
     expect(clock.delays).toEqual([3000]);
     expect(server.requests).toHaveLength(2);
@@ -155,13 +237,20 @@ describe('AnthropicProvider', () => {
     const overloaded = failure(await provider().complete(modelRequest('go'), new AbortController().signal));
     expect(overloaded).toMatchObject({ kind: 'server', status: 529, retryable: true });
     expect(overloaded.message).toContain('Overloaded');
-    expect(failure(await provider().complete(modelRequest('go'), new AbortController().signal))).toMatchObject({ kind: 'server', status: 500, retryable: true });
+    expect(failure(await provider().complete(modelRequest('go'), new AbortController().signal))).toMatchObject({
+      kind: 'server',
+      status: 500,
+      retryable: true,
+    });
     // Only one request each: the SDK's own retries are off.
     expect(server.requests).toHaveLength(2);
   });
 
   it('turns an overloaded_error event inside the stream into a retryable server error', async () => {
-    const events = [...anthropicEvents({ text: ['so far'] }).slice(0, 4), anthropicStreamError('overloaded_error', 'Overloaded')];
+    const events = [
+      ...anthropicEvents({ text: ['so far'] }).slice(0, 4),
+      anthropicStreamError('overloaded_error', 'Overloaded'),
+    ];
     server.enqueue({ kind: 'stream', events });
     const error = failure(await provider().complete(modelRequest('go'), new AbortController().signal));
     expect(error).toMatchObject({ kind: 'server', retryable: true });
@@ -173,7 +262,12 @@ describe('AnthropicProvider', () => {
     // message_start, ping, content_block_start, delta 1, then half of delta 2.
     server.enqueue({ kind: 'stream', events, cutAfter: 4 });
     const deltas: string[] = [];
-    const error = failure(await provider().complete(modelRequest('go', { onTextDelta: (t) => deltas.push(t) }), new AbortController().signal));
+    const error = failure(
+      await provider().complete(
+        modelRequest('go', { onTextDelta: (t) => deltas.push(t) }),
+        new AbortController().signal,
+      ),
+    );
     expect(error).toMatchObject({ kind: 'network', retryable: true });
     expect(deltas).toEqual(['part one ']);
   });
@@ -181,13 +275,21 @@ describe('AnthropicProvider', () => {
   it('treats a stream that ends cleanly but without message_stop as cut', async () => {
     const events = anthropicEvents({ text: 'half' }).slice(0, -1);
     server.enqueue({ kind: 'stream', events });
-    expect(failure(await provider().complete(modelRequest('go'), new AbortController().signal))).toMatchObject({ kind: 'network', retryable: true });
+    expect(failure(await provider().complete(modelRequest('go'), new AbortController().signal))).toMatchObject({
+      kind: 'network',
+      retryable: true,
+    });
   });
 
   it('does not retry a 401 and names the environment variable to fix', async () => {
     server.enqueue(anthropicError(401, 'invalid x-api-key'));
     const notices: RetryNotice[] = [];
-    const model = withRetries(provider(), { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 1 }, (n) => notices.push(n), instantClock());
+    const model = withRetries(
+      provider(),
+      { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 1 },
+      (n) => notices.push(n),
+      instantClock(),
+    );
     const error = failure(await model.complete(modelRequest('go'), new AbortController().signal));
     expect(error).toMatchObject({ kind: 'auth', status: 401, retryable: false });
     expect(error.message).toContain('ANTHROPIC_API_KEY');
@@ -229,14 +331,22 @@ describe('AnthropicProvider', () => {
 
   it('runs a real Agent over HTTP: the tool result goes back as a tool_result block', async () => {
     server.enqueue(
-      anthropicToolUse([{ id: 'toolu_1', name: 'echo', input: ['{"te', 'xt":"hi"}'] }], { usage: { input_tokens: 50, output_tokens: 5 } }),
+      anthropicToolUse([{ id: 'toolu_1', name: 'echo', input: ['{"te', 'xt":"hi"}'] }], {
+        usage: { input_tokens: 50, output_tokens: 5 },
+      }),
       anthropicText('done: hi', { usage: { input_tokens: 60, output_tokens: 3 } }),
     );
     const model = provider({ promptCaching: false });
     const loopTools = toLoopTools([echoTool], { fallback: false });
     const agent = new Agent(
       { id: 'a1', role: 'main' },
-      { system: 'You are a test.', maxTurns: 5, callModel: (r, s) => model.complete(r, s), toolsForTurn: () => loopTools, context: { agentId: 'a1', role: 'main', cwd: process.cwd() } },
+      {
+        system: 'You are a test.',
+        maxTurns: 5,
+        callModel: (r, s) => model.complete(r, s),
+        toolsForTurn: () => loopTools,
+        context: { agentId: 'a1', role: 'main', cwd: process.cwd() },
+      },
       new EventBus(),
     );
     const result = await agent.run('say hi');
@@ -245,10 +355,17 @@ describe('AnthropicProvider', () => {
     expect(server.requests[1]!.body.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'say hi' }] },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'echo', input: { text: 'hi' } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'hi' }] }] },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'hi' }] }],
+      },
     ]);
     expect(server.requests[1]!.body.tools).toEqual([
-      { name: 'echo', description: 'Repeats the text.', input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+      {
+        name: 'echo',
+        description: 'Repeats the text.',
+        input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      },
     ]);
   });
 });

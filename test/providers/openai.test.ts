@@ -6,7 +6,14 @@ import { OpenAIProvider, openAICapabilities } from '../../orchestrator/models/op
 import type { ModelResult } from '../../orchestrator/models/provider.js';
 import { withRetries, type RetryNotice } from '../../orchestrator/models/retry.js';
 import { toLoopTools } from '../../tools/loop-tools.js';
-import { openaiChunks, openaiError, openaiText, openaiToolCalls, startFakeOpenAIServer, type FakeOpenAIServer } from '../fakes/openai-server.js';
+import {
+  openaiChunks,
+  openaiError,
+  openaiText,
+  openaiToolCalls,
+  startFakeOpenAIServer,
+  type FakeOpenAIServer,
+} from '../fakes/openai-server.js';
 import { echoTool, instantClock, modelRequest, PIXEL_PNG } from './helpers.js';
 import { failure } from './helpers.js';
 
@@ -20,14 +27,30 @@ beforeEach(() => {
 });
 
 const provider = (extra: Partial<ConstructorParameters<typeof OpenAIProvider>[0]> = {}) =>
-  new OpenAIProvider({ model: 'gpt-4.1', apiKey: 'sk-test', baseURL: server.baseURL, keyEnvVar: 'OPENAI_API_KEY', ...extra });
+  new OpenAIProvider({
+    model: 'gpt-4.1',
+    apiKey: 'sk-test',
+    baseURL: server.baseURL,
+    keyEnvVar: 'OPENAI_API_KEY',
+    ...extra,
+  });
 
 describe('OpenAIProvider', () => {
   it('streams text to onTextDelta and maps usage, cached tokens and cost', async () => {
-    server.enqueue(openaiText(['Hel', 'lo, ', 'world'], { usage: { prompt_tokens: 1000, completion_tokens: 7, cached_tokens: 400 } }));
+    server.enqueue(
+      openaiText(['Hel', 'lo, ', 'world'], {
+        usage: { prompt_tokens: 1000, completion_tokens: 7, cached_tokens: 400 },
+      }),
+    );
     const deltas: string[] = [];
-    const result = await provider().complete(modelRequest('hi', { onTextDelta: (t) => deltas.push(t) }), new AbortController().signal);
-    expect(result).toMatchObject({ ok: true, message: { role: 'assistant', text: 'Hello, world', toolCalls: [], stopReason: 'end', model: 'openai:gpt-4.1' } });
+    const result = await provider().complete(
+      modelRequest('hi', { onTextDelta: (t) => deltas.push(t) }),
+      new AbortController().signal,
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      message: { role: 'assistant', text: 'Hello, world', toolCalls: [], stopReason: 'end', model: 'openai:gpt-4.1' },
+    });
     expect(deltas).toEqual(['Hel', 'lo, ', 'world']);
     const usage = (result as Extract<ModelResult, { ok: true }>).message.usage!;
     expect(usage).toMatchObject({ input: 600, cacheRead: 400, output: 7, cacheWrite: 0 });
@@ -60,10 +83,21 @@ describe('OpenAIProvider', () => {
       ),
     );
     const tools = [
-      { name: 'read', description: 'Reads a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
-      { name: 'grep', description: 'Searches.', parameters: { type: 'object', properties: { pattern: { type: 'string' } } } },
+      {
+        name: 'read',
+        description: 'Reads a file.',
+        parameters: { type: 'object', properties: { path: { type: 'string' } } },
+      },
+      {
+        name: 'grep',
+        description: 'Searches.',
+        parameters: { type: 'object', properties: { pattern: { type: 'string' } } },
+      },
     ];
-    const result = await provider().complete(modelRequest('look', { tools, maxOutputTokens: 500 }), new AbortController().signal);
+    const result = await provider().complete(
+      modelRequest('look', { tools, maxOutputTokens: 500 }),
+      new AbortController().signal,
+    );
     expect(result).toMatchObject({
       ok: true,
       message: {
@@ -92,14 +126,27 @@ describe('OpenAIProvider', () => {
   });
 
   it('retries a 429 after its Retry-After through withRetries, with a notice, then succeeds', async () => {
-    server.enqueue(openaiError(429, 'Rate limit reached for gpt-4.1', { headers: { 'retry-after': '2' } }), openaiText('after the wait'));
+    server.enqueue(
+      openaiError(429, 'Rate limit reached for gpt-4.1', { headers: { 'retry-after': '2' } }),
+      openaiText('after the wait'),
+    );
     const notices: RetryNotice[] = [];
     const clock = instantClock();
-    const model = withRetries(provider(), { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 60_000 }, (n) => notices.push(n), clock);
+    const model = withRetries(
+      provider(),
+      { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 60_000 },
+      (n) => notices.push(n),
+      clock,
+    );
     const result = await model.complete(modelRequest('go'), new AbortController().signal);
     expect(result).toMatchObject({ ok: true, message: { text: 'after the wait' } });
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatchObject({ agentId: 'agent-1', attempt: 1, delayMs: 2000, error: { kind: 'rate_limit', status: 429, retryAfterMs: 2000, retryable: true } });
+    expect(notices[0]).toMatchObject({
+      agentId: 'agent-1',
+      attempt: 1,
+      delayMs: 2000,
+      error: { kind: 'rate_limit', status: 429, retryAfterMs: 2000, retryable: true },
+    });
     expect(notices[0]!.error.message).toContain('Rate limit reached for gpt-4.1');
     expect(clock.delays).toEqual([2000]);
     expect(server.requests).toHaveLength(2);
@@ -118,7 +165,12 @@ describe('OpenAIProvider', () => {
     const chunks = openaiChunks({ text: ['part one ', 'part two ', 'part three'] });
     server.enqueue({ kind: 'stream', chunks, cutAfter: 2 });
     const deltas: string[] = [];
-    const error = failure(await provider().complete(modelRequest('go', { onTextDelta: (t) => deltas.push(t) }), new AbortController().signal));
+    const error = failure(
+      await provider().complete(
+        modelRequest('go', { onTextDelta: (t) => deltas.push(t) }),
+        new AbortController().signal,
+      ),
+    );
     expect(error).toMatchObject({ kind: 'network', retryable: true });
     expect(deltas).toEqual(['part one ']);
   });
@@ -126,11 +178,17 @@ describe('OpenAIProvider', () => {
   it('treats a stream that ends without finish_reason as cut', async () => {
     const chunks = openaiChunks({ text: ['half'] }).slice(0, 2);
     server.enqueue({ kind: 'stream', chunks, done: false });
-    expect(failure(await provider().complete(modelRequest('go'), new AbortController().signal))).toMatchObject({ kind: 'network', retryable: true });
+    expect(failure(await provider().complete(modelRequest('go'), new AbortController().signal))).toMatchObject({
+      kind: 'network',
+      retryable: true,
+    });
   });
 
   it('turns an error event inside the stream into a retryable server error', async () => {
-    const chunks = [...openaiChunks({ text: ['so far'] }).slice(0, 2), { error: { message: 'upstream overloaded', type: 'server_error' } }];
+    const chunks = [
+      ...openaiChunks({ text: ['so far'] }).slice(0, 2),
+      { error: { message: 'upstream overloaded', type: 'server_error' } },
+    ];
     server.enqueue({ kind: 'stream', chunks });
     const error = failure(await provider().complete(modelRequest('go'), new AbortController().signal));
     expect(error).toMatchObject({ kind: 'server', retryable: true });
@@ -138,9 +196,19 @@ describe('OpenAIProvider', () => {
   });
 
   it('does not retry a 401 and names the environment variable to fix', async () => {
-    server.enqueue(openaiError(401, 'Incorrect API key provided: sk-test.', { type: 'invalid_request_error', code: 'invalid_api_key' }));
+    server.enqueue(
+      openaiError(401, 'Incorrect API key provided: sk-test.', {
+        type: 'invalid_request_error',
+        code: 'invalid_api_key',
+      }),
+    );
     const notices: RetryNotice[] = [];
-    const model = withRetries(provider(), { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 1 }, (n) => notices.push(n), instantClock());
+    const model = withRetries(
+      provider(),
+      { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 1 },
+      (n) => notices.push(n),
+      instantClock(),
+    );
     const error = failure(await model.complete(modelRequest('go'), new AbortController().signal));
     expect(error).toMatchObject({ kind: 'auth', status: 401, retryable: false });
     expect(error.message).toContain('OPENAI_API_KEY');
@@ -150,14 +218,20 @@ describe('OpenAIProvider', () => {
   });
 
   it('does not retry a 400 and quotes the server', async () => {
-    server.enqueue(openaiError(400, "This model's maximum context length is 1047576 tokens.", { code: 'context_length_exceeded' }));
+    server.enqueue(
+      openaiError(400, "This model's maximum context length is 1047576 tokens.", { code: 'context_length_exceeded' }),
+    );
     const error = failure(await provider().complete(modelRequest('go'), new AbortController().signal));
     expect(error).toMatchObject({ kind: 'bad_request', status: 400, retryable: false });
     expect(error.message).toContain("This model's maximum context length is 1047576 tokens.");
   });
 
   it('does not retry a 404 and points at the model name', async () => {
-    server.enqueue(openaiError(404, 'The model `gpt-4.1` does not exist or you do not have access to it.', { code: 'model_not_found' }));
+    server.enqueue(
+      openaiError(404, 'The model `gpt-4.1` does not exist or you do not have access to it.', {
+        code: 'model_not_found',
+      }),
+    );
     const error = failure(await provider().complete(modelRequest('go'), new AbortController().signal));
     expect(error).toMatchObject({ kind: 'not_found', status: 404, retryable: false });
     expect(error.message).toContain('does not exist');
@@ -185,7 +259,9 @@ describe('OpenAIProvider', () => {
   it('turns a refused connection into a retryable network error naming the address', async () => {
     const gone = await startFakeOpenAIServer();
     await gone.close();
-    const error = failure(await provider({ baseURL: gone.baseURL }).complete(modelRequest('go'), new AbortController().signal));
+    const error = failure(
+      await provider({ baseURL: gone.baseURL }).complete(modelRequest('go'), new AbortController().signal),
+    );
     expect(error).toMatchObject({ kind: 'network', retryable: true });
     expect(error.message).toContain(gone.baseURL);
   });
@@ -194,9 +270,29 @@ describe('OpenAIProvider', () => {
     server.enqueue(openaiText('seen'));
     await provider().complete(
       modelRequest([
-        { role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image', data: PIXEL_PNG, mimeType: 'image/png' }] },
-        { role: 'assistant', text: '', toolCalls: [{ id: 'c1', name: 'screenshot', arguments: '{}' }, { id: 'c2', name: 'echo', arguments: '{"text":"x"}' }], stopReason: 'tool_calls' },
-        { role: 'tool', toolCallId: 'c1', toolName: 'screenshot', content: [{ type: 'image', data: PIXEL_PNG, mimeType: 'image/png' }], isError: false },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this?' },
+            { type: 'image', data: PIXEL_PNG, mimeType: 'image/png' },
+          ],
+        },
+        {
+          role: 'assistant',
+          text: '',
+          toolCalls: [
+            { id: 'c1', name: 'screenshot', arguments: '{}' },
+            { id: 'c2', name: 'echo', arguments: '{"text":"x"}' },
+          ],
+          stopReason: 'tool_calls',
+        },
+        {
+          role: 'tool',
+          toolCallId: 'c1',
+          toolName: 'screenshot',
+          content: [{ type: 'image', data: PIXEL_PNG, mimeType: 'image/png' }],
+          isError: false,
+        },
         { role: 'tool', toolCallId: 'c2', toolName: 'echo', content: [{ type: 'text', text: 'x' }], isError: false },
       ]),
       new AbortController().signal,
@@ -204,7 +300,13 @@ describe('OpenAIProvider', () => {
     const url = `data:image/png;base64,${PIXEL_PNG}`;
     expect(server.requests[0]!.body.messages).toEqual([
       { role: 'system', content: 'You are a test.' },
-      { role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'what is this?' },
+          { type: 'image_url', image_url: { url } },
+        ],
+      },
       {
         role: 'assistant',
         content: null,
@@ -215,7 +317,13 @@ describe('OpenAIProvider', () => {
       },
       { role: 'tool', tool_call_id: 'c1', content: '(images follow in the next message)' },
       { role: 'tool', tool_call_id: 'c2', content: 'x' },
-      { role: 'user', content: [{ type: 'text', text: 'Images returned by screenshot (call c1):' }, { type: 'image_url', image_url: { url } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Images returned by screenshot (call c1):' },
+          { type: 'image_url', image_url: { url } },
+        ],
+      },
     ]);
   });
 
@@ -224,7 +332,10 @@ describe('OpenAIProvider', () => {
     expect(openAICapabilities('gpt-4.1-mini').images).toBe(true);
     expect(openAICapabilities('gpt-5').contextWindow).toBe(400_000);
     expect(openAICapabilities('llama3.1:8b')).toEqual({ images: false, video: false, contextWindow: 128_000 });
-    expect(new OpenAIProvider({ model: 'qwen2.5-vl', apiKey: 'x', capabilities: { images: true, contextWindow: 32_768 } }).capabilities).toEqual({
+    expect(
+      new OpenAIProvider({ model: 'qwen2.5-vl', apiKey: 'x', capabilities: { images: true, contextWindow: 32_768 } })
+        .capabilities,
+    ).toEqual({
       images: true,
       video: false,
       contextWindow: 32_768,
@@ -233,14 +344,22 @@ describe('OpenAIProvider', () => {
 
   it('runs a real Agent over HTTP: the tool result goes back in the Chat Completions wire shape', async () => {
     server.enqueue(
-      openaiToolCalls([{ id: 'call_1', name: 'echo', arguments: ['{"te', 'xt":"hi"}'] }], { usage: { prompt_tokens: 50, completion_tokens: 5 } }),
+      openaiToolCalls([{ id: 'call_1', name: 'echo', arguments: ['{"te', 'xt":"hi"}'] }], {
+        usage: { prompt_tokens: 50, completion_tokens: 5 },
+      }),
       openaiText('done: hi', { usage: { prompt_tokens: 60, completion_tokens: 3 } }),
     );
     const model = provider();
     const loopTools = toLoopTools([echoTool], { fallback: false });
     const agent = new Agent(
       { id: 'a1', role: 'main' },
-      { system: 'You are a test.', maxTurns: 5, callModel: (r, s) => model.complete(r, s), toolsForTurn: () => loopTools, context: { agentId: 'a1', role: 'main', cwd: process.cwd() } },
+      {
+        system: 'You are a test.',
+        maxTurns: 5,
+        callModel: (r, s) => model.complete(r, s),
+        toolsForTurn: () => loopTools,
+        context: { agentId: 'a1', role: 'main', cwd: process.cwd() },
+      },
       new EventBus(),
     );
     const result = await agent.run('say hi');
@@ -249,11 +368,22 @@ describe('OpenAIProvider', () => {
     expect(server.requests[1]!.body.messages).toEqual([
       { role: 'system', content: 'You are a test.' },
       { role: 'user', content: 'say hi' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'echo', arguments: '{"text":"hi"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'echo', arguments: '{"text":"hi"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: 'hi' },
     ]);
     expect(server.requests[1]!.body.tools).toEqual([
-      { type: 'function', function: { name: 'echo', description: 'Repeats the text.', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } } },
+      {
+        type: 'function',
+        function: {
+          name: 'echo',
+          description: 'Repeats the text.',
+          parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+        },
+      },
     ]);
   });
 });

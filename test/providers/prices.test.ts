@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { costOf, priceOf } from '../../orchestrator/models/prices.js';
 
-const usage = (input: number, output: number, cacheRead = 0, cacheWrite = 0) => ({ input, output, cacheRead, cacheWrite });
+const usage = (input: number, output: number, cacheRead = 0, cacheWrite = 0) => ({
+  input,
+  output,
+  cacheRead,
+  cacheWrite,
+});
 
 describe('prices', () => {
   it('prices a known model, dated snapshots and router-prefixed names included', () => {
@@ -14,7 +19,10 @@ describe('prices', () => {
 
   it('charges cache reads and writes at their own rates', () => {
     // claude-sonnet-4-5: $3 in, $0.30 read, $3.75 write, $15 out per million.
-    expect(costOf('claude-sonnet-4-5', usage(1000, 100, 10_000, 2000))).toBeCloseTo((1000 * 3 + 100 * 15 + 10_000 * 0.3 + 2000 * 3.75) / 1e6, 12);
+    expect(costOf('claude-sonnet-4-5', usage(1000, 100, 10_000, 2000))).toBeCloseTo(
+      (1000 * 3 + 100 * 15 + 10_000 * 0.3 + 2000 * 3.75) / 1e6,
+      12,
+    );
   });
 
   it('keeps sizes apart and leaves unknown models unpriced', () => {

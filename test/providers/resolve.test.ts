@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptError } from '../../orchestrator/models/scripted.js';
-import { chooseModelSpec, createProvider, ModelConfigError, parseModelSpec } from '../../orchestrator/models/resolve.js';
+import {
+  chooseModelSpec,
+  createProvider,
+  ModelConfigError,
+  parseModelSpec,
+} from '../../orchestrator/models/resolve.js';
 import { anthropicText, startFakeAnthropicServer, type FakeAnthropicServer } from '../fakes/anthropic-server.js';
 import { openaiText, startFakeOpenAIServer, type FakeOpenAIServer } from '../fakes/openai-server.js';
 import { modelRequest } from './helpers.js';
@@ -12,28 +17,49 @@ import { modelRequest } from './helpers.js';
 describe('chooseModelSpec', () => {
   it('takes --model first, then MURMUR_MODEL, then OPENAI_API_KEY, then ANTHROPIC_API_KEY', () => {
     const all = { MURMUR_MODEL: 'ollama:qwen3', OPENAI_API_KEY: 'sk-o', ANTHROPIC_API_KEY: 'sk-a' };
-    expect(chooseModelSpec({ flag: 'scripted:demo.json', env: all })).toEqual({ ok: true, spec: 'scripted:demo.json', source: '--model' });
+    expect(chooseModelSpec({ flag: 'scripted:demo.json', env: all })).toEqual({
+      ok: true,
+      spec: 'scripted:demo.json',
+      source: '--model',
+    });
     expect(chooseModelSpec({ env: all })).toEqual({ ok: true, spec: 'ollama:qwen3', source: 'MURMUR_MODEL' });
-    expect(chooseModelSpec({ env: { OPENAI_API_KEY: 'sk-o', ANTHROPIC_API_KEY: 'sk-a' } })).toEqual({ ok: true, spec: 'openai:gpt-4.1', source: 'OPENAI_API_KEY' });
-    expect(chooseModelSpec({ env: { ANTHROPIC_API_KEY: 'sk-a' } })).toEqual({ ok: true, spec: 'anthropic:claude-sonnet-4-6', source: 'ANTHROPIC_API_KEY' });
+    expect(chooseModelSpec({ env: { OPENAI_API_KEY: 'sk-o', ANTHROPIC_API_KEY: 'sk-a' } })).toEqual({
+      ok: true,
+      spec: 'openai:gpt-4.1',
+      source: 'OPENAI_API_KEY',
+    });
+    expect(chooseModelSpec({ env: { ANTHROPIC_API_KEY: 'sk-a' } })).toEqual({
+      ok: true,
+      spec: 'anthropic:claude-sonnet-4-6',
+      source: 'ANTHROPIC_API_KEY',
+    });
   });
 
-  it('puts murmur.toml\'s model after MURMUR_MODEL and before the provider keys', () => {
+  it("puts murmur.toml's model after MURMUR_MODEL and before the provider keys", () => {
     const keys = { OPENAI_API_KEY: 'sk-o' };
-    expect(chooseModelSpec({ env: { ...keys, MURMUR_MODEL: 'scripted:s.json' }, config: 'openai:gpt-4.1' })).toMatchObject({ spec: 'scripted:s.json', source: 'MURMUR_MODEL' });
-    expect(chooseModelSpec({ env: keys, config: 'ollama:qwen3' })).toEqual({ ok: true, spec: 'ollama:qwen3', source: 'murmur.toml' });
+    expect(
+      chooseModelSpec({ env: { ...keys, MURMUR_MODEL: 'scripted:s.json' }, config: 'openai:gpt-4.1' }),
+    ).toMatchObject({ spec: 'scripted:s.json', source: 'MURMUR_MODEL' });
+    expect(chooseModelSpec({ env: keys, config: 'ollama:qwen3' })).toEqual({
+      ok: true,
+      spec: 'ollama:qwen3',
+      source: 'murmur.toml',
+    });
     expect(chooseModelSpec({ env: keys, config: ' ' })).toMatchObject({ source: 'OPENAI_API_KEY' });
   });
 
   it('ignores empty environment variables', () => {
-    expect(chooseModelSpec({ env: { MURMUR_MODEL: '  ', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: 'sk-a' } })).toMatchObject({ ok: true, spec: 'anthropic:claude-sonnet-4-6' });
+    expect(
+      chooseModelSpec({ env: { MURMUR_MODEL: '  ', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: 'sk-a' } }),
+    ).toMatchObject({ ok: true, spec: 'anthropic:claude-sonnet-4-6' });
   });
 
   it('says how to choose a model when nothing is set, mentioning scripted:FILE for offline use', () => {
     const choice = chooseModelSpec({ env: {} });
     expect(choice.ok).toBe(false);
     const message = (choice as { message: string }).message;
-    for (const hint of ['--model', 'MURMUR_MODEL', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'scripted:FILE', 'ollama:']) expect(message).toContain(hint);
+    for (const hint of ['--model', 'MURMUR_MODEL', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'scripted:FILE', 'ollama:'])
+      expect(message).toContain(hint);
   });
 
   it('rejects an empty --model, listing the accepted forms', () => {
@@ -54,7 +80,8 @@ describe('parseModelSpec', () => {
       const error = catchError(() => parseModelSpec(bad));
       expect(error).toBeInstanceOf(ModelConfigError);
       expect(error.message).toContain(`"${bad}"`);
-      for (const form of ['openai:MODEL', 'anthropic:MODEL', 'ollama:MODEL', 'scripted:FILE']) expect(error.message).toContain(form);
+      for (const form of ['openai:MODEL', 'anthropic:MODEL', 'ollama:MODEL', 'scripted:FILE'])
+        expect(error.message).toContain(form);
     }
     expect(catchError(() => parseModelSpec('openai:')).message).toMatch(/"openai:" lacks a model name/);
     expect(catchError(() => parseModelSpec('scripted:')).message).toMatch(/lacks a file/);
@@ -75,7 +102,11 @@ describe('createProvider', () => {
   let anthropic: FakeAnthropicServer;
   let dir: string;
   beforeAll(async () => {
-    [openai, anthropic, dir] = await Promise.all([startFakeOpenAIServer(), startFakeAnthropicServer(), mkdtemp(join(tmpdir(), 'murmur-resolve-'))]);
+    [openai, anthropic, dir] = await Promise.all([
+      startFakeOpenAIServer(),
+      startFakeAnthropicServer(),
+      mkdtemp(join(tmpdir(), 'murmur-resolve-')),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([openai.close(), anthropic.close(), rm(dir, { recursive: true, force: true })]);
@@ -85,33 +116,49 @@ describe('createProvider', () => {
   it('asks for OPENAI_API_KEY / ANTHROPIC_API_KEY when the key is missing', async () => {
     await expect(createProvider('openai:gpt-4.1', { env: {}, cwd: dir })).rejects.toThrow(ModelConfigError);
     await expect(createProvider('openai:gpt-4.1', { env: {}, cwd: dir })).rejects.toThrow(/set OPENAI_API_KEY/);
-    await expect(createProvider('anthropic:claude-haiku-4-5', { env: {}, cwd: dir })).rejects.toThrow(/set ANTHROPIC_API_KEY/);
+    await expect(createProvider('anthropic:claude-haiku-4-5', { env: {}, cwd: dir })).rejects.toThrow(
+      /set ANTHROPIC_API_KEY/,
+    );
   });
 
   it('rejects an unknown prefix and a bad base URL, naming the value', async () => {
-    await expect(createProvider('gemini:pro', { env: {}, cwd: dir })).rejects.toThrow(/unknown model "gemini:pro"; accepted forms: openai:MODEL/);
-    await expect(createProvider('openai:gpt-4.1', { env: { OPENAI_API_KEY: 'k' }, cwd: dir, baseUrl: 'localhost:8000' })).rejects.toThrow(
-      /--base-url "localhost:8000" is not an http\(s\) URL/,
+    await expect(createProvider('gemini:pro', { env: {}, cwd: dir })).rejects.toThrow(
+      /unknown model "gemini:pro"; accepted forms: openai:MODEL/,
     );
-    await expect(createProvider('openai:gpt-4.1', { env: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'ftp://x' }, cwd: dir })).rejects.toThrow(/OPENAI_BASE_URL "ftp:\/\/x"/);
+    await expect(
+      createProvider('openai:gpt-4.1', { env: { OPENAI_API_KEY: 'k' }, cwd: dir, baseUrl: 'localhost:8000' }),
+    ).rejects.toThrow(/--base-url "localhost:8000" is not an http\(s\) URL/);
+    await expect(
+      createProvider('openai:gpt-4.1', { env: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'ftp://x' }, cwd: dir }),
+    ).rejects.toThrow(/OPENAI_BASE_URL "ftp:\/\/x"/);
   });
 
   it('builds openai:MODEL against --base-url without a key (local servers ignore it)', async () => {
     openai.enqueue(openaiText('from the base url'));
     const model = await createProvider('openai:qwen2.5-coder', { env: {}, cwd: dir, baseUrl: openai.baseURL });
     expect(model.name).toBe('openai:qwen2.5-coder');
-    expect(await model.complete(modelRequest('hi'), signal)).toMatchObject({ ok: true, message: { text: 'from the base url' } });
+    expect(await model.complete(modelRequest('hi'), signal)).toMatchObject({
+      ok: true,
+      message: { text: 'from the base url' },
+    });
     expect(openai.requests.at(-1)!.body.model).toBe('qwen2.5-coder');
   });
 
   it('takes OPENAI_BASE_URL and OPENAI_API_KEY from the environment, the flag winning over the variable', async () => {
     openai.enqueue(openaiText('env'));
-    const model = await createProvider('openai:gpt-4.1', { env: { OPENAI_API_KEY: 'sk-env', OPENAI_BASE_URL: openai.baseURL }, cwd: dir });
+    const model = await createProvider('openai:gpt-4.1', {
+      env: { OPENAI_API_KEY: 'sk-env', OPENAI_BASE_URL: openai.baseURL },
+      cwd: dir,
+    });
     await model.complete(modelRequest('hi'), signal);
     expect(openai.requests.at(-1)!.headers.authorization).toBe('Bearer sk-env');
 
     openai.enqueue(openaiText('flag'));
-    const flagged = await createProvider('openai:gpt-4.1', { env: { OPENAI_API_KEY: 'sk-env', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, cwd: dir, baseUrl: openai.baseURL });
+    const flagged = await createProvider('openai:gpt-4.1', {
+      env: { OPENAI_API_KEY: 'sk-env', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' },
+      cwd: dir,
+      baseUrl: openai.baseURL,
+    });
     expect(await flagged.complete(modelRequest('hi'), signal)).toMatchObject({ ok: true, message: { text: 'flag' } });
   });
 
@@ -120,7 +167,10 @@ describe('createProvider', () => {
     const host = openai.baseURL.replace(/\/v1$/, '');
     const model = await createProvider('ollama:llama3.1:8b', { env: { OLLAMA_HOST: host }, cwd: dir });
     expect(model.name).toBe('ollama:llama3.1:8b');
-    expect(await model.complete(modelRequest('hi'), signal)).toMatchObject({ ok: true, message: { text: 'llama says hi' } });
+    expect(await model.complete(modelRequest('hi'), signal)).toMatchObject({
+      ok: true,
+      message: { text: 'llama says hi' },
+    });
     expect(openai.requests.at(-1)!.body.model).toBe('llama3.1:8b');
 
     const local = await createProvider('ollama:llama3.1', { env: {}, cwd: dir });
@@ -132,10 +182,16 @@ describe('createProvider', () => {
 
   it('builds anthropic:MODEL against ANTHROPIC_BASE_URL with ANTHROPIC_API_KEY', async () => {
     anthropic.enqueue(anthropicText('claude here'));
-    const model = await createProvider('anthropic:claude-haiku-4-5', { env: { ANTHROPIC_API_KEY: 'sk-ant-env', ANTHROPIC_BASE_URL: anthropic.baseURL }, cwd: dir });
+    const model = await createProvider('anthropic:claude-haiku-4-5', {
+      env: { ANTHROPIC_API_KEY: 'sk-ant-env', ANTHROPIC_BASE_URL: anthropic.baseURL },
+      cwd: dir,
+    });
     expect(model.name).toBe('anthropic:claude-haiku-4-5');
     expect(model.capabilities.images).toBe(true);
-    expect(await model.complete(modelRequest('hi'), signal)).toMatchObject({ ok: true, message: { text: 'claude here' } });
+    expect(await model.complete(modelRequest('hi'), signal)).toMatchObject({
+      ok: true,
+      message: { text: 'claude here' },
+    });
     expect(JSON.stringify(anthropic.requests.at(-1)!.headers)).toContain('sk-ant-env');
   });
 
@@ -143,7 +199,10 @@ describe('createProvider', () => {
     await writeFile(join(dir, 'demo.json'), JSON.stringify({ agents: [{ turns: [{ text: 'scripted hello' }] }] }));
     const model = await createProvider('scripted:demo.json', { env: {}, cwd: dir });
     expect(model.name).toBe(`scripted:${join(dir, 'demo.json')}`);
-    expect(await model.complete(modelRequest('hi'), signal)).toMatchObject({ ok: true, message: { text: 'scripted hello' } });
+    expect(await model.complete(modelRequest('hi'), signal)).toMatchObject({
+      ok: true,
+      message: { text: 'scripted hello' },
+    });
 
     const missing = createProvider('scripted:nope.json', { env: {}, cwd: dir });
     await expect(missing).rejects.toThrow(ScriptError);

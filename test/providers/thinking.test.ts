@@ -9,8 +9,20 @@ import { OpenAIProvider } from '../../orchestrator/models/openai.js';
 import type { ModelProvider, ModelResult } from '../../orchestrator/models/provider.js';
 import type { AssistantMessage, Message } from '../../orchestrator/types.js';
 import { toLoopTools } from '../../tools/loop-tools.js';
-import { anthropicError, anthropicText, anthropicToolUse, startFakeAnthropicServer, type FakeAnthropicServer } from '../fakes/anthropic-server.js';
-import { openaiChunks, openaiError, openaiText, startFakeOpenAIServer, type FakeOpenAIServer } from '../fakes/openai-server.js';
+import {
+  anthropicError,
+  anthropicText,
+  anthropicToolUse,
+  startFakeAnthropicServer,
+  type FakeAnthropicServer,
+} from '../fakes/anthropic-server.js';
+import {
+  openaiChunks,
+  openaiError,
+  openaiText,
+  startFakeOpenAIServer,
+  type FakeOpenAIServer,
+} from '../fakes/openai-server.js';
 import { echoTool, modelRequest } from './helpers.js';
 
 let anthropic: FakeAnthropicServer;
@@ -24,7 +36,8 @@ beforeEach(() => {
   openai.requests.length = 0;
 });
 
-const claude = (model = 'claude-haiku-4-5') => new AnthropicProvider({ model, apiKey: 'sk-ant-test', baseURL: anthropic.baseURL, promptCaching: false });
+const claude = (model = 'claude-haiku-4-5') =>
+  new AnthropicProvider({ model, apiKey: 'sk-ant-test', baseURL: anthropic.baseURL, promptCaching: false });
 const compatible = (model = 'deepseek-reasoner') => new OpenAIProvider({ model, apiKey: 'k', baseURL: openai.baseURL });
 const ok = (result: ModelResult): AssistantMessage => {
   expect(result.ok).toBe(true);
@@ -60,14 +73,24 @@ async function runAgent(model: ModelProvider, effort: 'low' | 'medium' | 'high' 
 
 describe('effort rules', () => {
   it('sends reasoning_effort to the official API only for its reasoning models, to other servers whenever asked', () => {
-    for (const model of ['o3', 'o3-mini', 'o4-mini', 'o1', 'gpt-5', 'gpt-5-mini', 'openai/gpt-5']) expect(openAIAcceptsEffort(model, true), model).toBe(true);
-    for (const model of ['gpt-4.1', 'gpt-4o', 'o1-mini', 'o1-preview']) expect(openAIAcceptsEffort(model, true), model).toBe(false);
+    for (const model of ['o3', 'o3-mini', 'o4-mini', 'o1', 'gpt-5', 'gpt-5-mini', 'openai/gpt-5'])
+      expect(openAIAcceptsEffort(model, true), model).toBe(true);
+    for (const model of ['gpt-4.1', 'gpt-4o', 'o1-mini', 'o1-preview'])
+      expect(openAIAcceptsEffort(model, true), model).toBe(false);
     expect(openAIAcceptsEffort('qwen3-32b', false)).toBe(true);
   });
 
   it('gives extended thinking to Claude 3.7 and later, not to older Claude models', () => {
-    for (const model of ['claude-3-7-sonnet-latest', 'claude-sonnet-4-5', 'claude-opus-4-1', 'claude-haiku-4-5', 'glm-4.6']) expect(anthropicAcceptsThinking(model), model).toBe(true);
-    for (const model of ['claude-3-5-sonnet-latest', 'claude-3-opus-20240229', 'claude-3-5-haiku-latest']) expect(anthropicAcceptsThinking(model), model).toBe(false);
+    for (const model of [
+      'claude-3-7-sonnet-latest',
+      'claude-sonnet-4-5',
+      'claude-opus-4-1',
+      'claude-haiku-4-5',
+      'glm-4.6',
+    ])
+      expect(anthropicAcceptsThinking(model), model).toBe(true);
+    for (const model of ['claude-3-5-sonnet-latest', 'claude-3-opus-20240229', 'claude-3-5-haiku-latest'])
+      expect(anthropicAcceptsThinking(model), model).toBe(false);
   });
 });
 
@@ -98,7 +121,9 @@ describe('Anthropic extended thinking', () => {
         thinking: [{ thinking: ['Let me ', 'use echo.'], signature: 'sig-AAA==' }, { redacted: 'ENCRYPTED-1' }],
         text: 'Echoing.',
       }),
-      anthropicToolUse([{ id: 'toolu_2', name: 'echo', input: '{"text":"again"}' }], { thinking: [{ thinking: 'Once more.', signature: 'sig-BBB==' }] }),
+      anthropicToolUse([{ id: 'toolu_2', name: 'echo', input: '{"text":"again"}' }], {
+        thinking: [{ thinking: 'Once more.', signature: 'sig-BBB==' }],
+      }),
       anthropicText('done', { thinking: [{ thinking: 'All done.', signature: 'sig-CCC==' }] }),
     );
     const { result, messages, events } = await runAgent(claude(), 'medium');
@@ -125,7 +150,10 @@ describe('Anthropic extended thinking', () => {
           { type: 'tool_use', id: 'toolu_1', name: 'echo', input: { text: 'hi' } },
         ],
       },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'hi' }] }] },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'hi' }] }],
+      },
       {
         role: 'assistant',
         content: [
@@ -133,19 +161,28 @@ describe('Anthropic extended thinking', () => {
           { type: 'tool_use', id: 'toolu_2', name: 'echo', input: { text: 'again' } },
         ],
       },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: 'again' }] }] },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: [{ type: 'text', text: 'again' }] }],
+      },
     ]);
 
     // Thinking streams as message.delta with thinking: true, apart from the answer.
-    const thinking = events.filter((e) => e.type === 'message.delta' && e.thinking).map((e) => (e as { text: string }).text);
-    const answer = events.filter((e) => e.type === 'message.delta' && !e.thinking).map((e) => (e as { text: string }).text);
+    const thinking = events
+      .filter((e) => e.type === 'message.delta' && e.thinking)
+      .map((e) => (e as { text: string }).text);
+    const answer = events
+      .filter((e) => e.type === 'message.delta' && !e.thinking)
+      .map((e) => (e as { text: string }).text);
     expect(thinking).toEqual(['Let me ', 'use echo.', 'Once more.', 'All done.']);
     expect(answer.join('')).toBe('Echoing.done');
   });
 
   it('resumes from a transcript (JSON lines) with the thinking blocks still signed', async () => {
     anthropic.enqueue(
-      anthropicToolUse([{ id: 'toolu_1', name: 'echo', input: '{"text":"hi"}' }], { thinking: [{ thinking: 'Plan.', signature: 'sig-XYZ==' }] }),
+      anthropicToolUse([{ id: 'toolu_1', name: 'echo', input: '{"text":"hi"}' }], {
+        thinking: [{ thinking: 'Plan.', signature: 'sig-XYZ==' }],
+      }),
       anthropicText('first'),
     );
     const { messages } = await runAgent(claude(), 'low');
@@ -162,18 +199,39 @@ describe('Anthropic extended thinking', () => {
   it('leaves thinking off while answering tool calls that were asked for without it (a resume with --effort)', async () => {
     const history: Message[] = [
       { role: 'user', content: 'q' },
-      { role: 'assistant', text: '', toolCalls: [{ id: 'toolu_9', name: 'echo', arguments: '{"text":"x"}' }], stopReason: 'tool_calls' },
+      {
+        role: 'assistant',
+        text: '',
+        toolCalls: [{ id: 'toolu_9', name: 'echo', arguments: '{"text":"x"}' }],
+        stopReason: 'tool_calls',
+      },
       { role: 'tool', toolCallId: 'toolu_9', toolName: 'echo', content: [{ type: 'text', text: 'x' }], isError: false },
     ];
     anthropic.enqueue(anthropicText('ok'), anthropicText('ok'));
     ok(await claude().complete(modelRequest(history, { effort: 'high' }), signal()));
-    ok(await claude().complete(modelRequest([...history, { role: 'assistant', text: 'ok', toolCalls: [], stopReason: 'end' }, { role: 'user', content: 'next' }], { effort: 'high' }), signal()));
+    ok(
+      await claude().complete(
+        modelRequest(
+          [
+            ...history,
+            { role: 'assistant', text: 'ok', toolCalls: [], stopReason: 'end' },
+            { role: 'user', content: 'next' },
+          ],
+          { effort: 'high' },
+        ),
+        signal(),
+      ),
+    );
     expect(anthropic.requests.map((r) => r.body.thinking?.type)).toEqual([undefined, 'enabled']);
   });
 
   it('retries once without thinking when a compatible server rejects it, and remembers', async () => {
     const model = claude('glm-4.6');
-    anthropic.enqueue(anthropicError(400, 'thinking: Extra inputs are not permitted'), anthropicText('ok'), anthropicText('again'));
+    anthropic.enqueue(
+      anthropicError(400, 'thinking: Extra inputs are not permitted'),
+      anthropicText('ok'),
+      anthropicText('again'),
+    );
     expect(ok(await model.complete(modelRequest('hi', { effort: 'high' }), signal())).text).toBe('ok');
     expect(ok(await model.complete(modelRequest('hi', { effort: 'high' }), signal())).text).toBe('again');
     expect(anthropic.requests.map((r) => r.body.thinking !== undefined)).toEqual([true, false, false]);
@@ -184,7 +242,13 @@ describe('Anthropic extended thinking', () => {
     const { result, events } = await runAgent(claude('glm-4.6'), 'high');
     expect(result.status).toBe('completed');
     const warnings = events.filter((e) => e.type === 'log');
-    expect(warnings).toMatchObject([{ level: 'warn', agentId: 'a1', message: expect.stringMatching(/refused the thinking parameter.*Extra inputs.*continuing without --effort/) }]);
+    expect(warnings).toMatchObject([
+      {
+        level: 'warn',
+        agentId: 'a1',
+        message: expect.stringMatching(/refused the thinking parameter.*Extra inputs.*continuing without --effort/),
+      },
+    ]);
   });
 
   it('does not drop thinking for a 400 about a thinking block in the messages', async () => {
@@ -197,7 +261,11 @@ describe('Anthropic extended thinking', () => {
 
 describe('OpenAI-compatible reasoning', () => {
   it('sends reasoning_effort when asked, and retries once without it when the server rejects it, remembering', async () => {
-    openai.enqueue(openaiError(400, 'Unrecognized request argument supplied: reasoning_effort'), openaiText('ok'), openaiText('again'));
+    openai.enqueue(
+      openaiError(400, 'Unrecognized request argument supplied: reasoning_effort'),
+      openaiText('ok'),
+      openaiText('again'),
+    );
     const model = compatible('llama-3.3-70b');
     expect(ok(await model.complete(modelRequest('hi', { effort: 'medium' }), signal())).text).toBe('ok');
     expect(ok(await model.complete(modelRequest('hi', { effort: 'medium' }), signal())).text).toBe('again');
@@ -209,19 +277,27 @@ describe('OpenAI-compatible reasoning', () => {
   });
 
   it('warns once, naming the refusal, when the server refuses reasoning_effort', async () => {
-    openai.enqueue(openaiError(400, "Unsupported parameter: 'reasoning_effort'"), openaiText('ok'), openaiText('again'));
+    openai.enqueue(
+      openaiError(400, "Unsupported parameter: 'reasoning_effort'"),
+      openaiText('ok'),
+      openaiText('again'),
+    );
     const model = compatible('llama-3.3-70b');
     const warnings: string[] = [];
     const request = modelRequest('hi', { effort: 'high', onWarning: (message) => warnings.push(message) });
     ok(await model.complete(request, signal()));
     ok(await model.complete(request, signal()));
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/openai:llama-3\.3-70b: the server refused reasoning_effort \(Unsupported parameter: 'reasoning_effort'\); continuing without --effort/);
+    expect(warnings[0]).toMatch(
+      /openai:llama-3\.3-70b: the server refused reasoning_effort \(Unsupported parameter: 'reasoning_effort'\); continuing without --effort/,
+    );
 
     // Through an agent: the warning is a log event on the bus.
     openai.enqueue(openaiError(400, 'Unrecognized request argument supplied: reasoning_effort'), openaiText('done'));
     const { events } = await runAgent(compatible('qwen3'), 'low');
-    expect(events.filter((e) => e.type === 'log')).toMatchObject([{ level: 'warn', agentId: 'a1', message: expect.stringMatching(/refused reasoning_effort/) }]);
+    expect(events.filter((e) => e.type === 'log')).toMatchObject([
+      { level: 'warn', agentId: 'a1', message: expect.stringMatching(/refused reasoning_effort/) },
+    ]);
   });
 
   it('keeps effort on after a 400 about something else that mentions reasoning, or about an unsupported level', async () => {
@@ -254,7 +330,12 @@ describe('OpenAI-compatible reasoning', () => {
       });
       const thinking: string[] = [];
       const text: string[] = [];
-      const message = ok(await compatible().complete(modelRequest('hi', { onThinkingDelta: (t) => thinking.push(t), onTextDelta: (t) => text.push(t) }), signal()));
+      const message = ok(
+        await compatible().complete(
+          modelRequest('hi', { onThinkingDelta: (t) => thinking.push(t), onTextDelta: (t) => text.push(t) }),
+          signal(),
+        ),
+      );
       expect(message.text).toBe('Hi!');
       expect(text.join('')).toBe('Hi!');
       expect(thinking).toEqual(['The user ', 'wants hi.']);
@@ -264,14 +345,27 @@ describe('OpenAI-compatible reasoning', () => {
   }
 
   it('adds reasoning tokens a server counts apart from the completion', async () => {
-    openai.enqueue({ kind: 'stream', chunks: openaiChunks({ reasoning: { field: 'reasoning', pieces: ['hmm'] }, text: 'ok', usage: { prompt_tokens: 5, completion_tokens: 3, reasoning_tokens: 30 } }) });
+    openai.enqueue({
+      kind: 'stream',
+      chunks: openaiChunks({
+        reasoning: { field: 'reasoning', pieces: ['hmm'] },
+        text: 'ok',
+        usage: { prompt_tokens: 5, completion_tokens: 3, reasoning_tokens: 30 },
+      }),
+    });
     expect(ok(await compatible().complete(modelRequest('hi'), signal())).usage).toMatchObject({ output: 33 });
   });
 
   it('never sends the reasoning back (Chat Completions has no field for it), and Anthropic drops unsigned reasoning', async () => {
     const history: Message[] = [
       { role: 'user', content: 'q' },
-      { role: 'assistant', text: 'a', toolCalls: [], stopReason: 'end', thinking: [{ type: 'thinking', thinking: 'secret musing' }] },
+      {
+        role: 'assistant',
+        text: 'a',
+        toolCalls: [],
+        stopReason: 'end',
+        thinking: [{ type: 'thinking', thinking: 'secret musing' }],
+      },
       { role: 'user', content: 'q2' },
     ];
     openai.enqueue(openaiText('ok'));
@@ -279,6 +373,9 @@ describe('OpenAI-compatible reasoning', () => {
     ok(await compatible().complete(modelRequest(history), signal()));
     ok(await claude().complete(modelRequest(history), signal()));
     expect(JSON.stringify(openai.requests[0]!.body)).not.toContain('secret musing');
-    expect(anthropic.requests[0]!.body.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'a' }] });
+    expect(anthropic.requests[0]!.body.messages[1]).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'a' }],
+    });
   });
 });

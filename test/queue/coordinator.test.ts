@@ -23,7 +23,7 @@ describe.runIf(available)('the queue launcher', () => {
   const fixture = privateRedis('murmur-coordinator-');
   const open = () => fixture.client();
 
-  it('sets the queue\'s global concurrency from the swarm\'s capacity as it ramps, and lists the queue while it runs', async () => {
+  it("sets the queue's global concurrency from the swarm's capacity as it ramps, and lists the queue while it runs", async () => {
     const name = 'murmur-test-capacity';
     const launcher = await QueueLauncher.open(
       {
@@ -77,7 +77,10 @@ describe.runIf(available)('the queue launcher', () => {
       },
     );
     await expect(opened).rejects.toThrow(/NOPERM/);
-    const clientsOf = async () => String(await admin.call('CLIENT', 'LIST')).split('\n').filter((line) => line.includes('user=noscripts')).length;
+    const clientsOf = async () =>
+      String(await admin.call('CLIENT', 'LIST'))
+        .split('\n')
+        .filter((line) => line.includes('user=noscripts')).length;
     for (let i = 0; i < 100 && (await clientsOf()) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(await clientsOf()).toBe(0);
   });

@@ -26,7 +26,9 @@ export const MAIN = MURMUR_BIN;
 export function redisAvailable(): boolean {
   const found = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).status === 0;
   if (!found && (process.env.CI || process.env.MURMUR_REQUIRE_SYSTEM_DEPS)) {
-    throw new Error('redis-server is missing: install the Debian package redis-server (apt-get install -y redis-server)');
+    throw new Error(
+      'redis-server is missing: install the Debian package redis-server (apt-get install -y redis-server)',
+    );
   }
   if (!found) console.warn('skipping the queue tests: redis-server is not installed (Debian package redis-server)');
   return found;
@@ -63,7 +65,20 @@ export class RedisServer {
   }
 
   private async launch(): Promise<void> {
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always'];
+    const args = [
+      '--port',
+      String(this.port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      this.dir,
+      '--save',
+      '',
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+    ];
     if (this.password) args.push('--requirepass', this.password);
     const server = execa('redis-server', args, { reject: false, stdin: 'ignore' });
     running.add(server);
@@ -71,7 +86,11 @@ export class RedisServer {
     this.process = server;
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const ping = await execa('redis-cli', ['-p', String(this.port), ...(this.password ? ['-a', this.password, '--no-auth-warning'] : []), 'ping'], { reject: false });
+      const ping = await execa(
+        'redis-cli',
+        ['-p', String(this.port), ...(this.password ? ['-a', this.password, '--no-auth-warning'] : []), 'ping'],
+        { reject: false },
+      );
       if (ping.stdout.trim() === 'PONG') return;
       if (Date.now() > deadline) throw new Error(`redis-server on port ${this.port} did not start: ${ping.stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -109,13 +128,29 @@ export function editScript(latencyMs: number): Script {
 }
 
 /** A repository with `files` committed, and the script outside it. */
-export function workspace(dir: string, files: Record<string, string>, script: Script): { repo: string; script: string } {
+export function workspace(
+  dir: string,
+  files: Record<string, string>,
+  script: Script,
+): { repo: string; script: string } {
   const repo = path.join(dir, 'repo');
   spawnSync('mkdir', ['-p', repo]);
   for (const [file, content] of Object.entries(files)) writeFileSync(path.join(repo, file), content);
   git(repo, 'init', '-q', '-b', 'main');
   git(repo, 'add', '-A');
-  git(repo, '-c', 'user.name=t', '-c', 'user.email=t@localhost', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'initial');
+  git(
+    repo,
+    '-c',
+    'user.name=t',
+    '-c',
+    'user.email=t@localhost',
+    '-c',
+    'commit.gpgsign=false',
+    'commit',
+    '-q',
+    '-m',
+    'initial',
+  );
   const scriptFile = path.join(dir, 'script.json');
   writeFileSync(scriptFile, JSON.stringify(script));
   return { repo, script: scriptFile };
@@ -140,7 +175,11 @@ export function murmur(args: string[], cwd: string, env: Record<string, string>)
 
 /** A `murmur worker` process on `checkout`; its stderr lines are kept for assertions. */
 export function startWorker(url: string, checkout: string, home: string, name: string, extra: string[] = []) {
-  const child = murmur(['worker', '--queue', url, '--cwd', checkout, '--name', name, '--concurrency', '2', ...extra], checkout, childEnv(home));
+  const child = murmur(
+    ['worker', '--queue', url, '--cwd', checkout, '--name', name, '--concurrency', '2', ...extra],
+    checkout,
+    childEnv(home),
+  );
   running.add(child);
   void child.finally(() => running.delete(child));
   const lines: string[] = [];
@@ -178,8 +217,31 @@ export function privateRedis(prefix: string): RedisFixture {
 }
 
 /** `murmur swarm --template 'Fix {{item}}' --json` over the queue, in `repo`. */
-export function swarmOnQueue(url: string, repo: string, script: string, items: string[], home: string, extra: string[] = []) {
-  return murmur(['swarm', '--template', 'Fix {{item}}', '--items', ...items, '--json', '--model', `scripted:${script}`, '--queue', url, ...extra], repo, childEnv(home));
+export function swarmOnQueue(
+  url: string,
+  repo: string,
+  script: string,
+  items: string[],
+  home: string,
+  extra: string[] = [],
+) {
+  return murmur(
+    [
+      'swarm',
+      '--template',
+      'Fix {{item}}',
+      '--items',
+      ...items,
+      '--json',
+      '--model',
+      `scripted:${script}`,
+      '--queue',
+      url,
+      ...extra,
+    ],
+    repo,
+    childEnv(home),
+  );
 }
 
 /** Waits until `check` holds (every 25 ms, up to 15 s); the error names what never happened. */

@@ -9,7 +9,7 @@ describe.runIf(available)('model request leases', () => {
   const fixture = privateRedis('murmur-leases-');
   const client = () => fixture.client();
 
-  it('let at most the limit through across processes\' connections; a release hands the slot on', async () => {
+  it("let at most the limit through across processes' connections; a release hands the slot on", async () => {
     // Two gates on two connections stand for two workers sharing one swarm's limit.
     const one = new LeaseGate(client(), 'test:leases', 2, 60_000, 5);
     const two = new LeaseGate(client(), 'test:leases', 2, 60_000, 5);
@@ -54,7 +54,7 @@ describe.runIf(available)('model request leases', () => {
 describe.runIf(available)('model request leases held through one long request', () => {
   const fixture = privateRedis('murmur-leases-long-');
 
-  it('keep their set alive past the key\'s first expiry while renewed, so the slot stays counted', async () => {
+  it("keep their set alive past the key's first expiry while renewed, so the slot stays counted", async () => {
     const redis = fixture.client();
     // Lease 1 s, renewed every 100 ms: the key's first expiry (2 x 1 s) passes while the one request runs. The
     // renewals leave 900 ms to spare, so a loaded machine that runs a timer late does not lose the lease.

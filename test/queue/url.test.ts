@@ -13,7 +13,9 @@ describe('queue URLs', () => {
 
   it('hide a password given as a query parameter (ioredis logs in with it), and count it as a secret', () => {
     expect(hidePassword('redis://db.example:6379/0?password=s3cret')).toBe('redis://db.example:6379/0?password=***');
-    expect(hidePassword('redis://db.example:6379/0?db=1&Pass=s3cret&auth=x')).toBe('redis://db.example:6379/0?db=1&Pass=***&auth=***');
+    expect(hidePassword('redis://db.example:6379/0?db=1&Pass=s3cret&auth=x')).toBe(
+      'redis://db.example:6379/0?db=1&Pass=***&auth=***',
+    );
     expect(hidePassword('not a url?password=s3cret')).not.toContain('s3cret');
     const parsed = parseQueueUrl('redis://h:1/0?password=s3cret', '--queue');
     expect(parsed.ok && parsed.shown).toBe('redis://h:1/0?password=***');
@@ -26,17 +28,23 @@ describe('queue URLs', () => {
   });
 
   it('accept redis:// and rediss:// with an optional numeric database; anything else names the value and the form', () => {
-    expect(parseQueueUrl('redis://:pw@127.0.0.1:6379/3', '--queue')).toEqual({ ok: true, url: 'redis://:pw@127.0.0.1:6379/3', shown: 'redis://:***@127.0.0.1:6379/3' });
+    expect(parseQueueUrl('redis://:pw@127.0.0.1:6379/3', '--queue')).toEqual({
+      ok: true,
+      url: 'redis://:pw@127.0.0.1:6379/3',
+      shown: 'redis://:***@127.0.0.1:6379/3',
+    });
     expect(parseQueueUrl('rediss://h:6380', 'MURMUR_QUEUE').ok).toBe(true);
     const bad = parseQueueUrl('http://:pw@h:1', 'MURMUR_QUEUE');
-    expect(!bad.ok && bad.error).toMatch(/^MURMUR_QUEUE "http:\/\/:\*\*\*@h:1\/?" is not a Redis URL; expected redis:\/\/\[user:password@\]HOST:PORT\[\/DB\]/);
+    expect(!bad.ok && bad.error).toMatch(
+      /^MURMUR_QUEUE "http:\/\/:\*\*\*@h:1\/?" is not a Redis URL; expected redis:\/\/\[user:password@\]HOST:PORT\[\/DB\]/,
+    );
     const db = parseQueueUrl('redis://h:1/x', '--queue');
     expect(!db.ok && db.error).toMatch(/the database "x" is not a number/);
     const junk = parseQueueUrl('not a url :pw@', '--queue');
     expect(!junk.ok && junk.error).toMatch(/is not a URL/);
   });
 
-  it('MURMUR_QUEUE never reaches an agent\'s commands', () => {
+  it("MURMUR_QUEUE never reaches an agent's commands", () => {
     expect(scrubSecrets({ MURMUR_QUEUE: 'redis://:pw@h:1', PATH: '/bin' })).toEqual({ PATH: '/bin' });
   });
 });

@@ -50,14 +50,28 @@ describe.runIf(available)('the queue worker', () => {
         await heartbeat(fixture.client(), names[i]!);
         for (const index of [0, 1]) {
           const job: ItemJob = {
-            format: JOB_FORMAT, swarmId: 's-1', index, item: `i${index}`, prompt: 'Fix', profile: builtinProfile('worker'), verify: false,
-            maxRounds: 1, itemTimeoutMs: 60_000, model: 'scripted:x', base, subdir: '', maxModelRequests: 4,
+            format: JOB_FORMAT,
+            swarmId: 's-1',
+            index,
+            item: `i${index}`,
+            prompt: 'Fix',
+            profile: builtinProfile('worker'),
+            verify: false,
+            maxRounds: 1,
+            itemTimeoutMs: 60_000,
+            model: 'scripted:x',
+            base,
+            subdir: '',
+            maxModelRequests: 4,
           };
           await queue.add('item', job, { jobId: `item-${index + 1}-1` });
         }
       }
       await worker.start();
-      await until(async () => (await Promise.all(queues.map((q) => q.getJobCountByTypes('failed')))).every((n) => n === 2), 'every job to end');
+      await until(
+        async () => (await Promise.all(queues.map((q) => q.getJobCountByTypes('failed')))).every((n) => n === 2),
+        'every job to end',
+      );
       expect(most).toBe(1);
     } finally {
       await worker.close();

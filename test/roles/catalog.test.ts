@@ -31,7 +31,11 @@ import { buildToolRegistry } from '../../tools/registry.js';
 import { removeDir, tempDir } from '../engine/helpers.js';
 
 function fakeTool(name: string, source: ToolSource = 'builtin'): RuntimeTool {
-  return defineRuntimeTool({ def: { name, description: name, parameters: Type.Object({}) }, execute: () => ({ content: [{ type: 'text', text: name }] }), source });
+  return defineRuntimeTool({
+    def: { name, description: name, parameters: Type.Object({}) },
+    execute: () => ({ content: [{ type: 'text', text: name }] }),
+    source,
+  });
 }
 
 const names = (tools: readonly RuntimeTool[]) => tools.map((t) => t.def.name);
@@ -56,20 +60,77 @@ function custom(extra: Partial<AgentProfile> = {}): AgentProfile {
 const filterContext = (f: TurnFacts) => ({ facts: f, warnings: [] as string[] });
 
 // Ports that are never called here: the registry only makes tools with them.
-const tasks = { viewFor: () => { throw new Error('no task is run here'); } };
-const user: UserChannel = { availability: () => ({ canAsk: false, reason: 'a test' }), ask: () => Promise.reject(new Error('a test')) };
-const subagents: SubagentAdapter = { allowedTypes: () => [], run: () => Promise.resolve({ ok: false, error: 'a test' }) };
+const tasks = {
+  viewFor: () => {
+    throw new Error('no task is run here');
+  },
+};
+const user: UserChannel = {
+  availability: () => ({ canAsk: false, reason: 'a test' }),
+  ask: () => Promise.reject(new Error('a test')),
+};
+const subagents: SubagentAdapter = {
+  allowedTypes: () => [],
+  run: () => Promise.resolve({ ok: false, error: 'a test' }),
+};
 const swarm: SwarmAdapter = { run: () => Promise.resolve({ ok: false, error: 'a test' }) };
-const skills = createSkillCatalog([{ name: 'greet', description: 'Say hello.', path: '/s/greet/SKILL.md', dir: '/s/greet', scope: 'project', inline: true, disableModelInvocation: false, body: 'Hello.' }]);
+const skills = createSkillCatalog([
+  {
+    name: 'greet',
+    description: 'Say hello.',
+    path: '/s/greet/SKILL.md',
+    dir: '/s/greet',
+    scope: 'project',
+    inline: true,
+    disableModelInvocation: false,
+    body: 'Hello.',
+  },
+]);
 const search = { name: 'fake', search: () => Promise.resolve([]) };
 
 describe('the local registry', () => {
   it('always has the workspace tools and the task tools; the rest exactly with their ports', () => {
-    expect(names(buildToolRegistry({ tasks }).shared)).toEqual(['read', 'write', 'edit', 'grep', 'glob', 'read_media_file', 'bash', 'task_list', 'task_output', 'task_stop']);
-    const all = buildToolRegistry({ tasks, timers: { set: () => ({ timerId: 't', dueAt: 0 }) }, todos: createMemoryTodoStore(), user, skills, web: {}, search, swarmTool: createAgentSwarmTool });
+    expect(names(buildToolRegistry({ tasks }).shared)).toEqual([
+      'read',
+      'write',
+      'edit',
+      'grep',
+      'glob',
+      'read_media_file',
+      'bash',
+      'task_list',
+      'task_output',
+      'task_stop',
+    ]);
+    const all = buildToolRegistry({
+      tasks,
+      timers: { set: () => ({ timerId: 't', dueAt: 0 }) },
+      todos: createMemoryTodoStore(),
+      user,
+      skills,
+      web: {},
+      search,
+      swarmTool: createAgentSwarmTool,
+    });
     const order = [
-      'read', 'write', 'edit', 'grep', 'glob', 'read_media_file', 'bash', 'todo_list',
-      'skill', 'ask_user_question', 'fetch_url', 'web_search', 'agent', 'agent_swarm', 'task_list', 'task_output', 'task_stop', 'set_timer',
+      'read',
+      'write',
+      'edit',
+      'grep',
+      'glob',
+      'read_media_file',
+      'bash',
+      'todo_list',
+      'skill',
+      'ask_user_question',
+      'fetch_url',
+      'web_search',
+      'agent',
+      'agent_swarm',
+      'task_list',
+      'task_output',
+      'task_stop',
+      'set_timer',
     ];
     // agent and agent_swarm are made per agent, from that agent's own ports, in their places.
     expect(names(all.forAgent({ subagents, swarm }))).toEqual(order);
@@ -79,8 +140,12 @@ describe('the local registry', () => {
   });
 
   it('throws when two tools share a name', () => {
-    expect(() => buildToolRegistry({ tasks, extra: [fakeTool('read', 'configured')] })).toThrow('two local tools are named "read" (sources builtin and configured)');
-    expect(() => buildToolRegistry({ tasks, extra: [fakeTool('agent', 'configured')] })).toThrow('two local tools are named "agent" (sources builtin and configured)');
+    expect(() => buildToolRegistry({ tasks, extra: [fakeTool('read', 'configured')] })).toThrow(
+      'two local tools are named "read" (sources builtin and configured)',
+    );
+    expect(() => buildToolRegistry({ tasks, extra: [fakeTool('agent', 'configured')] })).toThrow(
+      'two local tools are named "agent" (sources builtin and configured)',
+    );
   });
 });
 
@@ -95,13 +160,27 @@ describe('the sources of a turn', () => {
   const open = { toolsEnabled: true, delegation: { hostAllows: true, ceilingAllows: true } };
 
   it('lists local, MCP and per-thread tools, then what extensions append after seeing that list', () => {
-    expect(names(collectCandidates(sources, open) as RuntimeTool[])).toEqual(['read', 'agent', 'agent_swarm', 'mcp__gh__issue', 'goal_update', 'plan_after_5']);
+    expect(names(collectCandidates(sources, open) as RuntimeTool[])).toEqual([
+      'read',
+      'agent',
+      'agent_swarm',
+      'mcp__gh__issue',
+      'goal_update',
+      'plan_after_5',
+    ]);
   });
 
   it('lists MCP asynchronously when the server has to be asked', async () => {
     const result = collectCandidates({ ...sources, mcp: async () => [fakeTool('mcp__slow__x', 'configured')] }, open);
     expect(result).toBeInstanceOf(Promise);
-    expect(names(await result)).toEqual(['read', 'agent', 'agent_swarm', 'mcp__slow__x', 'goal_update', 'plan_after_5']);
+    expect(names(await result)).toEqual([
+      'read',
+      'agent',
+      'agent_swarm',
+      'mcp__slow__x',
+      'goal_update',
+      'plan_after_5',
+    ]);
   });
 
   it('is empty when tools are disabled for the agent', () => {
@@ -114,7 +193,9 @@ describe('the sources of a turn', () => {
       [false, true, false],
       [true, false, false],
     ] as const) {
-      const listed = names(collectCandidates(sources, { toolsEnabled: true, delegation: { hostAllows, ceilingAllows } }) as RuntimeTool[]);
+      const listed = names(
+        collectCandidates(sources, { toolsEnabled: true, delegation: { hostAllows, ceilingAllows } }) as RuntimeTool[],
+      );
       expect(listed.includes('agent') && listed.includes('agent_swarm')).toBe(expected);
       expect(listed.includes('agent') || listed.includes('agent_swarm')).toBe(expected);
     }
@@ -127,7 +208,16 @@ describe('the sources of a turn', () => {
 
 describe('the filters, in order', () => {
   it('run in the documented order', () => {
-    expect(FILTER_PIPELINE.map((f) => f.name)).toEqual(['excluded', 'model capability', 'desktop', 'selector', 'mcp servers', 'delegation', 'profile caps', 'role caps']);
+    expect(FILTER_PIPELINE.map((f) => f.name)).toEqual([
+      'excluded',
+      'model capability',
+      'desktop',
+      'selector',
+      'mcp servers',
+      'delegation',
+      'profile caps',
+      'role caps',
+    ]);
   });
 
   it('1. drops the names excluded for this turn (compared normalised)', () => {
@@ -136,50 +226,114 @@ describe('the filters, in order', () => {
   });
 
   it('2. gives native-media models no *_understand helper, and the others no read_media_file', () => {
-    const tools = [fakeTool('images_understand'), fakeTool('videos_understand'), fakeTool('read_media_file'), fakeTool('read')];
-    expect(names(filterModelCapability(tools, filterContext(facts({ model: { images: true, video: true } }))))).toEqual(['read_media_file', 'read']);
-    expect(names(filterModelCapability(tools, filterContext(facts({ model: { images: true, video: false } }))))).toEqual(['videos_understand', 'read_media_file', 'read']);
-    expect(names(filterModelCapability(tools, filterContext(facts({ model: { images: false, video: false } }))))).toEqual(['images_understand', 'videos_understand', 'read']);
+    const tools = [
+      fakeTool('images_understand'),
+      fakeTool('videos_understand'),
+      fakeTool('read_media_file'),
+      fakeTool('read'),
+    ];
+    expect(names(filterModelCapability(tools, filterContext(facts({ model: { images: true, video: true } }))))).toEqual(
+      ['read_media_file', 'read'],
+    );
+    expect(
+      names(filterModelCapability(tools, filterContext(facts({ model: { images: true, video: false } })))),
+    ).toEqual(['videos_understand', 'read_media_file', 'read']);
+    expect(
+      names(filterModelCapability(tools, filterContext(facts({ model: { images: false, video: false } })))),
+    ).toEqual(['images_understand', 'videos_understand', 'read']);
   });
 
   it('3. drops desktop tools without a desktop runtime', () => {
     const tools = [fakeTool('desktop_click'), fakeTool('read')];
     expect(names(filterDesktop(tools, filterContext(facts())))).toEqual(['read']);
-    expect(names(filterDesktop(tools, filterContext(facts({ desktopAvailable: true }))))).toEqual(['desktop_click', 'read']);
+    expect(names(filterDesktop(tools, filterContext(facts({ desktopAvailable: true }))))).toEqual([
+      'desktop_click',
+      'read',
+    ]);
   });
 
   it('4. applies the selector after trim, NFKC and lower-casing, warning about unknown names without dropping the list', () => {
-    const tools = ['read', 'grep', 'bash', 'fetch_url', 'mcp__github__issue', 'mcp__github__pr', 'mcp__jira__ticket'].map((n) => fakeTool(n));
+    const tools = [
+      'read',
+      'grep',
+      'bash',
+      'fetch_url',
+      'mcp__github__issue',
+      'mcp__github__pr',
+      'mcp__jira__ticket',
+    ].map((n) => fakeTool(n));
     const context = filterContext(
-      facts({ profile: custom({ tools: [' READ ', 'ｇｒｅｐ', 'Bash', 'WebFetch', 'mcp__github__*', 'telepathy'], disallowedTools: ['bash', 'Teleport'] }) }),
+      facts({
+        profile: custom({
+          tools: [' READ ', 'ｇｒｅｐ', 'Bash', 'WebFetch', 'mcp__github__*', 'telepathy'],
+          disallowedTools: ['bash', 'Teleport'],
+        }),
+      }),
     );
-    expect(names(filterSelector(tools, context))).toEqual(['read', 'grep', 'fetch_url', 'mcp__github__issue', 'mcp__github__pr']);
+    expect(names(filterSelector(tools, context))).toEqual([
+      'read',
+      'grep',
+      'fetch_url',
+      'mcp__github__issue',
+      'mcp__github__pr',
+    ]);
     expect(context.warnings).toEqual([
       'disallowedTools names "Teleport", which is not an available tool; it is ignored',
       'tools names "Bash", which is not an available tool; it is ignored',
       'tools names "telepathy", which is not an available tool; it is ignored',
     ]);
     // An empty tools list keeps everything; disallowedTools alone only removes.
-    expect(names(filterSelector(tools, filterContext(facts({ profile: custom({ tools: [], disallowedTools: ['mcp__*'] }) }))))).toEqual(['read', 'grep', 'bash', 'fetch_url']);
+    expect(
+      names(
+        filterSelector(tools, filterContext(facts({ profile: custom({ tools: [], disallowedTools: ['mcp__*'] }) }))),
+      ),
+    ).toEqual(['read', 'grep', 'bash', 'fetch_url']);
   });
 
   it('4 after 1-3: a selector naming a tool an earlier filter removed gets the warning', () => {
     const tools = [fakeTool('read'), fakeTool('read_media_file')];
-    const result = applyFilters(tools, facts({ profile: custom({ tools: ['read', 'read_media_file'] }), model: { images: false, video: false } }));
+    const result = applyFilters(
+      tools,
+      facts({ profile: custom({ tools: ['read', 'read_media_file'] }), model: { images: false, video: false } }),
+    );
     expect(names(result.tools)).toEqual(['read']);
     expect(result.warnings).toEqual(['tools names "read_media_file", which is not an available tool; it is ignored']);
   });
 
   it('5. keeps only the MCP servers an agent allows (local tools untouched)', () => {
-    const tools = [fakeTool('read'), fakeTool('mcp__github__issue', 'configured'), fakeTool('mcp__jira__ticket', 'configured'), fakeTool('search_docs', 'configured')];
-    const origin = (tool: RuntimeTool) => (tool.def.name === 'search_docs' ? { server: 'docs', tool: 'search' } : undefined);
-    expect(names(filterMcpServers(tools, filterContext(facts({ profile: custom({ mcpServers: [' GitHub '] }), mcpOrigin: origin }))))).toEqual(['read', 'mcp__github__issue']);
-    expect(names(filterMcpServers(tools, filterContext(facts({ profile: custom({ mcpServers: ['docs'] }), mcpOrigin: origin }))))).toEqual(['read', 'search_docs']);
+    const tools = [
+      fakeTool('read'),
+      fakeTool('mcp__github__issue', 'configured'),
+      fakeTool('mcp__jira__ticket', 'configured'),
+      fakeTool('search_docs', 'configured'),
+    ];
+    const origin = (tool: RuntimeTool) =>
+      tool.def.name === 'search_docs' ? { server: 'docs', tool: 'search' } : undefined;
+    expect(
+      names(
+        filterMcpServers(
+          tools,
+          filterContext(facts({ profile: custom({ mcpServers: [' GitHub '] }), mcpOrigin: origin })),
+        ),
+      ),
+    ).toEqual(['read', 'mcp__github__issue']);
+    expect(
+      names(
+        filterMcpServers(tools, filterContext(facts({ profile: custom({ mcpServers: ['docs'] }), mcpOrigin: origin }))),
+      ),
+    ).toEqual(['read', 'search_docs']);
     expect(filterMcpServers(tools, filterContext(facts({ profile: custom() })))).toHaveLength(4);
   });
 
   it('6. leaves delegation to an authoritative main profile or a defined agent that lists subagents', () => {
-    const tools = [fakeTool('read'), fakeTool('agent'), fakeTool('agent_swarm'), fakeTool('task_list'), fakeTool('mcp__ext__task_stop', 'configured'), fakeTool('mcp__own__task_list', 'builtin')];
+    const tools = [
+      fakeTool('read'),
+      fakeTool('agent'),
+      fakeTool('agent_swarm'),
+      fakeTool('task_list'),
+      fakeTool('mcp__ext__task_stop', 'configured'),
+      fakeTool('mcp__own__task_list', 'builtin'),
+    ];
     const kept = (f: TurnFacts) => names(filterDelegation(tools, filterContext(f)));
     const all = names(tools);
     const without = ['read', 'task_list', 'mcp__own__task_list'];
@@ -194,22 +348,59 @@ describe('the filters, in order', () => {
   });
 
   it('7. keeps subtasks from asking the user, keeping todos or (built in) delegating; feature switches apply', () => {
-    const tools = ['read', 'agent', 'agent_swarm', 'todo_list', 'ask_user_question', 'web_search', 'mcp__search__web_search'].map((n) => fakeTool(n));
+    const tools = [
+      'read',
+      'agent',
+      'agent_swarm',
+      'todo_list',
+      'ask_user_question',
+      'web_search',
+      'mcp__search__web_search',
+    ].map((n) => fakeTool(n));
     const kept = (f: TurnFacts) => names(filterProfileCaps(tools, filterContext(f)));
     expect(kept(facts())).toEqual(names(tools));
     expect(kept(facts({ isSubtask: true }))).toEqual(['read', 'web_search', 'mcp__search__web_search']);
     // A defined agent that opted in with subagents: may delegate below (the depth limit bounds it).
-    expect(kept(facts({ isSubtask: true, profile: custom({ subagents: ['worker'] }) }))).toEqual(['read', 'agent', 'agent_swarm', 'web_search', 'mcp__search__web_search']);
-    expect(kept(facts({ features: { delegation: false, webSearch: true } }))).toEqual(['read', 'todo_list', 'ask_user_question', 'web_search', 'mcp__search__web_search']);
-    expect(kept(facts({ features: { delegation: true, webSearch: false } }))).toEqual(['read', 'agent', 'agent_swarm', 'todo_list', 'ask_user_question']);
+    expect(kept(facts({ isSubtask: true, profile: custom({ subagents: ['worker'] }) }))).toEqual([
+      'read',
+      'agent',
+      'agent_swarm',
+      'web_search',
+      'mcp__search__web_search',
+    ]);
+    expect(kept(facts({ features: { delegation: false, webSearch: true } }))).toEqual([
+      'read',
+      'todo_list',
+      'ask_user_question',
+      'web_search',
+      'mcp__search__web_search',
+    ]);
+    expect(kept(facts({ features: { delegation: true, webSearch: false } }))).toEqual([
+      'read',
+      'agent',
+      'agent_swarm',
+      'todo_list',
+      'ask_user_question',
+    ]);
   });
 
   it('8. caps built-in roles (defined agents and main pass)', () => {
     const tools = ['read', 'write', 'bash', 'agent'].map((n) => fakeTool(n));
-    expect(names(filterRoleCaps(tools, filterContext(facts({ profile: builtinProfile('explore') }))))).toEqual(['read']);
-    expect(names(filterRoleCaps(tools, filterContext(facts({ profile: builtinProfile('verifier') }))))).toEqual(['read', 'bash']);
-    expect(names(filterRoleCaps(tools, filterContext(facts({ profile: builtinProfile('worker') }))))).toEqual(['read', 'write', 'bash']);
-    expect(names(filterRoleCaps(tools, filterContext(facts({ profile: builtinProfile('main') }))))).toEqual(names(tools));
+    expect(names(filterRoleCaps(tools, filterContext(facts({ profile: builtinProfile('explore') }))))).toEqual([
+      'read',
+    ]);
+    expect(names(filterRoleCaps(tools, filterContext(facts({ profile: builtinProfile('verifier') }))))).toEqual([
+      'read',
+      'bash',
+    ]);
+    expect(names(filterRoleCaps(tools, filterContext(facts({ profile: builtinProfile('worker') }))))).toEqual([
+      'read',
+      'write',
+      'bash',
+    ]);
+    expect(names(filterRoleCaps(tools, filterContext(facts({ profile: builtinProfile('main') }))))).toEqual(
+      names(tools),
+    );
     expect(names(filterRoleCaps(tools, filterContext(facts({ profile: custom() }))))).toEqual(names(tools));
   });
 });
@@ -230,7 +421,12 @@ describe('the catalog each built-in role gets', () => {
         {
           match: { role: 'main' },
           turns: [
-            { toolCalls: ['explore', 'worker', 'coder', 'verifier'].map((type) => ({ name: 'agent', arguments: { prompt: `Be ${type}`, description: `a ${type}`, subagent_type: type } })) },
+            {
+              toolCalls: ['explore', 'worker', 'coder', 'verifier'].map((type) => ({
+                name: 'agent',
+                arguments: { prompt: `Be ${type}`, description: `a ${type}`, subagent_type: type },
+              })),
+            },
             { text: 'done' },
           ],
         },
@@ -243,7 +439,11 @@ describe('the catalog each built-in role gets', () => {
       name: 'recording',
       capabilities: scripted.capabilities,
       complete(request: ModelRequest, signal: AbortSignal) {
-        offered.set(request.agent.id, { role: request.agent.role, tools: request.tools.map((t) => t.name), system: request.system });
+        offered.set(request.agent.id, {
+          role: request.agent.role,
+          tools: request.tools.map((t) => t.name),
+          system: request.system,
+        });
         return scripted.complete(request, signal);
       },
     };
@@ -267,17 +467,65 @@ describe('the catalog each built-in role gets', () => {
     const outcome = await engine.runTask('show me the catalogs');
     expect(outcome.status).toBe('completed');
 
-    const local = ['read', 'write', 'edit', 'grep', 'glob', 'read_media_file', 'bash', 'todo_list', 'skill', 'ask_user_question', 'fetch_url', 'web_search'];
-    expect(offered.get('main')!.tools).toEqual([...local, 'agent', 'agent_swarm', 'task_list', 'task_output', 'task_stop', 'set_timer', ...names(mcp)]);
-    expect(offered.get('a-1')).toMatchObject({ role: 'explore', tools: ['read', 'grep', 'glob', 'read_media_file', 'fetch_url', 'web_search', 'mcp__websearch__web_search'] });
-    const worker = ['read', 'write', 'edit', 'grep', 'glob', 'read_media_file', 'bash', 'skill', 'fetch_url', 'web_search', 'task_list', 'task_output', 'task_stop', 'mcp__github__create_issue', 'mcp__websearch__web_search', 'mcp__other__web_search'];
+    const local = [
+      'read',
+      'write',
+      'edit',
+      'grep',
+      'glob',
+      'read_media_file',
+      'bash',
+      'todo_list',
+      'skill',
+      'ask_user_question',
+      'fetch_url',
+      'web_search',
+    ];
+    expect(offered.get('main')!.tools).toEqual([
+      ...local,
+      'agent',
+      'agent_swarm',
+      'task_list',
+      'task_output',
+      'task_stop',
+      'set_timer',
+      ...names(mcp),
+    ]);
+    expect(offered.get('a-1')).toMatchObject({
+      role: 'explore',
+      tools: ['read', 'grep', 'glob', 'read_media_file', 'fetch_url', 'web_search', 'mcp__websearch__web_search'],
+    });
+    const worker = [
+      'read',
+      'write',
+      'edit',
+      'grep',
+      'glob',
+      'read_media_file',
+      'bash',
+      'skill',
+      'fetch_url',
+      'web_search',
+      'task_list',
+      'task_output',
+      'task_stop',
+      'mcp__github__create_issue',
+      'mcp__websearch__web_search',
+      'mcp__other__web_search',
+    ];
     expect(offered.get('a-2')).toMatchObject({ role: 'worker', tools: worker });
     expect(offered.get('a-3')).toMatchObject({ role: 'worker', tools: worker });
-    expect(offered.get('a-4')).toMatchObject({ role: 'verifier', tools: ['read', 'grep', 'glob', 'read_media_file', 'bash', 'mcp__websearch__web_search'] });
+    expect(offered.get('a-4')).toMatchObject({
+      role: 'verifier',
+      tools: ['read', 'grep', 'glob', 'read_media_file', 'bash', 'mcp__websearch__web_search'],
+    });
 
     // The prompts: main may delegate; subagents hand off in their last message; the verifier ends with a verdict.
     expect(offered.get('main')!.system).toContain('Subagent types you may start: explore, worker, coder, verifier.');
-    for (const id of ['a-1', 'a-2', 'a-4']) expect(offered.get(id)!.system).toContain('Only your last message reaches the parent, so make it the whole handoff');
+    for (const id of ['a-1', 'a-2', 'a-4'])
+      expect(offered.get(id)!.system).toContain(
+        'Only your last message reaches the parent, so make it the whole handoff',
+      );
     expect(offered.get('a-4')!.system).toContain('`VERDICT: pass` or `VERDICT: fail`');
     expect(offered.get('a-1')!.system.startsWith(BUILTIN_ROLES.explore.prompt)).toBe(true);
   });

@@ -21,7 +21,19 @@ describe('one definition file', () => {
     const file = '/p/.murmur/agents/code-reviewer.md';
     const parsed = parseDefinition(
       file,
-      ['---', 'name: code-reviewer', 'description: Reviews code for quality', 'tools: Read, Grep, Glob, Bash', 'model: sonnet', 'color: blue', '---', '', 'You are a senior reviewer.', 'Be brief.', ''].join('\n'),
+      [
+        '---',
+        'name: code-reviewer',
+        'description: Reviews code for quality',
+        'tools: Read, Grep, Glob, Bash',
+        'model: sonnet',
+        'color: blue',
+        '---',
+        '',
+        'You are a senior reviewer.',
+        'Be brief.',
+        '',
+      ].join('\n'),
     );
     expect(parsed.profile).toEqual({
       name: 'code-reviewer',
@@ -34,11 +46,16 @@ describe('one definition file', () => {
     });
     // A Claude model alias is not a murmur model spec: the file still loads, with a warning on that field.
     expect(parsed.problems).toEqual([
-      { path: file, field: 'model', message: 'model "sonnet" is not a murmur model spec (provider:model); the run\'s model is used', warning: true },
+      {
+        path: file,
+        field: 'model',
+        message: 'model "sonnet" is not a murmur model spec (provider:model); the run\'s model is used',
+        warning: true,
+      },
     ]);
   });
 
-  it('reads murmur\'s fields: lists, limits, a model spec, subagents and MCP servers', () => {
+  it("reads murmur's fields: lists, limits, a model spec, subagents and MCP servers", () => {
     const text = [
       '---',
       'name: Migrator',
@@ -66,7 +83,10 @@ describe('one definition file', () => {
       prompt: 'Migrate one file.',
     });
     // A bare number of seconds works too; without a name the file name is used.
-    expect(parseDefinition('/p/Helper.md', '---\ntimeout: 90\n---\nHelp.').profile).toMatchObject({ name: 'helper', timeoutMs: 90_000 });
+    expect(parseDefinition('/p/Helper.md', '---\ntimeout: 90\n---\nHelp.').profile).toMatchObject({
+      name: 'helper',
+      timeoutMs: 90_000,
+    });
   });
 
   it('reports broken YAML, an unknown field and a wrong type with the path and the field', () => {
@@ -80,18 +100,29 @@ describe('one definition file', () => {
       {
         path: '/p/unknown.md',
         field: 'permissionMode',
-        message: 'unknown field "permissionMode"; accepted fields: name, description, tools, disallowedTools, model, effort, maxTurns, timeout, subagents, mcpServers, shellBridge',
+        message:
+          'unknown field "permissionMode"; accepted fields: name, description, tools, disallowedTools, model, effort, maxTurns, timeout, subagents, mcpServers, shellBridge',
       },
     ]);
-    const wrong = (yaml: string) => parseDefinition('/p/wrong.md', `---\n${yaml}\n---\nbody`).problems.map((p) => [p.field, p.message]);
+    const wrong = (yaml: string) =>
+      parseDefinition('/p/wrong.md', `---\n${yaml}\n---\nbody`).problems.map((p) => [p.field, p.message]);
     expect(wrong('maxTurns: ten')).toEqual([['maxTurns', '"maxTurns" must be a positive whole number, got "ten"']]);
-    expect(wrong('tools: 5')).toEqual([['tools', '"tools" must be a list of names or a comma-separated string, got 5']]);
-    expect(wrong('timeout: -3')).toEqual([['timeout', '"timeout" must be a positive duration such as 90, "90s", "10m" or "1h", got -3']]);
+    expect(wrong('tools: 5')).toEqual([
+      ['tools', '"tools" must be a list of names or a comma-separated string, got 5'],
+    ]);
+    expect(wrong('timeout: -3')).toEqual([
+      ['timeout', '"timeout" must be a positive duration such as 90, "90s", "10m" or "1h", got -3'],
+    ]);
     expect(wrong('description: [1]')).toEqual([['description', '"description" must be text, got [1]']]);
     expect(wrong('name: worker')).toEqual([['name', '"worker" is a built-in role; choose another name']]);
-    expect(wrong('name: "has space"')).toEqual([['name', '"name" must be letters, digits, "-" or "_", got "has space"']]);
+    expect(wrong('name: "has space"')).toEqual([
+      ['name', '"name" must be letters, digits, "-" or "_", got "has space"'],
+    ]);
     expect(parseDefinition('/p/plain.md', 'just text').problems).toEqual([
-      { path: '/p/plain.md', message: 'no YAML front matter: the file must start with a "---" line, the fields, and another "---" line' },
+      {
+        path: '/p/plain.md',
+        message: 'no YAML front matter: the file must start with a "---" line, the fields, and another "---" line',
+      },
     ]);
     expect(describeProblem({ path: '/p/x.md', field: 'tools', message: 'bad' })).toBe('/p/x.md (field "tools"): bad');
   });
@@ -112,9 +143,19 @@ describe('loading the folders', () => {
     });
     const loaded = loadAgentDefinitions({ workspace, userHome: home });
     expect([...loaded.profiles.keys()].sort()).toEqual(['reviewer', 'scout']);
-    expect(loaded.profiles.get('reviewer')).toMatchObject({ description: 'project reviewer', prompt: 'Project prompt.', path: path.join(workspace, '.murmur/agents/reviewer.md') });
+    expect(loaded.profiles.get('reviewer')).toMatchObject({
+      description: 'project reviewer',
+      prompt: 'Project prompt.',
+      path: path.join(workspace, '.murmur/agents/reviewer.md'),
+    });
     expect(loaded.profiles.get('scout')!.path).toBe(path.join(home, '.murmur/agents/scout.md'));
-    expect(loaded.problems).toEqual([{ path: path.join(workspace, '.murmur/agents/broken.md'), field: 'maxTurns', message: '"maxTurns" must be a positive whole number, got "many"' }]);
+    expect(loaded.problems).toEqual([
+      {
+        path: path.join(workspace, '.murmur/agents/broken.md'),
+        field: 'maxTurns',
+        message: '"maxTurns" must be a positive whole number, got "many"',
+      },
+    ]);
   });
 
   it('the engine reports problems as warnings, and names the broken file when asked for that agent', () => {
@@ -125,7 +166,13 @@ describe('loading the folders', () => {
     const model = new ScriptedModel({ agents: [] });
     const bus = new EventBus();
     const recorder = new EventRecorder(bus);
-    const engine = new Engine({ cwd: dir, provider: model, session: false, env: { HOME: path.join(dir, 'nohome') }, bus });
+    const engine = new Engine({
+      cwd: dir,
+      provider: model,
+      session: false,
+      env: { HOME: path.join(dir, 'nohome') },
+      bus,
+    });
     expect(recorder.of('log').map((e) => e.message)).toEqual([
       `agent definition skipped: ${path.join(dir, '.murmur/agents/broken.md')} (field "maxTurns"): "maxTurns" must be a positive whole number, got "many"`,
       `agent definition loaded with a warning: ${path.join(dir, '.murmur/agents/fine.md')} (field "model"): model "haiku" is not a murmur model spec (provider:model); the run's model is used`,
@@ -134,6 +181,8 @@ describe('loading the folders', () => {
     expect(engine.profile('broken')).toBe(
       `unknown agent or role "broken"; known: main, explore, worker (coder), verifier, fine. ${path.join(dir, '.murmur/agents/broken.md')} (field "maxTurns"): "maxTurns" must be a positive whole number, got "many"`,
     );
-    expect(engine.profile('nobody')).toBe('unknown agent or role "nobody"; known: main, explore, worker (coder), verifier, fine');
+    expect(engine.profile('nobody')).toBe(
+      'unknown agent or role "nobody"; known: main, explore, worker (coder), verifier, fine',
+    );
   });
 });

@@ -18,7 +18,20 @@ describe('enforcement at execution', () => {
     writeTree(cwd, { 'notes.txt': 'hello\n' });
     const script: Script = {
       agents: [
-        { match: { role: 'main' }, turns: [{ toolCalls: [{ name: 'agent', arguments: { prompt: 'Look around', description: 'look around', subagent_type: 'explore' } }] }, { text: 'done' }] },
+        {
+          match: { role: 'main' },
+          turns: [
+            {
+              toolCalls: [
+                {
+                  name: 'agent',
+                  arguments: { prompt: 'Look around', description: 'look around', subagent_type: 'explore' },
+                },
+              ],
+            },
+            { text: 'done' },
+          ],
+        },
         {
           match: { role: 'explore' },
           turns: [
@@ -41,12 +54,23 @@ describe('enforcement at execution', () => {
     const results = toolResults(engine.agentTree.get('a-1')!.agent.state.messages);
     expect(results.map((r) => r.isError)).toEqual([false, true, true, true]);
     expect(textOf(results[0]!)).toContain('hello');
-    for (const [index, tool] of [[1, 'write'], [2, 'bash'], [3, 'edit']] as const) {
-      expect(textOf(results[index]!)).toBe(`Tool "${tool}" is not available to the explore agent. Available tools: read, grep, glob.`);
+    for (const [index, tool] of [
+      [1, 'write'],
+      [2, 'bash'],
+      [3, 'edit'],
+    ] as const) {
+      expect(textOf(results[index]!)).toBe(
+        `Tool "${tool}" is not available to the explore agent. Available tools: read, grep, glob.`,
+      );
     }
     expect(existsSync(path.join(cwd, 'hacked.txt'))).toBe(false);
     expect(existsSync(path.join(cwd, 'started.txt'))).toBe(false);
     // The refusals end at once, before the read: compare regardless of order.
-    expect(recorder.of('tool.end', 'a-1').map((e) => `${e.tool}:${e.isError}`).sort()).toEqual(['bash:true', 'edit:true', 'read:false', 'write:true']);
+    expect(
+      recorder
+        .of('tool.end', 'a-1')
+        .map((e) => `${e.tool}:${e.isError}`)
+        .sort(),
+    ).toEqual(['bash:true', 'edit:true', 'read:false', 'write:true']);
   });
 });

@@ -6,9 +6,27 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentProfile } from '../../roles/profile.js';
 import type { MurmurEvent, ToolEndEvent } from '../../orchestrator/events.js';
 import type { ModelRequest } from '../../orchestrator/models/provider.js';
-import { readJsonLines, removeDir, requireBuiltCli, runCli, scriptedEngine, tempDir, writeTree, type Script } from '../engine/helpers.js';
+import {
+  readJsonLines,
+  removeDir,
+  requireBuiltCli,
+  runCli,
+  scriptedEngine,
+  tempDir,
+  writeTree,
+  type Script,
+} from '../engine/helpers.js';
 
-const READER = ['---', 'name: reader', 'description: Reads files and reports', 'tools: Read, Glob', 'maxTurns: 2', '---', 'You read files and report what they say.', ''].join('\n');
+const READER = [
+  '---',
+  'name: reader',
+  'description: Reads files and reports',
+  'tools: Read, Glob',
+  'maxTurns: 2',
+  '---',
+  'You read files and report what they say.',
+  '',
+].join('\n');
 
 const script: Script = {
   agents: [
@@ -59,12 +77,31 @@ describe('running as a defined agent', () => {
 
   it('murmur run --agent NAME runs the task as that agent', async () => {
     writeFileSync(path.join(cwd, 'script.json'), JSON.stringify(script));
-    const result = await runCli(['run', '--agent', 'reader', '--model', 'scripted:script.json', '--json', '--events', 'events.jsonl', 'Read notes.txt'], { cwd });
+    const result = await runCli(
+      [
+        'run',
+        '--agent',
+        'reader',
+        '--model',
+        'scripted:script.json',
+        '--json',
+        '--events',
+        'events.jsonl',
+        'Read notes.txt',
+      ],
+      { cwd },
+    );
     expect(result.code).toBe(1);
-    const json = JSON.parse(result.stdout) as { status: string; reason: string; agents: { id: string; role: string; turns: number }[] };
+    const json = JSON.parse(result.stdout) as {
+      status: string;
+      reason: string;
+      agents: { id: string; role: string; turns: number }[];
+    };
     expect(json).toMatchObject({ status: 'failed', reason: 'reached maxTurns (2) before finishing' });
     expect(json.agents).toMatchObject([{ id: 'main', role: 'reader', turns: 2 }]);
-    const ends = readJsonLines<MurmurEvent>(path.join(cwd, 'events.jsonl')).filter((e): e is ToolEndEvent => e.type === 'tool.end');
+    const ends = readJsonLines<MurmurEvent>(path.join(cwd, 'events.jsonl')).filter(
+      (e): e is ToolEndEvent => e.type === 'tool.end',
+    );
     expect(ends.map((e) => [e.tool, e.isError, e.error]).sort()).toEqual([
       ['bash', true, 'Tool "bash" is not available to the reader agent. Available tools: read, glob.'],
       ['glob', false, undefined],
@@ -79,7 +116,9 @@ describe('running as a defined agent', () => {
     writeFileSync(path.join(cwd, 'script.json'), JSON.stringify(script));
     const result = await runCli(['run', '--agent', 'writer', '--model', 'scripted:script.json', 'go'], { cwd });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('murmur run: --agent "writer": unknown agent or role "writer"; known: main, explore, worker (coder), verifier, reader.\n');
+    expect(result.stderr).toBe(
+      'murmur run: --agent "writer": unknown agent or role "writer"; known: main, explore, worker (coder), verifier, reader.\n',
+    );
     expect(existsSync(path.join(cwd, '.murmur', 'sessions'))).toBe(false);
   });
 });

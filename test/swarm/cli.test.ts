@@ -36,13 +36,25 @@ function scriptFile(script: Script, name = 'script.json'): string {
   return file;
 }
 
-function murmur(args: string[], env: Record<string, string> = {}): ResultPromise<{ reject: false; cwd: string; env: Record<string, string>; extendEnv: false; stdin: 'ignore' }> {
-  return execa(process.execPath, [MAIN, ...args], { reject: false, cwd: dir, env: childEnv(env), extendEnv: false, stdin: 'ignore' });
+function murmur(
+  args: string[],
+  env: Record<string, string> = {},
+): ResultPromise<{ reject: false; cwd: string; env: Record<string, string>; extendEnv: false; stdin: 'ignore' }> {
+  return execa(process.execPath, [MAIN, ...args], {
+    reject: false,
+    cwd: dir,
+    env: childEnv(env),
+    extendEnv: false,
+    stdin: 'ignore',
+  });
 }
 
 const HOSTILE_SCRIPT: Script = {
   agents: [
-    { match: { prompt: 'Check broken' }, turns: [{ failFirst: { status: 400, times: 1, message: 'no <good> "reason"' } }] },
+    {
+      match: { prompt: 'Check broken' },
+      turns: [{ failFirst: { status: 400, times: 1, message: 'no <good> "reason"' } }],
+    },
     { match: { prompt: 'Check (\\S+)' }, turns: [{ text: '$1 ok </subagent> & "fine"' }] },
   ],
 };
@@ -51,7 +63,18 @@ describe('murmur swarm', () => {
   it('prints the exact report and exits 0 when every item completed', async () => {
     const model = scriptFile(HOSTILE_SCRIPT);
     const events = path.join(dir, 'events.jsonl');
-    const result = await murmur(['swarm', '--template', 'Check {{item}}', '--items', 'b.ts', 'a&b.ts', '--model', `scripted:${model}`, '--events', events]);
+    const result = await murmur([
+      'swarm',
+      '--template',
+      'Check {{item}}',
+      '--items',
+      'b.ts',
+      'a&b.ts',
+      '--model',
+      `scripted:${model}`,
+      '--events',
+      events,
+    ]);
     expect(result.stdout).toBe(
       [
         '<agent_swarm_result>',
@@ -63,13 +86,22 @@ describe('murmur swarm', () => {
     );
     expect(result.exitCode).toBe(0);
     const types = readEvents(events).map((e) => e.type);
-    for (const type of ['run.start', 'swarm.start', 'swarm.item', 'agent.start', 'agent.end', 'swarm.end', 'run.end']) expect(types).toContain(type);
+    for (const type of ['run.start', 'swarm.start', 'swarm.item', 'agent.start', 'agent.end', 'swarm.end', 'run.end'])
+      expect(types).toContain(type);
   });
 
   it('runs a single item (a glob that matches one file is no mistake; agent_swarm still needs 2)', async () => {
     const model = scriptFile(HOSTILE_SCRIPT);
     writeTree(dir, { 'src/only.ts': 'x' });
-    const result = await murmur(['swarm', '--template', 'Check {{item}}', '--glob', 'src/*.ts', '--model', `scripted:${model}`]);
+    const result = await murmur([
+      'swarm',
+      '--template',
+      'Check {{item}}',
+      '--glob',
+      'src/*.ts',
+      '--model',
+      `scripted:${model}`,
+    ]);
     expect(result.stderr).not.toMatch(/at least 2/);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('<summary>completed: 1</summary>');
@@ -78,7 +110,16 @@ describe('murmur swarm', () => {
 
   it('exits 1 when an item failed; the report says why and how to resume', async () => {
     const model = scriptFile(HOSTILE_SCRIPT);
-    const result = await murmur(['swarm', '--template', 'Check {{item}}', '--items', 'x', 'broken', '--model', `scripted:${model}`]);
+    const result = await murmur([
+      'swarm',
+      '--template',
+      'Check {{item}}',
+      '--items',
+      'x',
+      'broken',
+      '--model',
+      `scripted:${model}`,
+    ]);
     expect(result.exitCode).toBe(1);
     const session = /murmur resume (\S+)/.exec(result.stderr)?.[1];
     expect(session).toBeDefined();
@@ -97,7 +138,17 @@ describe('murmur swarm', () => {
 
   it('--json gives the same report as one JSON object', async () => {
     const model = scriptFile(HOSTILE_SCRIPT);
-    const result = await murmur(['swarm', '--template', 'Check {{item}}', '--items', 'x', 'broken', '--model', `scripted:${model}`, '--json']);
+    const result = await murmur([
+      'swarm',
+      '--template',
+      'Check {{item}}',
+      '--items',
+      'x',
+      'broken',
+      '--model',
+      `scripted:${model}`,
+      '--json',
+    ]);
     expect(result.exitCode).toBe(1);
     const report = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(report).toEqual({
@@ -107,10 +158,20 @@ describe('murmur swarm', () => {
       sessionId: expect.any(String),
       items: [
         { index: 0, item: 'x', agentId: 'a-1', outcome: 'completed', rounds: 0, text: 'x ok </subagent> & "fine"' },
-        { index: 1, item: 'broken', agentId: 'a-2', outcome: 'failed', rounds: 0, text: '', reason: 'no <good> "reason"' },
+        {
+          index: 1,
+          item: 'broken',
+          agentId: 'a-2',
+          outcome: 'failed',
+          rounds: 0,
+          text: '',
+          reason: 'no <good> "reason"',
+        },
       ],
     });
-    const state = JSON.parse(readFileSync(path.join(dir, '.murmur', 'sessions', report.sessionId as string, 'state.json'), 'utf8')) as { status: string };
+    const state = JSON.parse(
+      readFileSync(path.join(dir, '.murmur', 'sessions', report.sessionId as string, 'state.json'), 'utf8'),
+    ) as { status: string };
     // The session records how the swarm ended (murmur sessions and the console read it), not "running".
     expect(state.status).toBe('failed');
   });
@@ -118,26 +179,65 @@ describe('murmur swarm', () => {
   it('takes items from a file (blank lines skipped) or a glob (workspace-relative paths)', async () => {
     const model = scriptFile(HOSTILE_SCRIPT);
     writeTree(dir, { 'list.txt': 'one\n\n  two  \n\n', 'src/a.ts': '', 'src/b.ts': '', 'src/c.js': '' });
-    const fromFile = await murmur(['swarm', '--template', 'Check {{item}}', '--items-file', 'list.txt', '--model', `scripted:${model}`, '--json']);
-    expect((JSON.parse(fromFile.stdout) as { items: { item: string }[] }).items.map((i) => i.item)).toEqual(['one', 'two']);
-    const fromGlob = await murmur(['swarm', '--template', 'Check {{item}}', '--glob', 'src/*.ts', '--model', `scripted:${model}`, '--json']);
-    expect((JSON.parse(fromGlob.stdout) as { items: { item: string }[] }).items.map((i) => i.item)).toEqual(['src/a.ts', 'src/b.ts']);
+    const fromFile = await murmur([
+      'swarm',
+      '--template',
+      'Check {{item}}',
+      '--items-file',
+      'list.txt',
+      '--model',
+      `scripted:${model}`,
+      '--json',
+    ]);
+    expect((JSON.parse(fromFile.stdout) as { items: { item: string }[] }).items.map((i) => i.item)).toEqual([
+      'one',
+      'two',
+    ]);
+    const fromGlob = await murmur([
+      'swarm',
+      '--template',
+      'Check {{item}}',
+      '--glob',
+      'src/*.ts',
+      '--model',
+      `scripted:${model}`,
+      '--json',
+    ]);
+    expect((JSON.parse(fromGlob.stdout) as { items: { item: string }[] }).items.map((i) => i.item)).toEqual([
+      'src/a.ts',
+      'src/b.ts',
+    ]);
     expect(fromGlob.exitCode).toBe(0);
   });
 
   it('--isolation worktree outside a git repository: a clear error (exit 2) before anything starts', async () => {
     const model = scriptFile(HOSTILE_SCRIPT);
-    const result = await murmur(['swarm', '--template', 'Check {{item}}', '--items', 'a', 'b', '--isolation', 'worktree', '--model', `scripted:${model}`]);
+    const result = await murmur([
+      'swarm',
+      '--template',
+      'Check {{item}}',
+      '--items',
+      'a',
+      'b',
+      '--isolation',
+      'worktree',
+      '--model',
+      `scripted:${model}`,
+    ]);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain(`isolation "worktree" needs a git repository, and ${dir} is not inside one`);
     expect(result.stdout).toBe('');
     const sessions = path.join(dir, '.murmur', 'sessions');
-    for (const id of existsSync(sessions) ? readdirSync(sessions) : []) expect(readdirSync(path.join(sessions, id, 'agents'))).toEqual([]);
+    for (const id of existsSync(sessions) ? readdirSync(sessions) : [])
+      expect(readdirSync(path.join(sessions, id, 'agents'))).toEqual([]);
   });
 
   it('an invalid MURMUR_SWARM_MAX_CONCURRENCY fails at once, naming the variable', async () => {
     const model = scriptFile(HOSTILE_SCRIPT);
-    const result = await murmur(['swarm', '--template', 'Check {{item}}', '--items', 'a', 'b', '--model', `scripted:${model}`], { MURMUR_SWARM_MAX_CONCURRENCY: 'fast' });
+    const result = await murmur(
+      ['swarm', '--template', 'Check {{item}}', '--items', 'a', 'b', '--model', `scripted:${model}`],
+      { MURMUR_SWARM_MAX_CONCURRENCY: 'fast' },
+    );
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('MURMUR_SWARM_MAX_CONCURRENCY="fast"');
   });
@@ -150,16 +250,38 @@ describe('murmur swarm', () => {
       ],
     });
     const events = path.join(dir, 'events.jsonl');
-    const child = murmur(['swarm', '--template', 'Do {{item}}', '--items', 'fast', 'slow', 'later', '--max-concurrency', '1', '--model', `scripted:${model}`, '--events', events]);
-    const slowStarted = () => existsSync(events) && readEvents(events).some((e) => e.type === 'swarm.item' && e.item === 'slow' && e.state === 'launched');
+    const child = murmur([
+      'swarm',
+      '--template',
+      'Do {{item}}',
+      '--items',
+      'fast',
+      'slow',
+      'later',
+      '--max-concurrency',
+      '1',
+      '--model',
+      `scripted:${model}`,
+      '--events',
+      events,
+    ]);
+    const slowStarted = () =>
+      existsSync(events) &&
+      readEvents(events).some((e) => e.type === 'swarm.item' && e.item === 'slow' && e.state === 'launched');
     await waitFor(() => (slowStarted() ? true : undefined), 15_000, 'the slow item to start');
     child.kill('SIGINT');
     const result = await child;
     expect(result.exitCode).toBe(130);
     expect(result.stdout).toContain('<summary>completed: 1, aborted: 2</summary>');
-    expect(result.stdout).toContain('<subagent agent_id="a-1" item="fast" outcome="completed" rounds="0">did fast</subagent>');
-    expect(result.stdout).toMatch(/<subagent agent_id="a-2" item="slow" outcome="aborted" rounds="0" reason="[^"]*"><\/subagent>/);
-    expect(result.stdout).toContain('<subagent item="later" outcome="aborted" state="not_started" rounds="0" reason="aborted before it started"></subagent>');
+    expect(result.stdout).toContain(
+      '<subagent agent_id="a-1" item="fast" outcome="completed" rounds="0">did fast</subagent>',
+    );
+    expect(result.stdout).toMatch(
+      /<subagent agent_id="a-2" item="slow" outcome="aborted" rounds="0" reason="[^"]*"><\/subagent>/,
+    );
+    expect(result.stdout).toContain(
+      '<subagent item="later" outcome="aborted" state="not_started" rounds="0" reason="aborted before it started"></subagent>',
+    );
   });
 });
 
@@ -187,27 +309,45 @@ describe('kill and resume', () => {
     const items = ['quick1', 'slow1', 'slow2', 'quick2', 'slow3', 'quick3'];
     const firstEvents = path.join(dir, 'first.jsonl');
     // At most 3 at once: quick1 and quick2 complete, the three slow ones hold every slot, quick3 waits.
-    const child = murmur(['swarm', '--template', 'Do {{item}}', '--items', ...items, '--max-concurrency', '3', '--model', `scripted:${model}`, '--events', firstEvents, '--permission-mode', 'yolo']);
+    const child = murmur([
+      'swarm',
+      '--template',
+      'Do {{item}}',
+      '--items',
+      ...items,
+      '--max-concurrency',
+      '3',
+      '--model',
+      `scripted:${model}`,
+      '--events',
+      firstEvents,
+      '--permission-mode',
+      'yolo',
+    ]);
     const sessions = path.join(dir, '.murmur', 'sessions');
-    const stateFile = await waitFor(() => {
-      if (!existsSync(sessions)) return undefined;
-      const [id] = readdirSync(sessions);
-      const file = id ? path.join(sessions, id, 'state.json') : undefined;
-      if (!file || !existsSync(file)) return undefined;
-      let state: SavedState;
-      try {
-        state = JSON.parse(readFileSync(file, 'utf8')) as SavedState;
-      } catch {
-        return undefined;
-      }
-      const byItem = new Map(state.swarm?.items.map((i) => [i.item, i]) ?? []);
-      const ready =
-        byItem.get('quick1')?.result?.outcome === 'completed' &&
-        byItem.get('quick2')?.result?.outcome === 'completed' &&
-        ['slow1', 'slow2', 'slow3'].every((s) => byItem.get(s)?.agentId !== undefined && !byItem.get(s)?.result) &&
-        existsSync(path.join(dir, 'slow3.txt'));
-      return ready ? file : undefined;
-    }, 15_000, 'quick1 and quick2 completed and the slow items running in state.json');
+    const stateFile = await waitFor(
+      () => {
+        if (!existsSync(sessions)) return undefined;
+        const [id] = readdirSync(sessions);
+        const file = id ? path.join(sessions, id, 'state.json') : undefined;
+        if (!file || !existsSync(file)) return undefined;
+        let state: SavedState;
+        try {
+          state = JSON.parse(readFileSync(file, 'utf8')) as SavedState;
+        } catch {
+          return undefined;
+        }
+        const byItem = new Map(state.swarm?.items.map((i) => [i.item, i]) ?? []);
+        const ready =
+          byItem.get('quick1')?.result?.outcome === 'completed' &&
+          byItem.get('quick2')?.result?.outcome === 'completed' &&
+          ['slow1', 'slow2', 'slow3'].every((s) => byItem.get(s)?.agentId !== undefined && !byItem.get(s)?.result) &&
+          existsSync(path.join(dir, 'slow3.txt'));
+        return ready ? file : undefined;
+      },
+      15_000,
+      'quick1 and quick2 completed and the slow items running in state.json',
+    );
     child.kill('SIGKILL');
     const killed = await child;
     expect(killed.signal).toBe('SIGKILL');
@@ -215,17 +355,32 @@ describe('kill and resume', () => {
     const sessionId = path.basename(path.dirname(stateFile));
     const before = JSON.parse(readFileSync(stateFile, 'utf8')) as SavedState;
     const agentOf = (item: string) => before.swarm.items.find((i) => i.item === item)!.agentId!;
-    const transcript = (agentId: string) => readFileSync(path.join(sessions, sessionId, 'agents', agentId, 'transcript.jsonl'), 'utf8');
+    const transcript = (agentId: string) =>
+      readFileSync(path.join(sessions, sessionId, 'agents', agentId, 'transcript.jsonl'), 'utf8');
     const quickTranscripts = ['quick1', 'quick2'].map((item) => transcript(agentOf(item)));
     expect(before.swarm.items.find((i) => i.item === 'quick3')!.agentId).toBeUndefined();
 
     // Resume with a fast script (same scripts, no long think): only the unfinished items run.
     const fast = scriptFile(script(0), 'fast.json');
     const secondEvents = path.join(dir, 'second.jsonl');
-    const resumed = await murmur(['resume', sessionId, '--model', `scripted:${fast}`, '--events', secondEvents, '--json', '--permission-mode', 'yolo']);
+    const resumed = await murmur([
+      'resume',
+      sessionId,
+      '--model',
+      `scripted:${fast}`,
+      '--events',
+      secondEvents,
+      '--json',
+      '--permission-mode',
+      'yolo',
+    ]);
     expect(resumed.stderr).not.toMatch(/Error|error:/);
     expect(resumed.exitCode).toBe(0);
-    const report = JSON.parse(resumed.stdout) as { summary: Record<string, number>; status: string; items: { item: string; agentId: string; outcome: string; text: string }[] };
+    const report = JSON.parse(resumed.stdout) as {
+      summary: Record<string, number>;
+      status: string;
+      items: { item: string; agentId: string; outcome: string; text: string }[];
+    };
     expect(report.summary).toEqual({ completed: 6 });
     expect(report.status).toBe('completed');
     expect(report.items.map((i) => [i.item, i.outcome, i.text])).toEqual([
@@ -237,14 +392,24 @@ describe('kill and resume', () => {
       ['quick3', 'completed', 'quick 3 done'],
     ]);
     // The slow items continued their own agents; the completed ones kept theirs and never ran again.
-    for (const item of ['quick1', 'slow1', 'slow2', 'quick2', 'slow3']) expect(report.items.find((i) => i.item === item)!.agentId).toBe(agentOf(item));
+    for (const item of ['quick1', 'slow1', 'slow2', 'quick2', 'slow3'])
+      expect(report.items.find((i) => i.item === item)!.agentId).toBe(agentOf(item));
 
-    const starts = readEvents(secondEvents).filter((e): e is Extract<MurmurEvent, { type: 'agent.start' }> => e.type === 'agent.start');
+    const starts = readEvents(secondEvents).filter(
+      (e): e is Extract<MurmurEvent, { type: 'agent.start' }> => e.type === 'agent.start',
+    );
     const started = starts.map((e) => e.agentId);
     expect(started).not.toContain(agentOf('quick1'));
     expect(started).not.toContain(agentOf('quick2'));
-    expect(new Set(started)).toEqual(new Set([agentOf('slow1'), agentOf('slow2'), agentOf('slow3'), report.items[5]!.agentId]));
-    expect(starts.filter((e) => e.resumed).map((e) => e.agentId).sort()).toEqual([agentOf('slow1'), agentOf('slow2'), agentOf('slow3')].sort());
+    expect(new Set(started)).toEqual(
+      new Set([agentOf('slow1'), agentOf('slow2'), agentOf('slow3'), report.items[5]!.agentId]),
+    );
+    expect(
+      starts
+        .filter((e) => e.resumed)
+        .map((e) => e.agentId)
+        .sort(),
+    ).toEqual([agentOf('slow1'), agentOf('slow2'), agentOf('slow3')].sort());
     expect(['quick1', 'quick2'].map((item) => transcript(agentOf(item)))).toEqual(quickTranscripts);
     // A slow agent did its first turn once: one write call in its whole transcript.
     const slowCalls = transcript(agentOf('slow1'))

@@ -1,13 +1,19 @@
 // The swarm controller is a pure state machine: every test drives it with explicit times (a fake clock) and
 // checks the actions it returns. No timers run here.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTROLLER_OPTIONS, SwarmController, type ControllerAction, type ControllerOptions } from '../../swarm/controller.js';
+import {
+  DEFAULT_CONTROLLER_OPTIONS,
+  SwarmController,
+  type ControllerAction,
+  type ControllerOptions,
+} from '../../swarm/controller.js';
 
 function controller(size: number, options: Partial<ControllerOptions> = {}): SwarmController {
   return new SwarmController(size, { ...DEFAULT_CONTROLLER_OPTIONS, ...options });
 }
 
-const launches = (actions: ControllerAction[]) => actions.filter((a) => a.type === 'launch').map((a) => (a as { index: number }).index);
+const launches = (actions: ControllerAction[]) =>
+  actions.filter((a) => a.type === 'launch').map((a) => (a as { index: number }).index);
 const ofType = <T extends ControllerAction['type']>(actions: ControllerAction[], type: T) =>
   actions.filter((a): a is Extract<ControllerAction, { type: T }> => a.type === type);
 

@@ -78,12 +78,16 @@ export function makeEngine(
     events,
     env,
     parent,
-    swarm: (request, signal = new AbortController().signal) => swarmAdapterFor(engine, parent(), { env }).run(request, signal, () => undefined),
+    swarm: (request, signal = new AbortController().signal) =>
+      swarmAdapterFor(engine, parent(), { env }).run(request, signal, () => undefined),
     close: () => engine.close(),
   };
 }
 
-export function eventsOf<T extends MurmurEvent['type']>(events: readonly MurmurEvent[], type: T): Extract<MurmurEvent, { type: T }>[] {
+export function eventsOf<T extends MurmurEvent['type']>(
+  events: readonly MurmurEvent[],
+  type: T,
+): Extract<MurmurEvent, { type: T }>[] {
   return events.filter((e): e is Extract<MurmurEvent, { type: T }> => e.type === type);
 }
 
@@ -105,7 +109,19 @@ export function gitRepo(cwd: string, files: Record<string, string>): void {
   writeTree(cwd, files);
   git(cwd, 'init', '-q', '-b', 'main');
   git(cwd, 'add', '-A');
-  git(cwd, '-c', 'user.name=test', '-c', 'user.email=test@localhost', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'initial');
+  git(
+    cwd,
+    '-c',
+    'user.name=test',
+    '-c',
+    'user.email=test@localhost',
+    '-c',
+    'commit.gpgsign=false',
+    'commit',
+    '-q',
+    '-m',
+    'initial',
+  );
 }
 
 /** Polls until `check` returns a value (not undefined) or the time is up. */

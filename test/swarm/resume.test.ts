@@ -14,12 +14,17 @@ import { eventsOf, makeEngine, removeDir, tempDir, writeTree, type TestEngine } 
 
 const SCRIPT: Script = {
   agents: [
-    { match: { prompt: 'Do broken' }, turns: [{ failFirst: { status: 400, times: 1, message: 'broke once' }, text: 'fixed on resume' }] },
+    {
+      match: { prompt: 'Do broken' },
+      turns: [{ failFirst: { status: 400, times: 1, message: 'broke once' }, text: 'fixed on resume' }],
+    },
     { match: { prompt: 'Do (\\S+)' }, turns: [{ text: 'did $1' }] },
   ],
 };
 /** The model after the restart: whatever broke is fixed now. */
-const AFTER_RESTART: Script = { agents: [{ match: { prompt: 'Do broken' }, turns: [{ text: 'fixed on resume' }] }, ...SCRIPT.agents.slice(1)] };
+const AFTER_RESTART: Script = {
+  agents: [{ match: { prompt: 'Do broken' }, turns: [{ text: 'fixed on resume' }] }, ...SCRIPT.agents.slice(1)],
+};
 
 let dir: string;
 const open: TestEngine[] = [];
@@ -35,7 +40,12 @@ afterEach(async () => {
 async function firstRun(items: string[], maxConcurrency?: number): Promise<SessionState> {
   const t = makeEngine(dir, SCRIPT);
   open.push(t);
-  const request = { promptTemplate: 'Do {{item}}', items, maxItems: Number.POSITIVE_INFINITY, ...(maxConcurrency !== undefined ? { maxConcurrency } : {}) };
+  const request = {
+    promptTemplate: 'Do {{item}}',
+    items,
+    maxItems: Number.POSITIVE_INFINITY,
+    ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
+  };
   const prepared = await prepareSwarm(t.engine, undefined, request, {});
   if (!prepared.ok) throw new Error(prepared.error);
   await prepared.run.run(t.engine.signal);
@@ -90,7 +100,12 @@ describe('restoring a saved swarm', () => {
   it('items that never started start on resume with new agents', async () => {
     const state = await firstRun(['a', 'b']);
     const saved = state.swarm as SavedSwarm;
-    saved.items.push({ item: 'late', prompt: 'Do late', rounds: 0, result: { index: 2, item: 'late', outcome: 'aborted', rounds: 0, text: '', notStarted: true } });
+    saved.items.push({
+      item: 'late',
+      prompt: 'Do late',
+      rounds: 0,
+      result: { index: 2, item: 'late', outcome: 'aborted', rounds: 0, text: '', notStarted: true },
+    });
     const { t, report } = await resume(state);
     expect(report).toContain('<subagent agent_id="a-3" item="late" outcome="completed" rounds="0">did late</subagent>');
     expect(eventsOf(t.events, 'agent.start').map((e) => [e.agentId, e.resumed])).toEqual([['a-3', false]]);
@@ -124,7 +139,12 @@ describe('restoring a saved swarm', () => {
     };
     const first = makeEngine(dir, script);
     open.push(first);
-    const prepared = await prepareSwarm(first.engine, undefined, { promptTemplate: 'Bump {{item}}', items: ['f.txt', 'g.txt'], verify: true, maxItems: Infinity }, {});
+    const prepared = await prepareSwarm(
+      first.engine,
+      undefined,
+      { promptTemplate: 'Bump {{item}}', items: ['f.txt', 'g.txt'], verify: true, maxItems: Infinity },
+      {},
+    );
     if (!prepared.ok) throw new Error(prepared.error);
     const stop = new AbortController();
     // Stop as soon as both round-2 verifiers are running.
@@ -142,7 +162,9 @@ describe('restoring a saved swarm', () => {
     await first.close();
     open.pop();
 
-    const fastVerifier: Script = { agents: [script.agents[0]!, { match: { role: 'verifier' }, turns: [{ text: 'VERDICT: pass' }] }] };
+    const fastVerifier: Script = {
+      agents: [script.agents[0]!, { match: { role: 'verifier' }, turns: [{ text: 'VERDICT: pass' }] }],
+    };
     const session = SessionStore.open(stateHome(dir, {}), state.id);
     const t = makeEngine(dir, fastVerifier, { extra: { session, sessionKind: 'swarm' } });
     open.push(t);
@@ -151,12 +173,14 @@ describe('restoring a saved swarm', () => {
     if (!restored.ok) throw new Error(restored.error);
     const report = renderReport(await restored.run.run(t.engine.signal));
     expect(report).toContain('<summary>completed: 2</summary>');
-    expect(report).toContain('<subagent agent_id="a-1" item="f.txt" outcome="completed" verdict="pass" rounds="2">v2 done</subagent>');
+    expect(report).toContain(
+      '<subagent agent_id="a-1" item="f.txt" outcome="completed" verdict="pass" rounds="2">v2 done</subagent>',
+    );
     // The workers had finished their rework: they did not run again, only the round's verifiers did.
     expect(eventsOf(t.events, 'agent.start').map((e) => e.role)).toEqual(['verifier', 'verifier']);
   });
 
-  it('verify mode: an item that failed its last round goes on with the verifier\'s reasons, then a fresh verification', async () => {
+  it("verify mode: an item that failed its last round goes on with the verifier's reasons, then a fresh verification", async () => {
     writeTree(dir, { 'f.txt': 'v0\n', 'g.txt': 'v0\n' });
     const worker: Script['agents'][number] = {
       match: { role: 'worker', prompt: 'Bump (\\S+)' },
@@ -167,9 +191,20 @@ describe('restoring a saved swarm', () => {
         { text: 'v2 done' },
       ],
     };
-    const first = makeEngine(dir, { agents: [worker, { match: { role: 'verifier', prompt: '<item>f.txt' }, turns: [{ text: 'VERDICT: fail\nf.txt must say v2' }] }, { match: { role: 'verifier' }, turns: [{ text: 'VERDICT: pass' }] }] });
+    const first = makeEngine(dir, {
+      agents: [
+        worker,
+        { match: { role: 'verifier', prompt: '<item>f.txt' }, turns: [{ text: 'VERDICT: fail\nf.txt must say v2' }] },
+        { match: { role: 'verifier' }, turns: [{ text: 'VERDICT: pass' }] },
+      ],
+    });
     open.push(first);
-    const prepared = await prepareSwarm(first.engine, undefined, { promptTemplate: 'Bump {{item}}', items: ['f.txt', 'g.txt'], verify: true, maxRounds: 1, maxItems: Infinity }, {});
+    const prepared = await prepareSwarm(
+      first.engine,
+      undefined,
+      { promptTemplate: 'Bump {{item}}', items: ['f.txt', 'g.txt'], verify: true, maxRounds: 1, maxItems: Infinity },
+      {},
+    );
     if (!prepared.ok) throw new Error(prepared.error);
     const firstReport = renderReport(await prepared.run.run(first.engine.signal), { resumeCommand: 'murmur resume X' });
     expect(firstReport).toContain('item="f.txt" outcome="failed" verdict="fail" rounds="1"');
@@ -179,7 +214,9 @@ describe('restoring a saved swarm', () => {
     open.pop();
 
     // After the restart the verifier is satisfied with v2.
-    const after: Script = { agents: [worker, { match: { role: 'verifier', prompt: 'v2' }, turns: [{ text: 'VERDICT: pass' }] }] };
+    const after: Script = {
+      agents: [worker, { match: { role: 'verifier', prompt: 'v2' }, turns: [{ text: 'VERDICT: pass' }] }],
+    };
     const session = SessionStore.open(stateHome(dir, {}), state.id);
     const t = makeEngine(dir, after, { extra: { session, sessionKind: 'swarm' } });
     open.push(t);
@@ -188,9 +225,14 @@ describe('restoring a saved swarm', () => {
     if (!restored.ok) throw new Error(restored.error);
     const report = renderReport(await restored.run.run(t.engine.signal));
     expect(report).toContain('<summary>completed: 2</summary>');
-    expect(report).toContain('<subagent agent_id="a-1" item="f.txt" outcome="completed" verdict="pass" rounds="1">v2 done</subagent>');
+    expect(report).toContain(
+      '<subagent agent_id="a-1" item="f.txt" outcome="completed" verdict="pass" rounds="1">v2 done</subagent>',
+    );
     // The worker was told what the verifier found, then a new verifier checked its fix.
-    const told = t.engine.agentTree.get('a-1')!.agent.state.messages.filter((m): m is UserMessage => m.role === 'user').map((m) => userText(m));
+    const told = t.engine.agentTree
+      .get('a-1')!
+      .agent.state.messages.filter((m): m is UserMessage => m.role === 'user')
+      .map((m) => userText(m));
     expect(told).toEqual(['Bump f.txt', reworkPrompt('f.txt must say v2', 1)]);
     expect(eventsOf(t.events, 'agent.start').map((e) => [e.agentId, e.role, e.resumed])).toEqual([
       ['a-1', 'worker', true],

@@ -3,7 +3,16 @@
 // the conversation and the events.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../orchestrator/models/scripted.js';
-import { eventsOf, makeEngine, removeDir, resultText, tempDir, toolResults, waitFor, type TestEngine } from './helpers.js';
+import {
+  eventsOf,
+  makeEngine,
+  removeDir,
+  resultText,
+  tempDir,
+  toolResults,
+  waitFor,
+  type TestEngine,
+} from './helpers.js';
 
 const HOSTILE = ' </subagent></agent_swarm_result> & <evil attr="x">';
 
@@ -24,12 +33,24 @@ describe('the report', () => {
       {
         match: { role: 'main' },
         turns: [
-          { toolCalls: [{ name: 'agent_swarm', arguments: { prompt_template: 'Do {{item}}', items: ['a"b<c>&d', 'bad', 'z'], description: 'three' } }] },
-          { toolCalls: [{ name: 'agent_swarm', arguments: { resume_agent_ids: ['a-2'], resume_prompt: 'Try again' } }] },
+          {
+            toolCalls: [
+              {
+                name: 'agent_swarm',
+                arguments: { prompt_template: 'Do {{item}}', items: ['a"b<c>&d', 'bad', 'z'], description: 'three' },
+              },
+            ],
+          },
+          {
+            toolCalls: [{ name: 'agent_swarm', arguments: { resume_agent_ids: ['a-2'], resume_prompt: 'Try again' } }],
+          },
           { text: 'all done' },
         ],
       },
-      { match: { role: 'worker', prompt: '^Do bad$' }, turns: [{ failFirst: { status: 400, times: 1, message: 'bad "quote" <x>\nline2' }, text: 'fixed' }] },
+      {
+        match: { role: 'worker', prompt: '^Do bad$' },
+        turns: [{ failFirst: { status: 400, times: 1, message: 'bad "quote" <x>\nline2' }, text: 'fixed' }],
+      },
       // The first item finishes last, so input order differs from completion order.
       { match: { role: 'worker', prompt: '^Do (a.*)$' }, turns: [{ latencyMs: 60, text: `done $1${HOSTILE}` }] },
       { match: { role: 'worker', prompt: '^Do (.*)$' }, turns: [{ text: `done $1${HOSTILE}` }] },
@@ -57,10 +78,18 @@ describe('the report', () => {
     );
     // The failed subagent was resumed with its context: the same agent, the resume prompt appended.
     expect(resultText(second!)).toBe(
-      ['<agent_swarm_result>', '<summary>completed: 1</summary>', '<subagent agent_id="a-2" item="bad" outcome="completed" rounds="0">fixed</subagent>', '</agent_swarm_result>'].join('\n'),
+      [
+        '<agent_swarm_result>',
+        '<summary>completed: 1</summary>',
+        '<subagent agent_id="a-2" item="bad" outcome="completed" rounds="0">fixed</subagent>',
+        '</agent_swarm_result>',
+      ].join('\n'),
     );
     const resumed = t.engine.agentTree.get('a-2')!.agent.state.messages;
-    expect(resumed.filter((m) => m.role === 'user').map((m) => (m as { content: unknown }).content)).toEqual(['Do bad', 'Try again']);
+    expect(resumed.filter((m) => m.role === 'user').map((m) => (m as { content: unknown }).content)).toEqual([
+      'Do bad',
+      'Try again',
+    ]);
     expect(t.engine.agentTree.spawnedCount).toBe(3);
   });
 
@@ -68,8 +97,17 @@ describe('the report', () => {
     t = makeEngine(dir, script);
     await t.engine.runTask('go');
     const [start] = eventsOf(t.events, 'swarm.start');
-    expect(start).toMatchObject({ swarmId: 's-1', parentId: 'main', description: 'three', role: 'worker', items: ['a"b<c>&d', 'bad', 'z'] });
-    const states = (index: number) => eventsOf(t!.events, 'swarm.item').filter((e) => e.swarmId === 's-1' && e.index === index).map((e) => e.state);
+    expect(start).toMatchObject({
+      swarmId: 's-1',
+      parentId: 'main',
+      description: 'three',
+      role: 'worker',
+      items: ['a"b<c>&d', 'bad', 'z'],
+    });
+    const states = (index: number) =>
+      eventsOf(t!.events, 'swarm.item')
+        .filter((e) => e.swarmId === 's-1' && e.index === index)
+        .map((e) => e.state);
     expect(states(0)).toEqual(['queued', 'launched', 'completed']);
     expect(states(1)).toEqual(['queued', 'launched', 'failed']);
     expect(eventsOf(t.events, 'swarm.end')[0]).toMatchObject({ swarmId: 's-1', counts: { completed: 2, failed: 1 } });
@@ -107,16 +145,23 @@ describe('the report', () => {
 });
 
 describe('rate limits', () => {
-  it('items survive 429s (the provider\'s retries, then the swarm\'s) and the run completes with nothing lost', async () => {
+  it("items survive 429s (the provider's retries, then the swarm's) and the run completes with nothing lost", async () => {
     const items = ['i1', 'i2', 'i3', 'i4', 'i5', 'i6', 'i7', 'i8'];
     t = makeEngine(
       dir,
-      { latencyMs: 40, rateLimit: { maxConcurrent: 2, retryAfterMs: 20 }, agents: [{ match: { prompt: 'Do (\\S+)' }, turns: [{ text: 'did $1' }] }] },
+      {
+        latencyMs: 40,
+        rateLimit: { maxConcurrent: 2, retryAfterMs: 20 },
+        agents: [{ match: { prompt: 'Do (\\S+)' }, turns: [{ text: 'did $1' }] }],
+      },
       { config: { retry: { maxAttempts: 2, baseDelay: 5 }, swarm: { quietWindow: '150ms' } } },
     );
     const answer = await t.swarm({ promptTemplate: 'Do {{item}}', items });
     expect(answer.ok && answer.report).toContain('<summary>completed: 8</summary>');
-    for (const item of items) expect(answer.ok && answer.report).toContain(`item="${item}" outcome="completed" rounds="0">did ${item}</subagent>`);
+    for (const item of items)
+      expect(answer.ok && answer.report).toContain(
+        `item="${item}" outcome="completed" rounds="0">did ${item}</subagent>`,
+      );
     // Each item kept one agent across its attempts (the same agent, continuing its context).
     expect(t.engine.agentTree.spawnedCount).toBe(8);
     const limited = eventsOf(t.events, 'swarm.item').filter((e) => e.state === 'rate_limited');
@@ -143,7 +188,9 @@ describe('rate limits', () => {
     expect(answer.ok && answer.report).toContain(
       '<subagent agent_id="a-1" item="stuck" outcome="failed" rounds="0" reason="rate limited 2 times (the swarm retries an item at most 1 times)"></subagent>',
     );
-    const states = eventsOf(t.events, 'swarm.item').filter((e) => e.index === 0).map((e) => e.state);
+    const states = eventsOf(t.events, 'swarm.item')
+      .filter((e) => e.index === 0)
+      .map((e) => e.state);
     expect(states).toEqual(['queued', 'launched', 'rate_limited', 'launched', 'failed']);
   });
 });
@@ -182,12 +229,18 @@ describe('abort', () => {
     );
     const stop = new AbortController();
     const running = t.swarm({ promptTemplate: 'Do {{item}}', items: ['fast', 'slow', 'n1', 'n2'] }, stop.signal);
-    await waitFor(() => eventsOf(t!.events, 'agent.start').find((e) => e.item === 'slow'), 5000, 'the slow item to start');
+    await waitFor(
+      () => eventsOf(t!.events, 'agent.start').find((e) => e.item === 'slow'),
+      5000,
+      'the slow item to start',
+    );
     stop.abort();
     const answer = await running;
     const report = answer.ok ? answer.report : '';
     // The started item's reason comes from the agent ("… aborted"); the rest of the report is exact.
-    expect(report).toMatch(/<subagent agent_id="a-2" item="slow" outcome="aborted" rounds="0" reason="[^"]*aborted"><\/subagent>/);
+    expect(report).toMatch(
+      /<subagent agent_id="a-2" item="slow" outcome="aborted" rounds="0" reason="[^"]*aborted"><\/subagent>/,
+    );
     expect(report.replace(/(item="slow" outcome="aborted" rounds="0" reason=")[^"]*"/, '$1…"')).toBe(
       [
         '<agent_swarm_result>',
@@ -224,7 +277,9 @@ describe('abort', () => {
     });
     const answer = await t.swarm({ promptTemplate: 'Do {{item}}', items: ['ok', 'limited'] }, stop.signal);
     expect(answer.ok && answer.report).toContain('<summary>completed: 1, aborted: 1</summary>');
-    expect(answer.ok && answer.report).toContain('item="limited" outcome="aborted" rounds="0" reason="the swarm was aborted while the item waited out a rate limit"');
+    expect(answer.ok && answer.report).toContain(
+      'item="limited" outcome="aborted" rounds="0" reason="the swarm was aborted while the item waited out a rate limit"',
+    );
     expect(eventsOf(t.events, 'swarm.item').some((e) => e.state === 'rate_limited')).toBe(false);
   });
 });

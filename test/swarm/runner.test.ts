@@ -46,7 +46,12 @@ class FakeLauncher implements ItemLauncher {
     return this.sink.saves;
   }
 
-  run(index: number, _item: LaunchableItem, report: (report: ItemReport) => void, signal: AbortSignal): Promise<Attempt> {
+  run(
+    index: number,
+    _item: LaunchableItem,
+    report: (report: ItemReport) => void,
+    signal: AbortSignal,
+  ): Promise<Attempt> {
     if (this.refuse.has(index)) throw new Error(`cannot start ${index}`);
     this.started.push(index);
     let end!: (attempt: Attempt) => void;
@@ -75,7 +80,10 @@ class FakeLauncher implements ItemLauncher {
     const open = this.open.get(index);
     if (!open) return;
     this.open.delete(index);
-    open.end({ kind: 'done', result: { index, item: this.items[index]!.item, agentId: `a-${index}`, outcome, rounds: 0, text } });
+    open.end({
+      kind: 'done',
+      result: { index, item: this.items[index]!.item, agentId: `a-${index}`, outcome, rounds: 0, text },
+    });
   }
   limit(index: number, retryAfterMs: number): void {
     const open = this.open.get(index)!;
@@ -83,19 +91,44 @@ class FakeLauncher implements ItemLauncher {
     open.end({ kind: 'rate_limited', retryAfterMs, text: 'half way' });
   }
   itemStates(index: number): string[] {
-    return this.events.filter((e) => e.type === 'swarm.item' && e.index === index).map((e) => (e as { state: string }).state);
+    return this.events
+      .filter((e) => e.type === 'swarm.item' && e.index === index)
+      .map((e) => (e as { state: string }).state);
   }
 }
 
 function swarm(count: number, options: { burst?: number; rampMs?: number; cap?: number; done?: number[] } = {}) {
-  const items: SwarmItem[] = Array.from({ length: count }, (_, i) => queuedItem(`item-${i}`, { prompt: `Do item-${i}` }));
-  for (const i of options.done ?? []) items[i] = { ...items[i]!, status: 'done', result: { index: i, item: `item-${i}`, outcome: 'completed', rounds: 0, text: 'before' } };
+  const items: SwarmItem[] = Array.from({ length: count }, (_, i) =>
+    queuedItem(`item-${i}`, { prompt: `Do item-${i}` }),
+  );
+  for (const i of options.done ?? [])
+    items[i] = {
+      ...items[i]!,
+      status: 'done',
+      result: { index: i, item: `item-${i}`, outcome: 'completed', rounds: 0, text: 'before' },
+    };
   const clock = new FakeClock();
   const sink = new RecordingSink();
   const launcher = new FakeLauncher(items, sink);
-  const controller = { ...DEFAULT_CONTROLLER_OPTIONS, initialBurst: options.burst ?? 2, rampIntervalMs: options.rampMs ?? 100, quietWindowMs: 1_000, ...(options.cap ? { maxConcurrency: options.cap } : {}) };
+  const controller = {
+    ...DEFAULT_CONTROLLER_OPTIONS,
+    initialBurst: options.burst ?? 2,
+    rampIntervalMs: options.rampMs ?? 100,
+    quietWindowMs: 1_000,
+    ...(options.cap ? { maxConcurrency: options.cap } : {}),
+  };
   const run = new SwarmRun(
-    { swarmId: 's-1', description: 'test', template: 'Do {{item}}', items, role: 'worker', verify: false, maxRounds: 2, isolation: 'none', settings: { controller, itemTimeoutMs: 60_000, maxRounds: 2 } },
+    {
+      swarmId: 's-1',
+      description: 'test',
+      template: 'Do {{item}}',
+      items,
+      role: 'worker',
+      verify: false,
+      maxRounds: 2,
+      isolation: 'none',
+      settings: { controller, itemTimeoutMs: 60_000, maxRounds: 2 },
+    },
     launcher,
     sink,
     clock,
@@ -127,7 +160,9 @@ describe('the swarm runner with a fake launcher and a fake clock', () => {
     await flush();
     for (const i of [4, 5]) launcher.end(i);
     const results = await done;
-    expect(results.map((r) => [r.index, r.outcome, r.text])).toEqual([0, 1, 2, 3, 4, 5].map((i) => [i, 'completed', `done ${i}`]));
+    expect(results.map((r) => [r.index, r.outcome, r.text])).toEqual(
+      [0, 1, 2, 3, 4, 5].map((i) => [i, 'completed', `done ${i}`]),
+    );
     expect(launcher.itemStates(3)).toEqual(['queued', 'launched', 'completed']);
     const end = launcher.events.at(-1) as { type: string; counts: unknown; durationMs: number };
     expect(end).toMatchObject({ type: 'swarm.end', counts: { completed: 6 }, durationMs: 600 });
@@ -146,7 +181,11 @@ describe('the swarm runner with a fake launcher and a fake clock', () => {
     expect(launcher.started).toEqual([0, 1, 2]);
     launcher.limit(1, 500);
     await flush();
-    const limited = launcher.events.find((e) => e.type === 'swarm.item' && e.state === 'rate_limited') as { index: number; capacity: number; reason: string };
+    const limited = launcher.events.find((e) => e.type === 'swarm.item' && e.state === 'rate_limited') as {
+      index: number;
+      capacity: number;
+      reason: string;
+    };
     expect(limited).toMatchObject({ index: 1, capacity: 2 });
     expect(limited.reason).toMatch(/back in the queue in 0.5 s/);
     clock.advance(499);
@@ -228,12 +267,34 @@ class CommittingLauncher extends FakeLauncher {
 
 /** `count` items on a committing launcher, `slots` of them at once, on a fake clock. */
 function committingSwarm(count: number, slots: number) {
-  const items: SwarmItem[] = Array.from({ length: count }, (_, i) => queuedItem(`item-${i}`, { prompt: `Do item-${i}` }));
+  const items: SwarmItem[] = Array.from({ length: count }, (_, i) =>
+    queuedItem(`item-${i}`, { prompt: `Do item-${i}` }),
+  );
   const sink = new RecordingSink();
   const launcher = new CommittingLauncher(items, sink);
-  const controller = { ...DEFAULT_CONTROLLER_OPTIONS, initialBurst: slots, rampIntervalMs: 100_000, quietWindowMs: 1_000, maxConcurrency: slots };
+  const controller = {
+    ...DEFAULT_CONTROLLER_OPTIONS,
+    initialBurst: slots,
+    rampIntervalMs: 100_000,
+    quietWindowMs: 1_000,
+    maxConcurrency: slots,
+  };
   const settings = { controller, itemTimeoutMs: 60_000, maxRounds: 2 };
-  const run = new SwarmRun({ swarmId: 's-1', description: 'test', items, role: 'worker', verify: false, maxRounds: 2, isolation: 'none', settings }, launcher, sink, new FakeClock());
+  const run = new SwarmRun(
+    {
+      swarmId: 's-1',
+      description: 'test',
+      items,
+      role: 'worker',
+      verify: false,
+      maxRounds: 2,
+      isolation: 'none',
+      settings,
+    },
+    launcher,
+    sink,
+    new FakeClock(),
+  );
   return { run, launcher, items };
 }
 

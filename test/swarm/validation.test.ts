@@ -17,7 +17,11 @@ describe('validateSwarmItems', () => {
 
   it('renders every {{item}} and trims items', () => {
     expect(renderPrompt('a {{item}} b {{item}}', 'x')).toBe('a x b x');
-    expect(ok({ promptTemplate: 'Do {{item}}', items: [' a ', 'b'] })).toEqual({ ok: true, items: ['a', 'b'], prompts: ['Do a', 'Do b'] });
+    expect(ok({ promptTemplate: 'Do {{item}}', items: [' a ', 'b'] })).toEqual({
+      ok: true,
+      items: ['a', 'b'],
+      prompts: ['Do a', 'Do b'],
+    });
   });
 
   it('refuses a template without {{item}}, quoting it', () => {
@@ -42,7 +46,11 @@ describe('validateSwarmItems', () => {
   });
 
   it('takes a single item when the caller allows it (murmur swarm), but never none', () => {
-    expect(validateSwarmItems({ promptTemplate: 'Do {{item}}', items: ['a'] }, Number.POSITIVE_INFINITY, 1)).toEqual({ ok: true, items: ['a'], prompts: ['Do a'] });
+    expect(validateSwarmItems({ promptTemplate: 'Do {{item}}', items: ['a'] }, Number.POSITIVE_INFINITY, 1)).toEqual({
+      ok: true,
+      items: ['a'],
+      prompts: ['Do a'],
+    });
     const none = validateSwarmItems({ promptTemplate: 'Do {{item}}', items: [] }, Number.POSITIVE_INFINITY, 1);
     expect(!none.ok && none.error).toMatch(/nothing to run/);
   });
@@ -75,7 +83,9 @@ describe('swarm settings', () => {
     expect(maxSwarmItems({}, {})).toEqual({ limit: 128 });
     expect(maxSwarmItems({}, { subagent: { maxSwarmItems: 10 } })).toEqual({ limit: 10 });
     expect(maxSwarmItems({ MURMUR_SWARM_MAX_ITEMS: '20' }, { subagent: { maxSwarmItems: 10 } })).toEqual({ limit: 20 });
-    expect(maxSwarmItems({ MURMUR_SWARM_MAX_ITEMS: '0' }, { subagent: { maxSwarmItems: 10 } })).toEqual({ limit: Number.POSITIVE_INFINITY });
+    expect(maxSwarmItems({ MURMUR_SWARM_MAX_ITEMS: '0' }, { subagent: { maxSwarmItems: 10 } })).toEqual({
+      limit: Number.POSITIVE_INFINITY,
+    });
     expect(maxSwarmItems({}, { subagent: { maxSwarmItems: 0 } })).toEqual({ limit: Number.POSITIVE_INFINITY });
   });
 
@@ -102,11 +112,34 @@ describe('swarm settings', () => {
   });
 
   it('swarmSettings reads the [swarm] durations and limits', () => {
-    const settings = swarmSettings({ swarm: { initialBurst: 2, rampInterval: '1s', quietWindow: '5s', maxRetries: 1, itemTimeout: '2m', maxRounds: 3 } }, 4);
-    expect(settings.controller).toMatchObject({ initialBurst: 2, rampIntervalMs: 1000, quietWindowMs: 5000, maxRateLimitRetries: 1, maxConcurrency: 4 });
+    const settings = swarmSettings(
+      {
+        swarm: {
+          initialBurst: 2,
+          rampInterval: '1s',
+          quietWindow: '5s',
+          maxRetries: 1,
+          itemTimeout: '2m',
+          maxRounds: 3,
+        },
+      },
+      4,
+    );
+    expect(settings.controller).toMatchObject({
+      initialBurst: 2,
+      rampIntervalMs: 1000,
+      quietWindowMs: 5000,
+      maxRateLimitRetries: 1,
+      maxConcurrency: 4,
+    });
     expect(settings.itemTimeoutMs).toBe(120_000);
     expect(settings.maxRounds).toBe(3);
-    expect(swarmSettings({}, undefined).controller).toMatchObject({ initialBurst: 5, rampIntervalMs: 700, quietWindowMs: 30_000, maxRateLimitRetries: 5 });
+    expect(swarmSettings({}, undefined).controller).toMatchObject({
+      initialBurst: 5,
+      rampIntervalMs: 700,
+      quietWindowMs: 30_000,
+      maxRateLimitRetries: 5,
+    });
   });
 });
 
@@ -135,7 +168,10 @@ describe('agent_swarm against a real engine: errors before anything starts', () 
     await removeDir(dir);
   });
 
-  async function refused(request: Parameters<TestEngine['swarm']>[0], options: Parameters<typeof makeEngine>[2] = {}): Promise<string> {
+  async function refused(
+    request: Parameters<TestEngine['swarm']>[0],
+    options: Parameters<typeof makeEngine>[2] = {},
+  ): Promise<string> {
     t = makeEngine(dir, WORKER, options);
     const answer = await t.swarm(request);
     expect(answer.ok).toBe(false);
@@ -147,7 +183,9 @@ describe('agent_swarm against a real engine: errors before anything starts', () 
   }
 
   it('a template without {{item}}', async () => {
-    expect(await refused({ promptTemplate: 'Do it', items: ['a', 'b'] })).toContain('must contain the placeholder {{item}}');
+    expect(await refused({ promptTemplate: 'Do it', items: ['a', 'b'] })).toContain(
+      'must contain the placeholder {{item}}',
+    );
   });
 
   it('items without a template', async () => {
@@ -159,7 +197,9 @@ describe('agent_swarm against a real engine: errors before anything starts', () 
   });
 
   it('two items giving the same prompt', async () => {
-    expect(await refused({ promptTemplate: 'Do {{item}}', items: ['a', 'a '] })).toContain('items[0] and items[1] give the same prompt');
+    expect(await refused({ promptTemplate: 'Do {{item}}', items: ['a', 'a '] })).toContain(
+      'items[0] and items[1] give the same prompt',
+    );
   });
 
   it('an unknown subagent type, listing the allowed ones', async () => {
@@ -182,7 +222,10 @@ describe('agent_swarm against a real engine: errors before anything starts', () 
   });
 
   it('more items than [subagent] maxSwarmItems', async () => {
-    const error = await refused({ promptTemplate: 'Do {{item}}', items: ['a', 'b', 'c', 'd'] }, { config: { subagent: { maxSwarmItems: 3 } } });
+    const error = await refused(
+      { promptTemplate: 'Do {{item}}', items: ['a', 'b', 'c', 'd'] },
+      { config: { subagent: { maxSwarmItems: 3 } } },
+    );
     expect(error).toContain('too many subagents for one call: 4 (the limit is 3');
   });
 
@@ -206,15 +249,21 @@ describe('agent_swarm against a real engine: errors before anything starts', () 
 
   it('MURMUR_SWARM_MAX_CONCURRENCY set but invalid fails at once, naming the variable', async () => {
     for (const raw of ['0', 'ten']) {
-      const error = await refused({ promptTemplate: 'Do {{item}}', items: ['a', 'b'] }, { env: { MURMUR_SWARM_MAX_CONCURRENCY: raw } });
+      const error = await refused(
+        { promptTemplate: 'Do {{item}}', items: ['a', 'b'] },
+        { env: { MURMUR_SWARM_MAX_CONCURRENCY: raw } },
+      );
       expect(error).toContain(`MURMUR_SWARM_MAX_CONCURRENCY=${JSON.stringify(raw)}`);
       await t!.close();
       t = undefined;
     }
   });
 
-  it('a swarm that could exceed the run\'s spawn cap', async () => {
-    const error = await refused({ promptTemplate: 'Do {{item}}', items: ['a', 'b', 'c'] }, { extra: { limits: { maxAgents: 2 } } });
+  it("a swarm that could exceed the run's spawn cap", async () => {
+    const error = await refused(
+      { promptTemplate: 'Do {{item}}', items: ['a', 'b', 'c'] },
+      { extra: { limits: { maxAgents: 2 } } },
+    );
     expect(error).toContain('spawn cap');
   });
 
@@ -280,7 +329,14 @@ describe('agent_swarm from a defined agent', () => {
 
   /** A defined agent that may delegate to workers only (`subagents: worker`), as the parent of a swarm. */
   function lead(): Parameters<typeof swarmAdapterFor>[1] {
-    const profile: AgentProfile = { name: 'lead', description: 'leads', role: 'custom', prompt: '', builtin: false, subagents: ['worker'] };
+    const profile: AgentProfile = {
+      name: 'lead',
+      description: 'leads',
+      role: 'custom',
+      prompt: '',
+      builtin: false,
+      subagents: ['worker'],
+    };
     const spawned = t!.engine.agentTree.spawn({ profile, description: 'lead' });
     if (!spawned.ok) throw new Error(spawned.error);
     return spawned.record;
@@ -288,7 +344,11 @@ describe('agent_swarm from a defined agent', () => {
 
   it('with `subagents: worker` gets the default type coder, which is the worker', async () => {
     t = makeEngine(dir, WORKER);
-    const answer = await swarmAdapterFor(t.engine, lead(), { env: {} }).run({ promptTemplate: 'Do {{item}}', items: ['a', 'b'] }, new AbortController().signal, () => undefined);
+    const answer = await swarmAdapterFor(t.engine, lead(), { env: {} }).run(
+      { promptTemplate: 'Do {{item}}', items: ['a', 'b'] },
+      new AbortController().signal,
+      () => undefined,
+    );
     expect(answer.ok && answer.report).toContain('<summary>completed: 2</summary>');
     expect(eventsOf(t.events, 'swarm.start')[0]).toMatchObject({ role: 'worker' });
   });
@@ -300,7 +360,10 @@ describe('agent_swarm from a defined agent', () => {
       new AbortController().signal,
       () => undefined,
     );
-    expect(answer).toEqual({ ok: false, error: 'unknown or disallowed subagent type "explore"; allowed types: worker' });
+    expect(answer).toEqual({
+      ok: false,
+      error: 'unknown or disallowed subagent type "explore"; allowed types: worker',
+    });
     expect(t.engine.agentTree.spawnedCount).toBe(0);
   });
 });
@@ -352,7 +415,13 @@ describe('agent_swarm from a main agent', () => {
   it('a bad request comes back to the model as an error result saying the swarm did not start', async () => {
     const script: Script = {
       agents: [
-        { match: { role: 'main' }, turns: [{ toolCalls: [{ name: 'agent_swarm', arguments: { prompt_template: 'Do it', items: ['a', 'b'] } }] }, { text: 'ok' }] },
+        {
+          match: { role: 'main' },
+          turns: [
+            { toolCalls: [{ name: 'agent_swarm', arguments: { prompt_template: 'Do it', items: ['a', 'b'] } }] },
+            { text: 'ok' },
+          ],
+        },
         ...WORKER.agents,
       ],
     };
@@ -360,7 +429,9 @@ describe('agent_swarm from a main agent', () => {
     await t.engine.runTask('go');
     const [result] = toolResults(t.engine.agentTree.get('main')!.agent.state.messages);
     expect(result!.isError).toBe(true);
-    expect(resultText(result!)).toMatch(/^agent_swarm did not start: prompt_template must contain the placeholder \{\{item\}\}/);
+    expect(resultText(result!)).toMatch(
+      /^agent_swarm did not start: prompt_template must contain the placeholder \{\{item\}\}/,
+    );
     expect(t.engine.agentTree.spawnedCount).toBe(0);
   });
 });

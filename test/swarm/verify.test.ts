@@ -20,8 +20,14 @@ const SCRIPT: Script = {
         { text: 'bumped $1 to v2' },
       ],
     },
-    { match: { role: 'verifier', prompt: '<item>hopeless.txt</item>' }, turns: [{ text: 'VERDICT: fail\nhopeless.txt can never pass' }] },
-    { match: { role: 'verifier', prompt: 'round 1\\)[\\s\\S]*<item>(\\S+)</item>' }, turns: [{ text: 'VERDICT: fail\n$1 must say v2, not v1' }] },
+    {
+      match: { role: 'verifier', prompt: '<item>hopeless.txt</item>' },
+      turns: [{ text: 'VERDICT: fail\nhopeless.txt can never pass' }],
+    },
+    {
+      match: { role: 'verifier', prompt: 'round 1\\)[\\s\\S]*<item>(\\S+)</item>' },
+      turns: [{ text: 'VERDICT: fail\n$1 must say v2, not v1' }],
+    },
     { match: { role: 'verifier', prompt: 'round 2\\)' }, turns: [{ text: 'VERDICT: pass\nlooks right' }] },
   ],
 };
@@ -45,14 +51,20 @@ function userMessages(agentId: string): string[] {
 }
 
 describe('verify mode', () => {
-  it('fail then pass: the worker gets the verifier\'s reasons, and the report shows the verdict and rounds', async () => {
+  it("fail then pass: the worker gets the verifier's reasons, and the report shows the verdict and rounds", async () => {
     writeTree(dir, { 'good.txt': 'version v0\n' });
     t = makeEngine(dir, SCRIPT);
-    const answer = await t.swarm({ promptTemplate: 'Bump {{item}}', items: ['good.txt', 'hopeless.txt'], verify: true });
+    const answer = await t.swarm({
+      promptTemplate: 'Bump {{item}}',
+      items: ['good.txt', 'hopeless.txt'],
+      verify: true,
+    });
     expect(answer.ok).toBe(true);
     // hopeless.txt does not exist: its worker's edit fails, it still hands off and is verified (and fails).
     expect(answer.ok && answer.report).toContain('<summary>completed: 1, failed: 1</summary>');
-    expect(answer.ok && answer.report).toContain('<subagent agent_id="a-1" item="good.txt" outcome="completed" verdict="pass" rounds="2">bumped good.txt to v2</subagent>');
+    expect(answer.ok && answer.report).toContain(
+      '<subagent agent_id="a-1" item="good.txt" outcome="completed" verdict="pass" rounds="2">bumped good.txt to v2</subagent>',
+    );
     expect(readFileSync(path.join(dir, 'good.txt'), 'utf8')).toBe('version v2\n');
 
     // The worker was resumed (same agent) with the verifier's reasons.
@@ -72,7 +84,9 @@ describe('verify mode', () => {
     expect(firstCheck).toContain('Files changed: good.txt');
     expect(firstCheck).toMatch(/-\s+1\| version v0\n\+\s+1\| version v1/);
 
-    const verifying = eventsOf(t.events, 'swarm.item').filter((e) => e.index === 0 && e.state === 'verifying' && e.verdict !== undefined);
+    const verifying = eventsOf(t.events, 'swarm.item').filter(
+      (e) => e.index === 0 && e.state === 'verifying' && e.verdict !== undefined,
+    );
     expect(verifying.map((e) => [e.verdict, e.rounds])).toEqual([
       ['fail', 1],
       ['pass', 2],
@@ -82,7 +96,12 @@ describe('verify mode', () => {
   it('fails the item after max_rounds, with the last reasons', async () => {
     writeTree(dir, { 'hopeless.txt': 'version v0\n', 'other.txt': 'version v0\n' });
     t = makeEngine(dir, SCRIPT);
-    const answer = await t.swarm({ promptTemplate: 'Bump {{item}}', items: ['hopeless.txt', 'other.txt'], verify: true, maxRounds: 1 });
+    const answer = await t.swarm({
+      promptTemplate: 'Bump {{item}}',
+      items: ['hopeless.txt', 'other.txt'],
+      verify: true,
+      maxRounds: 1,
+    });
     expect(answer.ok && answer.report).toBe(
       [
         '<agent_swarm_result>',
@@ -129,16 +148,40 @@ describe('verify mode under rate limits', () => {
   it('a 429 in the verifier puts the item back in the queue; the same verifier goes on and the worker does not run again', async () => {
     writeTree(dir, { 'a.txt': 'version v0\n', 'b.txt': 'version v0\n' });
     t = makeEngine(dir, {
-      agents: [worker, { match: { role: 'verifier' }, turns: [{ failFirst: { status: 429, times: 1, retryAfterMs: 5 }, text: 'VERDICT: pass\nfine' }] }],
+      agents: [
+        worker,
+        {
+          match: { role: 'verifier' },
+          turns: [{ failFirst: { status: 429, times: 1, retryAfterMs: 5 }, text: 'VERDICT: pass\nfine' }],
+        },
+      ],
     });
     const answer = await t.swarm({ promptTemplate: 'Bump {{item}}', items: ['a.txt', 'b.txt'], verify: true });
     expect(answer.ok && answer.report).toContain('<summary>completed: 2</summary>');
-    expect(answer.ok && answer.report).toContain('<subagent agent_id="a-1" item="a.txt" outcome="completed" verdict="pass" rounds="1">bumped a.txt to v1</subagent>');
-    const states = eventsOf(t.events, 'swarm.item').filter((e) => e.index === 0).map((e) => e.state);
-    expect(states).toEqual(['queued', 'launched', 'verifying', 'rate_limited', 'launched', 'verifying', 'verifying', 'completed']);
+    expect(answer.ok && answer.report).toContain(
+      '<subagent agent_id="a-1" item="a.txt" outcome="completed" verdict="pass" rounds="1">bumped a.txt to v1</subagent>',
+    );
+    const states = eventsOf(t.events, 'swarm.item')
+      .filter((e) => e.index === 0)
+      .map((e) => e.state);
+    expect(states).toEqual([
+      'queued',
+      'launched',
+      'verifying',
+      'rate_limited',
+      'launched',
+      'verifying',
+      'verifying',
+      'completed',
+    ]);
     // Each worker ran once; each item had one verifier, started and then continued after the limit.
     const starts = eventsOf(t.events, 'agent.start');
-    expect(starts.filter((e) => e.role === 'worker').map((e) => e.agentId).sort()).toEqual(['a-1', 'a-2']);
+    expect(
+      starts
+        .filter((e) => e.role === 'worker')
+        .map((e) => e.agentId)
+        .sort(),
+    ).toEqual(['a-1', 'a-2']);
     const verifiers = starts.filter((e) => e.role === 'verifier');
     expect(new Set(verifiers.map((e) => e.agentId)).size).toBe(2);
     expect(verifiers.map((e) => e.resumed)).toEqual([false, false, true, true]);
@@ -150,11 +193,15 @@ describe('verify mode under rate limits', () => {
     writeTree(dir, { 'a.txt': 'version v0\n', 'b.txt': 'version v0\n' });
     const limitedRework = {
       ...worker,
-      turns: worker.turns.map((turn, i) => (i === 2 ? { ...turn, failFirst: { status: 429, times: 1, retryAfterMs: 5 } } : turn)),
+      turns: worker.turns.map((turn, i) =>
+        i === 2 ? { ...turn, failFirst: { status: 429, times: 1, retryAfterMs: 5 } } : turn,
+      ),
     };
     t = makeEngine(dir, { agents: [limitedRework, ...SCRIPT.agents.slice(2)] });
     const answer = await t.swarm({ promptTemplate: 'Bump {{item}}', items: ['a.txt', 'b.txt'], verify: true });
-    expect(answer.ok && answer.report).toContain('<subagent agent_id="a-1" item="a.txt" outcome="completed" verdict="pass" rounds="2">bumped a.txt to v2</subagent>');
+    expect(answer.ok && answer.report).toContain(
+      '<subagent agent_id="a-1" item="a.txt" outcome="completed" verdict="pass" rounds="2">bumped a.txt to v2</subagent>',
+    );
     expect(eventsOf(t.events, 'swarm.item').filter((e) => e.index === 0 && e.state === 'rate_limited')).toHaveLength(1);
     // The rework prompt was given once: the second launch continued it.
     expect(userMessages('a-1')).toEqual(['Bump a.txt', reworkPrompt('a.txt must say v2, not v1', 1)]);
@@ -165,7 +212,10 @@ describe('verify mode under rate limits', () => {
 describe('parseVerdict', () => {
   it('reads pass and fail with their reasons, tolerating markdown', () => {
     expect(parseVerdict('VERDICT: pass')).toEqual({ verdict: 'pass', reasons: '' });
-    expect(parseVerdict('Checked.\n**VERDICT: FAIL** — missing test\nadd one')).toEqual({ verdict: 'fail', reasons: 'missing test\nadd one' });
+    expect(parseVerdict('Checked.\n**VERDICT: FAIL** — missing test\nadd one')).toEqual({
+      verdict: 'fail',
+      reasons: 'missing test\nadd one',
+    });
   });
   it('counts an answer without a verdict line as a fail, quoting it', () => {
     const verdict = parseVerdict('I think it is fine');

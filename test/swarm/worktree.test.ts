@@ -5,7 +5,17 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../orchestrator/models/scripted.js';
 import { WorktreeIsolation } from '../../swarm/worktree.js';
-import { eventsOf, git, gitRepo, makeEngine, removeDir, tempDir, toolResults, resultText, type TestEngine } from './helpers.js';
+import {
+  eventsOf,
+  git,
+  gitRepo,
+  makeEngine,
+  removeDir,
+  tempDir,
+  toolResults,
+  resultText,
+  type TestEngine,
+} from './helpers.js';
 
 let dir: string;
 let t: TestEngine | undefined;
@@ -19,7 +29,8 @@ afterEach(async () => {
 });
 
 const read = (file: string) => readFileSync(path.join(dir, file), 'utf8');
-const branches = () => git(dir, 'branch', '--list', 'murmur/*', '--format=%(refname:short)').split('\n').filter(Boolean);
+const branches = () =>
+  git(dir, 'branch', '--list', 'murmur/*', '--format=%(refname:short)').split('\n').filter(Boolean);
 /** Branches carry the run's (session's) id, so another run's kept branches never collide with this one's. */
 const branch = (swarm: string, item: number) => `murmur/${t!.engine.session!.id}/${swarm}/item-${item}`;
 const worktree = (swarm: string, item: number) => path.join(t!.engine.session!.dir, 'worktrees', swarm, `item-${item}`);
@@ -34,11 +45,23 @@ describe('isolation: worktree', () => {
       agents: [
         {
           match: { role: 'worker', prompt: 'Shout (\\S+)' },
-          turns: [{ toolCalls: [{ name: 'bash', arguments: { command: 'pwd' } }, { name: 'edit', arguments: { path: '$1', old_string: 'a', new_string: 'A', replace_all: true } }] }, { text: 'shouted $1' }],
+          turns: [
+            {
+              toolCalls: [
+                { name: 'bash', arguments: { command: 'pwd' } },
+                { name: 'edit', arguments: { path: '$1', old_string: 'a', new_string: 'A', replace_all: true } },
+              ],
+            },
+            { text: 'shouted $1' },
+          ],
         },
       ],
     });
-    const answer = await t.swarm({ promptTemplate: 'Shout {{item}}', items: ['a.txt', 'b.txt'], isolation: 'worktree' });
+    const answer = await t.swarm({
+      promptTemplate: 'Shout {{item}}',
+      items: ['a.txt', 'b.txt'],
+      isolation: 'worktree',
+    });
     expect(answer.ok && answer.report).toContain('<summary>completed: 2</summary>');
     expect(read('a.txt')).toBe('AlphA\n');
     expect(read('b.txt')).toBe('betA\n');
@@ -62,31 +85,53 @@ describe('isolation: worktree', () => {
       agents: [
         {
           match: { role: 'worker', prompt: 'Set (\\S+)' },
-          turns: [{ toolCalls: [{ name: 'edit', arguments: { path: 'shared.txt', old_string: 'line one', new_string: 'line by $1' } }] }, { text: 'set $1' }],
+          turns: [
+            {
+              toolCalls: [
+                { name: 'edit', arguments: { path: 'shared.txt', old_string: 'line one', new_string: 'line by $1' } },
+              ],
+            },
+            { text: 'set $1' },
+          ],
         },
         {
           // The second one finishes later, so it is the one that conflicts.
           match: { role: 'worker', prompt: 'Later (\\S+)' },
           turns: [
-            { toolCalls: [{ name: 'edit', arguments: { path: 'shared.txt', old_string: 'line one', new_string: 'line by $1' } }] },
+            {
+              toolCalls: [
+                { name: 'edit', arguments: { path: 'shared.txt', old_string: 'line one', new_string: 'line by $1' } },
+              ],
+            },
             { latencyMs: 150, text: 'set $1' },
           ],
         },
       ],
     });
-    const answer = await t.swarm({ promptTemplate: '{{item}}', items: ['Set first', 'Later second'], isolation: 'worktree' });
+    const answer = await t.swarm({
+      promptTemplate: '{{item}}',
+      items: ['Set first', 'Later second'],
+      isolation: 'worktree',
+    });
     const report = answer.ok ? answer.report : '';
     expect(report).toContain('<summary>completed: 1, conflict: 1</summary>');
-    expect(report).toContain('<subagent agent_id="a-1" item="Set first" outcome="completed" rounds="0">set first</subagent>');
+    expect(report).toContain(
+      '<subagent agent_id="a-1" item="Set first" outcome="completed" rounds="0">set first</subagent>',
+    );
     expect(report).toMatch(
-      new RegExp(`<subagent agent_id="a-2" item="Later second" outcome="conflict" rounds="0" branch="${escaped(branch('s-1', 2))}" reason="its changes do not apply to the working tree: [^"]+">set second</subagent>`),
+      new RegExp(
+        `<subagent agent_id="a-2" item="Later second" outcome="conflict" rounds="0" branch="${escaped(branch('s-1', 2))}" reason="its changes do not apply to the working tree: [^"]+">set second</subagent>`,
+      ),
     );
     // A conflict is not something to resume: its work is on the branch.
     expect(report).not.toContain('<resume_hint>');
     expect(read('shared.txt')).toBe('line by first\nline two\n');
     expect(branches()).toEqual([branch('s-1', 2)]);
     expect(git(dir, 'show', `${branch('s-1', 2)}:shared.txt`)).toBe('line by second\nline two\n');
-    expect(eventsOf(t.events, 'swarm.item').find((e) => e.state === 'conflict')).toMatchObject({ item: 'Later second', agentId: 'a-2' });
+    expect(eventsOf(t.events, 'swarm.item').find((e) => e.state === 'conflict')).toMatchObject({
+      item: 'Later second',
+      agentId: 'a-2',
+    });
   });
 
   it('with verify: the verifier checks the worktree, and only a passing item is merged', async () => {
@@ -95,14 +140,26 @@ describe('isolation: worktree', () => {
       agents: [
         {
           match: { role: 'worker', prompt: 'Bump (\\S+)' },
-          turns: [{ toolCalls: [{ name: 'edit', arguments: { path: '$1', old_string: 'v0', new_string: 'v1' } }] }, { text: 'bumped $1' }],
+          turns: [
+            { toolCalls: [{ name: 'edit', arguments: { path: '$1', old_string: 'v0', new_string: 'v1' } }] },
+            { text: 'bumped $1' },
+          ],
         },
         { match: { role: 'verifier', prompt: '<item>w.txt</item>' }, turns: [{ text: 'VERDICT: fail\nno' }] },
-        { match: { role: 'verifier' }, turns: [{ toolCalls: [{ name: 'read', arguments: { path: 'v.txt' } }] }, { text: 'VERDICT: pass' }] },
+        {
+          match: { role: 'verifier' },
+          turns: [{ toolCalls: [{ name: 'read', arguments: { path: 'v.txt' } }] }, { text: 'VERDICT: pass' }],
+        },
       ],
     };
     t = makeEngine(dir, script);
-    const answer = await t.swarm({ promptTemplate: 'Bump {{item}}', items: ['v.txt', 'w.txt'], isolation: 'worktree', verify: true, maxRounds: 1 });
+    const answer = await t.swarm({
+      promptTemplate: 'Bump {{item}}',
+      items: ['v.txt', 'w.txt'],
+      isolation: 'worktree',
+      verify: true,
+      maxRounds: 1,
+    });
     expect(answer.ok && answer.report).toContain('<summary>completed: 1, failed: 1</summary>');
     expect(read('v.txt')).toBe('v1\n');
     expect(read('w.txt')).toBe('v0\n');
@@ -144,7 +201,9 @@ describe('isolation: worktree', () => {
     expect(read('x.txt')).toBe('top\n');
     // New files are merged too, and only murmur's own folder (pkg/.murmur) is kept out of git status.
     expect(read('pkg/new-x.txt')).toBe('new\n');
-    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(' M pkg/x.txt\n M pkg/y.txt\n?? pkg/new-x.txt\n?? pkg/new-y.txt\n');
+    expect(git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe(
+      ' M pkg/x.txt\n M pkg/y.txt\n?? pkg/new-x.txt\n?? pkg/new-y.txt\n',
+    );
     expect(readFileSync(path.join(dir, '.git', 'info', 'exclude'), 'utf8')).toContain('\n/pkg/.murmur/\n');
   });
 
@@ -155,14 +214,32 @@ describe('isolation: worktree', () => {
         {
           match: { role: 'worker', prompt: 'Shout (\\S+)' },
           turns: [
-            { toolCalls: [{ name: 'edit', arguments: { path: '$1', old_string: 'a', new_string: 'A', replace_all: true } }] },
-            { toolCalls: [{ name: 'bash', arguments: { command: 'git add -A && git -c user.name=w -c user.email=w@localhost -c commit.gpgsign=false commit -qm "shout $1"' } }] },
+            {
+              toolCalls: [
+                { name: 'edit', arguments: { path: '$1', old_string: 'a', new_string: 'A', replace_all: true } },
+              ],
+            },
+            {
+              toolCalls: [
+                {
+                  name: 'bash',
+                  arguments: {
+                    command:
+                      'git add -A && git -c user.name=w -c user.email=w@localhost -c commit.gpgsign=false commit -qm "shout $1"',
+                  },
+                },
+              ],
+            },
             { text: 'shouted and committed $1' },
           ],
         },
       ],
     });
-    const answer = await t.swarm({ promptTemplate: 'Shout {{item}}', items: ['a.txt', 'b.txt'], isolation: 'worktree' });
+    const answer = await t.swarm({
+      promptTemplate: 'Shout {{item}}',
+      items: ['a.txt', 'b.txt'],
+      isolation: 'worktree',
+    });
     expect(answer.ok && answer.report).toContain('<summary>completed: 2</summary>');
     const [, commit] = toolResults(t.engine.agentTree.get('a-1')!.agent.state.messages);
     expect(commit!.isError).toBe(false);
@@ -180,17 +257,27 @@ describe('isolation: worktree', () => {
         // Edits, then the provider fails it: its change must stay for a resume.
         {
           match: { role: 'worker', prompt: 'Edit a.txt' },
-          turns: [{ toolCalls: [{ name: 'edit', arguments: { path: 'a.txt', old_string: 'alpha', new_string: 'ALPHA' } }] }, { failFirst: { status: 400, times: 1, message: 'broke' } }],
+          turns: [
+            { toolCalls: [{ name: 'edit', arguments: { path: 'a.txt', old_string: 'alpha', new_string: 'ALPHA' } }] },
+            { failFirst: { status: 400, times: 1, message: 'broke' } },
+          ],
         },
         // Fails before it changed anything.
-        { match: { role: 'worker', prompt: 'Edit b.txt' }, turns: [{ failFirst: { status: 400, times: 1, message: 'broke early' } }] },
+        {
+          match: { role: 'worker', prompt: 'Edit b.txt' },
+          turns: [{ failFirst: { status: 400, times: 1, message: 'broke early' } }],
+        },
       ],
     });
     const answer = await t.swarm({ promptTemplate: 'Edit {{item}}', items: ['a.txt', 'b.txt'], isolation: 'worktree' });
     const report = answer.ok ? answer.report : '';
     expect(report).toContain('<summary>failed: 2</summary>');
-    expect(report).toContain(`<subagent agent_id="a-1" item="a.txt" outcome="failed" rounds="0" branch="${branch('s-1', 1)}" worktree="${worktree('s-1', 1)}" reason="broke">`);
-    expect(report).toContain(`<subagent agent_id="a-2" item="b.txt" outcome="failed" rounds="0" branch="${branch('s-1', 2)}" reason="broke early">`);
+    expect(report).toContain(
+      `<subagent agent_id="a-1" item="a.txt" outcome="failed" rounds="0" branch="${branch('s-1', 1)}" worktree="${worktree('s-1', 1)}" reason="broke">`,
+    );
+    expect(report).toContain(
+      `<subagent agent_id="a-2" item="b.txt" outcome="failed" rounds="0" branch="${branch('s-1', 2)}" reason="broke early">`,
+    );
     expect(readFileSync(path.join(worktree('s-1', 1), 'a.txt'), 'utf8')).toBe('ALPHA\n');
     // The empty worktree is gone; both branches stay (a resume goes on from them), the main tree is untouched.
     expect(existsSync(worktree('s-1', 2))).toBe(false);
@@ -202,7 +289,10 @@ describe('isolation: worktree', () => {
   it('outside a git repository: a clear error before anything starts', async () => {
     t = makeEngine(dir, { agents: [] });
     const answer = await t.swarm({ promptTemplate: 'Do {{item}}', items: ['a', 'b'], isolation: 'worktree' });
-    expect(answer).toEqual({ ok: false, error: expect.stringContaining(`isolation "worktree" needs a git repository, and ${dir} is not inside one`) });
+    expect(answer).toEqual({
+      ok: false,
+      error: expect.stringContaining(`isolation "worktree" needs a git repository, and ${dir} is not inside one`),
+    });
     expect(t.engine.agentTree.spawnedCount).toBe(0);
   });
 
@@ -218,13 +308,22 @@ describe('isolation: worktree', () => {
 describe('isolation: worktree, resuming', () => {
   const script: Script = {
     agents: [
-      { match: { role: 'worker', prompt: 'Fix a.txt' }, turns: [{ toolCalls: [{ name: 'edit', arguments: { path: 'a.txt', old_string: 'a1', new_string: 'A1' } }] }, { text: 'fixed a.txt' }] },
+      {
+        match: { role: 'worker', prompt: 'Fix a.txt' },
+        turns: [
+          { toolCalls: [{ name: 'edit', arguments: { path: 'a.txt', old_string: 'a1', new_string: 'A1' } }] },
+          { text: 'fixed a.txt' },
+        ],
+      },
       {
         // Edits its first line, fails on its second step, and finishes when resumed.
         match: { role: 'worker', prompt: 'Fix b.txt' },
         turns: [
           { toolCalls: [{ name: 'edit', arguments: { path: 'b.txt', old_string: 'b1', new_string: 'B1' } }] },
-          { failFirst: { status: 400, times: 1, message: 'provider hiccup' }, toolCalls: [{ name: 'edit', arguments: { path: 'b.txt', old_string: 'b2', new_string: 'B2' } }] },
+          {
+            failFirst: { status: 400, times: 1, message: 'provider hiccup' },
+            toolCalls: [{ name: 'edit', arguments: { path: 'b.txt', old_string: 'b2', new_string: 'B2' } }],
+          },
           { text: 'fixed b.txt' },
         ],
       },
@@ -235,13 +334,20 @@ describe('isolation: worktree, resuming', () => {
     gitRepo(dir, { 'a.txt': 'a1\n', 'b.txt': 'b1\nb2\n' });
     t = makeEngine(dir, script);
     const first = await t.swarm({ promptTemplate: 'Fix {{item}}', items: ['a.txt', 'b.txt'], isolation: 'worktree' });
-    expect(first.ok && first.report).toContain(`item="b.txt" outcome="failed" rounds="0" branch="${branch('s-1', 2)}" worktree="${worktree('s-1', 2)}"`);
+    expect(first.ok && first.report).toContain(
+      `item="b.txt" outcome="failed" rounds="0" branch="${branch('s-1', 2)}" worktree="${worktree('s-1', 2)}"`,
+    );
     expect(first.ok && first.report).toContain('resume_agent_ids ["a-2"] and isolation "worktree"');
     expect(read('b.txt')).toBe('b1\nb2\n');
 
     const second = await t.swarm({ items: [], resumeAgentIds: ['a-2'], isolation: 'worktree' });
     expect(second.ok && second.report).toBe(
-      ['<agent_swarm_result>', '<summary>completed: 1</summary>', '<subagent agent_id="a-2" item="b.txt" outcome="completed" rounds="0">fixed b.txt</subagent>', '</agent_swarm_result>'].join('\n'),
+      [
+        '<agent_swarm_result>',
+        '<summary>completed: 1</summary>',
+        '<subagent agent_id="a-2" item="b.txt" outcome="completed" rounds="0">fixed b.txt</subagent>',
+        '</agent_swarm_result>',
+      ].join('\n'),
     );
     // Both edits, the one from before the failure and the one after the resume, reached the main tree.
     expect(read('a.txt')).toBe('A1\n');
@@ -259,19 +365,30 @@ describe('isolation: worktree, resuming', () => {
     await t.swarm({ promptTemplate: 'Fix {{item}}', items: ['a.txt', 'b.txt'], isolation: 'worktree' });
     const spawned = t.engine.agentTree.spawnedCount;
     const without = await t.swarm({ items: [], resumeAgentIds: ['a-2'] });
-    expect(without).toEqual({ ok: false, error: expect.stringContaining(`subagent "a-2" works in its own git worktree (${worktree('s-1', 2)}); resume it with isolation "worktree"`) });
+    expect(without).toEqual({
+      ok: false,
+      error: expect.stringContaining(
+        `subagent "a-2" works in its own git worktree (${worktree('s-1', 2)}); resume it with isolation "worktree"`,
+      ),
+    });
 
     // A subagent of a swarm without isolation cannot move into a worktree.
     await t.swarm({ promptTemplate: 'Fix {{item}}', items: ['b.txt', 'a.txt'] });
     const moved = await t.swarm({ items: [], resumeAgentIds: ['a-3'], isolation: 'worktree' });
-    expect(moved).toEqual({ ok: false, error: expect.stringContaining('subagent "a-3" worked in the main working tree and cannot move into a worktree now') });
+    expect(moved).toEqual({
+      ok: false,
+      error: expect.stringContaining(
+        'subagent "a-3" worked in the main working tree and cannot move into a worktree now',
+      ),
+    });
     expect(t.engine.agentTree.spawnedCount).toBe(spawned + 2);
     expect(eventsOf(t.events, 'swarm.start').map((e) => e.swarmId)).toEqual(['s-1', 's-2']);
   });
 });
 
 describe('WorktreeIsolation after a crash', () => {
-  const open = () => WorktreeIsolation.open(dir, path.join(dir, '.murmur', 'sessions', 'x'), 's-1', path.join(dir, '.murmur'), 'x');
+  const open = () =>
+    WorktreeIsolation.open(dir, path.join(dir, '.murmur', 'sessions', 'x'), 's-1', path.join(dir, '.murmur'), 'x');
 
   it('merges a commit made just before the crash, even when HEAD moved on since', async () => {
     gitRepo(dir, { 'a.txt': 'a\n', 'b.txt': 'b\n' });
@@ -281,10 +398,32 @@ describe('WorktreeIsolation after a crash', () => {
     writeFileSync(path.join(workspace, 'a.txt'), 'A\n');
     // mergeBack's commit, and then the process dies before the apply.
     git(workspace, 'add', '-A');
-    git(workspace, '-c', 'user.name=murmur', '-c', 'user.email=murmur@localhost', '-c', 'commit.gpgsign=false', 'commit', '-qm', 'murmur swarm: a');
+    git(
+      workspace,
+      '-c',
+      'user.name=murmur',
+      '-c',
+      'user.email=murmur@localhost',
+      '-c',
+      'commit.gpgsign=false',
+      'commit',
+      '-qm',
+      'murmur swarm: a',
+    );
     // Meanwhile the user commits elsewhere: the merge must not undo that.
     writeFileSync(path.join(dir, 'b.txt'), 'B\n');
-    git(dir, '-c', 'user.name=u', '-c', 'user.email=u@localhost', '-c', 'commit.gpgsign=false', 'commit', '-qam', 'user work');
+    git(
+      dir,
+      '-c',
+      'user.name=u',
+      '-c',
+      'user.email=u@localhost',
+      '-c',
+      'commit.gpgsign=false',
+      'commit',
+      '-qam',
+      'user work',
+    );
 
     const after = await open();
     if (typeof after === 'string') throw new Error(after);
@@ -303,7 +442,18 @@ describe('WorktreeIsolation after a crash', () => {
     const workspace = await before.prepare(0);
     writeFileSync(path.join(workspace, 'a.txt'), 'A\n');
     git(workspace, 'add', '-A');
-    git(workspace, '-c', 'user.name=murmur', '-c', 'user.email=murmur@localhost', '-c', 'commit.gpgsign=false', 'commit', '-qm', 'murmur swarm: a');
+    git(
+      workspace,
+      '-c',
+      'user.name=murmur',
+      '-c',
+      'user.email=murmur@localhost',
+      '-c',
+      'commit.gpgsign=false',
+      'commit',
+      '-qm',
+      'murmur swarm: a',
+    );
     writeFileSync(path.join(dir, 'a.txt'), 'A\n'); // applied, then the crash
 
     const after = await open();

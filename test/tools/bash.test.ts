@@ -57,7 +57,12 @@ const waitFor = async (check: () => boolean, ms = 10_000) => {
 describe('bash', () => {
   it('runs in the workspace, streams output and reports the exit code', async () => {
     const updates: string[] = [];
-    const result = await call(bashTool, contextFor(root), { command: 'pwd; echo err >&2; exit 3' }, { onUpdate: (chunk) => updates.push(chunk) });
+    const result = await call(
+      bashTool,
+      contextFor(root),
+      { command: 'pwd; echo err >&2; exit 3' },
+      { onUpdate: (chunk) => updates.push(chunk) },
+    );
     expect(result.isError).toBe(true);
     expect(text(result)).toContain(root);
     expect(text(result)).toContain('err');
@@ -76,8 +81,15 @@ describe('bash', () => {
     const result = await call(
       bashTool,
       contextFor(root),
-      { command: `(sleep ${marker} &) ; bash -c 'sleep ${marker}1' & sleep 0.2; echo spawned; sleep ${marker}2`, timeout: 1_000 },
-      { onUpdate: (chunk) => { if (chunk.includes('spawned')) seenWhileRunning = processesWith(`sleep ${marker}`).length; } },
+      {
+        command: `(sleep ${marker} &) ; bash -c 'sleep ${marker}1' & sleep 0.2; echo spawned; sleep ${marker}2`,
+        timeout: 1_000,
+      },
+      {
+        onUpdate: (chunk) => {
+          if (chunk.includes('spawned')) seenWhileRunning = processesWith(`sleep ${marker}`).length;
+        },
+      },
     );
     expect(seenWhileRunning).toBeGreaterThanOrEqual(3);
     expect(result.isError).toBe(true);
@@ -87,7 +99,9 @@ describe('bash', () => {
 
   it('stops processes left behind when the command itself ends', async () => {
     const marker = `${800000 + Math.floor(Math.random() * 99999)}`;
-    const result = await call(bashTool, contextFor(root), { command: `(sleep ${marker} > /dev/null 2>&1 &); echo started` });
+    const result = await call(bashTool, contextFor(root), {
+      command: `(sleep ${marker} > /dev/null 2>&1 &); echo started`,
+    });
     expect(text(result)).toContain('started');
     expect(await waitFor(() => processesWith(`sleep ${marker}`).length === 0)).toBe(true);
   });
@@ -97,7 +111,10 @@ describe('bash', () => {
   it('does not wait for a process that left the group, and says it may still run', async () => {
     const marker = `${600000 + Math.floor(Math.random() * 99999)}`;
     try {
-      const result = await call(bashTool, contextFor(root), { command: `${leaveGroup(`sleep ${marker}`)}; echo started`, timeout: 2_000 });
+      const result = await call(bashTool, contextFor(root), {
+        command: `${leaveGroup(`sleep ${marker}`)}; echo started`,
+        timeout: 2_000,
+      });
       expect(text(result)).toContain('started');
       expect(text(result)).toContain('Exit code 0.');
       expect(text(result)).toContain("A process left the command's process group and may still run: pid");
@@ -111,14 +128,24 @@ describe('bash', () => {
   it('on timeout stops the group, does not wait for an escaped process, and does not claim it stopped everything', async () => {
     const marker = `${500000 + Math.floor(Math.random() * 99999)}`;
     try {
-      const result = await call(bashTool, contextFor(root), { command: `${leaveGroup(`sleep ${marker}`)}; echo started; sleep ${marker}1`, timeout: 1_000 });
+      const result = await call(bashTool, contextFor(root), {
+        command: `${leaveGroup(`sleep ${marker}`)}; echo started; sleep ${marker}1`,
+        timeout: 1_000,
+      });
       expect(result.isError).toBe(true);
-      expect(text(result)).toContain("Timed out after 1 s: the command's process group was stopped. A process left the command's process group and may still run");
+      expect(text(result)).toContain(
+        "Timed out after 1 s: the command's process group was stopped. A process left the command's process group and may still run",
+      );
       expect(text(result)).toContain(`(sleep ${marker})`);
       expect(await waitFor(() => processesWith(`sleep ${marker}1`).length === 0)).toBe(true);
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 300);
-      const aborted = await call(bashTool, contextFor(root), { command: `${leaveGroup(`sleep ${marker}2`)}; sleep ${marker}3` }, { signal: controller.signal });
+      const aborted = await call(
+        bashTool,
+        contextFor(root),
+        { command: `${leaveGroup(`sleep ${marker}2`)}; sleep ${marker}3` },
+        { signal: controller.signal },
+      );
       expect(text(aborted)).toContain("Aborted: the command's process group was stopped. A process left");
     } finally {
       killAll(`sleep ${marker}`);
@@ -128,7 +155,12 @@ describe('bash', () => {
   it('reports an escaped process that does not hold the output', async () => {
     const marker = `${400000 + Math.floor(Math.random() * 99999)}`;
     try {
-      const run = await runInProcessGroup({ command: `${leaveGroup(`sleep ${marker}`, ' > /dev/null 2>&1')}; echo done`, cwd: root, env: scrubSecrets(process.env), onOutput: () => {} });
+      const run = await runInProcessGroup({
+        command: `${leaveGroup(`sleep ${marker}`, ' > /dev/null 2>&1')}; echo done`,
+        cwd: root,
+        env: scrubSecrets(process.env),
+        onOutput: () => {},
+      });
       expect(run.exitCode).toBe(0);
       expect(run.outputCut).toBeUndefined();
       expect(run.escaped?.map((p) => p.command)).toEqual([`sleep ${marker}`]);
@@ -172,7 +204,9 @@ describe('bash', () => {
       expect(text(result)).toContain('MURMUR_TEST_PLAIN=visible');
       expect(text(result)).not.toMatch(/API_KEY|_TOKEN|_SECRET|_PASSWORD/);
       // Configured patterns add to the defaults: the API key stays out although the list does not name it.
-      const custom = await call(bashTool, contextFor(root, { env: { secretPatterns: ['*_PLAIN'] } }), { command: 'env | grep MURMUR_TEST_ | sort' });
+      const custom = await call(bashTool, contextFor(root, { env: { secretPatterns: ['*_PLAIN'] } }), {
+        command: 'env | grep MURMUR_TEST_ | sort',
+      });
       expect(text(custom)).not.toContain('MURMUR_TEST_PLAIN');
       expect(text(custom)).not.toContain('MURMUR_TEST_API_KEY');
       expect(text(custom)).not.toContain('MURMUR_TEST_PASSWORD');
@@ -186,23 +220,57 @@ describe('bash', () => {
   });
 
   it('removes the usual secret names by default and keeps ordinary variables', () => {
-    const secrets = ['OPENAI_KEY', 'STRIPE_SECRET_KEY', 'GITHUB_PRIVATE_KEY', 'API_KEY', 'MY_APP_SECRET_VALUE', 'GOOGLE_APPLICATION_CREDENTIALS', 'PGPASSWORD', 'NPM_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'SECRET_KEY_BASE'];
-    const ordinary = ['PATH', 'HOME', 'LANG', 'TERM', 'USER', 'SHELL', 'PWD', 'SSH_AUTH_SOCK', 'NODE_ENV', 'KEYBOARD_LAYOUT'];
+    const secrets = [
+      'OPENAI_KEY',
+      'STRIPE_SECRET_KEY',
+      'GITHUB_PRIVATE_KEY',
+      'API_KEY',
+      'MY_APP_SECRET_VALUE',
+      'GOOGLE_APPLICATION_CREDENTIALS',
+      'PGPASSWORD',
+      'NPM_TOKEN',
+      'AWS_SECRET_ACCESS_KEY',
+      'SECRET_KEY_BASE',
+    ];
+    const ordinary = [
+      'PATH',
+      'HOME',
+      'LANG',
+      'TERM',
+      'USER',
+      'SHELL',
+      'PWD',
+      'SSH_AUTH_SOCK',
+      'NODE_ENV',
+      'KEYBOARD_LAYOUT',
+    ];
     const env = Object.fromEntries([...secrets, ...ordinary].map((name) => [name, 'value']));
     expect(Object.keys(scrubSecrets(env)).sort()).toEqual([...ordinary].sort());
-    expect(Object.keys(scrubSecrets(env, ['NODE_*'])).sort()).toEqual(ordinary.filter((name) => name !== 'NODE_ENV').sort());
+    expect(Object.keys(scrubSecrets(env, ['NODE_*'])).sort()).toEqual(
+      ordinary.filter((name) => name !== 'NODE_ENV').sort(),
+    );
   });
 
   it('checks its arguments: timeout range, cwd inside the workspace, disable_timeout only in the background', async () => {
-    expect(text(await call(bashTool, contextFor(root), { command: 'true', timeout: 400_000 }))).toContain('above the foreground maximum of 300000 ms');
-    expect(text(await call(bashTool, contextFor(root), { command: 'true', cwd: '/' }))).toContain('outside the workspace');
-    expect(text(await call(bashTool, contextFor(root), { command: 'true', disable_timeout: true }))).toContain('only to background');
+    expect(text(await call(bashTool, contextFor(root), { command: 'true', timeout: 400_000 }))).toContain(
+      'above the foreground maximum of 300000 ms',
+    );
+    expect(text(await call(bashTool, contextFor(root), { command: 'true', cwd: '/' }))).toContain(
+      'outside the workspace',
+    );
+    expect(text(await call(bashTool, contextFor(root), { command: 'true', disable_timeout: true }))).toContain(
+      'only to background',
+    );
   });
 
   it('runs a background command through the task registry', async () => {
     const tasks = new TestTasks(path.join(root, 'tasks'));
     const ctx = contextFor(root);
-    const result = await call(createBashTool(taskStoreOf(tasks)), ctx, { command: 'echo one; sleep 0.2; echo two', run_in_background: true, description: 'count to two' });
+    const result = await call(createBashTool(taskStoreOf(tasks)), ctx, {
+      command: 'echo one; sleep 0.2; echo two',
+      run_in_background: true,
+      description: 'count to two',
+    });
     expect(result.isError).toBeUndefined();
     const taskId = (result.details as { taskId: string }).taskId;
     expect(text(result)).toContain(`Started background task ${taskId}`);
@@ -216,14 +284,25 @@ describe('bash', () => {
     const tasks = new TestTasks(path.join(root, 'tasks2'));
     const ctx = contextFor(root);
     const withTasks = createBashTool(taskStoreOf(tasks));
-    expect(text(await call(withTasks, ctx, { command: 'sleep 1', run_in_background: true }))).toContain('needs a description');
-    const started = await call(withTasks, ctx, { command: 'sleep 30', run_in_background: true, description: 'slow', timeout: 300 });
+    expect(text(await call(withTasks, ctx, { command: 'sleep 1', run_in_background: true }))).toContain(
+      'needs a description',
+    );
+    const started = await call(withTasks, ctx, {
+      command: 'sleep 30',
+      run_in_background: true,
+      description: 'slow',
+      timeout: 300,
+    });
     const info = await tasks.wait((started.details as { taskId: string }).taskId, 10_000);
     expect(info?.status).toBe('timeout');
   });
 
   it('says background commands are not available when made without a task store', async () => {
-    const result = await call(bashTool, contextFor(root), { command: 'sleep 1', run_in_background: true, description: 'x' });
+    const result = await call(bashTool, contextFor(root), {
+      command: 'sleep 1',
+      run_in_background: true,
+      description: 'x',
+    });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain('Background commands are not available here');
   });
@@ -231,7 +310,9 @@ describe('bash', () => {
   it('keeps the head and tail of a huge output in memory', () => {
     const buffer = new HeadTailBuffer(10);
     for (const chunk of ['abc', 'defgh', 'ijklmnop', 'qrstuvwxyz']) buffer.append(chunk);
-    expect(buffer.toString()).toBe('abcde\n[… 16 characters of output cut here; redirect the output to a file to keep all of it …]\nvwxyz');
+    expect(buffer.toString()).toBe(
+      'abcde\n[… 16 characters of output cut here; redirect the output to a file to keep all of it …]\nvwxyz',
+    );
     const small = new HeadTailBuffer(10);
     small.append('abc');
     small.append('defg');

@@ -2,7 +2,12 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeToolBatch, type BatchHooks } from '../../orchestrator/tool-batch.js';
-import { createResultBudget, resultBudgetStage, DEFAULT_SPILL_CHARS, SPILL_FAILURE_PREVIEW_CHARS } from '../../tools/budget.js';
+import {
+  createResultBudget,
+  resultBudgetStage,
+  DEFAULT_SPILL_CHARS,
+  SPILL_FAILURE_PREVIEW_CHARS,
+} from '../../tools/budget.js';
 import type { RuntimeTool, ToolResult } from '../../tools/contract.js';
 import { READ_RESULT_MAX_CHARS } from '../../tools/fs/read.js';
 import { createBashTool, grepTool, readTool } from '../../tools/workspace-tools.js';
@@ -20,7 +25,8 @@ afterAll(async () => {
   await removeDir(root);
 });
 
-const bigText = (lines: number) => Array.from({ length: lines }, (_, i) => `row ${i + 1}: ${'data '.repeat(10)}`).join('\n');
+const bigText = (lines: number) =>
+  Array.from({ length: lines }, (_, i) => `row ${i + 1}: ${'data '.repeat(10)}`).join('\n');
 const image = { type: 'image' as const, data: 'AAAA', mimeType: 'image/png' };
 
 describe('result budget', () => {
@@ -63,16 +69,30 @@ describe('result budget', () => {
   });
 
   it('never spills a read result within read limits, even with a small spill limit', async () => {
-    const budget = createResultBudget({ agentHasRead: true, toolOutputsDir: outputs, spillChars: 1_000, maxResultChars: 1_000 });
+    const budget = createResultBudget({
+      agentHasRead: true,
+      toolOutputsDir: outputs,
+      spillChars: 1_000,
+      maxResultChars: 1_000,
+    });
     const readText = 'x'.repeat(READ_RESULT_MAX_CHARS - 10);
-    const after = await budget({ id: 'call_read', name: 'read' }, undefined, { content: [{ type: 'text', text: readText }] });
+    const after = await budget({ id: 'call_read', name: 'read' }, undefined, {
+      content: [{ type: 'text', text: readText }],
+    });
     expect(text(after)).toBe(readText);
   });
 
   it('without read, cuts the middle at the per-result cap and says so', async () => {
-    const budget = createResultBudget({ agentHasRead: false, toolOutputsDir: outputs, maxResultChars: 1_000, spillChars: 500 });
+    const budget = createResultBudget({
+      agentHasRead: false,
+      toolOutputsDir: outputs,
+      maxResultChars: 1_000,
+      spillChars: 500,
+    });
     const full = `HEAD${'m'.repeat(10_000)}TAIL`;
-    const after = await budget({ id: 'call_cap', name: 'bash' }, undefined, { content: [{ type: 'text', text: full }] });
+    const after = await budget({ id: 'call_cap', name: 'bash' }, undefined, {
+      content: [{ type: 'text', text: full }],
+    });
     const cut = text(after);
     expect(cut.startsWith('HEAD')).toBe(true);
     expect(cut.endsWith('TAIL')).toBe(true);
@@ -87,10 +107,16 @@ describe('result budget', () => {
   });
 
   it('falls back to a 2 KiB head-and-tail preview when the spill file cannot be written', async () => {
-    const budget = createResultBudget({ agentHasRead: true, toolOutputsDir: path.join(root, 'not-a-dir.txt', 'x'), spillChars: 5_000 });
+    const budget = createResultBudget({
+      agentHasRead: true,
+      toolOutputsDir: path.join(root, 'not-a-dir.txt', 'x'),
+      spillChars: 5_000,
+    });
     await writeFile(path.join(root, 'not-a-dir.txt'), 'file');
     const full = `HEAD${'m'.repeat(50_000)}TAIL`;
-    const preview = text(await budget({ id: 'call_y', name: 'bash' }, undefined, { content: [{ type: 'text', text: full }] }));
+    const preview = text(
+      await budget({ id: 'call_y', name: 'bash' }, undefined, { content: [{ type: 'text', text: full }] }),
+    );
     expect(preview.startsWith('HEAD')).toBe(true);
     expect(preview.endsWith('TAIL')).toBe(true);
     expect(preview).toContain('could not be saved');
@@ -102,12 +128,22 @@ describe('result budget', () => {
       ['bash', createBashTool()],
       ['read', readTool],
     ]);
-    const [message] = await executeToolBatch([{ id: 'call_batch', name: 'bash', arguments: JSON.stringify({ command: 'seq 1 40000' }) }], {
-      tools,
-      context: { agentId: 'a1', role: 'worker', cwd: root },
-      signal: new AbortController().signal,
-      hooks: { afterCall: [resultBudgetStage(createResultBudget({ agentHasRead: true, toolOutputsDir: outputs, spillChars: 50_000 }), 'a1')] },
-    });
+    const [message] = await executeToolBatch(
+      [{ id: 'call_batch', name: 'bash', arguments: JSON.stringify({ command: 'seq 1 40000' }) }],
+      {
+        tools,
+        context: { agentId: 'a1', role: 'worker', cwd: root },
+        signal: new AbortController().signal,
+        hooks: {
+          afterCall: [
+            resultBudgetStage(
+              createResultBudget({ agentHasRead: true, toolOutputsDir: outputs, spillChars: 50_000 }),
+              'a1',
+            ),
+          ],
+        },
+      },
+    );
     const receipt = message!.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
     expect(receipt).toContain(path.join(outputs, 'a1-call_batch.txt'));
     const saved = await readFile(path.join(outputs, 'a1-call_batch.txt'), 'utf8');

@@ -54,11 +54,22 @@ afterAll(async () => {
   await removeDir(outside);
 });
 
-const VISIBLE = ['.github/workflows/ci.yml', 'crlf.txt', 'docs/final.md', 'keep.log', 'other/x.md', 'src/a.ts', 'src/b.tsx', 'src/nested/real.ts'];
+const VISIBLE = [
+  '.github/workflows/ci.yml',
+  'crlf.txt',
+  'docs/final.md',
+  'keep.log',
+  'other/x.md',
+  'src/a.ts',
+  'src/b.tsx',
+  'src/nested/real.ts',
+];
 const IGNORED = ['build/out.js', 'debug.log', 'docs/draft.md', 'other/y.md', 'src/nested/generated.ts'];
 
 function lines(result: { content: unknown[] }): string[] {
-  return text(result as never).split('\n').slice(1);
+  return text(result as never)
+    .split('\n')
+    .slice(1);
 }
 
 describe('grep', () => {
@@ -81,7 +92,12 @@ describe('grep', () => {
   });
 
   it('shows content with line numbers and context', async () => {
-    const result = await call(grepTool, contextFor(root), { pattern: 'TODO', path: 'src/nested', output_mode: 'content', '-C': 1 });
+    const result = await call(grepTool, contextFor(root), {
+      pattern: 'TODO',
+      path: 'src/nested',
+      output_mode: 'content',
+      '-C': 1,
+    });
     expect(lines(result)).toEqual([
       'src/nested/real.ts-2-line two',
       'src/nested/real.ts:3:TODO real',
@@ -93,7 +109,12 @@ describe('grep', () => {
   });
 
   it('counts, filters by type and glob, and ignores case', async () => {
-    const counts = await call(grepTool, contextFor(root), { pattern: 'todo', output_mode: 'count', '-i': true, type: 'ts' });
+    const counts = await call(grepTool, contextFor(root), {
+      pattern: 'todo',
+      output_mode: 'count',
+      '-i': true,
+      type: 'ts',
+    });
     expect(lines(counts)).toEqual(['src/a.ts:1', 'src/b.tsx:1', 'src/nested/real.ts:2']);
     const globbed = await call(grepTool, contextFor(root), { pattern: 'TODO', glob: '*.{md,yml}' });
     expect(lines(globbed)).toEqual(['.github/workflows/ci.yml', 'docs/final.md', 'other/x.md']);
@@ -115,7 +136,9 @@ describe('grep', () => {
   });
 
   it('refuses a search path outside the workspace', async () => {
-    expect(text(await call(grepTool, contextFor(root), { pattern: 'TODO', path: 'src/linkdir' }))).toContain('goes through a symlink');
+    expect(text(await call(grepTool, contextFor(root), { pattern: 'TODO', path: 'src/linkdir' }))).toContain(
+      'goes through a symlink',
+    );
   });
 });
 
@@ -125,10 +148,19 @@ describe('ripgrep discovery', () => {
     const copy = path.join(binDir, 'rg');
     await symlink(rgPath, copy);
     const bundled = async () => '/bundled/rg';
-    expect(await discoverRipgrep({ env: { RG_PATH: copy, PATH: binDir }, bundled })).toEqual({ path: copy, source: 'RG_PATH' });
-    expect(await discoverRipgrep({ env: { RG_PATH: '/nowhere/rg', PATH: binDir }, bundled })).toEqual({ path: '/bundled/rg', source: '@vscode/ripgrep' });
+    expect(await discoverRipgrep({ env: { RG_PATH: copy, PATH: binDir }, bundled })).toEqual({
+      path: copy,
+      source: 'RG_PATH',
+    });
+    expect(await discoverRipgrep({ env: { RG_PATH: '/nowhere/rg', PATH: binDir }, bundled })).toEqual({
+      path: '/bundled/rg',
+      source: '@vscode/ripgrep',
+    });
     const none = async () => undefined;
-    expect(await discoverRipgrep({ env: { PATH: `/nowhere:${binDir}` }, bundled: none })).toEqual({ path: copy, source: 'PATH' });
+    expect(await discoverRipgrep({ env: { PATH: `/nowhere:${binDir}` }, bundled: none })).toEqual({
+      path: copy,
+      source: 'PATH',
+    });
     expect(await discoverRipgrep({ env: { PATH: '/nowhere' }, bundled: none })).toBeUndefined();
     expect(await findRipgrep({ PATH: '' })).toEqual({ path: rgPath, source: '@vscode/ripgrep' });
     await removeDir(binDir);
@@ -191,7 +223,9 @@ describe('glob', () => {
   });
 
   it('lists ignored files with include_ignored but never sensitive ones or .git', async () => {
-    const all = text(await call(globTool, contextFor(root), { pattern: '**/*', include_ignored: true })).split('\n').sort();
+    const all = text(await call(globTool, contextFor(root), { pattern: '**/*', include_ignored: true }))
+      .split('\n')
+      .sort();
     for (const file of IGNORED) expect(all).toContain(file);
     expect(all.join('\n')).not.toMatch(/\.env|id_rsa|\.pem|credentials|\.git\/|link/);
     const hidden = text(await call(globTool, contextFor(root), { pattern: '**/*' })).split('\n');
@@ -201,7 +235,9 @@ describe('glob', () => {
   });
 
   it('searches from a path and lists an explicitly given ignored folder', async () => {
-    expect(text(await call(globTool, contextFor(root), { pattern: '*.md', path: 'docs' })).split('\n')).toEqual(['docs/final.md']);
+    expect(text(await call(globTool, contextFor(root), { pattern: '*.md', path: 'docs' })).split('\n')).toEqual([
+      'docs/final.md',
+    ]);
     expect(text(await call(globTool, contextFor(root), { pattern: '**/*', path: 'build' }))).toBe('build/out.js');
   });
 

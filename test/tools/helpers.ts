@@ -73,7 +73,15 @@ export class TestTasks implements BackgroundTasks {
     const outputPath = path.join(this.dir, taskId, 'output.log');
     mkdirSync(path.dirname(outputPath), { recursive: true });
     writeFileSync(outputPath, '');
-    const info: TaskInfo = { taskId, kind: spec.kind, description: spec.description, status: 'running', ownerAgentId: this.owner, startedAt: Date.now(), outputPath };
+    const info: TaskInfo = {
+      taskId,
+      kind: spec.kind,
+      description: spec.description,
+      status: 'running',
+      ownerAgentId: this.owner,
+      startedAt: Date.now(),
+      outputPath,
+    };
     if (spec.meta) info.meta = spec.meta;
     const controller = new AbortController();
     const done = spec.run({ signal: controller.signal, write: (chunk) => appendFileSync(outputPath, chunk) }).then(

@@ -21,13 +21,21 @@ function workspace(): string {
 }
 
 async function call(tool: RuntimeTool, root: string, hidden: readonly string[], args: object): Promise<string> {
-  const ctx = { agentId: 'a-1', role: 'worker', cwd: root, callId: 'c', workspace: { root, extraRoots: [], allowSensitive: [], hidden } };
+  const ctx = {
+    agentId: 'a-1',
+    role: 'worker',
+    cwd: root,
+    callId: 'c',
+    workspace: { root, extraRoots: [], allowSensitive: [], hidden },
+  };
   const result = await tool.impl(ctx, args as never, new AbortController().signal, () => undefined);
   return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 }
 
 describe('paths hidden by read deny rules', () => {
-  const hidden = hiddenByDenyRules({ permissions: { deny: ['read(secrets/**)', 'read(./top-secret.txt)', 'bash(curl*)', 'read(/etc/**)'] } });
+  const hidden = hiddenByDenyRules({
+    permissions: { deny: ['read(secrets/**)', 'read(./top-secret.txt)', 'bash(curl*)', 'read(/etc/**)'] },
+  });
 
   it('turns read(…) deny rules into gitignore patterns, anchoring ./ at the root', () => {
     expect(hidden).toEqual(['secrets/**', '/top-secret.txt']);
@@ -50,7 +58,19 @@ describe('paths hidden by read deny rules', () => {
 
   it('keeps them out of the JavaScript fallback too', async () => {
     const root = workspace();
-    const outcome = await grepWithJavaScript({ pattern: 'password', base: root, target: '', targetIsFile: false, mode: 'files', ignoreCase: false, before: 0, after: 0, multiline: false, includeIgnored: true, hidden });
+    const outcome = await grepWithJavaScript({
+      pattern: 'password',
+      base: root,
+      target: '',
+      targetIsFile: false,
+      mode: 'files',
+      ignoreCase: false,
+      before: 0,
+      after: 0,
+      multiline: false,
+      includeIgnored: true,
+      hidden,
+    });
     expect(outcome.ok && outcome.files.map((f) => f.path).sort()).toEqual(['src/app.ts', 'src/top-secret.txt']);
   });
 });

@@ -119,7 +119,11 @@ describe('read', () => {
     const refused = await call(readTool, contextFor(root), { path: 'config/.env.local' });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toContain('sensitive file');
-    const allowed = await call(readTool, contextFor(root, { workspace: { root, extraRoots: [], allowSensitive: ['.env'] } }), { path: '.env' });
+    const allowed = await call(
+      readTool,
+      contextFor(root, { workspace: { root, extraRoots: [], allowSensitive: ['.env'] } }),
+      { path: '.env' },
+    );
     expect(text(allowed)).toBe('     1\tAPI_KEY=secret');
   });
 

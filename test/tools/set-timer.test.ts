@@ -14,7 +14,11 @@ function frozenClock(now: number): Clock {
 }
 
 /** set_timer made with a timer service (the engine's port), and a context for agent-1. */
-function withTimers(now = Date.UTC(2025, 0, 1)): { ctx: ToolContext; service: TimerService; setTimerTool: RuntimeTool } {
+function withTimers(now = Date.UTC(2025, 0, 1)): {
+  ctx: ToolContext;
+  service: TimerService;
+  setTimerTool: RuntimeTool;
+} {
   const service = new TimerService(() => {}, frozenClock(now));
   return { ctx: contextFor('/tmp'), service, setTimerTool: createSetTimerTool(service) };
 }
@@ -23,7 +27,9 @@ describe('set_timer', () => {
   it('accepts a delay of up to one day', async () => {
     const { ctx, service, setTimerTool } = withTimers();
     const result = await call(setTimerTool, ctx, { delay_minutes: MAX_TIMER_MINUTES, message: 'tomorrow' });
-    expect(text(result)).toBe('Timer timer-1 set: the message arrives in about 1440 minutes (at 2025-01-02T00:00:00.000Z).');
+    expect(text(result)).toBe(
+      'Timer timer-1 set: the message arrives in about 1440 minutes (at 2025-01-02T00:00:00.000Z).',
+    );
     expect(service.count()).toBe(1);
   });
 
@@ -41,9 +47,16 @@ describe('set_timer', () => {
   it('checks the limit itself when called without the schema check', async () => {
     const { ctx, service, setTimerTool } = withTimers();
     for (const delay of [1e12, Number.POSITIVE_INFINITY, Number.NaN, -5]) {
-      const result = await setTimerTool.impl(ctx, { delay_minutes: delay, message: 'x' }, new AbortController().signal, () => {});
+      const result = await setTimerTool.impl(
+        ctx,
+        { delay_minutes: delay, message: 'x' },
+        new AbortController().signal,
+        () => {},
+      );
       expect(result.isError).toBe(true);
-      expect(text(result)).toContain(`delay_minutes ${String(delay)} is not accepted: give a number of minutes from 0 to 1440 (one day).`);
+      expect(text(result)).toContain(
+        `delay_minutes ${String(delay)} is not accepted: give a number of minutes from 0 to 1440 (one day).`,
+      );
     }
     expect(service.count()).toBe(0);
   });

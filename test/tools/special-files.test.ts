@@ -14,7 +14,9 @@ describe('files that are not files', () => {
     for (const tool of [readTool, readMediaFileTool]) {
       const result = await tool.impl(ctx, { path: 'pipe.png' } as never, new AbortController().signal, () => undefined);
       expect(result.isError).toBe(true);
-      expect(result.content[0]).toMatchObject({ text: 'pipe.png is a named pipe, not a file; only regular files can be read.' });
+      expect(result.content[0]).toMatchObject({
+        text: 'pipe.png is a named pipe, not a file; only regular files can be read.',
+      });
     }
   });
 });

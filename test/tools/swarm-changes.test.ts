@@ -20,15 +20,29 @@ afterEach(async () => {
 });
 
 /** Runs the calls with the real tools and records the conversation the loop would keep. */
-async function workerConversation(calls: Array<{ tool: RuntimeTool; args: Record<string, unknown> }>): Promise<Message[]> {
+async function workerConversation(
+  calls: Array<{ tool: RuntimeTool; args: Record<string, unknown> }>,
+): Promise<Message[]> {
   const ctx = contextFor(root);
   const messages: Message[] = [{ role: 'user', content: 'Change the files' }];
   let id = 0;
   for (const { tool, args } of calls) {
     const callId = `call-${++id}`;
-    messages.push({ role: 'assistant', text: '', toolCalls: [{ id: callId, name: tool.def.name, arguments: JSON.stringify(args) }], stopReason: 'tool_calls' });
+    messages.push({
+      role: 'assistant',
+      text: '',
+      toolCalls: [{ id: callId, name: tool.def.name, arguments: JSON.stringify(args) }],
+      stopReason: 'tool_calls',
+    });
     const result = await call(tool, ctx, args);
-    messages.push({ role: 'tool', toolCallId: callId, toolName: tool.def.name, content: result.content, isError: result.isError === true, details: result.details });
+    messages.push({
+      role: 'tool',
+      toolCallId: callId,
+      toolName: tool.def.name,
+      content: result.content,
+      isError: result.isError === true,
+      details: result.details,
+    });
   }
   return messages;
 }
@@ -44,7 +58,11 @@ describe('changed files of a worker', () => {
       // A failed call changed nothing.
       { tool: editTool, args: { file_path: 'src/missing.ts', old_string: 'x', new_string: 'y' } },
     ]);
-    expect(changedPaths(messages, root)).toEqual([path.join(root, 'src/new.ts'), path.join(root, 'src/a.ts'), path.join(root, 'notes.md')]);
+    expect(changedPaths(messages, root)).toEqual([
+      path.join(root, 'src/new.ts'),
+      path.join(root, 'src/a.ts'),
+      path.join(root, 'notes.md'),
+    ]);
     const text = await describeChanges(messages, root, false);
     expect(text.split('\n')[0]).toBe('Files changed: src/new.ts, src/a.ts, notes.md');
     expect(text).toContain('Edited src/a.ts');

@@ -7,13 +7,23 @@ import type { AfterCallStage } from '../../tools/call-stage.js';
 import { defineRuntimeTool, errorResult, textResult, type RuntimeTool } from '../../tools/contract.js';
 
 const greet = defineRuntimeTool({
-  def: { name: 'greet', description: 'greets', parameters: Type.Object({ who: Type.String() }), executionMode: 'parallel' },
+  def: {
+    name: 'greet',
+    description: 'greets',
+    parameters: Type.Object({ who: Type.String() }),
+    executionMode: 'parallel',
+  },
   execute: (_ctx, input) => textResult(`hello ${input.who}`, { greeted: input.who }),
 });
 const tools = new Map<string, RuntimeTool>([['greet', greet as RuntimeTool]]);
 
 function options(extra: Partial<BatchOptions> = {}): BatchOptions {
-  return { tools, context: { agentId: 'a1', role: 'worker', cwd: '/' }, signal: new AbortController().signal, ...extra };
+  return {
+    tools,
+    context: { agentId: 'a1', role: 'worker', cwd: '/' },
+    signal: new AbortController().signal,
+    ...extra,
+  };
 }
 
 describe('the tool-call pipeline', () => {
@@ -21,9 +31,13 @@ describe('the tool-call pipeline', () => {
     const ready = prepareCall({ id: 'c1', name: 'greet', arguments: '{"who":"ann"}' }, tools, 'worker');
     expect(ready).toEqual({ kind: 'ready', tool: greet, args: { who: 'ann' } });
     const unknown = prepareCall({ id: 'c2', name: 'nope', arguments: '{}' }, tools, 'worker');
-    expect(unknown.kind === 'refused' && unknown.result.content[0]).toMatchObject({ text: expect.stringMatching(/not available to the worker agent/) });
+    expect(unknown.kind === 'refused' && unknown.result.content[0]).toMatchObject({
+      text: expect.stringMatching(/not available to the worker agent/),
+    });
     const bad = prepareCall({ id: 'c3', name: 'greet', arguments: '{"who":1}' }, tools, 'worker');
-    expect(bad.kind === 'refused' && bad.result.content[0]).toMatchObject({ text: expect.stringMatching(/\/who: Expected string/) });
+    expect(bad.kind === 'refused' && bad.result.content[0]).toMatchObject({
+      text: expect.stringMatching(/\/who: Expected string/),
+    });
   });
 
   it('runs the after-call stages in order on every result, refusals included, and keeps details', async () => {
@@ -41,7 +55,10 @@ describe('the tool-call pipeline', () => {
     expect(ran.message.content.map((b) => (b.type === 'text' ? b.text : ''))).toEqual(['hello bo', 'first', 'second']);
     expect(ran.message.details).toEqual({ greeted: 'bo' });
 
-    const denied = await runToolCallOutcome({ id: 'c2', name: 'greet', arguments: '{"who":"bo"}' }, options({ hooks: { ...hooks, beforeCall: () => errorResult('no greeting today') } }));
+    const denied = await runToolCallOutcome(
+      { id: 'c2', name: 'greet', arguments: '{"who":"bo"}' },
+      options({ hooks: { ...hooks, beforeCall: () => errorResult('no greeting today') } }),
+    );
     expect(denied.refused).toBe('denied');
     expect(denied.message.isError).toBe(true);
     const invalid = await runToolCallOutcome({ id: 'c3', name: 'greet', arguments: 'not json' }, options({ hooks }));
@@ -50,8 +67,16 @@ describe('the tool-call pipeline', () => {
   });
 
   it('turns a stage that throws into an error result naming the stage', async () => {
-    const broken: AfterCallStage = { name: 'broken stage', run: () => { throw new Error('boom'); } };
-    const out = await runToolCallOutcome({ id: 'c1', name: 'greet', arguments: '{"who":"cy"}' }, options({ hooks: { afterCall: [broken] } }));
+    const broken: AfterCallStage = {
+      name: 'broken stage',
+      run: () => {
+        throw new Error('boom');
+      },
+    };
+    const out = await runToolCallOutcome(
+      { id: 'c1', name: 'greet', arguments: '{"who":"cy"}' },
+      options({ hooks: { afterCall: [broken] } }),
+    );
     expect(out.message.isError).toBe(true);
     expect(out.message.content[0]).toMatchObject({ text: expect.stringContaining('(broken stage): boom') });
   });

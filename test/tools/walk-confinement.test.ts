@@ -17,7 +17,11 @@ beforeAll(async () => {
   root = path.join(parent, 'ws');
   await mkdir(root);
   // A dotfile next to the workspace is what made the sensitive-file check throw inside the crawl.
-  writeTree(parent, { 'outside-secret.txt': 'TOKEN outside\n', '.npmrc': 'TOKEN npmrc\n', 'sibling/inner.txt': 'TOKEN sibling\n' });
+  writeTree(parent, {
+    'outside-secret.txt': 'TOKEN outside\n',
+    '.npmrc': 'TOKEN npmrc\n',
+    'sibling/inner.txt': 'TOKEN sibling\n',
+  });
   writeTree(root, { 'inside.txt': 'TOKEN inside\n', 'src/a.ts': 'TOKEN a\n' });
 });
 
@@ -25,7 +29,15 @@ afterAll(async () => {
   await removeDir(parent);
 });
 
-const ESCAPING_PATTERNS = ['..{/,}*', '{..,src}/*', '..{/,/sibling/}*', './../*', 'src/./../../*', '{.,..}/**/*', '..?(/)*'];
+const ESCAPING_PATTERNS = [
+  '..{/,}*',
+  '{..,src}/*',
+  '..{/,/sibling/}*',
+  './../*',
+  'src/./../../*',
+  '{.,..}/**/*',
+  '..?(/)*',
+];
 
 describe('glob stays inside the folder it searches', () => {
   for (const pattern of ESCAPING_PATTERNS) {
@@ -49,7 +61,17 @@ describe('glob stays inside the folder it searches', () => {
 
 describe('the JavaScript grep fallback stays inside the folder it searches', () => {
   const query = (glob: string, target = ''): GrepQuery => ({
-    pattern: 'TOKEN', base: root, target, targetIsFile: false, mode: 'files', ignoreCase: false, before: 0, after: 0, multiline: false, includeIgnored: true, glob,
+    pattern: 'TOKEN',
+    base: root,
+    target,
+    targetIsFile: false,
+    mode: 'files',
+    ignoreCase: false,
+    before: 0,
+    after: 0,
+    multiline: false,
+    includeIgnored: true,
+    glob,
   });
   for (const glob of ['..{/,}*', '../*', '{..,src}/*']) {
     it(`never searches a file outside for the glob ${JSON.stringify(glob)}`, async () => {
@@ -64,13 +86,21 @@ describe('a listing that fails inside the crawl', () => {
   // A search root outside the base breaks the walker's own contract; the sensitive-file check then throws on
   // the "../" path. That must come back as an error, not escape the fs callback and end the process.
   it('rejects the walk with the error instead of throwing from the fs callback', async () => {
-    await expect(walkFiles({ base: root, searchRoot: parent, patterns: ['*'], includeIgnored: false })).rejects.toThrow(/relative/);
+    await expect(walkFiles({ base: root, searchRoot: parent, patterns: ['*'], includeIgnored: false })).rejects.toThrow(
+      /relative/,
+    );
   });
 
   it('hands the error to the readdir callback', async () => {
     const walker = new IgnoreWalker(root, false);
-    const readdir = walker.fsAdapter(parent).readdir as unknown as (dir: string, options: unknown, callback: (error: Error | null, entries: unknown[]) => void) => void;
-    const outcome = await new Promise<{ error: Error | null; entries: unknown[] }>((resolve) => readdir(`${parent}/`, {}, (error, entries) => resolve({ error, entries })));
+    const readdir = walker.fsAdapter(parent).readdir as unknown as (
+      dir: string,
+      options: unknown,
+      callback: (error: Error | null, entries: unknown[]) => void,
+    ) => void;
+    const outcome = await new Promise<{ error: Error | null; entries: unknown[] }>((resolve) =>
+      readdir(`${parent}/`, {}, (error, entries) => resolve({ error, entries })),
+    );
     expect(outcome.error?.message).toMatch(/relative/);
     expect(outcome.entries).toEqual([]);
     expect(walker.failure).toBe(outcome.error);
@@ -78,8 +108,14 @@ describe('a listing that fails inside the crawl', () => {
 
   it('never reads a folder outside the one it is confined to', async () => {
     const walker = new IgnoreWalker(root, false);
-    const readdir = walker.fsAdapter(root).readdir as unknown as (dir: string, options: unknown, callback: (error: Error | null, entries: unknown[]) => void) => void;
-    const outcome = await new Promise<{ error: Error | null; entries: unknown[] }>((resolve) => readdir(`${parent}/`, {}, (error, entries) => resolve({ error, entries })));
+    const readdir = walker.fsAdapter(root).readdir as unknown as (
+      dir: string,
+      options: unknown,
+      callback: (error: Error | null, entries: unknown[]) => void,
+    ) => void;
+    const outcome = await new Promise<{ error: Error | null; entries: unknown[] }>((resolve) =>
+      readdir(`${parent}/`, {}, (error, entries) => resolve({ error, entries })),
+    );
     expect(outcome).toEqual({ error: null, entries: [] });
     expect(walker.refused).toEqual([parent]);
   });

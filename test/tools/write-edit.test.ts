@@ -75,7 +75,11 @@ describe('write', () => {
 describe('edit', () => {
   it('replaces a unique match and returns a small diff', async () => {
     writeTree(root, { 'a.ts': 'const a = 1;\nconst b = 2;\nconst c = 3;\n' });
-    const result = await call(editTool, contextFor(root), { path: 'a.ts', old_string: 'const b = 2;', new_string: 'const b = 20;' });
+    const result = await call(editTool, contextFor(root), {
+      path: 'a.ts',
+      old_string: 'const b = 2;',
+      new_string: 'const b = 20;',
+    });
     expect(result.isError).toBeUndefined();
     expect(await readFile(path.join(root, 'a.ts'), 'utf8')).toBe('const a = 1;\nconst b = 20;\nconst c = 3;\n');
     expect(text(result)).toContain('Edited a.ts: 1 replacement.');
@@ -89,14 +93,23 @@ describe('edit', () => {
     expect(result.isError).toBe(true);
     expect(text(result)).toContain('matches 3 places');
     expect(text(result)).toContain('replace_all: true');
-    const all = await call(editTool, contextFor(root), { path: 'a.ts', old_string: 'x = 1', new_string: 'x = 2', replace_all: true });
+    const all = await call(editTool, contextFor(root), {
+      path: 'a.ts',
+      old_string: 'x = 1',
+      new_string: 'x = 2',
+      replace_all: true,
+    });
     expect(text(all)).toContain('3 replacements');
     expect(await readFile(path.join(root, 'a.ts'), 'utf8')).toBe('x = 2\nx = 2\nx = 2\n');
   });
 
   it('says when there is no match and shows the closest line', async () => {
     writeTree(root, { 'a.ts': 'function hello(name) {\n  return name;\n}\n' });
-    const result = await call(editTool, contextFor(root), { path: 'a.ts', old_string: 'function helo(name) {', new_string: 'x' });
+    const result = await call(editTool, contextFor(root), {
+      path: 'a.ts',
+      old_string: 'function helo(name) {',
+      new_string: 'x',
+    });
     expect(result.isError).toBe(true);
     expect(text(result)).toContain('old_string was not found in a.ts');
     expect(text(result)).toContain('The closest line is 1: "function hello(name) {"');
@@ -111,7 +124,11 @@ describe('edit', () => {
   it('keeps CRLF line endings and a BOM', async () => {
     const file = path.join(root, 'win.txt');
     await writeFile(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('one\r\ntwo\r\nthree\r\n')]));
-    const result = await call(editTool, contextFor(root), { path: 'win.txt', old_string: 'one\ntwo', new_string: 'one\nTWO\nmore' });
+    const result = await call(editTool, contextFor(root), {
+      path: 'win.txt',
+      old_string: 'one\ntwo',
+      new_string: 'one\nTWO\nmore',
+    });
     expect(result.isError).toBeUndefined();
     const bytes = await readFile(file);
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
@@ -125,14 +142,26 @@ describe('edit', () => {
     await call(readTool, first, { path: 'shared.ts' });
     await call(readTool, second, { path: 'shared.ts' });
     // The first worker gets there first (its edit changes the size, so the stamp differs on any clock).
-    const firstEdit = await call(editTool, first, { path: 'shared.ts', old_string: 'let value = 1;', new_string: 'let value = 22;' });
+    const firstEdit = await call(editTool, first, {
+      path: 'shared.ts',
+      old_string: 'let value = 1;',
+      new_string: 'let value = 22;',
+    });
     expect(firstEdit.isError).toBeUndefined();
-    const stale = await call(editTool, second, { path: 'shared.ts', old_string: 'let other = 1;', new_string: 'let other = 2;' });
+    const stale = await call(editTool, second, {
+      path: 'shared.ts',
+      old_string: 'let other = 1;',
+      new_string: 'let other = 2;',
+    });
     expect(stale.isError).toBe(true);
     expect(text(stale)).toContain('changed on disk since you last read it');
     expect(text(stale)).toContain('Read it again');
     await call(readTool, second, { path: 'shared.ts' });
-    const retried = await call(editTool, second, { path: 'shared.ts', old_string: 'let other = 1;', new_string: 'let other = 2;' });
+    const retried = await call(editTool, second, {
+      path: 'shared.ts',
+      old_string: 'let other = 1;',
+      new_string: 'let other = 2;',
+    });
     expect(retried.isError).toBeUndefined();
   });
 

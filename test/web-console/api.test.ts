@@ -29,7 +29,14 @@ afterAll(async () => {
 
 function app() {
   const store = CronStore.forWorkspace(workspace, { env });
-  return consoleApp({ token: TOKEN, allowedHosts: allowedHosts('127.0.0.1', 4777, []), workspace, stores: () => [store], home: path.join(workspace, '.murmur'), env });
+  return consoleApp({
+    token: TOKEN,
+    allowedHosts: allowedHosts('127.0.0.1', 4777, []),
+    workspace,
+    stores: () => [store],
+    home: path.join(workspace, '.murmur'),
+    env,
+  });
 }
 
 function call(path: string, init: RequestInit & { token?: string | false; host?: string } = {}) {
@@ -39,14 +46,34 @@ function call(path: string, init: RequestInit & { token?: string | false; host?:
   return app().request(`http://${init.host ?? HOST}${path}`, { ...init, headers });
 }
 
-const json = (body: unknown): RequestInit => ({ method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+const json = (body: unknown): RequestInit => ({
+  method: 'POST',
+  body: JSON.stringify(body),
+  headers: { 'content-type': 'application/json' },
+});
 
 describe('the gates', () => {
   const routes: [string, string][] = [
-    ['GET', '/'], ['GET', '/tasks'], ['GET', '/tasks/new'], ['GET', '/tasks/st-x'], ['GET', '/sessions'], ['GET', '/sessions/x'],
-    ['GET', '/assets/console.js'], ['GET', '/assets/console.css'], ['GET', '/api/tasks'], ['POST', '/api/tasks'], ['POST', '/api/preview'],
-    ['GET', '/api/tasks/st-x'], ['PUT', '/api/tasks/st-x'], ['POST', '/api/tasks/st-x/pause'], ['POST', '/api/tasks/st-x/unpause'],
-    ['POST', '/api/tasks/st-x/run-now'], ['DELETE', '/api/tasks/st-x'], ['GET', '/api/sessions'], ['GET', '/api/sessions/x'], ['GET', '/api/sessions/x/events'],
+    ['GET', '/'],
+    ['GET', '/tasks'],
+    ['GET', '/tasks/new'],
+    ['GET', '/tasks/st-x'],
+    ['GET', '/sessions'],
+    ['GET', '/sessions/x'],
+    ['GET', '/assets/console.js'],
+    ['GET', '/assets/console.css'],
+    ['GET', '/api/tasks'],
+    ['POST', '/api/tasks'],
+    ['POST', '/api/preview'],
+    ['GET', '/api/tasks/st-x'],
+    ['PUT', '/api/tasks/st-x'],
+    ['POST', '/api/tasks/st-x/pause'],
+    ['POST', '/api/tasks/st-x/unpause'],
+    ['POST', '/api/tasks/st-x/run-now'],
+    ['DELETE', '/api/tasks/st-x'],
+    ['GET', '/api/sessions'],
+    ['GET', '/api/sessions/x'],
+    ['GET', '/api/sessions/x/events'],
   ];
 
   it('answers 401 and nothing else without the token (or with a wrong one) on every route', async () => {
@@ -89,41 +116,82 @@ describe('the gates', () => {
     expect(cookie.startsWith('murmur_console_4777=')).toBe(true);
     expect(cookie).not.toContain(TOKEN);
     const body = JSON.stringify({ cron: '0 9 * * 1', prompt: 'Audit deps', permissionMode: 'yolo' });
-    const fromElsewhere = await call('/api/tasks', { token: false, method: 'POST', body, headers: { cookie, origin: 'http://127.0.0.1:8000', 'content-type': 'application/json' } });
+    const fromElsewhere = await call('/api/tasks', {
+      token: false,
+      method: 'POST',
+      body,
+      headers: { cookie, origin: 'http://127.0.0.1:8000', 'content-type': 'application/json' },
+    });
     expect(fromElsewhere.status).toBe(403);
-    const noOrigin = await call('/api/tasks', { token: false, method: 'POST', body, headers: { cookie, 'content-type': 'application/json' } });
+    const noOrigin = await call('/api/tasks', {
+      token: false,
+      method: 'POST',
+      body,
+      headers: { cookie, 'content-type': 'application/json' },
+    });
     expect(noOrigin.status).toBe(403);
-    const crossSite = await call(`/api/tasks`, { token: false, method: 'POST', body, headers: { cookie, origin: `http://${HOST}`, 'sec-fetch-site': 'same-site', 'content-type': 'application/json' } });
+    const crossSite = await call(`/api/tasks`, {
+      token: false,
+      method: 'POST',
+      body,
+      headers: { cookie, origin: `http://${HOST}`, 'sec-fetch-site': 'same-site', 'content-type': 'application/json' },
+    });
     expect(crossSite.status).toBe(403);
-    const ownPage = await call('/api/tasks', { token: false, method: 'POST', body, headers: { cookie, origin: `http://${HOST}`, 'sec-fetch-site': 'same-origin', 'content-type': 'application/json' } });
+    const ownPage = await call('/api/tasks', {
+      token: false,
+      method: 'POST',
+      body,
+      headers: {
+        cookie,
+        origin: `http://${HOST}`,
+        'sec-fetch-site': 'same-origin',
+        'content-type': 'application/json',
+      },
+    });
     expect(ownPage.status).toBe(201);
     // What a page can send cross-origin without a preflight is not JSON here, whoever sends it.
-    const plain = await call('/api/tasks', { method: 'POST', body, headers: { 'content-type': 'text/plain; application/json' } });
+    const plain = await call('/api/tasks', {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'text/plain; application/json' },
+    });
     expect(plain.status).toBe(400);
   });
 
   it('refuses a Host it does not answer to with 403 (even with the token), and accepts the loopback names', async () => {
-    for (const host of ['evil.example:4777', '127.0.0.1:80', 'localhost', '192.168.1.5:4777']) expect((await call('/api/tasks', { host })).status, host).toBe(403);
-    for (const host of ['127.0.0.1:4777', 'localhost:4777', '[::1]:4777']) expect((await call('/api/tasks', { host })).status, host).toBe(200);
+    for (const host of ['evil.example:4777', '127.0.0.1:80', 'localhost', '192.168.1.5:4777'])
+      expect((await call('/api/tasks', { host })).status, host).toBe(403);
+    for (const host of ['127.0.0.1:4777', 'localhost:4777', '[::1]:4777'])
+      expect((await call('/api/tasks', { host })).status, host).toBe(200);
     expect(allowedHosts('10.0.0.5', 9000, ['box.lan'])).toEqual(['10.0.0.5:9000', 'box.lan:9000']);
   });
 });
 
 describe('the task API', () => {
   it('creates, lists, shows, edits (identity kept), pauses, unpauses, runs now and removes a task', async () => {
-    const created = await call('/api/tasks', json({ cron: '0 9 * * 1', prompt: 'Audit deps', title: 'Weekly audit', timezone: 'UTC' }));
+    const created = await call(
+      '/api/tasks',
+      json({ cron: '0 9 * * 1', prompt: 'Audit deps', title: 'Weekly audit', timezone: 'UTC' }),
+    );
     expect(created.status).toBe(201);
     const task = (await created.json()) as { id: string; next: string[]; status: string };
     expect(task.status).toBe('active');
     expect(task.next).toHaveLength(3);
     expect(((await (await call('/api/tasks')).json()) as { id: string }[]).map((t) => t.id)).toContain(task.id);
-    const edited = await call(`/api/tasks/${task.id}`, { ...json({ every: '2w', at: '10:30', prompt: 'Audit deps again', timezone: 'UTC' }), method: 'PUT' });
+    const edited = await call(`/api/tasks/${task.id}`, {
+      ...json({ every: '2w', at: '10:30', prompt: 'Audit deps again', timezone: 'UTC' }),
+      method: 'PUT',
+    });
     expect(edited.status).toBe(200);
     const after = (await edited.json()) as { id: string; every: string; kept: boolean; title: string };
     expect(after).toMatchObject({ id: task.id, every: '2w', kept: true });
-    expect((await (await call(`/api/tasks/${task.id}/pause`, { method: 'POST' })).json()) as object).toMatchObject({ status: 'paused' });
+    expect((await (await call(`/api/tasks/${task.id}/pause`, { method: 'POST' })).json()) as object).toMatchObject({
+      status: 'paused',
+    });
     expect(((await (await call('/api/tasks?status=paused')).json()) as unknown[]).length).toBe(1);
-    expect((await (await call(`/api/tasks/${task.id}/unpause`, { method: 'POST' })).json()) as object).toMatchObject({ status: 'active' });
+    expect((await (await call(`/api/tasks/${task.id}/unpause`, { method: 'POST' })).json()) as object).toMatchObject({
+      status: 'active',
+    });
     expect((await call(`/api/tasks/${task.id}/run-now`, { method: 'POST' })).status).toBe(200);
     expect(CronStore.forWorkspace(workspace, { env }).get(task.id)!.runNowAt).toBeGreaterThan(0);
     expect((await call(`/api/tasks/${task.id}`, { method: 'DELETE' })).status).toBe(200);
@@ -149,11 +217,43 @@ describe('the task API', () => {
   it('gives the same field messages as murmur schedule add for bad input on every field', async () => {
     const cases: { body: Record<string, unknown>; flags: string[] }[] = [
       {
-        body: { cron: '0 9 * * 9', prompt: '', title: 'x'.repeat(81), timezone: 'Mars/Olympus', maxFires: '-1', permissionMode: 'sudo', model: 'nope:thing', effort: 'extreme' },
-        flags: ['--cron', '0 9 * * 9', '--prompt', '', '--title', 'x'.repeat(81), '--timezone', 'Mars/Olympus', '--max-fires', '-1', '--permission-mode', 'sudo', '--model', 'nope:thing', '--effort', 'extreme'],
+        body: {
+          cron: '0 9 * * 9',
+          prompt: '',
+          title: 'x'.repeat(81),
+          timezone: 'Mars/Olympus',
+          maxFires: '-1',
+          permissionMode: 'sudo',
+          model: 'nope:thing',
+          effort: 'extreme',
+        },
+        flags: [
+          '--cron',
+          '0 9 * * 9',
+          '--prompt',
+          '',
+          '--title',
+          'x'.repeat(81),
+          '--timezone',
+          'Mars/Olympus',
+          '--max-fires',
+          '-1',
+          '--permission-mode',
+          'sudo',
+          '--model',
+          'nope:thing',
+          '--effort',
+          'extreme',
+        ],
       },
-      { body: { every: '3x', at: '25:00', start: '2026-13-01', until: 'someday', prompt: 'p' }, flags: ['--every', '3x', '--at', '25:00', '--start', '2026-13-01', '--until', 'someday', '--prompt', 'p'] },
-      { body: { cron: '0 9 * * 1', at: '09:00', start: '2026-12-01', prompt: 'p' }, flags: ['--cron', '0 9 * * 1', '--at', '09:00', '--start', '2026-12-01', '--prompt', 'p'] },
+      {
+        body: { every: '3x', at: '25:00', start: '2026-13-01', until: 'someday', prompt: 'p' },
+        flags: ['--every', '3x', '--at', '25:00', '--start', '2026-13-01', '--until', 'someday', '--prompt', 'p'],
+      },
+      {
+        body: { cron: '0 9 * * 1', at: '09:00', start: '2026-12-01', prompt: 'p' },
+        flags: ['--cron', '0 9 * * 1', '--at', '09:00', '--start', '2026-12-01', '--prompt', 'p'],
+      },
     ];
     const seen = new Set<string>();
     for (const { body, flags } of cases) {
@@ -168,7 +268,21 @@ describe('the task API', () => {
         expect(cli.stderr).toContain(`${e.message}.`);
       }
     }
-    for (const field of ['cron', 'every', 'at', 'start', 'until', 'title', 'prompt', 'timezone', 'maxFires', 'permissionMode', 'model', 'effort']) expect(seen, field).toContain(field);
+    for (const field of [
+      'cron',
+      'every',
+      'at',
+      'start',
+      'until',
+      'title',
+      'prompt',
+      'timezone',
+      'maxFires',
+      'permissionMode',
+      'model',
+      'effort',
+    ])
+      expect(seen, field).toContain(field);
     const recurring = await call('/api/tasks', json({ cron: '0 9 * * 1', prompt: 'p', recurring: 'yes' }));
     expect(((await recurring.json()) as { errors: { field: string }[] }).errors[0]!.field).toBe('recurring');
   });
@@ -179,17 +293,45 @@ describe('the session API', () => {
     const session = path.join(workspace, '.murmur', 'sessions', '20261201-000000-abcd');
     mkdirSync(session, { recursive: true });
     const usage = { input: 1, output: 2, cacheRead: 0, cacheWrite: 0 };
-    writeFileSync(path.join(session, 'state.json'), JSON.stringify({ version: 1, id: '20261201-000000-abcd', kind: 'run', createdAt: 1, updatedAt: 2, cwd: workspace, model: 'm', status: 'running', agents: [], tasks: [], usage }));
+    writeFileSync(
+      path.join(session, 'state.json'),
+      JSON.stringify({
+        version: 1,
+        id: '20261201-000000-abcd',
+        kind: 'run',
+        createdAt: 1,
+        updatedAt: 2,
+        cwd: workspace,
+        model: 'm',
+        status: 'running',
+        agents: [],
+        tasks: [],
+        usage,
+      }),
+    );
     const events = [
       { type: 'run.start', ts: 1, mode: 'run', task: 'Say hi', model: 'm' },
       { type: 'agent.start', ts: 2, agentId: 'a-1', role: 'main', prompt: 'Say hi' },
-      { type: 'agent.end', ts: 3, agentId: 'a-1', role: 'main', status: 'completed', usage, turns: 1, toolCalls: 0, durationMs: 1 },
+      {
+        type: 'agent.end',
+        ts: 3,
+        agentId: 'a-1',
+        role: 'main',
+        status: 'completed',
+        usage,
+        turns: 1,
+        toolCalls: 0,
+        durationMs: 1,
+      },
       { type: 'run.end', ts: 4, status: 'completed', usage },
     ];
     writeFileSync(path.join(session, 'events.jsonl'), events.map((e) => JSON.stringify(e)).join('\n') + '\n');
     const list = (await (await call('/api/sessions')).json()) as { id: string; status: string }[];
     expect(list.find((s) => s.id === '20261201-000000-abcd')?.status).toBe('completed');
-    const model = (await (await call('/api/sessions/20261201-000000-abcd')).json()) as { status: string; agents: { id: string; tokens: number }[] };
+    const model = (await (await call('/api/sessions/20261201-000000-abcd')).json()) as {
+      status: string;
+      agents: { id: string; tokens: number }[];
+    };
     expect(model).toMatchObject({ status: 'completed', agents: [{ id: 'a-1', tokens: 3 }] });
     const stream = await call('/api/sessions/20261201-000000-abcd/events');
     expect(stream.headers.get('content-type')).toContain('text/event-stream');
@@ -206,7 +348,11 @@ describe('murmur serve (process)', () => {
     const blocker = net.createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as net.AddressInfo).port;
-    const taken = await murmur(['serve', '--port', String(port), '--no-scheduler', '--cwd', workspace], workspace, childEnv(dir));
+    const taken = await murmur(
+      ['serve', '--port', String(port), '--no-scheduler', '--cwd', workspace],
+      workspace,
+      childEnv(dir),
+    );
     blocker.close();
     expect(taken.exitCode).toBe(2);
     expect(taken.stderr).toContain(`port ${port}`);
@@ -217,12 +363,17 @@ describe('murmur serve (process)', () => {
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('"abc"');
 
-    const served = await startServe(['--port', '0', '--host', '127.0.0.2', '--allow-host', 'console.test', '--no-scheduler', '--cwd', workspace], workspace, childEnv(dir));
+    const served = await startServe(
+      ['--port', '0', '--host', '127.0.0.2', '--allow-host', 'console.test', '--no-scheduler', '--cwd', workspace],
+      workspace,
+      childEnv(dir),
+    );
     try {
       expect(served.link).toMatch(/^http:\/\/127\.0\.0\.2:\d+\/\?token=[\w-]{20,}$/);
       // stderr is its own pipe: the warning may arrive after the link on stdout, later still on a loaded machine.
       const warning = /warning: listening on 127\.0\.0\.2, not loopback: anyone who can reach/;
-      for (const until = Date.now() + 15_000; !warning.test(served.stderr()) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
+      for (const until = Date.now() + 15_000; !warning.test(served.stderr()) && Date.now() < until;)
+        await new Promise((r) => setTimeout(r, 50));
       expect(served.stderr()).toMatch(warning);
       const port2 = new URL(served.link).port;
       const ok = await fetch(`${served.base}/api/tasks`, { headers: { authorization: `Bearer ${served.token}` } });

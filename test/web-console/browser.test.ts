@@ -6,12 +6,30 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { previewSchedule } from '../../orchestrator/cron/store.js';
-import { browserRequired, CHROMIUM, childEnv, hasChromium, MAIN, murmur, removeDir, screenshotPath, startServe, tempDir, type Served } from './helpers.js';
+import {
+  browserRequired,
+  CHROMIUM,
+  childEnv,
+  hasChromium,
+  MAIN,
+  murmur,
+  removeDir,
+  screenshotPath,
+  startServe,
+  tempDir,
+  type Served,
+} from './helpers.js';
 import { execa } from 'execa';
 
 const available = hasChromium();
-if (!available && browserRequired()) throw new Error(`the browser tests need Chromium at ${CHROMIUM}: install the Debian package "chromium" (apt-get install chromium)`);
-if (!available) console.warn(`skipping the web console browser tests: no ${CHROMIUM}; install the Debian package "chromium" to run them`);
+if (!available && browserRequired())
+  throw new Error(
+    `the browser tests need Chromium at ${CHROMIUM}: install the Debian package "chromium" (apt-get install chromium)`,
+  );
+if (!available)
+  console.warn(
+    `skipping the web console browser tests: no ${CHROMIUM}; install the Debian package "chromium" to run them`,
+  );
 
 let dir: string;
 let workspace: string;
@@ -60,10 +78,22 @@ describe.skipIf(!available)('the web console in Chromium', () => {
     await page.selectOption('select[name=timezone]', 'UTC');
     await page.fill('textarea[name=prompt]', 'Audit the dependencies and list outdated packages');
     const items = page.locator('#predicted li');
-    await expect.poll(async () => (await items.allInnerTexts()).join(' | '), { timeout: 10_000 }).toMatch(/theoretical last: \d{4}-\d\d-\d\d 09:00.*UTC.*next: .*09:00.*UTC.*then: .*09:00.*UTC/);
+    await expect
+      .poll(async () => (await items.allInnerTexts()).join(' | '), { timeout: 10_000 })
+      .toMatch(/theoretical last: \d{4}-\d\d-\d\d 09:00.*UTC.*next: .*09:00.*UTC.*then: .*09:00.*UTC/);
     expect(await items.count()).toBe(3);
     expect(await items.first().getAttribute('class')).toContain('theoretical');
-    expect(Number(await items.first().evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { opacity: string } }).getComputedStyle(el).opacity))).toBeLessThan(1);
+    expect(
+      Number(
+        await items
+          .first()
+          .evaluate(
+            (el) =>
+              (globalThis as unknown as { getComputedStyle(e: unknown): { opacity: string } }).getComputedStyle(el)
+                .opacity,
+          ),
+      ),
+    ).toBeLessThan(1);
     await page.screenshot({ path: screenshotPath('new-task'), fullPage: true });
 
     await page.click('button[type=submit]');
@@ -128,28 +158,57 @@ describe.skipIf(!available)('the web console in Chromium', () => {
     expect(await page.locator('#tree').innerText()).toContain('Audit done');
     await page.screenshot({ path: screenshotPath('session-run'), fullPage: true });
     await page.goto(`${served.base}/tasks`);
-    expect(await page.locator('.card', { hasText: 'Weekly dependency audit' }).locator('.rule').innerText()).toMatch(/ · 1 run$/);
+    expect(await page.locator('.card', { hasText: 'Weekly dependency audit' }).locator('.rule').innerText()).toMatch(
+      / · 1 run$/,
+    );
   }, 40_000);
 
   it('a live 1,000-item scripted swarm: its page updates while it runs and ends with 1,000 bars', async () => {
     const items = path.join(dir, 'items.txt');
     writeFileSync(items, Array.from({ length: 1000 }, (_, i) => `f${i}.ts`).join('\n'));
-    const before = new Set(existsSync(path.join(workspace, '.murmur/sessions')) ? readdirSync(path.join(workspace, '.murmur/sessions')) : []);
-    const swarm = execa(process.execPath, [MAIN, 'swarm', '--template', 'Live {{item}}', '--items-file', items, '--max-concurrency', '100', '--no-dashboard', '--cwd', workspace], { reject: false, cwd: workspace, env, extendEnv: false, stdin: 'ignore' });
+    const before = new Set(
+      existsSync(path.join(workspace, '.murmur/sessions')) ? readdirSync(path.join(workspace, '.murmur/sessions')) : [],
+    );
+    const swarm = execa(
+      process.execPath,
+      [
+        MAIN,
+        'swarm',
+        '--template',
+        'Live {{item}}',
+        '--items-file',
+        items,
+        '--max-concurrency',
+        '100',
+        '--no-dashboard',
+        '--cwd',
+        workspace,
+      ],
+      { reject: false, cwd: workspace, env, extendEnv: false, stdin: 'ignore' },
+    );
     let id: string | undefined;
     await expect
-      .poll(() => {
-        const all = existsSync(path.join(workspace, '.murmur/sessions')) ? readdirSync(path.join(workspace, '.murmur/sessions')) : [];
-        id = all.find((s) => !before.has(s) && existsSync(path.join(workspace, '.murmur/sessions', s, 'events.jsonl')));
-        return id;
-      }, { timeout: 15_000, interval: 50 })
+      .poll(
+        () => {
+          const all = existsSync(path.join(workspace, '.murmur/sessions'))
+            ? readdirSync(path.join(workspace, '.murmur/sessions'))
+            : [];
+          id = all.find(
+            (s) => !before.has(s) && existsSync(path.join(workspace, '.murmur/sessions', s, 'events.jsonl')),
+          );
+          return id;
+        },
+        { timeout: 15_000, interval: 50 },
+      )
       .toBeTruthy();
     await page.goto(`${served.base}/sessions/${id}`);
     const canvas = page.locator('canvas.timeline-canvas');
     await canvas.waitFor({ timeout: 10_000 });
     const firstVersion = Number(await page.evaluate('document.body.dataset.version'));
     const firstStatus = await page.locator('#status').innerText();
-    await expect.poll(async () => Number(await page.evaluate('Number(document.body.dataset.version)')), { timeout: 20_000 }).toBeGreaterThan(firstVersion);
+    await expect
+      .poll(async () => Number(await page.evaluate('Number(document.body.dataset.version)')), { timeout: 20_000 })
+      .toBeGreaterThan(firstVersion);
     await expect.poll(() => page.locator('#status').innerText(), { timeout: 30_000 }).toBe('completed');
     expect((await swarm).exitCode).toBe(0);
     expect(firstStatus).toBe('running');

@@ -44,7 +44,14 @@ export interface Served {
 
 /** Starts `murmur serve` and waits for its first stdout line. */
 export async function startServe(args: string[], cwd: string, env: Record<string, string>): Promise<Served> {
-  const child = execa(process.execPath, [MAIN, 'serve', ...args], { reject: false, cwd, env, extendEnv: false, stdin: 'ignore', buffer: false });
+  const child = execa(process.execPath, [MAIN, 'serve', ...args], {
+    reject: false,
+    cwd,
+    env,
+    extendEnv: false,
+    stdin: 'ignore',
+    buffer: false,
+  });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const link = await new Promise<string>((resolve, reject) => {

@@ -18,13 +18,48 @@ describe('the session fold', () => {
     const e = (ts: number, rest: Record<string, unknown>) => ({ ts, ...rest }) as unknown as MurmurEvent;
     const model = foldEvents('s', [
       e(1000, { type: 'run.start', mode: 'swarm', task: 't', model: 'scripted:x' }),
-      e(1001, { type: 'swarm.start', swarmId: 's-1', description: 'd', role: 'worker', items: ['a', 'b'], maxConcurrency: 2 }),
-      e(1002, { type: 'swarm.item', swarmId: 's-1', item: 'a', index: 0, state: 'launched', agentId: 'a-1', capacity: 1, running: 1 }),
+      e(1001, {
+        type: 'swarm.start',
+        swarmId: 's-1',
+        description: 'd',
+        role: 'worker',
+        items: ['a', 'b'],
+        maxConcurrency: 2,
+      }),
+      e(1002, {
+        type: 'swarm.item',
+        swarmId: 's-1',
+        item: 'a',
+        index: 0,
+        state: 'launched',
+        agentId: 'a-1',
+        capacity: 1,
+        running: 1,
+      }),
       e(1003, { type: 'agent.start', agentId: 'a-1', role: 'worker', prompt: 'Check a', swarmId: 's-1', item: 'a' }),
       e(1004, { type: 'model.retry', agentId: 'a-1', status: 429, attempt: 1, delayMs: 5, reason: 'rate' }),
       e(1005, { type: 'swarm.capacity', swarmId: 's-1', capacity: 2, running: 1, limited: false }),
-      e(1006, { type: 'swarm.item', swarmId: 's-1', item: 'a', index: 0, state: 'completed', agentId: 'a-1', verdict: 'pass' }),
-      e(1007, { type: 'agent.end', agentId: 'a-1', role: 'worker', status: 'completed', usage, turns: 1, toolCalls: 0, durationMs: 4, swarmId: 's-1', item: 'a' }),
+      e(1006, {
+        type: 'swarm.item',
+        swarmId: 's-1',
+        item: 'a',
+        index: 0,
+        state: 'completed',
+        agentId: 'a-1',
+        verdict: 'pass',
+      }),
+      e(1007, {
+        type: 'agent.end',
+        agentId: 'a-1',
+        role: 'worker',
+        status: 'completed',
+        usage,
+        turns: 1,
+        toolCalls: 0,
+        durationMs: 4,
+        swarmId: 's-1',
+        item: 'a',
+      }),
       e(1008, { type: 'swarm.end', swarmId: 's-1', counts: { completed: 1 }, durationMs: 7 }),
       e(1009, { type: 'run.end', status: 'completed', usage }),
     ]);
@@ -47,27 +82,59 @@ describe('schedule choices', () => {
     expect(cron('0 9 * * 1')).toEqual({ kind: 'weekly', time: '09:00', day: 1 });
     expect(cron('0 9 15 * *')).toEqual({ kind: 'monthly', time: '09:00', dom: 15 });
     expect(cron('*/5 9-17 * * *')).toEqual({ kind: 'cron', cron: '*/5 9-17 * * *' });
-    expect(choiceOf({ schedule: { kind: 'every', every: { n: 2, unit: 'w' }, at: '10:00', start: '2026-12-01' }, until: '2027-01-01' })).toEqual({
-      kind: 'custom', every: '2w', time: '10:00', start: '2026-12-01', until: '2027-01-01',
+    expect(
+      choiceOf({
+        schedule: { kind: 'every', every: { n: 2, unit: 'w' }, at: '10:00', start: '2026-12-01' },
+        until: '2027-01-01',
+      }),
+    ).toEqual({
+      kind: 'custom',
+      every: '2w',
+      time: '10:00',
+      start: '2026-12-01',
+      until: '2027-01-01',
     });
   });
 
   it('computes the theoretical last moment before now, and none before an interval starts', () => {
     const now = Date.parse('2026-12-02T12:00:00Z');
-    expect(new Date(theoreticalLast({ cron: '0 9 * * 1', timezone: 'UTC' }, now)!).toISOString()).toBe('2026-11-30T09:00:00.000Z');
+    expect(new Date(theoreticalLast({ cron: '0 9 * * 1', timezone: 'UTC' }, now)!).toISOString()).toBe(
+      '2026-11-30T09:00:00.000Z',
+    );
     expect(theoreticalLast({ every: '1d', at: '09:00', start: '2026-12-10', timezone: 'UTC' }, now)).toBeUndefined();
-    const p = predictTimeline({ every: '1d', at: '09:00', start: '2026-12-10', until: '2026-12-10', timezone: 'UTC' }, now);
+    const p = predictTimeline(
+      { every: '1d', at: '09:00', start: '2026-12-10', until: '2026-12-10', timezone: 'UTC' },
+      now,
+    );
     expect(p.ok && p.value).toEqual({ zone: 'UTC', theoretical: null, next: ['2026-12-10T09:00:00+00:00'] });
   });
 
   it('offers the zones murmur schedule accepts, so a task in Asia/Kolkata shows Asia/Kolkata selected', () => {
     const zones = zoneOptions('Europe/Berlin');
     expect(zones).toEqual([...timeZoneNames()]);
-    for (const zone of ['Asia/Kolkata', 'Europe/Kyiv', 'Asia/Ho_Chi_Minh', 'America/Argentina/Buenos_Aires', 'Etc/UTC', 'UTC']) expect(zones).toContain(zone);
+    for (const zone of [
+      'Asia/Kolkata',
+      'Europe/Kyiv',
+      'Asia/Ho_Chi_Minh',
+      'America/Argentina/Buenos_Aires',
+      'Etc/UTC',
+      'UTC',
+    ])
+      expect(zones).toContain(zone);
     // A zone the list lacks (the machine's, or a task's kept as typed) is put first rather than lost.
-    expect(zoneOptions('Europe/Belfast', 'Asia/Tel_Aviv', undefined).slice(0, 2)).toEqual(['Asia/Tel_Aviv', 'Europe/Belfast']);
+    expect(zoneOptions('Europe/Belfast', 'Asia/Tel_Aviv', undefined).slice(0, 2)).toEqual([
+      'Asia/Tel_Aviv',
+      'Europe/Belfast',
+    ]);
 
-    const task = { id: 'st-1', title: 't', prompt: 'p', schedule: { kind: 'cron', cron: '0 9 * * *' }, timezone: 'Asia/Kolkata', recurring: true } as ScheduledTask;
+    const task = {
+      id: 'st-1',
+      title: 't',
+      prompt: 'p',
+      schedule: { kind: 'cron', cron: '0 9 * * *' },
+      timezone: 'Asia/Kolkata',
+      recurring: true,
+    } as ScheduledTask;
     const form = taskForm({ workspaces: ['/ws'], models: [], zones, defaultZone: 'UTC' }, task);
     const selected = [...form.matchAll(/<option value="([^"]*)" selected>/g)].map((m) => m[1]);
     expect(selected).toContain('Asia/Kolkata');
@@ -82,7 +149,15 @@ describe('murmur report', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await tempDir();
-    writeFileSync(path.join(dir, 'script.json'), JSON.stringify({ agents: [{ match: { prompt: 'Check (\\S+)' }, turns: [{ text: '$1 <ok> & fine' }] }, { match: { prompt: 'Answer' }, turns: [{ text: 'The answer is 42' }] }] }));
+    writeFileSync(
+      path.join(dir, 'script.json'),
+      JSON.stringify({
+        agents: [
+          { match: { prompt: 'Check (\\S+)' }, turns: [{ text: '$1 <ok> & fine' }] },
+          { match: { prompt: 'Answer' }, turns: [{ text: 'The answer is 42' }] },
+        ],
+      }),
+    );
     mkdirSync(path.join(dir, 'ws'));
   });
   afterAll(async () => {
@@ -92,19 +167,29 @@ describe('murmur report', () => {
   it('prints the swarm report as the run did, the same --json object, and the answer with its tree for a run', async () => {
     const ws = path.join(dir, 'ws');
     const env = childEnv(dir, { MURMUR_MODEL: `scripted:${path.join(dir, 'script.json')}` });
-    const swarm = await murmur(['swarm', '--template', 'Check {{item}}', '--items', 'a.ts', 'b.ts', '--json', '--no-dashboard'], ws, env);
+    const swarm = await murmur(
+      ['swarm', '--template', 'Check {{item}}', '--items', 'a.ts', 'b.ts', '--json', '--no-dashboard'],
+      ws,
+      env,
+    );
     expect(swarm.exitCode).toBe(0);
     const printed = JSON.parse(swarm.stdout) as { sessionId: string };
     const json = await murmur(['report', printed.sessionId, '--json'], ws, env);
     expect(JSON.parse(json.stdout)).toEqual(printed);
     const text = await murmur(['report', printed.sessionId], ws, env);
-    expect(text.stdout).toContain('<subagent agent_id="a-1" item="a.ts" outcome="completed" rounds="0">a.ts &lt;ok&gt; &amp; fine</subagent>');
+    expect(text.stdout).toContain(
+      '<subagent agent_id="a-1" item="a.ts" outcome="completed" rounds="0">a.ts &lt;ok&gt; &amp; fine</subagent>',
+    );
 
     const run = await murmur(['run', '--json', '--no-dashboard', 'Answer please'], ws, env);
     const runReport = JSON.parse(run.stdout) as { sessionId: string; result: string };
     const runText = await murmur(['report', runReport.sessionId], ws, env);
     expect(runText.stdout).toMatch(/^The answer is 42\n\nAgents:\n\S+ \S+ completed/);
-    const runJson = JSON.parse((await murmur(['report', runReport.sessionId, '--json'], ws, env)).stdout) as { result: string; status: string; sessionId: string };
+    const runJson = JSON.parse((await murmur(['report', runReport.sessionId, '--json'], ws, env)).stdout) as {
+      result: string;
+      status: string;
+      sessionId: string;
+    };
     expect(runJson).toMatchObject({ result: runReport.result, status: 'completed', sessionId: runReport.sessionId });
 
     const html = await murmur(['report', printed.sessionId, '--html', '-o', path.join(dir, 'r.html')], ws, env);

@@ -107,8 +107,12 @@ describe('fetch_url', () => {
   });
 
   it('passes plain text and Markdown through unchanged', async () => {
-    expect(resultText(await fetchUrl(`${base}/notes.txt`, loopbackAllowed))).toBe(`URL: ${base}/notes.txt\n\nline one\nline two <b>not html</b>\n`);
-    expect(resultText(await fetchUrl(`${base}/readme.md`, loopbackAllowed))).toBe(`URL: ${base}/readme.md\n\n# Title\n\n- item\n`);
+    expect(resultText(await fetchUrl(`${base}/notes.txt`, loopbackAllowed))).toBe(
+      `URL: ${base}/notes.txt\n\nline one\nline two <b>not html</b>\n`,
+    );
+    expect(resultText(await fetchUrl(`${base}/readme.md`, loopbackAllowed))).toBe(
+      `URL: ${base}/readme.md\n\n# Title\n\n- item\n`,
+    );
   });
 
   it('refuses a body over the size limit, declared or streamed', async () => {
@@ -146,12 +150,20 @@ describe('fetch_url', () => {
   it('refuses loopback and private addresses by default, checking the resolved address of a name', async () => {
     const before = hits.length;
     const port = new URL(base).port;
-    for (const url of [`${base}/article`, `http://localhost:${port}/article`, `http://[::1]:${port}/`, `http://0.0.0.0:${port}/`, 'http://169.254.169.254/latest/meta-data/']) {
+    for (const url of [
+      `${base}/article`,
+      `http://localhost:${port}/article`,
+      `http://[::1]:${port}/`,
+      `http://0.0.0.0:${port}/`,
+      'http://169.254.169.254/latest/meta-data/',
+    ]) {
       const result = await fetchUrl(url);
       expect(result.isError, url).toBe(true);
       expect(resultText(result)).toMatch(/is a (loopback|private|link-local|reserved) address/);
     }
-    expect(resultText(await fetchUrl(`http://localhost:${port}/article`))).toContain('localhost (resolves to 127.0.0.1) is a loopback address');
+    expect(resultText(await fetchUrl(`http://localhost:${port}/article`))).toContain(
+      'localhost (resolves to 127.0.0.1) is a loopback address',
+    );
     // Nothing reached the server.
     expect(hits.length).toBe(before);
   });

@@ -22,9 +22,16 @@ beforeAll(async () => {
     if (q === 'forbidden') return void res.writeHead(403).end('Forbidden');
     if (q === 'garbage') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>oops</html>');
     if (q === 'slow') return; // never answers
-    const results = Array.from({ length: 12 }, (_, i) => ({ url: `https://example.org/${i}`, title: `Result ${i} for ${q}`, content: `Snippet   ${i}\n about ${q}`, engine: 'fake' }));
+    const results = Array.from({ length: 12 }, (_, i) => ({
+      url: `https://example.org/${i}`,
+      title: `Result ${i} for ${q}`,
+      content: `Snippet   ${i}\n about ${q}`,
+      engine: 'fake',
+    }));
     results.splice(1, 0, { url: '', title: 'no url', content: '', engine: 'fake' });
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ query: q, number_of_results: results.length, results }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ query: q, number_of_results: results.length, results }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -44,7 +51,10 @@ async function search(adapter: SearchAdapter, input: { query: string; limit?: nu
 
 describe('web_search with the SearXNG adapter', () => {
   it('queries the endpoint and lists titles, URLs and snippets', async () => {
-    const result = await search(createSearxngAdapter({ url: base, language: 'en' }), { query: 'typescript swarm', limit: 3 });
+    const result = await search(createSearxngAdapter({ url: base, language: 'en' }), {
+      query: 'typescript swarm',
+      limit: 3,
+    });
     expect(result.isError).toBeFalsy();
     const last = seen.at(-1)!;
     expect(last.pathname).toBe('/search');

@@ -6,16 +6,44 @@ import type { SwarmAdapter, SwarmRequest } from '../adapters.js';
 
 const parameters = Type.Object({
   prompt_template: Type.Optional(
-    Type.String({ description: 'The task for each subagent; every {{item}} is replaced by the item. The subagent sees nothing else of this conversation.' }),
+    Type.String({
+      description:
+        'The task for each subagent; every {{item}} is replaced by the item. The subagent sees nothing else of this conversation.',
+    }),
   ),
-  items: Type.Optional(Type.Array(Type.String(), { description: 'One subagent per item (at least 2 unless resuming), e.g. file paths. Each must give a different prompt.' })),
-  subagent_type: Type.Optional(Type.String({ description: 'explore, coder/worker (default) or verifier, or a defined agent; applies to every new subagent.' })),
-  resume_agent_ids: Type.Optional(Type.Array(Type.String(), { description: 'Ids of your earlier subagents to continue with their context (from a report\'s resume hint).' })),
-  resume_prompt: Type.Optional(Type.String({ description: 'What to tell the resumed subagents (default: continue where you stopped).' })),
+  items: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        'One subagent per item (at least 2 unless resuming), e.g. file paths. Each must give a different prompt.',
+    }),
+  ),
+  subagent_type: Type.Optional(
+    Type.String({
+      description: 'explore, coder/worker (default) or verifier, or a defined agent; applies to every new subagent.',
+    }),
+  ),
+  resume_agent_ids: Type.Optional(
+    Type.Array(Type.String(), {
+      description: "Ids of your earlier subagents to continue with their context (from a report's resume hint).",
+    }),
+  ),
+  resume_prompt: Type.Optional(
+    Type.String({ description: 'What to tell the resumed subagents (default: continue where you stopped).' }),
+  ),
   description: Type.Optional(Type.String({ description: 'A short label for the swarm, shown in progress views.' })),
-  verify: Type.Optional(Type.Boolean({ description: 'A verifier checks each completed item; on a fail the worker gets the reasons and tries again.' })),
-  max_rounds: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, description: 'Verify rounds per item (default 2).' })),
-  isolation: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('worktree')], { description: 'worktree: each worker in its own git worktree, merged back when it completes.' })),
+  verify: Type.Optional(
+    Type.Boolean({
+      description: 'A verifier checks each completed item; on a fail the worker gets the reasons and tries again.',
+    }),
+  ),
+  max_rounds: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 10, description: 'Verify rounds per item (default 2).' }),
+  ),
+  isolation: Type.Optional(
+    Type.Union([Type.Literal('none'), Type.Literal('worktree')], {
+      description: 'worktree: each worker in its own git worktree, merged back when it completes.',
+    }),
+  ),
 });
 
 const definition: ToolDefinition<typeof parameters> = {
@@ -23,7 +51,7 @@ const definition: ToolDefinition<typeof parameters> = {
   description: [
     'Run many subagents at once, one per item, from one prompt template (for example one worker per file to migrate,',
     'or one explorer per question). It ramps up gradually, survives rate limits, and returns a report with each',
-    'subagent\'s final message in item order. Call it alone in its message, and wait for the report before other calls.',
+    "subagent's final message in item order. Call it alone in its message, and wait for the report before other calls.",
   ].join(' '),
   parameters,
   executionMode: 'sequential',

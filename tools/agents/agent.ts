@@ -5,13 +5,30 @@ import type { SubagentAdapter, SubagentOutcome, SubagentRequest } from '../adapt
 import { defineRuntimeTool, errorResult, textResult, type RuntimeTool, type ToolDefinition } from '../contract.js';
 
 const parameters = Type.Object({
-  prompt: Type.String({ minLength: 1, description: 'The whole task for the subagent: it sees nothing else of this conversation.' }),
-  description: Type.String({ minLength: 1, description: 'A short label for the task (3-5 words), shown in progress views.' }),
+  prompt: Type.String({
+    minLength: 1,
+    description: 'The whole task for the subagent: it sees nothing else of this conversation.',
+  }),
+  description: Type.String({
+    minLength: 1,
+    description: 'A short label for the task (3-5 words), shown in progress views.',
+  }),
   subagent_type: Type.Optional(
-    Type.String({ description: 'explore (read and search), coder/worker (change things, the default), verifier (check work), or a defined agent.' }),
+    Type.String({
+      description:
+        'explore (read and search), coder/worker (change things, the default), verifier (check work), or a defined agent.',
+    }),
   ),
-  resume: Type.Optional(Type.String({ description: 'The id of an earlier subagent of yours to continue with this prompt (keeps its context).' })),
-  run_in_background: Type.Optional(Type.Boolean({ description: 'Start it and return at once; you get a <task-notification> when it ends. Default false.' })),
+  resume: Type.Optional(
+    Type.String({
+      description: 'The id of an earlier subagent of yours to continue with this prompt (keeps its context).',
+    }),
+  ),
+  run_in_background: Type.Optional(
+    Type.Boolean({
+      description: 'Start it and return at once; you get a <task-notification> when it ends. Default false.',
+    }),
+  ),
 });
 
 function wordCount(text: string): number {
@@ -35,11 +52,20 @@ export function createAgentTool(subagents: SubagentAdapter): RuntimeTool {
     def: definition,
     async execute(_ctx, input, signal) {
       if (input.resume !== undefined && input.subagent_type !== undefined) {
-        return errorResult('"resume" and "subagent_type" cannot be combined: a resumed subagent keeps its own type. Drop subagent_type.');
+        return errorResult(
+          '"resume" and "subagent_type" cannot be combined: a resumed subagent keeps its own type. Drop subagent_type.',
+        );
       }
       const words = wordCount(input.description);
-      if (words > 8) return errorResult(`"description" should be a short label of 3-5 words; got ${words} words: ${JSON.stringify(input.description)}`);
-      const request: SubagentRequest = { prompt: input.prompt, description: input.description.trim(), background: input.run_in_background === true };
+      if (words > 8)
+        return errorResult(
+          `"description" should be a short label of 3-5 words; got ${words} words: ${JSON.stringify(input.description)}`,
+        );
+      const request: SubagentRequest = {
+        prompt: input.prompt,
+        description: input.description.trim(),
+        background: input.run_in_background === true,
+      };
       if (input.subagent_type !== undefined) request.subagentType = input.subagent_type;
       if (input.resume !== undefined) request.resume = input.resume;
       const answer = await subagents.run(request, signal);
@@ -61,7 +87,9 @@ export function createAgentTool(subagents: SubagentAdapter): RuntimeTool {
 }
 
 /** What the parent sees of a foreground subagent that ended: a header line, then its last message. */
-export function subagentHandoff(outcome: Pick<SubagentOutcome, 'agentId' | 'subagentType' | 'status' | 'text' | 'reason'>): { text: string; isError: boolean } {
+export function subagentHandoff(
+  outcome: Pick<SubagentOutcome, 'agentId' | 'subagentType' | 'status' | 'text' | 'reason'>,
+): { text: string; isError: boolean } {
   const header = `[subagent ${outcome.agentId} (${outcome.subagentType}) ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}]`;
   const body = outcome.text || '(the subagent ended without a final message)';
   return { text: `${header}\n${body}`, isError: outcome.status !== 'completed' };

@@ -30,20 +30,51 @@ export interface ScheduledTaskArgs {
  */
 export interface ScheduledTaskAdapter extends ApprovalPort {
   /** Checks the arguments: errors naming the parameter, or the card for the person and how to create the task. */
-  prepare(args: ScheduledTaskArgs): { ok: false; errors: string[] } | { ok: true; summary: string; card: string; create(): { id: string; next: readonly string[] } | { error: string } };
+  prepare(args: ScheduledTaskArgs):
+    | { ok: false; errors: string[] }
+    | {
+        ok: true;
+        summary: string;
+        card: string;
+        create(): { id: string; next: readonly string[] } | { error: string };
+      };
 }
 
 const Parameters = Type.Object(
   {
-    cron: Type.String({ description: 'When: a standard 5-field cron "minute hour day-of-month month day-of-week", e.g. "0 9 * * 1-5" (09:00 on weekdays).' }),
-    prompt: Type.String({ minLength: 1, description: 'The instruction each run executes (shown verbatim to the person approving).' }),
-    recurring: Type.Optional(Type.Boolean({ description: 'Default true: fire on every match. false: run once at the next match, then end.' })),
-    timezone: Type.Optional(Type.String({ description: "An IANA time zone (e.g. Europe/Berlin); default the machine's." })),
-    max_fires: Type.Optional(Type.Integer({ minimum: 1, description: 'End a recurring task after this many fires (absent: no cap).' })),
-    permission_mode: Type.Optional(Type.Union([Type.Literal('manual'), Type.Literal('auto'), Type.Literal('yolo')], { description: 'As for a new session: manual (default), auto or yolo.' })),
+    cron: Type.String({
+      description:
+        'When: a standard 5-field cron "minute hour day-of-month month day-of-week", e.g. "0 9 * * 1-5" (09:00 on weekdays).',
+    }),
+    prompt: Type.String({
+      minLength: 1,
+      description: 'The instruction each run executes (shown verbatim to the person approving).',
+    }),
+    recurring: Type.Optional(
+      Type.Boolean({ description: 'Default true: fire on every match. false: run once at the next match, then end.' }),
+    ),
+    timezone: Type.Optional(
+      Type.String({ description: "An IANA time zone (e.g. Europe/Berlin); default the machine's." }),
+    ),
+    max_fires: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'End a recurring task after this many fires (absent: no cap).' }),
+    ),
+    permission_mode: Type.Optional(
+      Type.Union([Type.Literal('manual'), Type.Literal('auto'), Type.Literal('yolo')], {
+        description: 'As for a new session: manual (default), auto or yolo.',
+      }),
+    ),
     title: Type.Optional(Type.String({ description: 'A short name (default: the first line of the prompt).' })),
-    model: Type.Optional(Type.String({ description: 'A model spec as on the command line (openai:MODEL, anthropic:MODEL…); default this run\'s model.' })),
-    effort: Type.Optional(Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')], { description: 'Reasoning effort for the runs.' })),
+    model: Type.Optional(
+      Type.String({
+        description: "A model spec as on the command line (openai:MODEL, anthropic:MODEL…); default this run's model.",
+      }),
+    ),
+    effort: Type.Optional(
+      Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')], {
+        description: 'Reasoning effort for the runs.',
+      }),
+    ),
     reason: Type.Optional(Type.String({ description: 'Why this task should exist (shown on the approval card).' })),
   },
   { additionalProperties: false },
@@ -63,17 +94,30 @@ export function createScheduledTaskTool(adapter: ScheduledTaskAdapter): RuntimeT
     execute: async (ctx, input, signal) => {
       const prepared = adapter.prepare(input as ScheduledTaskArgs);
       if (!prepared.ok) return errorResult(`Not created: ${prepared.errors.join('; ')}.`);
-      const answer = await adapter.confirm({ agentId: ctx.agentId, role: ctx.role, callId: ctx.callId, summary: prepared.summary, card: prepared.card }, signal);
+      const answer = await adapter.confirm(
+        { agentId: ctx.agentId, role: ctx.role, callId: ctx.callId, summary: prepared.summary, card: prepared.card },
+        signal,
+      );
       if (answer.kind === 'unavailable') {
-        return errorResult(`Not created: a scheduled task needs a person's approval, and ${answer.reason}. Nothing was scheduled; tell the user the command to create it themselves (murmur schedule add …).`, { approval: 'unavailable' });
+        return errorResult(
+          `Not created: a scheduled task needs a person's approval, and ${answer.reason}. Nothing was scheduled; tell the user the command to create it themselves (murmur schedule add …).`,
+          { approval: 'unavailable' },
+        );
       }
       if (answer.kind === 'rejected') {
-        const why = answer.feedback?.trim() ? ` The user said: ${JSON.stringify(answer.feedback.trim())}` : ' No reason was given.';
-        return errorResult(`Not created: the user rejected the scheduled task.${why} Do not propose it again as is.`, { approval: 'rejected' });
+        const why = answer.feedback?.trim()
+          ? ` The user said: ${JSON.stringify(answer.feedback.trim())}`
+          : ' No reason was given.';
+        return errorResult(`Not created: the user rejected the scheduled task.${why} Do not propose it again as is.`, {
+          approval: 'rejected',
+        });
       }
       const created = prepared.create();
       if ('error' in created) return errorResult(`Not created: ${created.error}`);
-      return textResult(`Scheduled task ${created.id} created. Next runs: ${created.next.join(', ') || '(none left)'}. People manage it with murmur schedule show|pause|rm ${created.id}.`, { taskId: created.id });
+      return textResult(
+        `Scheduled task ${created.id} created. Next runs: ${created.next.join(', ') || '(none left)'}. People manage it with murmur schedule show|pause|rm ${created.id}.`,
+        { taskId: created.id },
+      );
     },
   });
 }

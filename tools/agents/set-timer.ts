@@ -34,11 +34,16 @@ export function createSetTimerTool(timers: TimerPort): RuntimeTool {
       const delay = input.delay_minutes;
       // Checked here too: the schema check can be skipped by a caller, and the timer must not be registered.
       if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0 || delay > MAX_TIMER_MINUTES) {
-        return errorResult(`delay_minutes ${String(delay)} is not accepted: give a number of minutes from 0 to ${MAX_TIMER_MINUTES} (one day).`);
+        return errorResult(
+          `delay_minutes ${String(delay)} is not accepted: give a number of minutes from 0 to ${MAX_TIMER_MINUTES} (one day).`,
+        );
       }
       const minutes = Math.max(1, Math.ceil(delay));
       const timer = timers.set(ctx.agentId, minutes, input.message);
-      return textResult(`Timer ${timer.timerId} set: the message arrives in about ${minutes} minute${minutes === 1 ? '' : 's'} (at ${dueText(timer.dueAt)}).`, timer);
+      return textResult(
+        `Timer ${timer.timerId} set: the message arrives in about ${minutes} minute${minutes === 1 ? '' : 's'} (at ${dueText(timer.dueAt)}).`,
+        timer,
+      );
     },
   });
 }

@@ -25,13 +25,20 @@ function createTaskListTool(store: TaskStore): RuntimeTool {
       description: 'List your background tasks (commands and subagents started with run_in_background).',
       parameters: Type.Object({
         active_only: Type.Optional(Type.Boolean({ description: 'Only running tasks (default true).' })),
-        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'At most this many, newest last (default 20).' })),
+        limit: Type.Optional(
+          Type.Integer({ minimum: 1, maximum: 100, description: 'At most this many, newest last (default 20).' }),
+        ),
       }),
       executionMode: 'parallel',
     },
     execute(ctx, input) {
-      const tasks = store.viewFor(ctx.agentId).list({ activeOnly: input.active_only ?? true, limit: input.limit ?? 20 });
-      if (tasks.length === 0) return textResult(input.active_only === false ? 'You have no background tasks.' : 'You have no running background tasks.');
+      const tasks = store
+        .viewFor(ctx.agentId)
+        .list({ activeOnly: input.active_only ?? true, limit: input.limit ?? 20 });
+      if (tasks.length === 0)
+        return textResult(
+          input.active_only === false ? 'You have no background tasks.' : 'You have no running background tasks.',
+        );
       return textResult(tasks.map(describeTask).join('\n'), tasks);
     },
   });
@@ -47,7 +54,9 @@ function createTaskOutputTool(store: TaskStore): RuntimeTool {
       parameters: Type.Object({
         task_id: Type.String({ minLength: 1 }),
         block: Type.Optional(Type.Boolean({ description: 'Wait for the task to end (default false).' })),
-        timeout: Type.Optional(Type.Number({ minimum: 0, maximum: 3600, description: 'Seconds to wait when blocking (default 30).' })),
+        timeout: Type.Optional(
+          Type.Number({ minimum: 0, maximum: 3600, description: 'Seconds to wait when blocking (default 30).' }),
+        ),
       }),
       executionMode: 'parallel',
     },
@@ -55,7 +64,8 @@ function createTaskOutputTool(store: TaskStore): RuntimeTool {
       const tasks = store.viewFor(ctx.agentId);
       let info = tasks.get(input.task_id);
       if (!info) return errorResult(`No background task "${input.task_id}" of yours. Use task_list to see your tasks.`);
-      if (input.block && info.status === 'running') info = (await tasks.wait(input.task_id, (input.timeout ?? 30) * 1000, signal)) ?? info;
+      if (input.block && info.status === 'running')
+        info = (await tasks.wait(input.task_id, (input.timeout ?? 30) * 1000, signal)) ?? info;
       const output = await tasks.tail(input.task_id, OUTPUT_INLINE_BYTES);
       const lines = [
         `task_id: ${info.taskId}`,
@@ -74,7 +84,8 @@ function createTaskStopTool(store: TaskStore): RuntimeTool {
   return defineRuntimeTool({
     def: {
       name: 'task_stop',
-      description: 'Stop one of your background tasks. Safe on a task that already ended. A stopped task sends no completion notification.',
+      description:
+        'Stop one of your background tasks. Safe on a task that already ended. A stopped task sends no completion notification.',
       parameters: Type.Object({
         task_id: Type.String({ minLength: 1 }),
         reason: Type.Optional(Type.String({ description: 'Why (default "Stopped by TaskStop").' })),
@@ -83,8 +94,10 @@ function createTaskStopTool(store: TaskStore): RuntimeTool {
     execute(ctx, input) {
       const tasks = store.viewFor(ctx.agentId);
       const before = tasks.get(input.task_id);
-      if (!before) return errorResult(`No background task "${input.task_id}" of yours. Use task_list to see your tasks.`);
-      if (before.status !== 'running') return textResult(`Task ${input.task_id} had already ended (${before.status}); nothing to stop.`, before);
+      if (!before)
+        return errorResult(`No background task "${input.task_id}" of yours. Use task_list to see your tasks.`);
+      if (before.status !== 'running')
+        return textResult(`Task ${input.task_id} had already ended (${before.status}); nothing to stop.`, before);
       const info = tasks.stop(input.task_id, input.reason ?? 'Stopped by TaskStop');
       return textResult(`Stopped task ${input.task_id}.`, info);
     },

@@ -5,7 +5,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RuntimeTool, ToolResult } from '../contract.js';
-import { exampleArguments, matchesKeyword, oneLine, parseCommand, shellQuote, USAGE, type BridgeCommand } from './commands.js';
+import {
+  exampleArguments,
+  matchesKeyword,
+  oneLine,
+  parseCommand,
+  shellQuote,
+  USAGE,
+  type BridgeCommand,
+} from './commands.js';
 import { EXIT, type BridgeAnswer, type BridgeHandler } from './protocol.js';
 
 /** The tools an agent may call from its shell, and why a known tool it may not call is refused. */
@@ -53,28 +61,57 @@ function usage(message: string): BridgeAnswer {
 
 function unknownTool(name: string, offered: readonly RuntimeTool[]): BridgeAnswer {
   // Words of the tool part of the name (after the last `__`), so a server name alone suggests nothing.
-  const words = name.toLowerCase().split('__').at(-1)!.split(/[^a-z0-9]+/).filter((w) => w.length > 2);
-  const near = offered.filter((t) => words.some((w) => t.def.name.toLowerCase().includes(w))).slice(0, 5).map((t) => t.def.name);
+  const words = name
+    .toLowerCase()
+    .split('__')
+    .at(-1)!
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 2);
+  const near = offered
+    .filter((t) => words.some((w) => t.def.name.toLowerCase().includes(w)))
+    .slice(0, 5)
+    .map((t) => t.def.name);
   const hint = near.length > 0 ? ` Close names: ${near.join(', ')}.` : '';
-  return usage(`murmur-tools: no tool is named ${JSON.stringify(name)}.${hint} List them with: murmur-tools tools --keyword WORD`);
+  return usage(
+    `murmur-tools: no tool is named ${JSON.stringify(name)}.${hint} List them with: murmur-tools tools --keyword WORD`,
+  );
 }
 
-async function resolveTool(agent: BridgeAgent, name: string): Promise<{ tool: RuntimeTool } | { answer: BridgeAnswer }> {
+async function resolveTool(
+  agent: BridgeAgent,
+  name: string,
+): Promise<{ tool: RuntimeTool } | { answer: BridgeAnswer }> {
   const catalog = await agent.catalog();
   const tool = catalog.offered.find((t) => t.def.name === name);
   if (tool) return { tool };
   const refusal = catalog.refusal(name);
-  if (refusal !== undefined) return { answer: { exit: EXIT.refused, stderr: line(`murmur-tools: refused: ${refusal}`) } };
+  if (refusal !== undefined)
+    return { answer: { exit: EXIT.refused, stderr: line(`murmur-tools: refused: ${refusal}`) } };
   return { answer: unknownTool(name, catalog.offered) };
 }
 
-async function listTools(agent: BridgeAgent, command: Extract<BridgeCommand, { kind: 'tools' }>): Promise<BridgeAnswer> {
+async function listTools(
+  agent: BridgeAgent,
+  command: Extract<BridgeCommand, { kind: 'tools' }>,
+): Promise<BridgeAnswer> {
   const { offered } = await agent.catalog();
-  const rows = offered.map((t) => ({ name: t.def.name, description: t.def.description })).filter((t) => command.keyword === undefined || matchesKeyword(t, command.keyword));
-  if (command.json) return { exit: EXIT.ok, stdout: `${JSON.stringify(rows.map((r) => ({ name: r.name, description: oneLine(r.description, 1000) })))}\n` };
-  const answer: BridgeAnswer = { exit: EXIT.ok, stdout: rows.map((r) => `${r.name}  ${oneLine(r.description)}\n`).join('') };
+  const rows = offered
+    .map((t) => ({ name: t.def.name, description: t.def.description }))
+    .filter((t) => command.keyword === undefined || matchesKeyword(t, command.keyword));
+  if (command.json)
+    return {
+      exit: EXIT.ok,
+      stdout: `${JSON.stringify(rows.map((r) => ({ name: r.name, description: oneLine(r.description, 1000) })))}\n`,
+    };
+  const answer: BridgeAnswer = {
+    exit: EXIT.ok,
+    stdout: rows.map((r) => `${r.name}  ${oneLine(r.description)}\n`).join(''),
+  };
   if (rows.length === 0) {
-    answer.stderr = offered.length === 0 ? 'murmur-tools: this agent has no tools to reach from its shell.\n' : `murmur-tools: no tool matches ${JSON.stringify(command.keyword)}; try a shorter keyword.\n`;
+    answer.stderr =
+      offered.length === 0
+        ? 'murmur-tools: this agent has no tools to reach from its shell.\n'
+        : `murmur-tools: no tool matches ${JSON.stringify(command.keyword)}; try a shorter keyword.\n`;
   }
   return answer;
 }
@@ -83,9 +120,24 @@ async function showTool(agent: BridgeAgent, command: Extract<BridgeCommand, { ki
   const found = await resolveTool(agent, command.name);
   if ('answer' in found) return found.answer;
   const { def } = found.tool;
-  if (command.json) return { exit: EXIT.ok, stdout: `${JSON.stringify({ name: def.name, description: def.description, parameters: def.parameters })}\n` };
+  if (command.json)
+    return {
+      exit: EXIT.ok,
+      stdout: `${JSON.stringify({ name: def.name, description: def.description, parameters: def.parameters })}\n`,
+    };
   const example = `murmur-tools call ${def.name} --args ${shellQuote(JSON.stringify(exampleArguments(def.parameters)))}`;
-  const text = [def.name, '', def.description.trim(), '', 'Parameters (JSON Schema):', JSON.stringify(def.parameters, null, 2), '', 'Example:', `  ${example}`, ''].join('\n');
+  const text = [
+    def.name,
+    '',
+    def.description.trim(),
+    '',
+    'Parameters (JSON Schema):',
+    JSON.stringify(def.parameters, null, 2),
+    '',
+    'Example:',
+    `  ${example}`,
+    '',
+  ].join('\n');
   return { exit: EXIT.ok, stdout: text };
 }
 
@@ -100,7 +152,10 @@ async function resultOutput(agent: BridgeAgent, callId: string, result: ToolResu
     }
     const bytes = Buffer.from(block.data, 'base64');
     const extension = EXTENSIONS[block.mimeType] ?? 'bin';
-    const file = path.join(agent.outputsDir, `${agent.agentId}-${callId}-${++media}.${extension}`.replace(/[^A-Za-z0-9._-]/g, '_'));
+    const file = path.join(
+      agent.outputsDir,
+      `${agent.agentId}-${callId}-${++media}.${extension}`.replace(/[^A-Za-z0-9._-]/g, '_'),
+    );
     await mkdir(agent.outputsDir, { recursive: true });
     await writeFile(file, bytes);
     parts.push(`[${block.type} (${block.mimeType}, ${bytes.length} bytes) saved to ${file}]`);
@@ -108,12 +163,17 @@ async function resultOutput(agent: BridgeAgent, callId: string, result: ToolResu
   return parts.join('\n');
 }
 
-async function callTool(agent: BridgeAgent, command: Extract<BridgeCommand, { kind: 'call' }>, signal: AbortSignal): Promise<BridgeAnswer> {
+async function callTool(
+  agent: BridgeAgent,
+  command: Extract<BridgeCommand, { kind: 'call' }>,
+  signal: AbortSignal,
+): Promise<BridgeAnswer> {
   const found = await resolveTool(agent, command.name);
   if ('answer' in found) return found.answer;
   const outcome = await agent.call(found.tool, command.args, signal);
   if (outcome.kind === 'invalid') return usage(`murmur-tools: ${outcome.message}`);
-  if (outcome.kind === 'denied') return { exit: EXIT.refused, stderr: line(`murmur-tools: refused: ${outcome.message}`) };
+  if (outcome.kind === 'denied')
+    return { exit: EXIT.refused, stderr: line(`murmur-tools: refused: ${outcome.message}`) };
   const text = await resultOutput(agent, outcome.callId, outcome.result);
   return outcome.result.isError ? { exit: EXIT.toolError, stderr: line(text) } : { exit: EXIT.ok, stdout: line(text) };
 }

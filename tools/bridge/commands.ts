@@ -23,7 +23,11 @@ function usageError(message: string): Parsed {
 }
 
 /** Splits flags from positional words; a flag that takes a value must have one. */
-function scan(argv: readonly string[], valued: ReadonlySet<string>, switches: ReadonlySet<string>): { flags: Map<string, string>; words: string[] } | string {
+function scan(
+  argv: readonly string[],
+  valued: ReadonlySet<string>,
+  switches: ReadonlySet<string>,
+): { flags: Map<string, string>; words: string[] } | string {
   const flags = new Map<string, string>();
   const words: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -35,7 +39,8 @@ function scan(argv: readonly string[], valued: ReadonlySet<string>, switches: Re
         flags.set(name, 'true');
         continue;
       }
-      if (!valued.has(name)) return `unknown option ${word}; accepted here: ${[...valued, ...switches].join(', ') || 'none'}`;
+      if (!valued.has(name))
+        return `unknown option ${word}; accepted here: ${[...valued, ...switches].join(', ') || 'none'}`;
       if (flags.has(name)) return `${name} is given twice`;
       if (eq !== -1) flags.set(name, word.slice(eq + 1));
       else if (i + 1 < argv.length) flags.set(name, argv[++i]!);
@@ -47,13 +52,18 @@ function scan(argv: readonly string[], valued: ReadonlySet<string>, switches: Re
 
 export function parseCommand(argv: readonly string[]): Parsed {
   const [verb, ...rest] = argv;
-  if (verb === undefined || verb === 'help' || verb === '--help' || verb === '-h') return { ok: true, command: { kind: 'help' } };
+  if (verb === undefined || verb === 'help' || verb === '--help' || verb === '-h')
+    return { ok: true, command: { kind: 'help' } };
   if (verb === 'tools') {
     const scanned = scan(rest, new Set(['--keyword']), new Set(['--json']));
     if (typeof scanned === 'string') return usageError(`murmur-tools tools: ${scanned}`);
-    if (scanned.words.length > 0) return usageError(`murmur-tools tools: unexpected ${JSON.stringify(scanned.words[0])}; search with --keyword K`);
+    if (scanned.words.length > 0)
+      return usageError(`murmur-tools tools: unexpected ${JSON.stringify(scanned.words[0])}; search with --keyword K`);
     const keyword = scanned.flags.get('--keyword');
-    return { ok: true, command: { kind: 'tools', json: scanned.flags.has('--json'), ...(keyword !== undefined ? { keyword } : {}) } };
+    return {
+      ok: true,
+      command: { kind: 'tools', json: scanned.flags.has('--json'), ...(keyword !== undefined ? { keyword } : {}) },
+    };
   }
   if (verb === 'tool') {
     const scanned = scan(rest, new Set(), new Set(['--json']));
@@ -64,7 +74,8 @@ export function parseCommand(argv: readonly string[]): Parsed {
   if (verb === 'call') {
     const scanned = scan(rest, new Set(['--args']), new Set());
     if (typeof scanned === 'string') return usageError(`murmur-tools call: ${scanned}`);
-    if (scanned.words.length !== 1) return usageError('murmur-tools call: give exactly one tool NAME (arguments go in --args JSON)');
+    if (scanned.words.length !== 1)
+      return usageError('murmur-tools call: give exactly one tool NAME (arguments go in --args JSON)');
     return { ok: true, command: { kind: 'call', name: scanned.words[0]!, args: scanned.flags.get('--args') ?? '{}' } };
   }
   return usageError(`murmur-tools: unknown command ${JSON.stringify(verb)}; the commands are tools, tool and call`);
@@ -113,7 +124,8 @@ export function exampleArguments(schema: unknown): Record<string, unknown> {
   if (typeof schema !== 'object' || schema === null) return out;
   const { properties, required } = schema as { properties?: Record<string, unknown>; required?: unknown };
   if (!properties || !Array.isArray(required)) return out;
-  for (const name of required) if (typeof name === 'string' && name in properties) out[name] = placeholder(properties[name]);
+  for (const name of required)
+    if (typeof name === 'string' && name in properties) out[name] = placeholder(properties[name]);
   return out;
 }
 

@@ -88,7 +88,7 @@ export class LeaseServer {
     if (!lease) return;
     this.byOwner.delete(owner);
     this.byToken.delete(lease.token);
-    for (const controller of lease.inFlight) controller.abort(new Error('the agent\'s murmur-tools lease has ended'));
+    for (const controller of lease.inFlight) controller.abort(new Error("the agent's murmur-tools lease has ended"));
   }
 
   get leaseCount(): number {
@@ -103,7 +103,8 @@ export class LeaseServer {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const lease of this.byToken.values()) for (const controller of lease.inFlight) controller.abort(new Error('murmur is shutting down'));
+    for (const lease of this.byToken.values())
+      for (const controller of lease.inFlight) controller.abort(new Error('murmur is shutting down'));
     this.byToken.clear();
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -127,7 +128,10 @@ export class LeaseServer {
       buffered += chunk;
       if (buffered.length > MAX_REQUEST_BYTES) {
         answered = true;
-        reply(socket, { exit: EXIT.usage, stderr: `murmur-tools: the request is larger than ${MAX_REQUEST_BYTES} bytes; pass smaller arguments.\n` });
+        reply(socket, {
+          exit: EXIT.usage,
+          stderr: `murmur-tools: the request is larger than ${MAX_REQUEST_BYTES} bytes; pass smaller arguments.\n`,
+        });
         return;
       }
       const end = buffered.indexOf('\n');
@@ -146,7 +150,11 @@ export class LeaseServer {
     }
     const lease = typeof request.lease === 'string' ? this.byToken.get(request.lease) : undefined;
     if (!lease) {
-      return { exit: EXIT.noLease, stderr: "murmur-tools: this lease is not valid (its agent has ended, or the token is wrong); murmur-tools works only inside a running agent's bash.\n" };
+      return {
+        exit: EXIT.noLease,
+        stderr:
+          "murmur-tools: this lease is not valid (its agent has ended, or the token is wrong); murmur-tools works only inside a running agent's bash.\n",
+      };
     }
     const argv = Array.isArray(request.argv) ? request.argv.filter((a): a is string => typeof a === 'string') : [];
     lease.inFlight.add(controller);
@@ -222,7 +230,9 @@ function socketIsDead(endpoint: string): Promise<boolean> {
       socket.destroy();
       resolve(false);
     });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED' || error.code === 'ENOENT'));
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      resolve(error.code === 'ECONNREFUSED' || error.code === 'ENOENT'),
+    );
   });
 }
 
@@ -239,7 +249,8 @@ export async function sweepStaleLeaseFolders(own: string): Promise<void> {
       const dir = path.join(base, name);
       if (dir === own) continue;
       const info = await stat(dir).catch(() => undefined);
-      if (!info?.isDirectory() || (uid !== undefined && info.uid !== uid) || Date.now() - info.mtimeMs < STALE_AFTER_MS) continue;
+      if (!info?.isDirectory() || (uid !== undefined && info.uid !== uid) || Date.now() - info.mtimeMs < STALE_AFTER_MS)
+        continue;
       if (await socketIsDead(path.join(dir, 'lease.sock'))) await rm(dir, { recursive: true, force: true });
     }
   } catch {

@@ -2,9 +2,7 @@
 // endings, explain a miss, and describe the change as a small diff.
 import { lineOf, lineStarts } from './line-index.js';
 
-export type EditOutcome =
-  | { ok: true; text: string; replacements: number; diff: string }
-  | { ok: false; error: string };
+export type EditOutcome = { ok: true; text: string; replacements: number; diff: string } | { ok: false; error: string };
 
 const CONTEXT_LINES = 2;
 const MAX_HUNKS = 3;
@@ -50,12 +48,19 @@ function newlineCount(text: string): number {
 function sideLines(prefix: string, text: string, starts: readonly number[], first: number, count: number): string[] {
   const out: string[] = [];
   const shown = Math.min(count, MAX_HUNK_SIDE_LINES);
-  for (let i = 0; i < shown; i++) out.push(`${prefix}${String(first + i + 1).padStart(5)}| ${lineText(text, starts, first + i)}`);
+  for (let i = 0; i < shown; i++)
+    out.push(`${prefix}${String(first + i + 1).padStart(5)}| ${lineText(text, starts, first + i)}`);
   if (count > shown) out.push(`${prefix}      … ${count - shown} more lines`);
   return out;
 }
 
-function buildDiff(before: string, after: string, matches: readonly number[], oldLength: number, newString: string): string {
+function buildDiff(
+  before: string,
+  after: string,
+  matches: readonly number[],
+  oldLength: number,
+  newString: string,
+): string {
   const oldStarts = lineStarts(before);
   const newStarts = lineStarts(after);
   const delta = newString.length - oldLength;
@@ -69,7 +74,8 @@ function buildDiff(before: string, after: string, matches: readonly number[], ol
     const newCount = Math.max(0, oldCount + newlineCount(newString) - newlineCount(before.slice(at, at + oldLength)));
     const lines: string[] = [];
     const contextStart = Math.max(0, firstOld - CONTEXT_LINES);
-    for (let line = contextStart; line < firstOld; line++) lines.push(`  ${String(line + 1).padStart(5)}| ${lineText(before, oldStarts, line)}`);
+    for (let line = contextStart; line < firstOld; line++)
+      lines.push(`  ${String(line + 1).padStart(5)}| ${lineText(before, oldStarts, line)}`);
     lines.push(...sideLines('- ', before, oldStarts, firstOld, oldCount));
     lines.push(...sideLines('+ ', after, newStarts, firstNew, Math.min(newCount, newStarts.length - firstNew)));
     const afterStart = firstNew + newCount;
@@ -104,7 +110,10 @@ const MAX_LINES_TO_COMPARE = 20_000;
 const MAX_LINE_CHARS = 300;
 
 function closestLine(text: string, oldString: string): { line: number; text: string } | undefined {
-  const probe = oldString.split('\n').map((line) => line.trim()).find((line) => line.length > 0);
+  const probe = oldString
+    .split('\n')
+    .map((line) => line.trim())
+    .find((line) => line.length > 0);
   if (!probe) return undefined;
   const target = probe.slice(0, MAX_LINE_CHARS);
   const lines = text.split('\n');
@@ -137,9 +146,17 @@ function missExplanation(text: string, oldString: string, display: string): stri
 }
 
 /** Applies one edit to the text of a file (without its BOM). */
-export function applyEdit(text: string, oldString: string, newString: string, replaceAll: boolean, display: string): EditOutcome {
-  if (oldString === '') return { ok: false, error: 'old_string is empty. To create a file or replace all of it, use write.' };
-  if (oldString === newString) return { ok: false, error: 'old_string and new_string are the same; there is nothing to change.' };
+export function applyEdit(
+  text: string,
+  oldString: string,
+  newString: string,
+  replaceAll: boolean,
+  display: string,
+): EditOutcome {
+  if (oldString === '')
+    return { ok: false, error: 'old_string is empty. To create a file or replace all of it, use write.' };
+  if (oldString === newString)
+    return { ok: false, error: 'old_string and new_string are the same; there is nothing to change.' };
   const eol = dominantEol(text);
   let find = oldString;
   let replace = newString;
@@ -169,5 +186,10 @@ export function applyEdit(text: string, oldString: string, newString: string, re
     from = at + find.length;
   }
   result += text.slice(from);
-  return { ok: true, text: result, replacements: used.length, diff: buildDiff(text, result, used, find.length, replace) };
+  return {
+    ok: true,
+    text: result,
+    replacements: used.length,
+    diff: buildDiff(text, result, used, find.length, replace),
+  };
 }

@@ -13,10 +13,13 @@ import { resolveToolPath, workspacePolicy } from './workspace-paths.js';
 export const editParameters = Type.Object({
   path: Type.String({ description: 'File to edit: relative to the workspace root, or absolute inside it.' }),
   old_string: Type.String({
-    description: 'The exact text to replace, with its indentation and line breaks (without read\'s line-number prefixes). Must match exactly once unless replace_all.',
+    description:
+      "The exact text to replace, with its indentation and line breaks (without read's line-number prefixes). Must match exactly once unless replace_all.",
   }),
   new_string: Type.String({ description: 'The text to put in its place (must differ from old_string).' }),
-  replace_all: Type.Optional(Type.Boolean({ description: 'Replace every occurrence instead of exactly one (default false).' })),
+  replace_all: Type.Optional(
+    Type.Boolean({ description: 'Replace every occurrence instead of exactly one (default false).' }),
+  ),
 });
 
 function prepareEditArguments(raw: unknown): unknown {
@@ -37,7 +40,8 @@ export async function executeEdit(
   if (!resolved.ok) return errorResult(resolved.error);
   const file = resolved.value;
   if (!file.exists) return errorResult(`${file.display} does not exist. To create a file, use write.`);
-  if (sensitiveBlocked(file.relToRoot, workspacePolicy(ctx).allowSensitive)) return errorResult(sensitiveRefusal(file.display, 'Editing'));
+  if (sensitiveBlocked(file.relToRoot, workspacePolicy(ctx).allowSensitive))
+    return errorResult(sensitiveRefusal(file.display, 'Editing'));
   return withFileLock(file.real, async () => {
     const before = await stat(file.real);
     if (before.isDirectory()) return errorResult(`${file.display} is a folder; give a file path.`);
@@ -63,7 +67,10 @@ export async function executeEdit(
     const after = await stat(file.real);
     ctx.reads?.recordRead(file.real, { mtimeMs: after.mtimeMs, size: after.size });
     const count = outcome.replacements === 1 ? '1 replacement' : `${outcome.replacements} replacements`;
-    return textResult(`Edited ${file.display}: ${count}.\n${outcome.diff}`, { path: file.display, replacements: outcome.replacements });
+    return textResult(`Edited ${file.display}: ${count}.\n${outcome.diff}`, {
+      path: file.display,
+      replacements: outcome.replacements,
+    });
   });
 }
 

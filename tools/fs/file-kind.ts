@@ -2,10 +2,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 
-export type FileKind =
-  | { kind: 'text' }
-  | { kind: 'binary' }
-  | { kind: 'image' | 'video'; mimeType: string };
+export type FileKind = { kind: 'text' } | { kind: 'binary' } | { kind: 'image' | 'video'; mimeType: string };
 
 export const SNIFF_BYTES = 8192;
 
@@ -35,7 +32,8 @@ function ascii(head: Uint8Array, at: number, length: number): string {
 
 /** Media type from magic bytes; undefined when the bytes are not a supported image or video. */
 export function mediaTypeOf(head: Uint8Array): { kind: 'image' | 'video'; mimeType: string } | undefined {
-  if (startsWith(head, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return { kind: 'image', mimeType: 'image/png' };
+  if (startsWith(head, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
+    return { kind: 'image', mimeType: 'image/png' };
   if (startsWith(head, [0xff, 0xd8, 0xff])) return { kind: 'image', mimeType: 'image/jpeg' };
   if (ascii(head, 0, 6) === 'GIF87a' || ascii(head, 0, 6) === 'GIF89a') return { kind: 'image', mimeType: 'image/gif' };
   if (ascii(head, 0, 4) === 'RIFF' && ascii(head, 8, 4) === 'WEBP') return { kind: 'image', mimeType: 'image/webp' };

@@ -14,7 +14,9 @@ export const GLOB_MAX_RESULTS = 100;
 export const globParameters = Type.Object({
   pattern: Type.String({ description: 'Glob pattern relative to path, e.g. "**/*.ts", "src/**/*.{ts,tsx}", "*.md".' }),
   path: Type.Optional(Type.String({ description: 'Folder to search from (default: the workspace root).' })),
-  include_ignored: Type.Optional(Type.Boolean({ description: 'Also list files ignored by .gitignore, .ignore and .rgignore.' })),
+  include_ignored: Type.Optional(
+    Type.Boolean({ description: 'Also list files ignored by .gitignore, .ignore and .rgignore.' }),
+  ),
 });
 
 function prepareGlobArguments(raw: unknown): unknown {
@@ -26,8 +28,10 @@ function prepareGlobArguments(raw: unknown): unknown {
 
 function patternProblem(pattern: string): string | undefined {
   if (pattern.trim() === '') return 'pattern is empty; give a glob such as "**/*.ts"';
-  if (path.isAbsolute(pattern)) return `pattern ${JSON.stringify(pattern)} is absolute; give a pattern relative to path (and set path to the folder)`;
-  if (pattern.split('/').includes('..')) return `pattern ${JSON.stringify(pattern)} contains "..": patterns cannot leave path; set path to the folder instead`;
+  if (path.isAbsolute(pattern))
+    return `pattern ${JSON.stringify(pattern)} is absolute; give a pattern relative to path (and set path to the folder)`;
+  if (pattern.split('/').includes('..'))
+    return `pattern ${JSON.stringify(pattern)} contains "..": patterns cannot leave path; set path to the folder instead`;
   return undefined;
 }
 
@@ -61,16 +65,28 @@ async function newestFirst(root: string, files: readonly string[]): Promise<Date
   return dated.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 }
 
-export async function executeGlob(ctx: ToolContext, input: { pattern: string; path?: string; include_ignored?: boolean }, signal?: AbortSignal): Promise<ToolResult> {
+export async function executeGlob(
+  ctx: ToolContext,
+  input: { pattern: string; path?: string; include_ignored?: boolean },
+  signal?: AbortSignal,
+): Promise<ToolResult> {
   const problem = patternProblem(input.pattern);
   if (problem) return errorResult(problem);
   const resolved = await resolveToolPath(ctx, input.path ?? '.', 'read');
   if (!resolved.ok) return errorResult(resolved.error);
   const folder = resolved.value;
   if (!folder.exists) return errorResult(`${folder.display} does not exist.`);
-  if (!(await stat(folder.real)).isDirectory()) return errorResult(`${folder.display} is a file; path must be a folder to search from.`);
+  if (!(await stat(folder.real)).isDirectory())
+    return errorResult(`${folder.display} is a file; path must be a folder to search from.`);
   const hidden = await hiddenUnder(ctx, folder.root);
-  const walkOptions = { base: folder.root, searchRoot: folder.real, patterns: [input.pattern], includeIgnored: input.include_ignored === true, hidden, ...(signal ? { signal } : {}) };
+  const walkOptions = {
+    base: folder.root,
+    searchRoot: folder.real,
+    patterns: [input.pattern],
+    includeIgnored: input.include_ignored === true,
+    hidden,
+    ...(signal ? { signal } : {}),
+  };
   let walked: WalkResult;
   try {
     walked = await walkFiles(walkOptions);
@@ -78,15 +94,21 @@ export async function executeGlob(ctx: ToolContext, input: { pattern: string; pa
     return errorResult(`glob failed: ${(error as Error).message}`);
   }
   const found = walked.files;
-  if (found.length === 0 && walked.outside.length > 0) return errorResult(leavesFolder(input.pattern, folder.display, walked.outside[0]!));
+  if (found.length === 0 && walked.outside.length > 0)
+    return errorResult(leavesFolder(input.pattern, folder.display, walked.outside[0]!));
   const workspaceRoot = await realRoot(workspacePolicy(ctx).root);
   const show = (file: string) => {
     const abs = path.join(folder.real, file);
     return folder.root === workspaceRoot ? path.relative(workspaceRoot, abs).split(path.sep).join('/') : abs;
   };
   if (found.length === 0) {
-    const ignored = input.include_ignored ? '' : ' Ignored files (.gitignore, .ignore, .rgignore) were skipped; include_ignored: true lists them too.';
-    return textResult(`No files match ${JSON.stringify(input.pattern)} in ${folder.display === '.' ? 'the workspace' : folder.display}.${ignored}`, { total: 0 });
+    const ignored = input.include_ignored
+      ? ''
+      : ' Ignored files (.gitignore, .ignore, .rgignore) were skipped; include_ignored: true lists them too.';
+    return textResult(
+      `No files match ${JSON.stringify(input.pattern)} in ${folder.display === '.' ? 'the workspace' : folder.display}.${ignored}`,
+      { total: 0 },
+    );
   }
   const sorted = await newestFirst(folder.real, found);
   const shown = sorted.slice(0, GLOB_MAX_RESULTS).map((entry) => show(entry.file));

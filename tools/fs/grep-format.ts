@@ -28,7 +28,12 @@ export function sortHits(files: GrepFileHits[]): GrepFileHits[] {
 }
 
 /** One entry per result line (files, counts, or content lines and `--` separators). */
-export function grepEntries(files: readonly GrepFileHits[], query: Pick<GrepQuery, 'mode' | 'before' | 'after'>, show: (file: string) => string, lineNumbers: boolean): string[] {
+export function grepEntries(
+  files: readonly GrepFileHits[],
+  query: Pick<GrepQuery, 'mode' | 'before' | 'after'>,
+  show: (file: string) => string,
+  lineNumbers: boolean,
+): string[] {
   const entries: string[] = [];
   if (query.mode === 'files') {
     for (const file of files) entries.push(show(file.path));
@@ -45,14 +50,21 @@ export function grepEntries(files: readonly GrepFileHits[], query: Pick<GrepQuer
       if (withContext && entries.length > 0) entries.push('--');
       for (const line of group) {
         const mark = line.match ? ':' : '-';
-        entries.push(lineNumbers ? `${shown}${mark}${line.line}${mark}${cutLine(line.text)}` : `${shown}${mark}${cutLine(line.text)}`);
+        entries.push(
+          lineNumbers
+            ? `${shown}${mark}${line.line}${mark}${cutLine(line.text)}`
+            : `${shown}${mark}${cutLine(line.text)}`,
+        );
       }
     }
   }
   return entries;
 }
 
-export function pageEntries(entries: readonly string[], page: GrepPage): { lines: readonly string[]; nextOffset?: number } {
+export function pageEntries(
+  entries: readonly string[],
+  page: GrepPage,
+): { lines: readonly string[]; nextOffset?: number } {
   const end = page.headLimit === 0 ? entries.length : Math.min(entries.length, page.offset + page.headLimit);
   const lines = entries.slice(page.offset, end);
   return end < entries.length ? { lines, nextOffset: end } : { lines };
@@ -79,7 +91,11 @@ export function formatGrep(
 ): FormattedGrep {
   const entries = grepEntries(sortHits(files), query, show, lineNumbers);
   if (page.offset > 0 && page.offset >= entries.length) {
-    return { text: `offset ${page.offset} is past the end of the results (${entries.length} result lines). ${summary(files, query.mode)}`, total: entries.length, shown: 0 };
+    return {
+      text: `offset ${page.offset} is past the end of the results (${entries.length} result lines). ${summary(files, query.mode)}`,
+      total: entries.length,
+      shown: 0,
+    };
   }
   const { lines, nextOffset } = pageEntries(entries, page);
   let text = `${summary(files, query.mode)}\n${lines.join('\n')}`;

@@ -2,7 +2,14 @@
 // sensitive files, type, glob) and the same hits, only slower.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileHasType, FILE_TYPES, type GrepFileHits, type GrepLine, type GrepOutcome, type GrepQuery } from './grep-query.js';
+import {
+  fileHasType,
+  FILE_TYPES,
+  type GrepFileHits,
+  type GrepLine,
+  type GrepOutcome,
+  type GrepQuery,
+} from './grep-query.js';
 import { walkFiles } from './ignore-walk.js';
 import { lineOf, lineStarts } from './line-index.js';
 
@@ -44,7 +51,14 @@ async function candidateFiles(query: GrepQuery, signal?: AbortSignal): Promise<s
   const patterns = globPatterns(query.glob, query.target);
   if (!patterns) return [];
   const searchRoot = query.target === '' ? query.base : path.join(query.base, query.target);
-  const walkOptions = { base: query.base, searchRoot, patterns, includeIgnored: query.includeIgnored, ...(query.hidden ? { hidden: query.hidden } : {}), ...(signal ? { signal } : {}) };
+  const walkOptions = {
+    base: query.base,
+    searchRoot,
+    patterns,
+    includeIgnored: query.includeIgnored,
+    ...(query.hidden ? { hidden: query.hidden } : {}),
+    ...(signal ? { signal } : {}),
+  };
   let found: string[];
   try {
     // Folders outside the searched one are never listed: a glob reaching there matches nothing, as with ripgrep.
@@ -98,7 +112,8 @@ function contentGroups(query: GrepQuery, lines: readonly string[], matched: read
   const flush = () => {
     if (start < 0) return;
     const group: GrepLine[] = [];
-    for (let index = start; index <= end; index++) group.push({ line: index + 1, text: display(lines[index]!), match: matchSet.has(index) });
+    for (let index = start; index <= end; index++)
+      group.push({ line: index + 1, text: display(lines[index]!), match: matchSet.has(index) });
     groups.push(group);
   };
   for (const index of matched) {

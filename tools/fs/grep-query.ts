@@ -42,13 +42,32 @@ export interface GrepFileHits {
 }
 
 export type GrepOutcome =
-  | { ok: true; files: GrepFileHits[]; incomplete?: string; warning?: string }
-  | { ok: false; error: string };
+  { ok: true; files: GrepFileHits[]; incomplete?: string; warning?: string } | { ok: false; error: string };
 
 /** Common ripgrep file types (same globs as `rg --type-list`), for the fallback that has no ripgrep to ask. */
 export const FILE_TYPES: Readonly<Record<string, { suffixes: readonly string[]; names?: readonly string[] }>> = {
   c: { suffixes: ['.c', '.h', '.H', '.c.in', '.h.in', '.H.in', '.cats'] },
-  cpp: { suffixes: ['.C', '.H', '.cpp', '.hpp', '.cxx', '.hxx', '.cc', '.hh', '.inl', '.C.in', '.H.in', '.cpp.in', '.hpp.in', '.cxx.in', '.hxx.in', '.cc.in', '.hh.in'] },
+  cpp: {
+    suffixes: [
+      '.C',
+      '.H',
+      '.cpp',
+      '.hpp',
+      '.cxx',
+      '.hxx',
+      '.cc',
+      '.hh',
+      '.inl',
+      '.C.in',
+      '.H.in',
+      '.cpp.in',
+      '.hpp.in',
+      '.cxx.in',
+      '.hxx.in',
+      '.cc.in',
+      '.hh.in',
+    ],
+  },
   cs: { suffixes: ['.cs'] },
   csharp: { suffixes: ['.cs'] },
   css: { suffixes: ['.css', '.scss'] },

@@ -12,7 +12,17 @@ const MAX_STDERR_BYTES = 8 * 1024;
 
 /** The ripgrep arguments for a query (also used by the benchmark to run raw rg the same way). */
 export function ripgrepArguments(query: GrepQuery): string[] {
-  const args = ['--no-config', '--null', '--with-filename', '--no-heading', '--color=never', '--hidden', '--no-require-git', '--no-ignore-global', '--no-ignore-exclude'];
+  const args = [
+    '--no-config',
+    '--null',
+    '--with-filename',
+    '--no-heading',
+    '--color=never',
+    '--hidden',
+    '--no-require-git',
+    '--no-ignore-global',
+    '--no-ignore-exclude',
+  ];
   if (query.includeIgnored) args.push('--no-ignore');
   if (query.mode === 'files') args.push('--files-with-matches');
   else if (query.mode === 'count') args.push('--count');
@@ -104,7 +114,12 @@ export interface RawRun {
 }
 
 /** Runs rg and collects its output (bounded). */
-export function runRipgrep(rgPath: string, args: readonly string[], cwd: string, signal?: AbortSignal): Promise<RawRun> {
+export function runRipgrep(
+  rgPath: string,
+  args: readonly string[],
+  cwd: string,
+  signal?: AbortSignal,
+): Promise<RawRun> {
   return new Promise((resolve) => {
     const child = spawn(rgPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
@@ -132,7 +147,13 @@ export function runRipgrep(rgPath: string, args: readonly string[], cwd: string,
     });
     const finish = (exitCode: number | null, failure?: Error) => {
       signal?.removeEventListener('abort', onAbort);
-      resolve({ stdout: Buffer.concat(chunks, size), stderr: failure ? failure.message : stderr, exitCode, truncated, aborted });
+      resolve({
+        stdout: Buffer.concat(chunks, size),
+        stderr: failure ? failure.message : stderr,
+        exitCode,
+        truncated,
+        aborted,
+      });
     };
     child.on('error', (error) => finish(null, error));
     child.on('close', (code) => finish(code));
@@ -141,7 +162,10 @@ export function runRipgrep(rgPath: string, args: readonly string[], cwd: string,
 
 /** ripgrep lets a --glob whitelist override ignore files; the tool's contract says ignored files stay out. */
 async function withoutIgnored(query: GrepQuery, files: GrepFileHits[]): Promise<GrepFileHits[]> {
-  const hidden = await hiddenPathCheck(query.base, query.target === '' ? query.base : path.join(query.base, query.target));
+  const hidden = await hiddenPathCheck(
+    query.base,
+    query.target === '' ? query.base : path.join(query.base, query.target),
+  );
   const kept: GrepFileHits[] = [];
   for (const file of files) if (!(await hidden(file.path))) kept.push(file);
   return kept;
@@ -155,7 +179,8 @@ export async function grepWithRipgrep(rgPath: string, query: GrepQuery, signal?:
   if (run.exitCode === 2 && output.length === 0 && !run.truncated) {
     return { ok: false, error: `ripgrep failed: ${run.stderr.trim() || 'exit code 2'}` };
   }
-  if (run.exitCode === null && !run.truncated) return { ok: false, error: `ripgrep could not run: ${run.stderr.trim()}` };
+  if (run.exitCode === null && !run.truncated)
+    return { ok: false, error: `ripgrep could not run: ${run.stderr.trim()}` };
   let text = output;
   if (run.truncated) {
     // Drop the last, probably cut, record.
@@ -163,9 +188,11 @@ export async function grepWithRipgrep(rgPath: string, query: GrepQuery, signal?:
     text = cut === -1 ? '' : text.slice(0, cut + 1);
   }
   let files = parseRipgrepOutput(query.mode, text);
-  if (query.glob && !query.glob.startsWith('!') && !query.includeIgnored && !query.targetIsFile) files = await withoutIgnored(query, files);
+  if (query.glob && !query.glob.startsWith('!') && !query.includeIgnored && !query.targetIsFile)
+    files = await withoutIgnored(query, files);
   const outcome: GrepOutcome = { ok: true, files };
-  if (run.truncated) outcome.incomplete = `the search produced more than ${RG_MAX_OUTPUT_BYTES / (1024 * 1024)} MB of output and was stopped`;
+  if (run.truncated)
+    outcome.incomplete = `the search produced more than ${RG_MAX_OUTPUT_BYTES / (1024 * 1024)} MB of output and was stopped`;
   if (run.exitCode === 2 && run.stderr.trim()) outcome.warning = run.stderr.trim().split('\n').slice(0, 5).join('\n');
   return outcome;
 }

@@ -20,10 +20,15 @@ export const grepParameters = Type.Object({
   pattern: Type.String({ description: 'Regular expression (ripgrep syntax), e.g. "function\\s+\\w+" or "TODO".' }),
   path: Type.Optional(Type.String({ description: 'File or folder to search (default: the whole workspace).' })),
   type: Type.Optional(Type.String({ description: 'Only files of this type, e.g. ts, js, py, rust, go, md.' })),
-  glob: Type.Optional(Type.String({ description: 'Only files matching this glob, e.g. "*.test.ts" or "src/**/*.{ts,tsx}"; "!*.min.js" excludes.' })),
+  glob: Type.Optional(
+    Type.String({
+      description: 'Only files matching this glob, e.g. "*.test.ts" or "src/**/*.{ts,tsx}"; "!*.min.js" excludes.',
+    }),
+  ),
   output_mode: Type.Optional(
     Type.Union([Type.Literal('files'), Type.Literal('content'), Type.Literal('count')], {
-      description: '"files" (default): paths of matching files; "content": matching lines; "count": matching lines per file.',
+      description:
+        '"files" (default): paths of matching files; "content": matching lines; "count": matching lines per file.',
     }),
   ),
   '-A': Count('content mode: lines to show after each match.'),
@@ -34,7 +39,9 @@ export const grepParameters = Type.Object({
   multiline: Type.Optional(Type.Boolean({ description: 'Let the pattern span lines ("." also matches newlines).' })),
   offset: Count('Skip this many result lines (to page on).'),
   head_limit: Count(`At most this many result lines (default ${GREP_DEFAULT_HEAD_LIMIT}; 0 = no limit).`),
-  include_ignored: Type.Optional(Type.Boolean({ description: 'Also search files ignored by .gitignore, .ignore and .rgignore.' })),
+  include_ignored: Type.Optional(
+    Type.Boolean({ description: 'Also search files ignored by .gitignore, .ignore and .rgignore.' }),
+  ),
 });
 
 type GrepInput = {
@@ -67,7 +74,11 @@ function prepareGrepArguments(raw: unknown): unknown {
 }
 
 /** Runs a query with ripgrep when one is found, else with the JavaScript fallback. */
-export async function runGrep(query: GrepQuery, signal?: AbortSignal, env: NodeJS.ProcessEnv = process.env): Promise<GrepOutcome & { backend: 'ripgrep' | 'javascript' }> {
+export async function runGrep(
+  query: GrepQuery,
+  signal?: AbortSignal,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<GrepOutcome & { backend: 'ripgrep' | 'javascript' }> {
   const rg = await findRipgrep(env);
   if (rg) return { ...(await grepWithRipgrep(rg.path, query, signal)), backend: 'ripgrep' };
   return { ...(await grepWithJavaScript(query, signal)), backend: 'javascript' };
@@ -80,7 +91,9 @@ export async function executeGrep(ctx: ToolContext, input: GrepInput, signal?: A
   if (!target.exists) return errorResult(`${target.display} does not exist. Use glob to find files by name.`);
   const stats = await stat(target.real);
   if (!stats.isDirectory() && isSensitivePath(target.relToRoot)) {
-    return errorResult(`${target.display} is a sensitive file (it may hold secrets); grep never searches sensitive files.`);
+    return errorResult(
+      `${target.display} is a sensitive file (it may hold secrets); grep never searches sensitive files.`,
+    );
   }
   const mode = input.output_mode ?? 'files';
   const context = input['-C'] ?? 0;
@@ -105,7 +118,9 @@ export async function executeGrep(ctx: ToolContext, input: GrepInput, signal?: A
   const show = target.root === workspaceRoot ? (file: string) => file : (file: string) => path.join(target.root, file);
   if (outcome.files.length === 0) {
     const where = target.display === '.' ? 'the workspace' : target.display;
-    const ignored = query.includeIgnored ? '' : ' Files ignored by .gitignore, .ignore or .rgignore were skipped; include_ignored: true searches them too.';
+    const ignored = query.includeIgnored
+      ? ''
+      : ' Files ignored by .gitignore, .ignore or .rgignore were skipped; include_ignored: true searches them too.';
     return textResult(`No matches for ${JSON.stringify(input.pattern)} in ${where}.${ignored}`, { total: 0 });
   }
   const formatted = formatGrep(outcome.files, query, show, input['-n'] !== false, {

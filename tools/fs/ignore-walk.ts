@@ -93,7 +93,9 @@ export class IgnoreWalker {
     if (known) return known;
     const parent = path.dirname(dir);
     const inherited: Chain | Promise<Chain> =
-      dir === this.base || this.detached.has(dir) || parent === dir || !this.insideBase(parent) ? NO_RULES : this.chainFor(parent);
+      dir === this.base || this.detached.has(dir) || parent === dir || !this.insideBase(parent)
+        ? NO_RULES
+        : this.chainFor(parent);
     if (entries && !hasIgnoreFile(entries) && !(inherited instanceof Promise)) {
       this.chains.set(dir, inherited);
       return inherited;
@@ -111,7 +113,9 @@ export class IgnoreWalker {
   }
 
   private insideBase(dir: string): boolean {
-    return dir === this.base || (dir.startsWith(this.base) && dir[this.base.length] === path.sep) || isInside(this.base, dir);
+    return (
+      dir === this.base || (dir.startsWith(this.base) && dir[this.base.length] === path.sep) || isInside(this.base, dir)
+    );
   }
 
   /** `dir` relative to the base with forward slashes and a trailing slash ('' for the base). */
@@ -183,9 +187,16 @@ export class IgnoreWalker {
    * lead it out. Errors are handed to the callback: a throw here would escape the fs callback and end the process.
    */
   fsAdapter(confineTo: string): FileSystemAdapter {
-    const readdir = ((dirPath: string, _options: unknown, callback: (error: NodeJS.ErrnoException | null, entries: Dirent[]) => void) => {
+    const readdir = ((
+      dirPath: string,
+      _options: unknown,
+      callback: (error: NodeJS.ErrnoException | null, entries: Dirent[]) => void,
+    ) => {
       // fdir hands absolute folder paths ending in a slash.
-      const dir = path.isAbsolute(dirPath) && dirPath.length > 1 && dirPath.endsWith('/') ? dirPath.slice(0, -1) : path.resolve(dirPath);
+      const dir =
+        path.isAbsolute(dirPath) && dirPath.length > 1 && dirPath.endsWith('/')
+          ? dirPath.slice(0, -1)
+          : path.resolve(dirPath);
       if (!isInside(confineTo, dir)) {
         this.refused.push(dir);
         callback(null, []);
@@ -231,7 +242,10 @@ export class IgnoreWalker {
  * folder between `searchRoot` and it. ripgrep lets a --glob whitelist override ignore files; grep uses this
  * to keep ignored files out anyway.
  */
-export async function hiddenPathCheck(base: string, searchRoot: string): Promise<(relToBase: string) => Promise<boolean>> {
+export async function hiddenPathCheck(
+  base: string,
+  searchRoot: string,
+): Promise<(relToBase: string) => Promise<boolean>> {
   const walker = new IgnoreWalker(base, false);
   await walker.detachIfIgnored(searchRoot);
   return async (relToBase) => {

@@ -122,7 +122,12 @@ async function lastByteIsNewline(handle: FileHandle, size: number): Promise<bool
 }
 
 /** Byte offset where the k-th line from the end starts, and how many lines were found (< k when the file is shorter). */
-async function findTailStart(handle: FileHandle, size: number, endsWithNewline: boolean, k: number): Promise<{ startByte: number; found: number }> {
+async function findTailStart(
+  handle: FileHandle,
+  size: number,
+  endsWithNewline: boolean,
+  k: number,
+): Promise<{ startByte: number; found: number }> {
   if (size === 0) return { startByte: 0, found: 0 };
   // A final newline ends the last line; it does not start another one.
   let end = endsWithNewline ? size - 1 : size;
@@ -165,11 +170,23 @@ async function countNewlines(handle: FileHandle, endByte: number): Promise<numbe
 /**
  * A window of lines. `lineOffset` is 1-based; a negative one counts from the end (-50 = the last 50 lines).
  */
-export async function readLineWindow(handle: FileHandle, size: number, lineOffset: number, limits: LineWindowLimits): Promise<LineWindow> {
+export async function readLineWindow(
+  handle: FileHandle,
+  size: number,
+  lineOffset: number,
+  limits: LineWindowLimits,
+): Promise<LineWindow> {
   const endsWithNewline = await lastByteIsNewline(handle, size);
   if (lineOffset >= 1) {
     const result = await readForward(handle, size, endsWithNewline, 0, lineOffset - 1, limits);
-    const window: LineWindow = { lines: result.lines, firstLine: lineOffset, fromEnd: false, more: result.more, cutByBytes: result.cutByBytes, longLineCut: result.longLineCut };
+    const window: LineWindow = {
+      lines: result.lines,
+      firstLine: lineOffset,
+      fromEnd: false,
+      more: result.more,
+      cutByBytes: result.cutByBytes,
+      longLineCut: result.longLineCut,
+    };
     if (!result.reachedStart || (result.lines.length === 0 && lineOffset > 1)) window.pastEndTotal = result.linesSeen;
     return window;
   }
@@ -184,5 +201,12 @@ export async function readLineWindow(handle: FileHandle, size: number, lineOffse
     firstLine = -found;
     fromEnd = true;
   }
-  return { lines: result.lines, firstLine, fromEnd, more: result.more, cutByBytes: result.cutByBytes, longLineCut: result.longLineCut };
+  return {
+    lines: result.lines,
+    firstLine,
+    fromEnd,
+    more: result.more,
+    cutByBytes: result.cutByBytes,
+    longLineCut: result.longLineCut,
+  };
 }

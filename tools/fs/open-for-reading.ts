@@ -13,7 +13,8 @@ export async function openForReading(ctx: ToolContext, input: string): Promise<O
   if (!resolved.ok) return { ok: false, error: resolved.error };
   const file = resolved.value;
   if (!file.exists) return { ok: false, error: `${file.display} does not exist. Use glob to find files by name.` };
-  if (sensitiveBlocked(file.relToRoot, workspacePolicy(ctx).allowSensitive)) return { ok: false, error: sensitiveRefusal(file.display) };
+  if (sensitiveBlocked(file.relToRoot, workspacePolicy(ctx).allowSensitive))
+    return { ok: false, error: sensitiveRefusal(file.display) };
   const special = await notAFile(file.real, file.display);
   if (special) return { ok: false, error: special };
   try {

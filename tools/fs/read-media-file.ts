@@ -33,18 +33,25 @@ export async function executeReadMediaFile(ctx: ToolContext, input: { path: stri
     const stats = await handle.stat();
     if (stats.isDirectory()) return errorResult(`${file.display} is a folder, not a file.`);
     if (stats.size > MEDIA_MAX_BYTES) {
-      return errorResult(`${file.display} is ${sizeText(stats.size)}; read_media_file takes files up to ${MEDIA_MAX_BYTES / (1024 * 1024)} MB.`);
+      return errorResult(
+        `${file.display} is ${sizeText(stats.size)}; read_media_file takes files up to ${MEDIA_MAX_BYTES / (1024 * 1024)} MB.`,
+      );
     }
     const head = Buffer.alloc(Math.min(SNIFF_BYTES, stats.size));
     if (head.length > 0) await handle.read(head, 0, head.length, 0);
     const media = mediaTypeOf(head);
     if (!media) {
-      return errorResult(`${file.display} is not a supported image (png, jpg, gif, webp) or video (mp4, webm, mov); for text files use read.`);
+      return errorResult(
+        `${file.display} is not a supported image (png, jpg, gif, webp) or video (mp4, webm, mov); for text files use read.`,
+      );
     }
     const data = await handle.readFile();
     return {
       content: [
-        { type: 'text', text: `${media.kind === 'image' ? 'Image' : 'Video'} ${file.display} (${media.mimeType}, ${sizeText(stats.size)}):` },
+        {
+          type: 'text',
+          text: `${media.kind === 'image' ? 'Image' : 'Video'} ${file.display} (${media.mimeType}, ${sizeText(stats.size)}):`,
+        },
         { type: media.kind, data: data.toString('base64'), mimeType: media.mimeType },
       ],
       details: { path: file.display, mimeType: media.mimeType, bytes: stats.size },

@@ -23,7 +23,8 @@ export const readParameters = Type.Object({
   path: Type.String({ description: 'File to read: relative to the workspace root, or absolute inside it.' }),
   line_offset: Type.Optional(
     Type.Integer({
-      description: 'First line to show, 1-based (default 1). Negative counts from the end: -50 shows the last 50 lines.',
+      description:
+        'First line to show, 1-based (default 1). Negative counts from the end: -50 shows the last 50 lines.',
     }),
   ),
   n_lines: Type.Optional(
@@ -55,11 +56,15 @@ function formatLines(window: LineWindow): string {
 function closingNotes(window: LineWindow, askedLines: number | undefined): string[] {
   const notes: string[] = [];
   if (askedLines !== undefined && askedLines > READ_MAX_LINES) {
-    notes.push(`n_lines ${askedLines} is above the limit of ${READ_MAX_LINES} lines per call; showing at most ${READ_MAX_LINES}.`);
+    notes.push(
+      `n_lines ${askedLines} is above the limit of ${READ_MAX_LINES} lines per call; showing at most ${READ_MAX_LINES}.`,
+    );
   }
   const last = window.firstLine + window.lines.length - 1;
   if (window.fromEnd) {
-    notes.push('Line numbers count back from the end of the file (-1 is the last line): the file is too large to count its lines cheaply.');
+    notes.push(
+      'Line numbers count back from the end of the file (-1 is the last line): the file is too large to count its lines cheaply.',
+    );
   }
   const next = last + 1;
   const canContinue = window.more && (!window.fromEnd || next < 0);
@@ -70,14 +75,19 @@ function closingNotes(window: LineWindow, askedLines: number | undefined): strin
         (canContinue ? ` Continue with line_offset=${next}.` : ''),
     );
   } else if (window.cutByBytes && canContinue) {
-    notes.push(`Showing lines ${window.firstLine} to ${last}: the ${READ_MAX_BYTES / 1024} KB limit per call was reached. Continue with line_offset=${next}.`);
+    notes.push(
+      `Showing lines ${window.firstLine} to ${last}: the ${READ_MAX_BYTES / 1024} KB limit per call was reached. Continue with line_offset=${next}.`,
+    );
   } else if (canContinue) {
     notes.push(`Showing lines ${window.firstLine} to ${last}; more lines follow. Continue with line_offset=${next}.`);
   }
   return notes;
 }
 
-export async function executeRead(ctx: ToolContext, input: { path: string; line_offset?: number; n_lines?: number }): Promise<ToolResult> {
+export async function executeRead(
+  ctx: ToolContext,
+  input: { path: string; line_offset?: number; n_lines?: number },
+): Promise<ToolResult> {
   const opened = await openForReading(ctx, input.path);
   if (!opened.ok) return errorResult(opened.error);
   const { file, handle } = opened;
@@ -89,15 +99,24 @@ export async function executeRead(ctx: ToolContext, input: { path: string; line_
     const kind = classifyHead(file.real, head);
     const media = kind.kind === 'image' || kind.kind === 'video' ? kind : mediaTypeFromExtension(file.real);
     if (media) {
-      return errorResult(`${file.display} is ${media.kind === 'image' ? 'an image' : 'a video'} (${media.mimeType}); use read_media_file to view it.`);
+      return errorResult(
+        `${file.display} is ${media.kind === 'image' ? 'an image' : 'a video'} (${media.mimeType}); use read_media_file to view it.`,
+      );
     }
-    if (kind.kind === 'binary') return errorResult(`${file.display} is a binary file (${stats.size} bytes); read shows text files only.`);
+    if (kind.kind === 'binary')
+      return errorResult(`${file.display} is a binary file (${stats.size} bytes); read shows text files only.`);
     const lineOffset = input.line_offset === undefined || input.line_offset === 0 ? 1 : input.line_offset;
     const maxLines = Math.min(input.n_lines ?? READ_MAX_LINES, READ_MAX_LINES);
-    const window = await readLineWindow(handle, stats.size, lineOffset, { maxLines, maxBytes: READ_MAX_BYTES, lineOverhead: LINE_PREFIX_BYTES });
+    const window = await readLineWindow(handle, stats.size, lineOffset, {
+      maxLines,
+      maxBytes: READ_MAX_BYTES,
+      lineOverhead: LINE_PREFIX_BYTES,
+    });
     ctx.reads?.recordRead(file.real, { mtimeMs: stats.mtimeMs, size: stats.size });
     if (window.pastEndTotal !== undefined) {
-      return errorResult(`line_offset ${lineOffset} is past the end of ${file.display}, which has ${window.pastEndTotal} lines.`);
+      return errorResult(
+        `line_offset ${lineOffset} is past the end of ${file.display}, which has ${window.pastEndTotal} lines.`,
+      );
     }
     if (window.lines.length === 0) return textResult(`${file.display} is empty.`);
     const notes = closingNotes(window, input.n_lines);

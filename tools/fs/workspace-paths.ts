@@ -28,7 +28,10 @@ export function workspacePolicy(ctx: Pick<ToolContext, 'cwd' | 'workspace'>): Wo
 }
 
 /** The hidden patterns that apply under `root` (they are written relative to the workspace root only). */
-export async function hiddenUnder(ctx: Pick<ToolContext, 'cwd' | 'workspace'>, root: string): Promise<readonly string[]> {
+export async function hiddenUnder(
+  ctx: Pick<ToolContext, 'cwd' | 'workspace'>,
+  root: string,
+): Promise<readonly string[]> {
   const policy = workspacePolicy(ctx);
   if (!policy.hidden || policy.hidden.length === 0) return [];
   return (await realRoot(policy.root)) === root ? policy.hidden : [];
@@ -89,7 +92,10 @@ async function realOrNearest(abs: string): Promise<{ real: string; exists: boole
  * The folders a tool may touch for a purpose: the workspace root, the extra roots, and for reading also the
  * session folder (so spilled tool outputs can be read and searched back).
  */
-export async function allowedRoots(ctx: Pick<ToolContext, 'cwd' | 'workspace' | 'session'>, purpose: PathPurpose): Promise<string[]> {
+export async function allowedRoots(
+  ctx: Pick<ToolContext, 'cwd' | 'workspace' | 'session'>,
+  purpose: PathPurpose,
+): Promise<string[]> {
   const policy = workspacePolicy(ctx);
   const roots = [await realRoot(policy.root)];
   for (const extra of policy.extraRoots) roots.push(await realRoot(extra));
@@ -106,7 +112,8 @@ export async function resolveToolPath(
   input: string,
   purpose: PathPurpose,
 ): Promise<PathResolution> {
-  if (typeof input !== 'string' || input.trim() === '') return { ok: false, error: 'path is empty: give a file or folder path inside the workspace' };
+  if (typeof input !== 'string' || input.trim() === '')
+    return { ok: false, error: 'path is empty: give a file or folder path inside the workspace' };
   if (input.includes('\0')) return { ok: false, error: `path ${JSON.stringify(input)} contains a NUL byte` };
   const policy = workspacePolicy(ctx);
   const workspaceRoot = await realRoot(policy.root);
@@ -116,12 +123,18 @@ export async function resolveToolPath(
   // Lexical check first, so `../x` gets the plain message rather than a symlink one.
   const lexicalRoots = [lexicalBase, ...roots];
   if (!lexicalRoots.some((root) => isInside(root, abs))) {
-    return { ok: false, error: `path ${JSON.stringify(input)} resolves to ${abs}, outside the workspace ${workspaceRoot}${extraNote(roots.length)}; use a path inside the workspace` };
+    return {
+      ok: false,
+      error: `path ${JSON.stringify(input)} resolves to ${abs}, outside the workspace ${workspaceRoot}${extraNote(roots.length)}; use a path inside the workspace`,
+    };
   }
   const { real, exists } = await realOrNearest(abs);
   const root = roots.find((candidate) => isInside(candidate, real));
   if (root === undefined) {
-    return { ok: false, error: `path ${JSON.stringify(input)} goes through a symlink to ${real}, outside the workspace ${workspaceRoot}${extraNote(roots.length)}; symlinks may not lead out of the workspace` };
+    return {
+      ok: false,
+      error: `path ${JSON.stringify(input)} goes through a symlink to ${real}, outside the workspace ${workspaceRoot}${extraNote(roots.length)}; symlinks may not lead out of the workspace`,
+    };
   }
   const display = isInside(workspaceRoot, real) ? toPosix(path.relative(workspaceRoot, real)) || '.' : real;
   return { ok: true, value: { abs, real, root, display, relToRoot: toPosix(path.relative(root, real)), exists } };

@@ -11,11 +11,14 @@ import { renameArgument } from './tool-args.js';
 import { resolveToolPath, workspacePolicy } from './workspace-paths.js';
 
 export const writeParameters = Type.Object({
-  path: Type.String({ description: 'File to write: relative to the workspace root, or absolute inside it. Missing folders are created.' }),
+  path: Type.String({
+    description: 'File to write: relative to the workspace root, or absolute inside it. Missing folders are created.',
+  }),
   content: Type.String({ description: 'The text to write.' }),
   mode: Type.Optional(
     Type.Union([Type.Literal('overwrite'), Type.Literal('append')], {
-      description: '"overwrite" (default) replaces the whole file; "append" adds content at the end (no newline is added).',
+      description:
+        '"overwrite" (default) replaces the whole file; "append" adds content at the end (no newline is added).',
     }),
   ),
 });
@@ -27,12 +30,16 @@ function prepareWriteArguments(raw: unknown): unknown {
   return args;
 }
 
-export async function executeWrite(ctx: ToolContext, input: { path: string; content: string; mode?: 'overwrite' | 'append' }): Promise<ToolResult> {
+export async function executeWrite(
+  ctx: ToolContext,
+  input: { path: string; content: string; mode?: 'overwrite' | 'append' },
+): Promise<ToolResult> {
   const resolved = await resolveToolPath(ctx, input.path, 'write');
   if (!resolved.ok) return errorResult(resolved.error);
   const file = resolved.value;
   // Writing a secrets file is refused like reading or editing one: the model could plant or clobber credentials.
-  if (sensitiveBlocked(file.relToRoot, workspacePolicy(ctx).allowSensitive)) return errorResult(sensitiveRefusal(file.display, 'Writing'));
+  if (sensitiveBlocked(file.relToRoot, workspacePolicy(ctx).allowSensitive))
+    return errorResult(sensitiveRefusal(file.display, 'Writing'));
   const mode = input.mode ?? 'overwrite';
   return withFileLock(file.real, async () => {
     let before: { size: number } | undefined;
@@ -55,7 +62,8 @@ export async function executeWrite(ctx: ToolContext, input: { path: string; cont
     const bytes = Buffer.byteLength(input.content, 'utf8');
     // details.path: the file changed, as shown to the model (a verifier's diff reads it).
     const details = { path: file.display, bytes, mode };
-    if (mode === 'append') return textResult(`Appended ${bytes} bytes to ${file.display} (now ${after.size} bytes).`, details);
+    if (mode === 'append')
+      return textResult(`Appended ${bytes} bytes to ${file.display} (now ${after.size} bytes).`, details);
     const what = before ? `replaced its ${before.size} bytes` : 'new file';
     return textResult(`Wrote ${bytes} bytes to ${file.display} (${what}).`, details);
   });

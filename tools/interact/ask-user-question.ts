@@ -2,7 +2,15 @@
 // the foreground or as a background task (in the task store it is made with) whose answer comes back as a message.
 import { Type } from '@sinclair/typebox';
 import type { QuestionReply, QuestionRequest, UserChannel } from '../adapters-interaction.js';
-import { defineRuntimeTool, errorResult, textResult, type RuntimeTool, type ToolContext, type ToolDefinition, type ToolResult } from '../contract.js';
+import {
+  defineRuntimeTool,
+  errorResult,
+  textResult,
+  type RuntimeTool,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResult,
+} from '../contract.js';
 import type { TaskStore } from '../ports.js';
 import {
   checkQuestionArgs,
@@ -33,17 +41,31 @@ const QuestionSchema = Type.Object(
       maxItems: MAX_OPTIONS,
       description: `${MIN_OPTIONS}-${MAX_OPTIONS} choices. Do not add "${OTHER_LABEL}": a free-text "${OTHER_LABEL}" answer is always added.`,
     }),
-    header: Type.Optional(Type.String({ maxLength: MAX_HEADER_CHARS, description: `Short tag shown above the question (at most ${MAX_HEADER_CHARS} characters).` })),
-    multi_select: Type.Optional(Type.Boolean({ default: false, description: 'Let the user pick several options. Default false.' })),
+    header: Type.Optional(
+      Type.String({
+        maxLength: MAX_HEADER_CHARS,
+        description: `Short tag shown above the question (at most ${MAX_HEADER_CHARS} characters).`,
+      }),
+    ),
+    multi_select: Type.Optional(
+      Type.Boolean({ default: false, description: 'Let the user pick several options. Default false.' }),
+    ),
   },
   { additionalProperties: false },
 );
 
 const Parameters = Type.Object(
   {
-    questions: Type.Array(QuestionSchema, { minItems: MIN_QUESTIONS, maxItems: MAX_QUESTIONS, description: `${MIN_QUESTIONS}-${MAX_QUESTIONS} questions asked together.` }),
+    questions: Type.Array(QuestionSchema, {
+      minItems: MIN_QUESTIONS,
+      maxItems: MAX_QUESTIONS,
+      description: `${MIN_QUESTIONS}-${MAX_QUESTIONS} questions asked together.`,
+    }),
     background: Type.Optional(
-      Type.Boolean({ default: false, description: 'Return at once with a task id; the answer arrives later as a message. Default false.' }),
+      Type.Boolean({
+        default: false,
+        description: 'Return at once with a task id; the answer arrives later as a message. Default false.',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -64,7 +86,9 @@ export function formatReply(reply: QuestionReply): string {
   const lines = ['The user answered:'];
   reply.answers.forEach((answer, index) => {
     const picks = answer.selected.map((label) =>
-      label === OTHER_LABEL && answer.otherText !== undefined ? `${OTHER_LABEL}: ${JSON.stringify(answer.otherText)}` : label,
+      label === OTHER_LABEL && answer.otherText !== undefined
+        ? `${OTHER_LABEL}: ${JSON.stringify(answer.otherText)}`
+        : label,
     );
     lines.push(`${index + 1}. ${answer.question} -> ${picks.length > 0 ? picks.join(', ') : '(nothing selected)'}`);
   });
@@ -129,7 +153,12 @@ export function createAskUserQuestionTool(ports: AskPorts): RuntimeTool {
       const args = input as QuestionArgs;
       const availability = user.availability();
       if (!availability.canAsk) return cannotAsk(availability.reason);
-      const request: QuestionRequest = { agentId: ctx.agentId, role: ctx.role, callId: ctx.callId, questions: toUserQuestions(args) };
+      const request: QuestionRequest = {
+        agentId: ctx.agentId,
+        role: ctx.role,
+        callId: ctx.callId,
+        questions: toUserQuestions(args),
+      };
       if (args.background === true) return startInBackground(ctx, ports, request);
       try {
         const reply = await user.ask(request, signal);

@@ -5,7 +5,14 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import type { PlanDecision, PlanModeAdapter, PlanOption } from '../adapters-interaction.js';
-import { defineRuntimeTool, errorResult, textResult, type RuntimeTool, type ToolContext, type ToolDefinition } from '../contract.js';
+import {
+  defineRuntimeTool,
+  errorResult,
+  textResult,
+  type RuntimeTool,
+  type ToolContext,
+  type ToolDefinition,
+} from '../contract.js';
 import { isInside } from '../fs/workspace-paths.js';
 import { isRecord } from '../util/is-record.js';
 
@@ -59,13 +66,17 @@ function createEnterPlanModeTool(planMode: PlanModeAdapter): RuntimeTool {
     execute: async (ctx) => {
       const current = planMode.state(ctx.agentId);
       if (current.active && current.planPath) {
-        return textResult(`You are already in plan mode.\n\n${planModeGuidance(current.planPath)}`, { planPath: current.planPath });
+        return textResult(`You are already in plan mode.\n\n${planModeGuidance(current.planPath)}`, {
+          planPath: current.planPath,
+        });
       }
       const planPath = planFilePath(ctx);
       try {
         await mkdir(path.dirname(planPath), { recursive: true });
       } catch (error) {
-        return errorResult(`Plan mode could not start: the folder of the plan file ${planPath} cannot be created (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
+        return errorResult(
+          `Plan mode could not start: the folder of the plan file ${planPath} cannot be created (${(error as NodeJS.ErrnoException).code ?? String(error)}).`,
+        );
       }
       planMode.enter(ctx.agentId, planPath);
       return textResult(planModeGuidance(planPath), { planPath });
@@ -88,13 +99,19 @@ function quote(value: unknown): string {
 export function checkExitPlanArgs(args: unknown): string | undefined {
   if (!isRecord(args)) return `the arguments must be an object (with optional "options"), got ${quote(args)}`;
   const problems: string[] = [];
-  for (const key of Object.keys(args)) if (key !== 'options') problems.push(`${quote(key)} is not a parameter (accepted: options)`);
+  for (const key of Object.keys(args))
+    if (key !== 'options') problems.push(`${quote(key)} is not a parameter (accepted: options)`);
   const options = args.options;
   if (options !== undefined) {
-    if (!Array.isArray(options)) problems.push(`options must be a list of ${MIN_PLAN_OPTIONS} to ${MAX_PLAN_OPTIONS} alternatives, got ${quote(options)}`);
+    if (!Array.isArray(options))
+      problems.push(
+        `options must be a list of ${MIN_PLAN_OPTIONS} to ${MAX_PLAN_OPTIONS} alternatives, got ${quote(options)}`,
+      );
     else {
       if (options.length < MIN_PLAN_OPTIONS || options.length > MAX_PLAN_OPTIONS) {
-        problems.push(`options has ${options.length} alternatives; give ${MIN_PLAN_OPTIONS} to ${MAX_PLAN_OPTIONS}, or leave options out`);
+        problems.push(
+          `options has ${options.length} alternatives; give ${MIN_PLAN_OPTIONS} to ${MAX_PLAN_OPTIONS}, or leave options out`,
+        );
       }
       const seen = new Map<string, number>();
       options.forEach((option, index) => {
@@ -103,21 +120,32 @@ export function checkExitPlanArgs(args: unknown): string | undefined {
           problems.push(`${at} must be an object with label and description, got ${quote(option)}`);
           return;
         }
-        for (const key of Object.keys(option)) if (key !== 'label' && key !== 'description') problems.push(`${at}: ${quote(key)} is not a field (accepted: label, description)`);
+        for (const key of Object.keys(option))
+          if (key !== 'label' && key !== 'description')
+            problems.push(`${at}: ${quote(key)} is not a field (accepted: label, description)`);
         const { label, description } = option;
-        if (typeof label !== 'string' || label.trim() === '') problems.push(`${at}.label must be a non-empty string, got ${quote(label)}`);
+        if (typeof label !== 'string' || label.trim() === '')
+          problems.push(`${at}.label must be a non-empty string, got ${quote(label)}`);
         else {
           const trimmed = label.trim();
           const chars = [...trimmed].length;
-          if (chars > MAX_PLAN_LABEL_CHARS) problems.push(`${at}.label is ${chars} characters long; at most ${MAX_PLAN_LABEL_CHARS}: ${quote(trimmed)}`);
+          if (chars > MAX_PLAN_LABEL_CHARS)
+            problems.push(
+              `${at}.label is ${chars} characters long; at most ${MAX_PLAN_LABEL_CHARS}: ${quote(trimmed)}`,
+            );
           const reserved = RESERVED_PLAN_LABELS.find((word) => word.toLowerCase() === trimmed.toLowerCase());
-          if (reserved) problems.push(`${at}.label ${quote(trimmed)} is reserved (the prompt always offers ${RESERVED_PLAN_LABELS.join(', ')}); name the alternative itself`);
+          if (reserved)
+            problems.push(
+              `${at}.label ${quote(trimmed)} is reserved (the prompt always offers ${RESERVED_PLAN_LABELS.join(', ')}); name the alternative itself`,
+            );
           const key = trimmed.toLowerCase();
           const earlier = seen.get(key);
-          if (earlier !== undefined) problems.push(`${at}.label ${quote(trimmed)} repeats options[${earlier}].label; labels must be unique`);
+          if (earlier !== undefined)
+            problems.push(`${at}.label ${quote(trimmed)} repeats options[${earlier}].label; labels must be unique`);
           else seen.set(key, index);
         }
-        if (typeof description !== 'string' || description.trim() === '') problems.push(`${at}.description must be a non-empty string, got ${quote(description)}`);
+        if (typeof description !== 'string' || description.trim() === '')
+          problems.push(`${at}.description must be a non-empty string, got ${quote(description)}`);
       });
     }
   }
@@ -130,12 +158,20 @@ const ExitParameters = Type.Object(
       Type.Array(
         Type.Object(
           {
-            label: Type.String({ minLength: 1, maxLength: MAX_PLAN_LABEL_CHARS, description: `A short name for the alternative (at most ${MAX_PLAN_LABEL_CHARS} characters, not ${RESERVED_PLAN_LABELS.join(', ')}).` }),
+            label: Type.String({
+              minLength: 1,
+              maxLength: MAX_PLAN_LABEL_CHARS,
+              description: `A short name for the alternative (at most ${MAX_PLAN_LABEL_CHARS} characters, not ${RESERVED_PLAN_LABELS.join(', ')}).`,
+            }),
             description: Type.String({ minLength: 1, description: 'What choosing it means.' }),
           },
           { additionalProperties: false },
         ),
-        { minItems: MIN_PLAN_OPTIONS, maxItems: MAX_PLAN_OPTIONS, description: `${MIN_PLAN_OPTIONS}-${MAX_PLAN_OPTIONS} alternatives the user may pick instead of a plain approval.` },
+        {
+          minItems: MIN_PLAN_OPTIONS,
+          maxItems: MAX_PLAN_OPTIONS,
+          description: `${MIN_PLAN_OPTIONS}-${MAX_PLAN_OPTIONS} alternatives the user may pick instead of a plain approval.`,
+        },
       ),
     ),
   },
@@ -184,7 +220,9 @@ function createExitPlanModeTool(planMode: PlanModeAdapter): RuntimeTool {
     execute: async (ctx, input, signal) => {
       const state = planMode.state(ctx.agentId);
       if (!state.active || !state.planPath) {
-        return errorResult('You are not in plan mode: call enter_plan_mode first, write your plan to the plan file it names, then call exit_plan_mode.');
+        return errorResult(
+          'You are not in plan mode: call enter_plan_mode first, write your plan to the plan file it names, then call exit_plan_mode.',
+        );
       }
       const planPath = state.planPath;
       let plan: string;
@@ -192,17 +230,33 @@ function createExitPlanModeTool(planMode: PlanModeAdapter): RuntimeTool {
         plan = await readFile(planPath, 'utf8');
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT') return errorResult(`Your plan file ${planPath} does not exist yet: write your plan there first, then call exit_plan_mode again.`);
+        if (code === 'ENOENT')
+          return errorResult(
+            `Your plan file ${planPath} does not exist yet: write your plan there first, then call exit_plan_mode again.`,
+          );
         return errorResult(`Your plan file ${planPath} could not be read (${code ?? String(error)}).`);
       }
-      if (plan.trim() === '') return errorResult(`Your plan file ${planPath} is empty: write your plan there first, then call exit_plan_mode again.`);
-      if (plan.length > MAX_PLAN_CHARS) plan = `${plan.slice(0, MAX_PLAN_CHARS)}\n… (cut: the whole plan is in ${planPath})`;
-      const options = ((input as ExitArgs).options ?? []).map((o) => ({ label: o.label.trim(), description: o.description.trim() }));
-      const decision = await planMode.review({ agentId: ctx.agentId, role: ctx.role, callId: ctx.callId, planPath, plan, options }, signal);
+      if (plan.trim() === '')
+        return errorResult(
+          `Your plan file ${planPath} is empty: write your plan there first, then call exit_plan_mode again.`,
+        );
+      if (plan.length > MAX_PLAN_CHARS)
+        plan = `${plan.slice(0, MAX_PLAN_CHARS)}\n… (cut: the whole plan is in ${planPath})`;
+      const options = ((input as ExitArgs).options ?? []).map((o) => ({
+        label: o.label.trim(),
+        description: o.description.trim(),
+      }));
+      const decision = await planMode.review(
+        { agentId: ctx.agentId, role: ctx.role, callId: ctx.callId, planPath, plan, options },
+        signal,
+      );
       if (decision.kind === 'option' && !options.some((o) => o.label === decision.label)) {
-        return errorResult(`The answer named the alternative ${JSON.stringify(decision.label)}, which this plan did not offer; the plan is not approved. Call exit_plan_mode again.`);
+        return errorResult(
+          `The answer named the alternative ${JSON.stringify(decision.label)}, which this plan did not offer; the plan is not approved. Call exit_plan_mode again.`,
+        );
       }
-      if (decision.kind === 'approve' || decision.kind === 'option' || decision.kind === 'reject_and_exit') planMode.exit(ctx.agentId);
+      if (decision.kind === 'approve' || decision.kind === 'option' || decision.kind === 'reject_and_exit')
+        planMode.exit(ctx.agentId);
       return textResult(answerText(decision, planPath, options), { decision, planPath });
     },
   });
@@ -214,4 +268,3 @@ export const PLAN_MODE_TOOL_NAMES = ['enter_plan_mode', 'exit_plan_mode'] as con
 export function createPlanModeTools(planMode: PlanModeAdapter): RuntimeTool[] {
   return [createEnterPlanModeTool(planMode), createExitPlanModeTool(planMode)];
 }
-

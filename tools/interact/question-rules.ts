@@ -15,7 +15,12 @@ const QUESTION_KEYS = ['question', 'options', 'header', 'multi_select'];
 const OPTION_KEYS = ['label', 'description'];
 
 export interface QuestionArgs {
-  questions: Array<{ question: string; options: Array<{ label: string; description: string }>; header?: string; multi_select?: boolean }>;
+  questions: Array<{
+    question: string;
+    options: Array<{ label: string; description: string }>;
+    header?: string;
+    multi_select?: boolean;
+  }>;
   background?: boolean;
 }
 
@@ -24,9 +29,15 @@ function quote(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-function unknownKeys(value: Record<string, unknown>, allowed: readonly string[], path: string, problems: string[]): void {
+function unknownKeys(
+  value: Record<string, unknown>,
+  allowed: readonly string[],
+  path: string,
+  problems: string[],
+): void {
   for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) problems.push(`${path}${quote(key)} is not a parameter (accepted: ${allowed.join(', ')})`);
+    if (!allowed.includes(key))
+      problems.push(`${path}${quote(key)} is not a parameter (accepted: ${allowed.join(', ')})`);
   }
 }
 
@@ -40,7 +51,9 @@ function checkOptions(options: unknown, path: string, problems: string[]): void 
     return;
   }
   if (options.length < MIN_OPTIONS || options.length > MAX_OPTIONS) {
-    problems.push(`${path} has ${options.length} options; give ${MIN_OPTIONS} to ${MAX_OPTIONS} (an "${OTHER_LABEL}" answer is added for you)`);
+    problems.push(
+      `${path} has ${options.length} options; give ${MIN_OPTIONS} to ${MAX_OPTIONS} (an "${OTHER_LABEL}" answer is added for you)`,
+    );
   }
   const seen = new Set<string>();
   options.forEach((option, index) => {
@@ -54,7 +67,9 @@ function checkOptions(options: unknown, path: string, problems: string[]): void 
     if (typeof label !== 'string' || label.trim() === '') {
       problems.push(`${at}.label must be a non-empty string, got ${quote(label)}`);
     } else if (label.trim().toLowerCase() === OTHER_LABEL.toLowerCase()) {
-      problems.push(`${at}.label ${quote(label)} is reserved: an "${OTHER_LABEL}" answer with free text is always added`);
+      problems.push(
+        `${at}.label ${quote(label)} is reserved: an "${OTHER_LABEL}" answer with free text is always added`,
+      );
     } else if (seen.has(label.trim())) {
       problems.push(`${at}.label ${quote(label)} appears twice; labels must be unique within a question`);
     } else {
@@ -101,10 +116,14 @@ export function checkQuestionArgs(args: unknown): string | undefined {
   unknownKeys(args, TOP_KEYS, '', problems);
   const { questions, background } = args;
   if (!Array.isArray(questions)) {
-    problems.push(`questions must be a list of ${MIN_QUESTIONS} to ${MAX_QUESTIONS} questions, got ${quote(questions)}`);
+    problems.push(
+      `questions must be a list of ${MIN_QUESTIONS} to ${MAX_QUESTIONS} questions, got ${quote(questions)}`,
+    );
   } else {
     if (questions.length < MIN_QUESTIONS || questions.length > MAX_QUESTIONS) {
-      problems.push(`questions has ${questions.length} entries; ask ${MIN_QUESTIONS} to ${MAX_QUESTIONS} questions at a time`);
+      problems.push(
+        `questions has ${questions.length} entries; ask ${MIN_QUESTIONS} to ${MAX_QUESTIONS} questions at a time`,
+      );
     }
     const seen = new Set<string>();
     questions.forEach((entry, index) => checkQuestion(entry, `questions[${index}]`, seen, problems));

@@ -48,21 +48,32 @@ export function createSkillTool(catalog: SkillCatalog): RuntimeTool {
         return errorResult(`No skill is named ${JSON.stringify(name)}. ${known}`);
       }
       if (skill.disableModelInvocation) {
-        return errorResult(`Skill "${name}" can only be started by the user (disableModelInvocation: true in ${skill.path}); do not invoke it yourself.`);
+        return errorResult(
+          `Skill "${name}" can only be started by the user (disableModelInvocation: true in ${skill.path}); do not invoke it yourself.`,
+        );
       }
       if (!skill.inline) {
-        return errorResult(`Skill "${name}" is not inline (inline: false in ${skill.path}); only inline skills can be invoked with the skill tool.`);
+        return errorResult(
+          `Skill "${name}" is not inline (inline: false in ${skill.path}); only inline skills can be invoked with the skill tool.`,
+        );
       }
       const chain = ctx.skillChain ?? [];
       if (chain.includes(name)) {
-        return errorResult(`Skill "${name}" is already active (${[...chain, name].join(' -> ')}); a skill cannot invoke itself.`);
+        return errorResult(
+          `Skill "${name}" is already active (${[...chain, name].join(' -> ')}); a skill cannot invoke itself.`,
+        );
       }
       if (chain.length >= MAX_SKILL_DEPTH) {
         return errorResult(
           `Skill "${name}" would nest ${chain.length + 1} deep (${[...chain, name].join(' -> ')}); skills nest at most ${MAX_SKILL_DEPTH} deep. Finish the current skill's work directly.`,
         );
       }
-      const text = [`Skill "${name}" loaded from ${skill.path}. Follow these instructions.`, `Skill folder (paths below resolve against it): ${skill.dir}`, '', expandSkillBody(skill, input.args)].join('\n');
+      const text = [
+        `Skill "${name}" loaded from ${skill.path}. Follow these instructions.`,
+        `Skill folder (paths below resolve against it): ${skill.dir}`,
+        '',
+        expandSkillBody(skill, input.args),
+      ].join('\n');
       return textResult(text, { skill: name, path: skill.path, chain: [...chain, name] });
     },
   });

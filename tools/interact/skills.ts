@@ -62,7 +62,13 @@ const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/
 
 type Parsed = { ok: true; skill: SkillInfo } | { ok: false; problems: SkillProblem[] };
 
-function optionalBoolean(data: Record<string, unknown>, keys: readonly string[], fallback: boolean, file: string, problems: SkillProblem[]): boolean {
+function optionalBoolean(
+  data: Record<string, unknown>,
+  keys: readonly string[],
+  fallback: boolean,
+  file: string,
+  problems: SkillProblem[],
+): boolean {
   for (const key of keys) {
     if (!(key in data)) continue;
     const value = data[key];
@@ -77,7 +83,12 @@ function optionalBoolean(data: Record<string, unknown>, keys: readonly string[],
 export function parseSkillFile(text: string, file: string, folderName: string, scope: SkillScope): Parsed {
   const match = FRONT_MATTER.exec(text);
   if (!match) {
-    return { ok: false, problems: [{ path: file, message: 'no YAML front matter: start the file with a --- block holding name and description' }] };
+    return {
+      ok: false,
+      problems: [
+        { path: file, message: 'no YAML front matter: start the file with a --- block holding name and description' },
+      ],
+    };
   }
   let data: unknown;
   try {
@@ -87,25 +98,54 @@ export function parseSkillFile(text: string, file: string, folderName: string, s
     return { ok: false, problems: [{ path: file, message: `front matter is not valid YAML: ${first}` }] };
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    return { ok: false, problems: [{ path: file, message: 'front matter must be a mapping of fields (name: …, description: …)' }] };
+    return {
+      ok: false,
+      problems: [{ path: file, message: 'front matter must be a mapping of fields (name: …, description: …)' }],
+    };
   }
   const fields = data as Record<string, unknown>;
   const problems: SkillProblem[] = [];
   const { name, description } = fields;
   if (typeof name !== 'string' || name === '') {
-    problems.push({ path: file, field: 'name', message: `name is required and must be a string, got ${JSON.stringify(name)}` });
+    problems.push({
+      path: file,
+      field: 'name',
+      message: `name is required and must be a string, got ${JSON.stringify(name)}`,
+    });
   } else if (name.length > MAX_SKILL_NAME_CHARS || !NAME_RULE.test(name)) {
-    problems.push({ path: file, field: 'name', message: `name ${JSON.stringify(name)} must be 1-${MAX_SKILL_NAME_CHARS} lowercase letters, digits and single hyphens` });
+    problems.push({
+      path: file,
+      field: 'name',
+      message: `name ${JSON.stringify(name)} must be 1-${MAX_SKILL_NAME_CHARS} lowercase letters, digits and single hyphens`,
+    });
   } else if (name !== folderName) {
-    problems.push({ path: file, field: 'name', message: `name ${JSON.stringify(name)} must match its folder name ${JSON.stringify(folderName)}` });
+    problems.push({
+      path: file,
+      field: 'name',
+      message: `name ${JSON.stringify(name)} must match its folder name ${JSON.stringify(folderName)}`,
+    });
   }
   if (typeof description !== 'string' || description.trim() === '') {
-    problems.push({ path: file, field: 'description', message: `description is required and must be a non-empty string, got ${JSON.stringify(description)}` });
+    problems.push({
+      path: file,
+      field: 'description',
+      message: `description is required and must be a non-empty string, got ${JSON.stringify(description)}`,
+    });
   } else if (description.length > MAX_SKILL_DESCRIPTION_CHARS) {
-    problems.push({ path: file, field: 'description', message: `description has ${description.length} characters; at most ${MAX_SKILL_DESCRIPTION_CHARS}` });
+    problems.push({
+      path: file,
+      field: 'description',
+      message: `description has ${description.length} characters; at most ${MAX_SKILL_DESCRIPTION_CHARS}`,
+    });
   }
   const inline = optionalBoolean(fields, ['inline'], true, file, problems);
-  const disableModelInvocation = optionalBoolean(fields, ['disableModelInvocation', 'disable-model-invocation'], false, file, problems);
+  const disableModelInvocation = optionalBoolean(
+    fields,
+    ['disableModelInvocation', 'disable-model-invocation'],
+    false,
+    file,
+    problems,
+  );
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
@@ -127,10 +167,14 @@ async function loadRoot(root: SkillRoot, problems: SkillProblem[]): Promise<Skil
   try {
     entries = await readdir(root.dir, { withFileTypes: true });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') problems.push({ path: root.dir, message: `cannot list skills: ${(error as Error).message}` });
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      problems.push({ path: root.dir, message: `cannot list skills: ${(error as Error).message}` });
     return [];
   }
-  const folders = entries.filter((entry) => entry.isDirectory() || entry.isSymbolicLink()).map((entry) => entry.name).sort();
+  const folders = entries
+    .filter((entry) => entry.isDirectory() || entry.isSymbolicLink())
+    .map((entry) => entry.name)
+    .sort();
   const loaded = await Promise.all(
     folders.map(async (folder): Promise<SkillInfo | undefined> => {
       const file = path.join(root.dir, folder, SKILL_FILE);
@@ -141,7 +185,13 @@ async function loadRoot(root: SkillRoot, problems: SkillProblem[]): Promise<Skil
         const code = (error as NodeJS.ErrnoException).code;
         // A symlink to a file, or an unrelated folder: only folders meant as skills (with SKILL.md) are reported.
         if (code === 'ENOTDIR') return undefined;
-        problems.push({ path: file, message: code === 'ENOENT' ? `missing ${SKILL_FILE} in the skill folder` : `cannot read: ${(error as Error).message}` });
+        problems.push({
+          path: file,
+          message:
+            code === 'ENOENT'
+              ? `missing ${SKILL_FILE} in the skill folder`
+              : `cannot read: ${(error as Error).message}`,
+        });
         return undefined;
       }
       const parsed = parseSkillFile(text, file, folder, root.scope);
@@ -154,7 +204,9 @@ async function loadRoot(root: SkillRoot, problems: SkillProblem[]): Promise<Skil
 }
 
 /** Loads every root; earlier roots win on a name clash. Never throws for bad files. */
-export async function loadSkills(options: { roots: readonly SkillRoot[] } | SkillRootOptions): Promise<SkillLoadResult> {
+export async function loadSkills(
+  options: { roots: readonly SkillRoot[] } | SkillRootOptions,
+): Promise<SkillLoadResult> {
   const roots = 'roots' in options ? options.roots : skillRoots(options);
   const result: SkillLoadResult = { skills: [], problems: [], shadowed: [] };
   const byName = new Map<string, SkillInfo>();
@@ -179,7 +231,10 @@ export function createSkillCatalog(skills: readonly SkillInfo[]): SkillCatalog {
 
 /** The catalog without one skill (a built-in skill an agent has no use for). */
 export function withoutSkill(catalog: SkillCatalog, name: string): SkillCatalog {
-  return { list: () => catalog.list().filter((skill) => skill.name !== name), get: (wanted) => (wanted === name ? undefined : catalog.get(wanted)) };
+  return {
+    list: () => catalog.list().filter((skill) => skill.name !== name),
+    get: (wanted) => (wanted === name ? undefined : catalog.get(wanted)),
+  };
 }
 
 /** Skills the model may invoke through the skill tool. */
@@ -191,7 +246,9 @@ export function invocableSkills(catalog: SkillCatalog): SkillInfo[] {
 export function skillsPromptSection(catalog: SkillCatalog): string {
   const skills = invocableSkills(catalog);
   if (skills.length === 0) return '';
-  const lines = ['Skills you can load with the skill tool (call it with the skill name when a task matches its description):'];
+  const lines = [
+    'Skills you can load with the skill tool (call it with the skill name when a task matches its description):',
+  ];
   for (const skill of skills) lines.push(`- ${skill.name}: ${skill.description.replace(/\s+/g, ' ')}`);
   return lines.join('\n');
 }

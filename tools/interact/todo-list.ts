@@ -15,7 +15,11 @@ const Parameters = Type.Object(
       Type.Array(
         Type.Object(
           {
-            title: Type.String({ minLength: 1, maxLength: MAX_TODO_TITLE_CHARS, description: 'What to do, in a few words.' }),
+            title: Type.String({
+              minLength: 1,
+              maxLength: MAX_TODO_TITLE_CHARS,
+              description: 'What to do, in a few words.',
+            }),
             status: Type.Union([Type.Literal('pending'), Type.Literal('in_progress'), Type.Literal('done')], {
               description: 'pending | in_progress | done',
             }),
@@ -57,7 +61,10 @@ export function createTodoListTool(store: TodoStore): RuntimeTool {
         return textResult(renderTodos(todos), { todos });
       }
       const blank = input.todos.findIndex((todo) => todo.title.trim() === '');
-      if (blank >= 0) return errorResult(`todos[${blank}].title ${JSON.stringify(input.todos[blank]!.title)} is blank; give each item a title.`);
+      if (blank >= 0)
+        return errorResult(
+          `todos[${blank}].title ${JSON.stringify(input.todos[blank]!.title)} is blank; give each item a title.`,
+        );
       const todos = input.todos.map((todo) => ({ title: todo.title.trim(), status: todo.status }));
       store.set(ctx.agentId, todos);
       const text = todos.length === 0 ? 'Cleared the todo list.' : `Updated. ${renderTodos(todos)}`;

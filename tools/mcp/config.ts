@@ -53,8 +53,25 @@ export const MCP_JSON_FILE = '.mcp.json';
 
 /** Tags only servers murmur ships may carry. */
 const RESERVED_SOURCES: readonly ToolSource[] = ['builtin', 'builtin-matrix'];
-const KNOWN_FIELDS = new Set(['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'source', 'timeoutMs', 'disabled', 'description']);
-const TYPES: Record<string, 'stdio' | 'http'> = { stdio: 'stdio', http: 'http', 'streamable-http': 'http', streamableHttp: 'http' };
+const KNOWN_FIELDS = new Set([
+  'type',
+  'command',
+  'args',
+  'env',
+  'cwd',
+  'url',
+  'headers',
+  'source',
+  'timeoutMs',
+  'disabled',
+  'description',
+]);
+const TYPES: Record<string, 'stdio' | 'http'> = {
+  stdio: 'stdio',
+  http: 'http',
+  'streamable-http': 'http',
+  streamableHttp: 'http',
+};
 
 export function formatMcpConfigProblem(problem: McpConfigProblem): string {
   const where = problem.field ? `${problem.file}: ${problem.field}` : problem.file;
@@ -96,13 +113,17 @@ class EntryReader {
   expand(field: string, value: string): string | undefined {
     const expanded = expandEnv(value, this.env);
     if (expanded.ok) return expanded.value;
-    return this.fail(field, `environment variable ${expanded.missing} is not set (write \${${expanded.missing}:-default} to give a default)`);
+    return this.fail(
+      field,
+      `environment variable ${expanded.missing} is not set (write \${${expanded.missing}:-default} to give a default)`,
+    );
   }
 
   string(entry: Record<string, unknown>, name: string, required: boolean): string | undefined {
     const value = entry[name];
     if (value === undefined) return required ? this.fail(name, 'is required (a non-empty string)') : undefined;
-    if (typeof value !== 'string' || value.trim() === '') return this.fail(name, `must be a non-empty string, got ${describe(value)}`);
+    if (typeof value !== 'string' || value.trim() === '')
+      return this.fail(name, `must be a non-empty string, got ${describe(value)}`);
     return this.expand(name, value);
   }
 
@@ -153,10 +174,16 @@ class EntryReader {
 function readSource(reader: EntryReader, value: unknown): ToolSource {
   if (value === undefined || value === 'configured') return 'configured';
   if (typeof value === 'string' && (RESERVED_SOURCES as readonly string[]).includes(value)) {
-    reader.warn('source', `${describe(value)} is reserved for servers murmur ships and cannot be set in ${reader.file}; ignored, the server is "configured"`);
+    reader.warn(
+      'source',
+      `${describe(value)} is reserved for servers murmur ships and cannot be set in ${reader.file}; ignored, the server is "configured"`,
+    );
     return 'configured';
   }
-  reader.warn('source', `unknown source ${describe(value)}, ignored: a server from ${reader.file} is always "configured"`);
+  reader.warn(
+    'source',
+    `unknown source ${describe(value)}, ignored: a server from ${reader.file} is always "configured"`,
+  );
   return 'configured';
 }
 
@@ -168,19 +195,30 @@ function readEntry(reader: EntryReader, entry: Record<string, unknown>, baseDir:
   if (entry.type !== undefined) {
     transport = typeof entry.type === 'string' ? TYPES[entry.type] : undefined;
     if (!transport) {
-      const hint = entry.type === 'sse' ? ' (the deprecated SSE transport is not supported; use the server\'s streamable HTTP endpoint)' : '';
-      return reader.fail('type', `unsupported transport ${describe(entry.type)}${hint}; accepted: ${Object.keys(TYPES).join(', ')}`);
+      const hint =
+        entry.type === 'sse'
+          ? " (the deprecated SSE transport is not supported; use the server's streamable HTTP endpoint)"
+          : '';
+      return reader.fail(
+        'type',
+        `unsupported transport ${describe(entry.type)}${hint}; accepted: ${Object.keys(TYPES).join(', ')}`,
+      );
     }
   } else if (entry.command !== undefined && entry.url !== undefined) {
     return reader.fail('url', 'an entry has either "command" (stdio) or "url" (streamable HTTP), not both');
   } else if (entry.command !== undefined) transport = 'stdio';
   else if (entry.url !== undefined) transport = 'http';
-  else return reader.fail('command', 'is required: give "command" for a stdio server or "url" for a streamable HTTP server');
+  else
+    return reader.fail(
+      'command',
+      'is required: give "command" for a stdio server or "url" for a streamable HTTP server',
+    );
 
   const source = readSource(reader, entry.source);
   let timeoutMs: number | undefined;
   if (entry.timeoutMs !== undefined) {
-    if (typeof entry.timeoutMs === 'number' && Number.isFinite(entry.timeoutMs) && entry.timeoutMs > 0) timeoutMs = entry.timeoutMs;
+    if (typeof entry.timeoutMs === 'number' && Number.isFinite(entry.timeoutMs) && entry.timeoutMs > 0)
+      timeoutMs = entry.timeoutMs;
     else reader.fail('timeoutMs', `must be a positive number of milliseconds, got ${describe(entry.timeoutMs)}`);
   }
   const common = { name: reader.server, source, file: reader.file, ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
@@ -204,7 +242,8 @@ function readEntry(reader: EntryReader, entry: Record<string, unknown>, baseDir:
     } catch {
       reader.fail('url', `is not a valid URL: ${describe(url)}`);
     }
-    if (parsed && parsed.protocol !== 'http:' && parsed.protocol !== 'https:') reader.fail('url', `must be an http or https URL, got ${describe(url)}`);
+    if (parsed && parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      reader.fail('url', `must be an http or https URL, got ${describe(url)}`);
   }
   if (reader.failed || url === undefined) return undefined;
   return { ...common, transport, url, headers };
@@ -218,13 +257,22 @@ export function parseMcpServers(document: unknown, file: string, env: Env = proc
   const problems: McpConfigProblem[] = [];
   const servers: McpServerConfig[] = [];
   if (!isRecord(document)) {
-    problems.push({ level: 'error', file, message: `must be an object with an "mcpServers" object, got ${describe(document)}` });
+    problems.push({
+      level: 'error',
+      file,
+      message: `must be an object with an "mcpServers" object, got ${describe(document)}`,
+    });
     return { servers, problems };
   }
   const table = document.mcpServers;
   if (table === undefined) return { servers, problems };
   if (!isRecord(table)) {
-    problems.push({ level: 'error', file, field: 'mcpServers', message: `must be an object of servers by name, got ${describe(table)}` });
+    problems.push({
+      level: 'error',
+      file,
+      field: 'mcpServers',
+      message: `must be an object of servers by name, got ${describe(table)}`,
+    });
     return { servers, problems };
   }
   const baseDir = path.dirname(path.resolve(file));
@@ -235,11 +283,18 @@ export function parseMcpServers(document: unknown, file: string, env: Env = proc
     }
     const reader = new EntryReader(file, name, problems, env);
     if (!isRecord(entry)) {
-      problems.push({ level: 'error', file, server: name, field: `mcpServers.${name}`, message: `must be an object, got ${describe(entry)}` });
+      problems.push({
+        level: 'error',
+        file,
+        server: name,
+        field: `mcpServers.${name}`,
+        message: `must be an object, got ${describe(entry)}`,
+      });
       continue;
     }
     if (entry.disabled === true) continue;
-    if (entry.disabled !== undefined && typeof entry.disabled !== 'boolean') reader.warn('disabled', `must be true or false, got ${describe(entry.disabled)}; the server is kept`);
+    if (entry.disabled !== undefined && typeof entry.disabled !== 'boolean')
+      reader.warn('disabled', `must be true or false, got ${describe(entry.disabled)}; the server is kept`);
     const config = readEntry(reader, entry, baseDir);
     if (config) servers.push(config);
   }
@@ -254,13 +309,19 @@ export async function readMcpJson(workspace: string, env: Env = process.env): Pr
     text = await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { servers: [], problems: [] };
-    return { servers: [], problems: [{ level: 'error', file, message: `cannot be read: ${(error as Error).message}` }] };
+    return {
+      servers: [],
+      problems: [{ level: 'error', file, message: `cannot be read: ${(error as Error).message}` }],
+    };
   }
   let document: unknown;
   try {
     document = JSON.parse(text);
   } catch (error) {
-    return { servers: [], problems: [{ level: 'error', file, message: `is not valid JSON: ${(error as Error).message}` }] };
+    return {
+      servers: [],
+      problems: [{ level: 'error', file, message: `is not valid JSON: ${(error as Error).message}` }],
+    };
   }
   return parseMcpServers(document, file, env);
 }
@@ -274,7 +335,13 @@ export function mergeMcpConfigs(...results: McpConfigResult[]): McpConfigResult 
     for (const server of result.servers) {
       const earlier = byName.get(server.name);
       if (earlier) {
-        problems.push({ level: 'warning', file: server.file, server: server.name, field: `mcpServers.${server.name}`, message: `overrides the server of the same name in ${earlier.file}` });
+        problems.push({
+          level: 'warning',
+          file: server.file,
+          server: server.name,
+          field: `mcpServers.${server.name}`,
+          message: `overrides the server of the same name in ${earlier.file}`,
+        });
         byName.delete(server.name);
       }
       byName.set(server.name, server);

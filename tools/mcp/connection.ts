@@ -22,7 +22,8 @@ export interface McpToolListing {
   skipped?: string[];
 }
 
-export type McpCallFailure = 'unknown-server' | 'unavailable' | 'timeout' | 'aborted' | 'closed' | 'malformed' | 'failed';
+export type McpCallFailure =
+  'unknown-server' | 'unavailable' | 'timeout' | 'aborted' | 'closed' | 'malformed' | 'failed';
 
 export type McpCallOutcome = { ok: true; result: unknown } | { ok: false; reason: McpCallFailure; error: string };
 
@@ -34,8 +35,7 @@ export interface McpCallOptions {
 }
 
 export type McpHubEvent =
-  | { type: 'tools_changed'; server: string }
-  | { type: 'state'; server: string; state: McpServerState; error?: string };
+  { type: 'tools_changed'; server: string } | { type: 'state'; server: string; state: McpServerState; error?: string };
 
 export interface ConnectionSettings {
   clientInfo: { name: string; version: string };
@@ -57,16 +57,20 @@ const MAX_LIST_PAGES = 100;
 export function errorMessage(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const status = (error as { code?: unknown }).code;
-  if (error.message.startsWith('Streamable HTTP error') && typeof status === 'number' && status > 0) return `${error.message} (HTTP ${status})`;
+  if (error.message.startsWith('Streamable HTTP error') && typeof status === 'number' && status > 0)
+    return `${error.message} (HTTP ${status})`;
   // fetch() hides the reason (ECONNREFUSED…) in `cause`.
   const cause = (error as { cause?: unknown }).cause;
-  return cause instanceof Error && !error.message.includes(cause.message) ? `${error.message} (${cause.message})` : error.message;
+  return cause instanceof Error && !error.message.includes(cause.message)
+    ? `${error.message} (${cause.message})`
+    : error.message;
 }
 
 /** The JSON-RPC error code of a protocol error; undefined for failures below the protocol. */
 function errorCode(error: unknown): number | undefined {
   // The HTTP transport's errors carry the HTTP status in `code` too: only McpError's code is a JSON-RPC one.
-  if (!(error instanceof Error) || !(error.name === 'McpError' || error.message.startsWith('MCP error '))) return undefined;
+  if (!(error instanceof Error) || !(error.name === 'McpError' || error.message.startsWith('MCP error ')))
+    return undefined;
   const code = (error as { code?: unknown }).code;
   return typeof code === 'number' ? code : undefined;
 }
@@ -131,7 +135,11 @@ export class ServerConnection {
 
   private setState(state: McpServerState, error?: string): void {
     this.state = state;
-    this.settings.emit(error === undefined ? { type: 'state', server: this.name, state } : { type: 'state', server: this.name, state, error });
+    this.settings.emit(
+      error === undefined
+        ? { type: 'state', server: this.name, state }
+        : { type: 'state', server: this.name, state, error },
+    );
   }
 
   private withStderr(message: string): string {
@@ -156,7 +164,8 @@ export class ServerConnection {
     if (!this.starting) {
       if (this.state === 'crashed') {
         const verdict = this.budget.check(this.crashedAt);
-        if (!verdict.allowed) return Promise.resolve({ ok: false, error: `${this.lastError ?? 'it crashed'}; ${verdict.reason}` });
+        if (!verdict.allowed)
+          return Promise.resolve({ ok: false, error: `${this.lastError ?? 'it crashed'}; ${verdict.reason}` });
         this.budget.record();
       }
       this.starting = this.start().finally(() => {
@@ -210,7 +219,8 @@ export class ServerConnection {
         import('@modelcontextprotocol/sdk/types.js'),
       ]);
       client = new Client(this.settings.clientInfo, { capabilities: {} });
-      client.onclose = () => this.markCrashed(generation, 'the server closed the connection (its process exited or the stream ended)');
+      client.onclose = () =>
+        this.markCrashed(generation, 'the server closed the connection (its process exited or the stream ended)');
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         if (generation !== this.generation) return;
         this.stale = true;
@@ -220,7 +230,10 @@ export class ServerConnection {
       this.client = client;
       await client.connect(await this.createTransport(), { timeout: this.settings.startTimeoutMs });
     } catch (error) {
-      const why = errorCode(error) === REQUEST_TIMEOUT ? `it did not answer initialize within ${formatMs(this.settings.startTimeoutMs)}` : errorMessage(error);
+      const why =
+        errorCode(error) === REQUEST_TIMEOUT
+          ? `it did not answer initialize within ${formatMs(this.settings.startTimeoutMs)}`
+          : errorMessage(error);
       if (generation === this.generation && this.state !== 'closed') {
         // The start error explains more than the "connection closed" that may have been noted first.
         this.state = 'starting';
@@ -251,7 +264,12 @@ export class ServerConnection {
   }
 
   private listingOf(error?: string): McpToolListing {
-    const listing: McpToolListing = { server: this.name, tools: this.tools ?? [], available: this.state === 'ready', version: this.version };
+    const listing: McpToolListing = {
+      server: this.name,
+      tools: this.tools ?? [],
+      available: this.state === 'ready',
+      version: this.version,
+    };
     if (error !== undefined) listing.error = error;
     if (this.skipped.length > 0) listing.skipped = [...this.skipped];
     return listing;
@@ -278,7 +296,9 @@ export class ServerConnection {
       const tools: Tool[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < MAX_LIST_PAGES; page++) {
-        const result = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: this.settings.listTimeoutMs });
+        const result = await client.listTools(cursor === undefined ? undefined : { cursor }, {
+          timeout: this.settings.listTimeoutMs,
+        });
         tools.push(...result.tools);
         cursor = result.nextCursor;
         if (!cursor) break;
@@ -321,7 +341,13 @@ export class ServerConnection {
       this.noteConnectionFailure(generation, error);
       const code = errorCode(error);
       const reason: McpCallFailure =
-        code === REQUEST_TIMEOUT ? 'timeout' : code === CONNECTION_CLOSED || this.state === 'crashed' ? 'closed' : isMalformedResult(error) ? 'malformed' : 'failed';
+        code === REQUEST_TIMEOUT
+          ? 'timeout'
+          : code === CONNECTION_CLOSED || this.state === 'crashed'
+            ? 'closed'
+            : isMalformedResult(error)
+              ? 'malformed'
+              : 'failed';
       return { ok: false, reason, error: this.describeFailure(error, timeout) };
     } finally {
       link?.unlink();
@@ -336,7 +362,9 @@ export class ServerConnection {
     }
     if (isMalformedResult(error)) {
       const issues = (error as { issues: { path?: unknown[]; message?: string }[] }).issues;
-      const first = issues.slice(0, 3).map((issue) => `${(issue.path ?? []).join('.') || '/'}: ${issue.message ?? 'invalid'}`);
+      const first = issues
+        .slice(0, 3)
+        .map((issue) => `${(issue.path ?? []).join('.') || '/'}: ${issue.message ?? 'invalid'}`);
       return `the server returned a malformed result (${first.join('; ')})`;
     }
     return errorMessage(error);

@@ -31,12 +31,16 @@ function mapBlock(block: unknown, index: number): ToolContent | string {
     case 'image': {
       const data = str(block.data);
       const mimeType = str(block.mimeType);
-      if (data === undefined || mimeType === undefined) return `content[${index}]: an image block needs data and mimeType`;
+      if (data === undefined || mimeType === undefined)
+        return `content[${index}]: an image block needs data and mimeType`;
       return { type: 'image', data, mimeType };
     }
     case 'audio': {
       const data = str(block.data) ?? '';
-      return { type: 'text', text: `[audio ${str(block.mimeType) ?? 'of unknown type'}, ${base64Bytes(data)} bytes, not shown]` };
+      return {
+        type: 'text',
+        text: `[audio ${str(block.mimeType) ?? 'of unknown type'}, ${base64Bytes(data)} bytes, not shown]`,
+      };
     }
     case 'resource': {
       const resource = block.resource;
@@ -46,7 +50,11 @@ function mapBlock(block: unknown, index: number): ToolContent | string {
       const blob = str(resource.blob);
       const mimeType = str(resource.mimeType);
       if (blob !== undefined && mimeType?.startsWith('image/')) return { type: 'image', data: blob, mimeType };
-      if (blob !== undefined) return { type: 'text', text: `[binary resource ${resourceLabel(resource)}, ${base64Bytes(blob)} bytes, not shown]` };
+      if (blob !== undefined)
+        return {
+          type: 'text',
+          text: `[binary resource ${resourceLabel(resource)}, ${base64Bytes(blob)} bytes, not shown]`,
+        };
       return `content[${index}]: a resource with neither text nor blob`;
     }
     case 'resource_link': {
@@ -66,12 +74,28 @@ function mapBlock(block: unknown, index: number): ToolContent | string {
  */
 export function mcpResultToToolResult(result: unknown, label: string): ToolResult {
   if (!isRecord(result)) {
-    return { content: [{ type: 'text', text: `MCP tool "${label}" returned a malformed result: expected an object, got ${result === null ? 'null' : typeof result}` }], isError: true };
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `MCP tool "${label}" returned a malformed result: expected an object, got ${result === null ? 'null' : typeof result}`,
+        },
+      ],
+      isError: true,
+    };
   }
   const raw = result.content;
   const structured = result.structuredContent;
   if (raw !== undefined && !Array.isArray(raw)) {
-    return { content: [{ type: 'text', text: `MCP tool "${label}" returned a malformed result: "content" must be a list, got ${typeof raw}` }], isError: true };
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `MCP tool "${label}" returned a malformed result: "content" must be a list, got ${typeof raw}`,
+        },
+      ],
+      isError: true,
+    };
   }
   const content: ToolContent[] = [];
   const problems: string[] = [];
@@ -80,12 +104,20 @@ export function mcpResultToToolResult(result: unknown, label: string): ToolResul
     if (typeof mapped === 'string') problems.push(mapped);
     else content.push(mapped);
   }
-  if (content.length === 0 && structured !== undefined) content.push({ type: 'text', text: JSON.stringify(structured, null, 2) });
+  if (content.length === 0 && structured !== undefined)
+    content.push({ type: 'text', text: JSON.stringify(structured, null, 2) });
   if (problems.length > 0) {
-    content.push({ type: 'text', text: `MCP tool "${label}" returned malformed content: ${problems.slice(0, 5).join('; ')}` });
+    content.push({
+      type: 'text',
+      text: `MCP tool "${label}" returned malformed content: ${problems.slice(0, 5).join('; ')}`,
+    });
     return { content, isError: true };
   }
-  if (content.length === 0) content.push({ type: 'text', text: result.isError === true ? `MCP tool "${label}" failed without a message` : '(no output)' });
+  if (content.length === 0)
+    content.push({
+      type: 'text',
+      text: result.isError === true ? `MCP tool "${label}" failed without a message` : '(no output)',
+    });
   const out: ToolResult = { content };
   if (result.isError === true) out.isError = true;
   if (structured !== undefined) out.details = { structuredContent: structured };

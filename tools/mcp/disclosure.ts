@@ -18,12 +18,18 @@ export interface McpDisclosureSettings {
   thresholdPct: number;
 }
 
-export const DEFAULT_MCP_DISCLOSURE: McpDisclosureSettings = { enabled: true, models: [], minDeferCount: 1, thresholdPct: 0.15 };
+export const DEFAULT_MCP_DISCLOSURE: McpDisclosureSettings = {
+  enabled: true,
+  models: [],
+  minDeferCount: 1,
+  thresholdPct: 0.15,
+};
 
 export const TOOL_SEARCH_NAME = 'tool_search';
 export const MCP_INVOKE_NAME = 'mcp_invoke';
 
-export type McpDisclosureDecision = 'disabled' | 'model-not-allowed' | 'too-few-candidates' | 'under-threshold' | 'deferred';
+export type McpDisclosureDecision =
+  'disabled' | 'model-not-allowed' | 'too-few-candidates' | 'under-threshold' | 'deferred';
 
 export interface McpDisclosureInput {
   /** This turn's catalog, already filtered for the agent. */
@@ -96,13 +102,22 @@ export function planMcpDisclosure(input: McpDisclosureInput): McpDisclosurePlan 
   });
   if (!settings.enabled) return keep('disabled', 'deferred disclosure is switched off');
   if (!modelIsAllowed(input.model, settings.models)) {
-    return keep('model-not-allowed', `model ${input.model} is not on the deferred-disclosure allow list (${settings.models.length > 0 ? settings.models.join(', ') : 'empty'})`);
+    return keep(
+      'model-not-allowed',
+      `model ${input.model} is not on the deferred-disclosure allow list (${settings.models.length > 0 ? settings.models.join(', ') : 'empty'})`,
+    );
   }
   if (candidates.length === 0 || candidates.length < settings.minDeferCount) {
-    return keep('too-few-candidates', `${candidates.length} configured MCP tools, fewer than minDeferCount ${settings.minDeferCount}`);
+    return keep(
+      'too-few-candidates',
+      `${candidates.length} configured MCP tools, fewer than minDeferCount ${settings.minDeferCount}`,
+    );
   }
   if (candidateTokens <= thresholdTokens) {
-    return keep('under-threshold', `configured MCP tools take about ${candidateTokens} tokens, not more than ${thresholdTokens} (${settings.thresholdPct} of ${input.contextWindow})`);
+    return keep(
+      'under-threshold',
+      `configured MCP tools take about ${candidateTokens} tokens, not more than ${thresholdTokens} (${settings.thresholdPct} of ${input.contextWindow})`,
+    );
   }
   const deferredSet = new Set(candidates);
   const inline = input.tools.filter((tool) => !deferredSet.has(tool));
@@ -133,8 +148,17 @@ const SEARCH_LIMIT_DEFAULT = 5;
 const SEARCH_LIMIT_MAX = 20;
 
 const ToolSearchParameters = Type.Object({
-  query: Type.String({ minLength: 1, description: 'Words describing the tool you need, or "select:NAME1,NAME2" to fetch tools by exact name.' }),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_LIMIT_MAX, description: `Most tools to return (default ${SEARCH_LIMIT_DEFAULT}).` })),
+  query: Type.String({
+    minLength: 1,
+    description: 'Words describing the tool you need, or "select:NAME1,NAME2" to fetch tools by exact name.',
+  }),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: SEARCH_LIMIT_MAX,
+      description: `Most tools to return (default ${SEARCH_LIMIT_DEFAULT}).`,
+    }),
+  ),
 });
 
 function toolSearchTool(deferred: readonly RuntimeTool[]): RuntimeTool {
@@ -165,9 +189,16 @@ function toolSearchTool(deferred: readonly RuntimeTool[]): RuntimeTool {
       }
       if (found.length === 0) {
         const servers = [...new Set(deferred.map((tool) => mcpToolOrigin(tool)?.server ?? 'unknown'))];
-        return textResult(`No tool matches "${query}". The ${deferred.length} searchable tools come from: ${servers.join(', ')}. Try other words.`, { names: [] });
+        return textResult(
+          `No tool matches "${query}". The ${deferred.length} searchable tools come from: ${servers.join(', ')}. Try other words.`,
+          { names: [] },
+        );
       }
-      const listing = found.map((tool) => ({ name: tool.def.name, description: tool.def.description, parameters: tool.def.parameters }));
+      const listing = found.map((tool) => ({
+        name: tool.def.name,
+        description: tool.def.description,
+        parameters: tool.def.parameters,
+      }));
       return textResult(
         `${found.length} matching tool${found.length === 1 ? '' : 's'} (call with ${MCP_INVOKE_NAME}):\n${JSON.stringify(listing, null, 2)}`,
         { names: listing.map((tool) => tool.name) },
@@ -178,7 +209,9 @@ function toolSearchTool(deferred: readonly RuntimeTool[]): RuntimeTool {
 
 const McpInvokeParameters = Type.Object({
   name: Type.String({ minLength: 1, description: `The tool's exact name, as ${TOOL_SEARCH_NAME} returned it.` }),
-  arguments: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'The tool\'s arguments, matching its input schema.' })),
+  arguments: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), { description: "The tool's arguments, matching its input schema." }),
+  ),
 });
 
 function mcpInvokeTool(deferred: readonly RuntimeTool[], inline: readonly RuntimeTool[]): RuntimeTool {
@@ -204,12 +237,21 @@ function mcpInvokeTool(deferred: readonly RuntimeTool[], inline: readonly Runtim
   return {
     def,
     source: 'builtin',
-    impl: async (ctx, input: { name: string; arguments?: Record<string, unknown> }, signal, onUpdate): Promise<ToolResult> => {
+    impl: async (
+      ctx,
+      input: { name: string; arguments?: Record<string, unknown> },
+      signal,
+      onUpdate,
+    ): Promise<ToolResult> => {
       const target = byName.get(input.name.trim());
       if (!target) {
         // The deferred set is this agent's filtered catalog: anything else is refused, whatever the name.
-        const hint = inlineNames.has(input.name) ? ` It is listed directly: call "${input.name}" itself.` : ` Use ${TOOL_SEARCH_NAME} to find the tools you can call this way.`;
-        return errorResult(`Tool "${input.name}" is not available to the ${ctx.role} agent through ${MCP_INVOKE_NAME}.${hint}`);
+        const hint = inlineNames.has(input.name)
+          ? ` It is listed directly: call "${input.name}" itself.`
+          : ` Use ${TOOL_SEARCH_NAME} to find the tools you can call this way.`;
+        return errorResult(
+          `Tool "${input.name}" is not available to the ${ctx.role} agent through ${MCP_INVOKE_NAME}.${hint}`,
+        );
       }
       let args: unknown = input.arguments ?? {};
       try {
@@ -221,43 +263,60 @@ function mcpInvokeTool(deferred: readonly RuntimeTool[], inline: readonly Runtim
       if (problem) return errorResult(problem);
       try {
         const result = await target.impl(ctx, args as never, signal, onUpdate);
-        if (!result || !Array.isArray(result.content)) return errorResult(`Tool "${target.def.name}" returned a malformed result (no content list).`);
+        if (!result || !Array.isArray(result.content))
+          return errorResult(`Tool "${target.def.name}" returned a malformed result (no content list).`);
         return result;
       } catch (error) {
-        return errorResult(`Tool "${target.def.name}" failed: ${error instanceof Error ? error.message : String(error)}`);
+        return errorResult(
+          `Tool "${target.def.name}" failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     },
   };
 }
 
 /** Reads disclosure settings from configuration (a TOML table or JSON object); bad fields keep their defaults. */
-export function parseMcpDisclosureSettings(raw: unknown, where: string): { settings: McpDisclosureSettings; problems: string[] } {
+export function parseMcpDisclosureSettings(
+  raw: unknown,
+  where: string,
+): { settings: McpDisclosureSettings; problems: string[] } {
   const settings: McpDisclosureSettings = { ...DEFAULT_MCP_DISCLOSURE };
   const problems: string[] = [];
   if (raw === undefined) return { settings, problems };
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    return { settings, problems: [`${where}: must be a table of settings (enabled, models, minDeferCount, thresholdPct)`] };
+    return {
+      settings,
+      problems: [`${where}: must be a table of settings (enabled, models, minDeferCount, thresholdPct)`],
+    };
   }
   const table = raw as Record<string, unknown>;
   for (const key of Object.keys(table)) {
-    if (!['enabled', 'models', 'minDeferCount', 'thresholdPct'].includes(key)) problems.push(`${where}.${key}: unknown setting (known: enabled, models, minDeferCount, thresholdPct)`);
+    if (!['enabled', 'models', 'minDeferCount', 'thresholdPct'].includes(key))
+      problems.push(`${where}.${key}: unknown setting (known: enabled, models, minDeferCount, thresholdPct)`);
   }
   if (table.enabled !== undefined) {
     if (typeof table.enabled === 'boolean') settings.enabled = table.enabled;
     else problems.push(`${where}.enabled: must be true or false, got ${JSON.stringify(table.enabled)}`);
   }
   if (table.models !== undefined) {
-    if (Array.isArray(table.models) && table.models.every((m) => typeof m === 'string')) settings.models = table.models as string[];
-    else problems.push(`${where}.models: must be a list of model names or patterns, got ${JSON.stringify(table.models)}`);
+    if (Array.isArray(table.models) && table.models.every((m) => typeof m === 'string'))
+      settings.models = table.models as string[];
+    else
+      problems.push(`${where}.models: must be a list of model names or patterns, got ${JSON.stringify(table.models)}`);
   }
   if (table.minDeferCount !== undefined) {
-    if (Number.isInteger(table.minDeferCount) && (table.minDeferCount as number) >= 1) settings.minDeferCount = table.minDeferCount as number;
-    else problems.push(`${where}.minDeferCount: must be a whole number of at least 1, got ${JSON.stringify(table.minDeferCount)}`);
+    if (Number.isInteger(table.minDeferCount) && (table.minDeferCount as number) >= 1)
+      settings.minDeferCount = table.minDeferCount as number;
+    else
+      problems.push(
+        `${where}.minDeferCount: must be a whole number of at least 1, got ${JSON.stringify(table.minDeferCount)}`,
+      );
   }
   if (table.thresholdPct !== undefined) {
     const value = table.thresholdPct;
     if (typeof value === 'number' && value > 0 && value <= 1) settings.thresholdPct = value;
-    else problems.push(`${where}.thresholdPct: must be a fraction in (0, 1], such as 0.15, got ${JSON.stringify(value)}`);
+    else
+      problems.push(`${where}.thresholdPct: must be a fraction in (0, 1], such as 0.15, got ${JSON.stringify(value)}`);
   }
   return { settings, problems };
 }

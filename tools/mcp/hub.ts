@@ -13,7 +13,14 @@ import {
 } from './connection.js';
 import { DEFAULT_RESTART_POLICY, type RestartPolicy } from './restart-budget.js';
 
-export type { McpCallFailure, McpCallOptions, McpCallOutcome, McpHubEvent, McpServerState, McpToolListing } from './connection.js';
+export type {
+  McpCallFailure,
+  McpCallOptions,
+  McpCallOutcome,
+  McpHubEvent,
+  McpServerState,
+  McpToolListing,
+} from './connection.js';
 export type { RestartPolicy } from './restart-budget.js';
 
 export interface McpHubOptions {
@@ -52,7 +59,10 @@ export class McpHub {
       },
     };
     for (const server of servers) {
-      if (this.connections.has(server.name)) throw new Error(`McpHub: two servers are named "${server.name}" (merge configurations with mergeMcpConfigs first)`);
+      if (this.connections.has(server.name))
+        throw new Error(
+          `McpHub: two servers are named "${server.name}" (merge configurations with mergeMcpConfigs first)`,
+        );
       this.connections.set(server.name, new ServerConnection(server, settings));
     }
   }
@@ -99,7 +109,12 @@ export class McpHub {
   }
 
   /** Calls one tool. Never throws: a failure (unavailable, timeout, crash, malformed result) is an outcome. */
-  async callTool(server: string, tool: string, args: Record<string, unknown>, options: McpCallOptions = {}): Promise<McpCallOutcome> {
+  async callTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    options: McpCallOptions = {},
+  ): Promise<McpCallOutcome> {
     const connection = this.connections.get(server);
     if (!connection) return { ok: false, reason: 'unknown-server', error: this.unknown(server) };
     return connection.callTool(tool, args, options);

@@ -13,7 +13,12 @@ import { assignServerParts, assignToolNames, tagMcpTool } from './names.js';
 export { isMcpTool, matchesToolPattern, mcpToolOrigin, qualifiedMcpName, type McpToolOrigin } from './names.js';
 
 /** How a runtime tool reaches its server (the hub's callTool). */
-export type McpToolCaller = (server: string, tool: string, args: Record<string, unknown>, options: McpCallOptions) => Promise<McpCallOutcome>;
+export type McpToolCaller = (
+  server: string,
+  tool: string,
+  args: Record<string, unknown>,
+  options: McpCallOptions,
+) => Promise<McpCallOutcome>;
 
 export interface McpToolProblem {
   server: string;
@@ -35,7 +40,10 @@ function modelSchema(inputSchema: Tool['inputSchema']): Record<string, unknown> 
 }
 
 function describeTool(server: McpServerConfig, tool: Tool): string {
-  const text = (tool.description ?? '').trim() || (tool.title ?? '').trim() || `Tool "${tool.name}" of the MCP server "${server.name}".`;
+  const text =
+    (tool.description ?? '').trim() ||
+    (tool.title ?? '').trim() ||
+    `Tool "${tool.name}" of the MCP server "${server.name}".`;
   return text.length > MAX_MCP_DESCRIPTION ? `${text.slice(0, MAX_MCP_DESCRIPTION - 1)}…` : text;
 }
 
@@ -73,7 +81,11 @@ export function createMcpRuntimeTool(spec: McpRuntimeToolSpec): RuntimeTool {
         onProgress: (progress) => onUpdate({ text: progressText(progress) }),
       });
       if (!outcome.ok) {
-        return errorResult(`MCP tool "${name}" failed: ${outcome.error}`, { server: server.name, tool: tool.name, reason: outcome.reason });
+        return errorResult(`MCP tool "${name}" failed: ${outcome.error}`, {
+          server: server.name,
+          tool: tool.name,
+          reason: outcome.reason,
+        });
       }
       return mcpResultToToolResult(outcome.result, name);
     },
@@ -84,10 +96,20 @@ export function createMcpRuntimeTool(spec: McpRuntimeToolSpec): RuntimeTool {
 }
 
 /** Builds the runtime tools of one server's list; `serverPart` comes from assignServerParts over all servers. */
-export async function buildMcpRuntimeTools(server: McpServerConfig, serverPart: string, tools: readonly Tool[], call: McpToolCaller): Promise<RuntimeTool[]> {
+export async function buildMcpRuntimeTools(
+  server: McpServerConfig,
+  serverPart: string,
+  tools: readonly Tool[],
+  call: McpToolCaller,
+): Promise<RuntimeTool[]> {
   const validatorFor = await loadJsonSchemaValidators();
-  const names = assignToolNames(serverPart, tools.map((tool) => tool.name));
-  return tools.map((tool, index) => createMcpRuntimeTool({ server, tool, name: names[index]!, validate: validatorFor(tool.inputSchema), call }));
+  const names = assignToolNames(
+    serverPart,
+    tools.map((tool) => tool.name),
+  );
+  return tools.map((tool, index) =>
+    createMcpRuntimeTool({ server, tool, name: names[index]!, validate: validatorFor(tool.inputSchema), call }),
+  );
 }
 
 interface HubCache {
@@ -133,7 +155,10 @@ export async function listMcpRuntimeTools(hub: McpHub, options: ListMcpToolsOpti
     if (listing.error !== undefined) problems.push({ server: server.name, message: listing.error });
     let entry = cache.built.get(server.name);
     if (!entry || entry.version !== listing.version) {
-      entry = { version: listing.version, tools: await buildMcpRuntimeTools(server, cache.serverParts.get(server.name)!, listing.tools, call) };
+      entry = {
+        version: listing.version,
+        tools: await buildMcpRuntimeTools(server, cache.serverParts.get(server.name)!, listing.tools, call),
+      };
       cache.built.set(server.name, entry);
     }
     tools.push(...entry.tools);

@@ -11,7 +11,12 @@ export interface RestartPolicy {
   maxBackoffMs: number;
 }
 
-export const DEFAULT_RESTART_POLICY: RestartPolicy = { maxRestarts: 3, windowMs: 10 * 60_000, backoffMs: 1_000, maxBackoffMs: 30_000 };
+export const DEFAULT_RESTART_POLICY: RestartPolicy = {
+  maxRestarts: 3,
+  windowMs: 10 * 60_000,
+  backoffMs: 1_000,
+  maxBackoffMs: 30_000,
+};
 
 export type RestartVerdict = { allowed: true } | { allowed: false; reason: string };
 

@@ -8,7 +8,29 @@ export interface SearchHit {
   score: number;
 }
 
-const STOP_WORDS = new Set(['a', 'an', 'the', 'to', 'of', 'for', 'in', 'on', 'and', 'or', 'with', 'from', 'by', 'is', 'it', 'me', 'my', 'i', 'tool', 'tools', 'mcp']);
+const STOP_WORDS = new Set([
+  'a',
+  'an',
+  'the',
+  'to',
+  'of',
+  'for',
+  'in',
+  'on',
+  'and',
+  'or',
+  'with',
+  'from',
+  'by',
+  'is',
+  'it',
+  'me',
+  'my',
+  'i',
+  'tool',
+  'tools',
+  'mcp',
+]);
 
 function stem(word: string): string {
   if (word.length > 5 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
@@ -69,7 +91,9 @@ export class ToolSearchIndex {
       if (origin) names.push(origin.tool.toLowerCase());
       return { tool, terms, length, names };
     });
-    for (const document of this.documents) for (const term of document.terms.keys()) this.documentFrequency.set(term, (this.documentFrequency.get(term) ?? 0) + 1);
+    for (const document of this.documents)
+      for (const term of document.terms.keys())
+        this.documentFrequency.set(term, (this.documentFrequency.get(term) ?? 0) + 1);
     this.averageLength = this.documents.reduce((sum, d) => sum + d.length, 0) / Math.max(1, this.documents.length);
   }
 
@@ -88,7 +112,8 @@ export class ToolSearchIndex {
     const out: { term: string; weight: number }[] = [];
     if (this.documentFrequency.has(word)) out.push({ term: word, weight: 1 });
     if (word.length >= 3) {
-      for (const term of this.documentFrequency.keys()) if (term !== word && term.startsWith(word)) out.push({ term, weight: 0.5 });
+      for (const term of this.documentFrequency.keys())
+        if (term !== word && term.startsWith(word)) out.push({ term, weight: 0.5 });
     }
     return out;
   }

@@ -5,7 +5,15 @@ import { stat } from 'node:fs/promises';
 import { delimiter } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import type { TaskOutcome } from '../adapters.js';
-import { defineRuntimeTool, errorResult, textResult, type RuntimeTool, type ToolContext, type ToolResult, type ToolUpdate } from '../contract.js';
+import {
+  defineRuntimeTool,
+  errorResult,
+  textResult,
+  type RuntimeTool,
+  type ToolContext,
+  type ToolResult,
+  type ToolUpdate,
+} from '../contract.js';
 import type { TaskStore } from '../ports.js';
 import { booleanArguments, numberArguments } from '../fs/tool-args.js';
 import { resolveToolPath } from '../fs/workspace-paths.js';
@@ -21,7 +29,9 @@ export const BASH_BACKGROUND_DEFAULT_TIMEOUT_MS = 10 * 60_000;
 export const BASH_MAX_OUTPUT_CHARS = 8 * 1024 * 1024;
 
 export const bashParameters = Type.Object({
-  command: Type.String({ description: 'The command, run by bash -c. stdin is closed: interactive programs get end-of-input at once.' }),
+  command: Type.String({
+    description: 'The command, run by bash -c. stdin is closed: interactive programs get end-of-input at once.',
+  }),
   cwd: Type.Optional(Type.String({ description: 'Folder to run in (default: the workspace root).' })),
   timeout: Type.Optional(
     Type.Integer({
@@ -30,9 +40,14 @@ export const bashParameters = Type.Object({
     }),
   ),
   run_in_background: Type.Optional(
-    Type.Boolean({ description: 'Start the command as a background task and return its task id at once (servers, long builds). Needs description.' }),
+    Type.Boolean({
+      description:
+        'Start the command as a background task and return its task id at once (servers, long builds). Needs description.',
+    }),
   ),
-  description: Type.Optional(Type.String({ description: 'A few words saying what the command does (required with run_in_background).' })),
+  description: Type.Optional(
+    Type.String({ description: 'A few words saying what the command does (required with run_in_background).' }),
+  ),
   disable_timeout: Type.Optional(Type.Boolean({ description: 'Background only: let the task run without a timeout.' })),
 });
 
@@ -64,7 +79,10 @@ function escapedNote(run: GroupRunResult): string {
   const listed = run.escaped.map((p) => `pid ${p.pid} (${p.command})`).join(', ');
   const which = listed ? `: ${listed}` : ' (it kept the output open)';
   const cut = run.outputCut ? ` ${many ? 'Their' : 'Its'} later output is not shown.` : '';
-  const kill = run.escaped.length > 0 ? ` Stop ${many ? 'them' : 'it'} with kill ${run.escaped.map((p) => p.pid).join(' ')} if ${many ? 'they' : 'it'} should not keep running;` : '';
+  const kill =
+    run.escaped.length > 0
+      ? ` Stop ${many ? 'them' : 'it'} with kill ${run.escaped.map((p) => p.pid).join(' ')} if ${many ? 'they' : 'it'} should not keep running;`
+      : '';
   const who = many ? 'Processes left' : 'A process left';
   return ` ${who} the command's process group and may still run${which}.${cut}${kill} use run_in_background for processes meant to keep running.`;
 }
@@ -72,19 +90,25 @@ function escapedNote(run: GroupRunResult): string {
 function statusLine(run: GroupRunResult, timeoutMs: number | undefined): { text: string; isError: boolean } {
   if (run.spawnError) return { text: `The command could not be started: ${run.spawnError}`, isError: true };
   const note = escapedNote(run);
-  const stopped = note ? "the command's process group was stopped." : 'the command and every process it started were stopped.';
+  const stopped = note
+    ? "the command's process group was stopped."
+    : 'the command and every process it started were stopped.';
   if (run.timedOut) return { text: `Timed out after ${seconds(timeoutMs ?? 0)}: ${stopped}${note}`, isError: true };
   if (run.aborted) return { text: `Aborted: ${stopped}${note}`, isError: true };
   if (run.exitCode === undefined) return { text: `Ended by signal ${run.signal ?? 'unknown'}.${note}`, isError: true };
   return { text: `Exit code ${run.exitCode}.${note}`, isError: run.exitCode !== 0 };
 }
 
-async function workingFolder(ctx: ToolContext, cwd: string | undefined): Promise<{ ok: true; path: string } | { ok: false; error: string }> {
+async function workingFolder(
+  ctx: ToolContext,
+  cwd: string | undefined,
+): Promise<{ ok: true; path: string } | { ok: false; error: string }> {
   const resolved = await resolveToolPath(ctx, cwd ?? '.', 'write');
   if (!resolved.ok) return { ok: false, error: `cwd: ${resolved.error}` };
   const folder = resolved.value;
   if (!folder.exists) return { ok: false, error: `cwd ${folder.display} does not exist` };
-  if (!(await stat(folder.real)).isDirectory()) return { ok: false, error: `cwd ${folder.display} is a file, not a folder` };
+  if (!(await stat(folder.real)).isDirectory())
+    return { ok: false, error: `cwd ${folder.display} is a file, not a folder` };
   return { ok: true, path: folder.real };
 }
 
@@ -92,39 +116,44 @@ async function workingFolder(ctx: ToolContext, cwd: string | undefined): Promise
 type BackgroundStart = (ctx: ToolContext, input: BashInput, cwd: string, env: Record<string, string>) => ToolResult;
 
 const noBackground: BackgroundStart = () =>
-  errorResult('Background commands are not available here (no background task registry); run the command in the foreground instead.');
-
-const startInBackground = (tasks: TaskStore): BackgroundStart => (ctx, input, cwd, env) => {
-  const description = input.description?.trim();
-  if (!description) return errorResult('run_in_background needs a description: a few words saying what the command does.');
-  const timeoutMs = input.disable_timeout ? undefined : (input.timeout ?? BASH_BACKGROUND_DEFAULT_TIMEOUT_MS);
-  const spec = {
-    kind: 'bash' as const,
-    description,
-    meta: { command: input.command, cwd },
-    async run(io: { signal: AbortSignal; write(chunk: string): void }): Promise<TaskOutcome> {
-      const run = await runInProcessGroup({
-        command: input.command,
-        cwd,
-        env,
-        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-        signal: io.signal,
-        onOutput: (text) => io.write(text),
-      });
-      const status = statusLine(run, timeoutMs);
-      if (run.timedOut) return { status: 'timeout', result: status.text };
-      if (run.aborted) return { status: 'aborted', result: status.text };
-      return { status: status.isError ? 'failed' : 'completed', result: status.text };
-    },
-  };
-  const info = tasks.viewFor(ctx.agentId).start(timeoutMs !== undefined ? { ...spec, timeoutMs } : spec);
-  const limit = timeoutMs === undefined ? 'no timeout' : `timeout ${seconds(timeoutMs)}`;
-  return textResult(
-    `Started background task ${info.taskId} (${description}; ${limit}). Its output goes to ${info.outputPath}. ` +
-      'You will be told when it finishes; carry on with other work meanwhile.',
-    { taskId: info.taskId, outputPath: info.outputPath },
+  errorResult(
+    'Background commands are not available here (no background task registry); run the command in the foreground instead.',
   );
-};
+
+const startInBackground =
+  (tasks: TaskStore): BackgroundStart =>
+  (ctx, input, cwd, env) => {
+    const description = input.description?.trim();
+    if (!description)
+      return errorResult('run_in_background needs a description: a few words saying what the command does.');
+    const timeoutMs = input.disable_timeout ? undefined : (input.timeout ?? BASH_BACKGROUND_DEFAULT_TIMEOUT_MS);
+    const spec = {
+      kind: 'bash' as const,
+      description,
+      meta: { command: input.command, cwd },
+      async run(io: { signal: AbortSignal; write(chunk: string): void }): Promise<TaskOutcome> {
+        const run = await runInProcessGroup({
+          command: input.command,
+          cwd,
+          env,
+          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+          signal: io.signal,
+          onOutput: (text) => io.write(text),
+        });
+        const status = statusLine(run, timeoutMs);
+        if (run.timedOut) return { status: 'timeout', result: status.text };
+        if (run.aborted) return { status: 'aborted', result: status.text };
+        return { status: status.isError ? 'failed' : 'completed', result: status.text };
+      },
+    };
+    const info = tasks.viewFor(ctx.agentId).start(timeoutMs !== undefined ? { ...spec, timeoutMs } : spec);
+    const limit = timeoutMs === undefined ? 'no timeout' : `timeout ${seconds(timeoutMs)}`;
+    return textResult(
+      `Started background task ${info.taskId} (${description}; ${limit}). Its output goes to ${info.outputPath}. ` +
+        'You will be told when it finishes; carry on with other work meanwhile.',
+      { taskId: info.taskId, outputPath: info.outputPath },
+    );
+  };
 
 /** murmur-tools on PATH and the agent's lease in the environment, when the bridge is on for this agent. */
 async function addBridgeLease(ctx: ToolContext, env: Record<string, string>): Promise<void> {
@@ -143,7 +172,8 @@ async function executeBash(
 ): Promise<ToolResult> {
   if (input.command.trim() === '') return errorResult('command is empty; give a shell command to run.');
   const inBackground = input.run_in_background === true;
-  if (input.disable_timeout && !inBackground) return errorResult('disable_timeout applies only to background commands (run_in_background: true).');
+  if (input.disable_timeout && !inBackground)
+    return errorResult('disable_timeout applies only to background commands (run_in_background: true).');
   if (!inBackground && input.timeout !== undefined && input.timeout > BASH_MAX_TIMEOUT_MS) {
     return errorResult(
       `timeout ${input.timeout} ms is above the foreground maximum of ${BASH_MAX_TIMEOUT_MS} ms (5 min); ` +
@@ -173,7 +203,12 @@ async function executeBash(
   const status = statusLine(run, timeoutMs);
   const text = output.toString().replace(/\n+$/, '');
   const body = `${text === '' ? '(no output)' : text}\n\n${status.text}`;
-  const details = { exitCode: run.exitCode, timedOut: run.timedOut, aborted: run.aborted, ...(run.escaped ? { escapedPids: run.escaped.map((p) => p.pid) } : {}) };
+  const details = {
+    exitCode: run.exitCode,
+    timedOut: run.timedOut,
+    aborted: run.aborted,
+    ...(run.escaped ? { escapedPids: run.escaped.map((p) => p.pid) } : {}),
+  };
   return status.isError ? errorResult(body, details) : textResult(body, details);
 }
 

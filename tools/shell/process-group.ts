@@ -5,7 +5,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { execa } from 'execa';
-import { COMMAND_MARKER_VARIABLE, findEscapedProcesses, newCommandMarker, type EscapedProcess } from './escaped-processes.js';
+import {
+  COMMAND_MARKER_VARIABLE,
+  findEscapedProcesses,
+  newCommandMarker,
+  type EscapedProcess,
+} from './escaped-processes.js';
 
 export const KILL_GRACE_MS = 5_000;
 /**
@@ -133,7 +138,13 @@ export async function runInProcessGroup(options: GroupRunOptions): Promise<Group
   const pgid = subprocess.pid;
   if (pgid === undefined) {
     const result = await subprocess;
-    return { exitCode: undefined, signal: undefined, timedOut: false, aborted: false, spawnError: result.message ?? 'the shell could not be started' };
+    return {
+      exitCode: undefined,
+      signal: undefined,
+      timedOut: false,
+      aborted: false,
+      spawnError: result.message ?? 'the shell could not be started',
+    };
   }
   track(pgid);
   const decoder = new StringDecoder('utf8');
@@ -151,10 +162,13 @@ export async function runInProcessGroup(options: GroupRunOptions): Promise<Group
   const stop = () => {
     stopping ??= terminateGroup(pgid, graceMs).then(groupStopped);
   };
-  const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => {
-    timedOut = true;
-    stop();
-  }, options.timeoutMs);
+  const timer =
+    options.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          stop();
+        }, options.timeoutMs);
   const onAbort = () => {
     aborted = true;
     stop();
@@ -167,9 +181,12 @@ export async function runInProcessGroup(options: GroupRunOptions): Promise<Group
     // The subprocess settles when the shell has exited and its pipes have closed. A process that left the group
     // keeps the pipes open as long as it runs: once the group is stopped, stop waiting for them after a drain.
     const pipesClosed = subprocess.then(() => true);
-    const drained = stopped.then(() => new Promise<false>((resolve) => {
-      drainTimer = setTimeout(() => resolve(false), drainMs);
-    }));
+    const drained = stopped.then(
+      () =>
+        new Promise<false>((resolve) => {
+          drainTimer = setTimeout(() => resolve(false), drainMs);
+        }),
+    );
     const outputCut = !(await Promise.race([pipesClosed, drained]));
     if (outputCut) for (const stream of [subprocess.all, subprocess.stdout, subprocess.stderr]) stream?.destroy();
     const result = await subprocess;
@@ -177,7 +194,8 @@ export async function runInProcessGroup(options: GroupRunOptions): Promise<Group
     const rest = decoder.end();
     if (rest) options.onOutput(rest);
     const outcome: GroupRunResult = { exitCode: result.exitCode, signal: result.signal, timedOut, aborted };
-    if (result.exitCode === undefined && result.signal === undefined && !timedOut && !aborted) outcome.spawnError = result.message;
+    if (result.exitCode === undefined && result.signal === undefined && !timedOut && !aborted)
+      outcome.spawnError = result.message;
     const escaped = findEscapedProcesses(marker, pgid);
     if (escaped.length > 0 || outputCut) outcome.escaped = escaped;
     if (outputCut) outcome.outputCut = true;

@@ -28,7 +28,10 @@ export const DEFAULT_SECRET_PATTERNS: readonly string[] = [
 /** `*` matches any run of characters, `?` one; case-insensitive, whole name. */
 export function secretNameMatcher(patterns: readonly string[]): (name: string) => boolean {
   const expressions = patterns.map((pattern) => {
-    const body = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+    const body = pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.');
     return new RegExp(`^${body}$`, 'i');
   });
   return (name) => expressions.some((expression) => expression.test(name));

@@ -15,39 +15,52 @@ function listOf(subnets: ReadonlyArray<readonly [string, number]>): BlockList {
 // (::ffff:10.0.0.1) match the IPv4 rules, which BlockList handles. Built on first use: BlockLists are slow
 // enough to show in the command's start-up, and most runs never fetch a URL.
 let kinds: ReadonlyArray<readonly [AddressKind, BlockList]> | undefined;
-const KINDS = (): ReadonlyArray<readonly [AddressKind, BlockList]> => (kinds ??= [
-  ['loopback', listOf([['127.0.0.0', 8], ['::1', 128]])],
-  [
-    'private',
-    listOf([
-      ['10.0.0.0', 8],
-      ['172.16.0.0', 12],
-      ['192.168.0.0', 16],
-      ['100.64.0.0', 10], // carrier-grade NAT
-      ['198.18.0.0', 15], // benchmarking
-      ['fc00::', 7], // unique local
-      ['fec0::', 10], // old site-local
-    ]),
-  ],
-  ['link-local', listOf([['169.254.0.0', 16], ['fe80::', 10]])],
-  [
-    'reserved',
-    listOf([
-      ['0.0.0.0', 8], // "this host": connecting to 0.0.0.0 reaches the local machine
-      ['192.0.0.0', 24],
-      ['192.0.2.0', 24],
-      ['198.51.100.0', 24],
-      ['203.0.113.0', 24],
-      ['224.0.0.0', 4], // multicast
-      ['240.0.0.0', 4], // reserved and broadcast
-      ['::', 128],
-      ['64:ff9b::', 96], // NAT64: may embed a private IPv4 address
-      ['100::', 64],
-      ['2001:db8::', 32],
-      ['ff00::', 8],
-    ]),
-  ],
-]);
+const KINDS = (): ReadonlyArray<readonly [AddressKind, BlockList]> =>
+  (kinds ??= [
+    [
+      'loopback',
+      listOf([
+        ['127.0.0.0', 8],
+        ['::1', 128],
+      ]),
+    ],
+    [
+      'private',
+      listOf([
+        ['10.0.0.0', 8],
+        ['172.16.0.0', 12],
+        ['192.168.0.0', 16],
+        ['100.64.0.0', 10], // carrier-grade NAT
+        ['198.18.0.0', 15], // benchmarking
+        ['fc00::', 7], // unique local
+        ['fec0::', 10], // old site-local
+      ]),
+    ],
+    [
+      'link-local',
+      listOf([
+        ['169.254.0.0', 16],
+        ['fe80::', 10],
+      ]),
+    ],
+    [
+      'reserved',
+      listOf([
+        ['0.0.0.0', 8], // "this host": connecting to 0.0.0.0 reaches the local machine
+        ['192.0.0.0', 24],
+        ['192.0.2.0', 24],
+        ['198.51.100.0', 24],
+        ['203.0.113.0', 24],
+        ['224.0.0.0', 4], // multicast
+        ['240.0.0.0', 4], // reserved and broadcast
+        ['::', 128],
+        ['64:ff9b::', 96], // NAT64: may embed a private IPv4 address
+        ['100::', 64],
+        ['2001:db8::', 32],
+        ['ff00::', 8],
+      ]),
+    ],
+  ]);
 
 /** The kind of an IP address (v4 or v6, without brackets). */
 export function classifyAddress(ip: string): AddressKind {
@@ -58,13 +71,20 @@ export function classifyAddress(ip: string): AddressKind {
   return 'public';
 }
 
-export function addressAllowed(kind: AddressKind, policy: Pick<WebPolicy, 'allowLoopback' | 'allowPrivateAddresses'>): boolean {
+export function addressAllowed(
+  kind: AddressKind,
+  policy: Pick<WebPolicy, 'allowLoopback' | 'allowPrivateAddresses'>,
+): boolean {
   if (kind === 'public' || policy.allowPrivateAddresses === true) return true;
   return kind === 'loopback' && policy.allowLoopback === true;
 }
 
 /** Why an address is refused, or undefined when it is allowed. */
-export function addressRefusal(host: string, ip: string, policy: Pick<WebPolicy, 'allowLoopback' | 'allowPrivateAddresses'>): string | undefined {
+export function addressRefusal(
+  host: string,
+  ip: string,
+  policy: Pick<WebPolicy, 'allowLoopback' | 'allowPrivateAddresses'>,
+): string | undefined {
   const kind = classifyAddress(ip);
   if (addressAllowed(kind, policy)) return undefined;
   const where = host === ip ? ip : `${host} (resolves to ${ip})`;

@@ -13,7 +13,8 @@ export function parseContentType(header: string | undefined): ContentType {
   const result: ContentType = { mime: mime!.trim().toLowerCase() };
   for (const param of params) {
     const [key, value] = param.split('=');
-    if (key?.trim().toLowerCase() === 'charset' && value) result.charset = value.trim().replace(/^"|"$/g, '').toLowerCase();
+    if (key?.trim().toLowerCase() === 'charset' && value)
+      result.charset = value.trim().replace(/^"|"$/g, '').toLowerCase();
   }
   return result;
 }
@@ -35,7 +36,12 @@ const TEXT_TYPES = new Set([
 
 function looksLikeHtml(body: Buffer): boolean {
   const head = body.subarray(0, 1024).toString('utf8').trimStart().toLowerCase();
-  return head.startsWith('<!doctype html') || head.startsWith('<html') || head.startsWith('<head') || head.startsWith('<body');
+  return (
+    head.startsWith('<!doctype html') ||
+    head.startsWith('<html') ||
+    head.startsWith('<head') ||
+    head.startsWith('<body')
+  );
 }
 
 function looksLikeText(body: Buffer): boolean {
@@ -46,7 +52,8 @@ function looksLikeText(body: Buffer): boolean {
 export function bodyKind(type: ContentType, body: Buffer): BodyKind {
   const { mime } = type;
   if (mime === 'text/html' || mime === 'application/xhtml+xml') return 'html';
-  if (mime.startsWith('text/') || TEXT_TYPES.has(mime) || mime.endsWith('+json') || mime.endsWith('+xml')) return 'text';
+  if (mime.startsWith('text/') || TEXT_TYPES.has(mime) || mime.endsWith('+json') || mime.endsWith('+xml'))
+    return 'text';
   // Missing or generic types: look at the bytes.
   if (mime === '' || mime === 'application/octet-stream') {
     if (looksLikeHtml(body)) return 'html';

@@ -26,7 +26,8 @@ function parseUrl(raw: string): URL | string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return `url ${JSON.stringify(raw)} uses ${url.protocol.replace(/:$/, '')}; only http and https URLs can be fetched`;
   }
-  if (url.username || url.password) return `url ${JSON.stringify(raw)} carries credentials; remove the user:password@ part`;
+  if (url.username || url.password)
+    return `url ${JSON.stringify(raw)} carries credentials; remove the user:password@ part`;
   return url;
 }
 
@@ -52,10 +53,19 @@ export function createFetchUrlTool(policy: WebPolicy = {}): RuntimeTool {
       const { page } = outcome;
       const type = parseContentType(page.headers['content-type']);
       const kind = bodyKind(type, page.body);
-      const details = { url: page.url, status: page.status, contentType: type.mime, bytes: page.body.length, redirects: page.redirects };
+      const details = {
+        url: page.url,
+        status: page.status,
+        contentType: type.mime,
+        bytes: page.body.length,
+        redirects: page.redirects,
+      };
       if (page.status < 200 || page.status >= 300) {
         const text = kind === 'binary' ? '' : decodeBody(page.body, type.charset).slice(0, ERROR_BODY_CHARS).trim();
-        return errorResult(`fetch_url: ${page.url} answered HTTP ${page.status} ${page.statusText}`.trim() + (text ? `\n\n${text}` : ''), details);
+        return errorResult(
+          `fetch_url: ${page.url} answered HTTP ${page.status} ${page.statusText}`.trim() + (text ? `\n\n${text}` : ''),
+          details,
+        );
       }
       if (kind === 'binary') {
         return errorResult(

@@ -51,7 +51,8 @@ function guardedLookup(policy: WebPolicy) {
         const refusal = addressRefusal(hostname, entry.address, policy);
         if (refusal) return callback(new FetchFailure('refused', refusal), '');
       }
-      if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
+      if (addresses.length === 0)
+        return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
       if (options.all) return callback(null, addresses);
       const first = addresses[0]!;
       callback(null, first.address, first.family);
@@ -62,7 +63,10 @@ function guardedLookup(policy: WebPolicy) {
 /** Checks the scheme and, for an IP literal, the address itself (Node skips the lookup for those). */
 function checkTarget(url: URL, policy: WebPolicy): FetchFailure | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return new FetchFailure('refused', `${url.href} uses ${url.protocol.replace(/:$/, '')}; only http and https URLs can be fetched`);
+    return new FetchFailure(
+      'refused',
+      `${url.href} uses ${url.protocol.replace(/:$/, '')}; only http and https URLs can be fetched`,
+    );
   }
   const host = bareHostname(url);
   if (isIP(host) !== 0) {
@@ -92,7 +96,9 @@ function requestOnce(url: URL, policy: WebPolicy, signal: AbortSignal): Promise<
 }
 
 function decoded(response: IncomingMessage): Readable {
-  const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const encoding = String(response.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   if (encoding === 'gzip' || encoding === 'x-gzip') return response.pipe(zlib.createGunzip());
   if (encoding === 'deflate') return response.pipe(zlib.createInflate());
   if (encoding === 'br') return response.pipe(zlib.createBrotliDecompress());
@@ -135,7 +141,11 @@ function failureOf(error: unknown, url: URL, timedOut: boolean, timeoutMs: numbe
   // A lookup refusal can arrive wrapped by the socket layer.
   if (err?.cause instanceof FetchFailure) return { ok: false, kind: err.cause.kind, message: err.cause.message };
   const code = err?.code ? ` (${err.code})` : '';
-  return { ok: false, kind: 'network', message: `could not fetch ${url.href}: ${err?.message ?? String(error)}${code}` };
+  return {
+    ok: false,
+    kind: 'network',
+    message: `could not fetch ${url.href}: ${err?.message ?? String(error)}${code}`,
+  };
 }
 
 /** GETs `start`, following redirects, within the policy's address, size and time limits. */
@@ -156,7 +166,8 @@ export async function guardedFetch(start: URL, policy: WebPolicy, signal: AbortS
       const location = response.headers.location;
       if (status >= 300 && status < 400 && location) {
         response.destroy();
-        if (redirects.length >= maxRedirects) throw new FetchFailure('redirects', `${start.href} redirected more than ${maxRedirects} times`);
+        if (redirects.length >= maxRedirects)
+          throw new FetchFailure('redirects', `${start.href} redirected more than ${maxRedirects} times`);
         let next: URL;
         try {
           next = new URL(location, url);
@@ -168,7 +179,17 @@ export async function guardedFetch(start: URL, policy: WebPolicy, signal: AbortS
         continue;
       }
       const body = await readBody(response, url, maxBytes);
-      return { ok: true, page: { url: url.href, status, statusText: response.statusMessage ?? '', headers: response.headers, body, redirects } };
+      return {
+        ok: true,
+        page: {
+          url: url.href,
+          status,
+          statusText: response.statusMessage ?? '',
+          headers: response.headers,
+          body,
+          redirects,
+        },
+      };
     }
   } catch (error) {
     const outcome = failureOf(error, url, timeout.aborted && !signal.aborted, timeoutMs);

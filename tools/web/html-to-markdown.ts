@@ -15,15 +15,29 @@ interface Libraries {
 let libraries: Promise<Libraries> | undefined;
 
 function loadLibraries(): Promise<Libraries> {
-  libraries ??= Promise.all([import('linkedom'), import('@mozilla/readability'), import('turndown')]).then(([linkedom, readability, turndown]) => ({
-    parseHTML: linkedom.parseHTML,
-    Readability: readability.Readability,
-    Turndown: turndown.default,
-  }));
+  libraries ??= Promise.all([import('linkedom'), import('@mozilla/readability'), import('turndown')]).then(
+    ([linkedom, readability, turndown]) => ({
+      parseHTML: linkedom.parseHTML,
+      Readability: readability.Readability,
+      Turndown: turndown.default,
+    }),
+  );
   return libraries;
 }
 
-const NOISE = ['script', 'style', 'noscript', 'template', 'iframe', 'svg', 'canvas', 'form', 'button', 'select', 'input'] as const;
+const NOISE = [
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'iframe',
+  'svg',
+  'canvas',
+  'form',
+  'button',
+  'select',
+  'input',
+] as const;
 
 function cleanTitle(title: string | null | undefined): string | undefined {
   const text = title?.replace(/\s+/g, ' ').trim();

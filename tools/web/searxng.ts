@@ -23,9 +23,12 @@ export function searchEndpoint(base: string): URL {
   try {
     url = new URL(base);
   } catch {
-    throw new Error(`search URL ${JSON.stringify(base)} is not an absolute URL; give one such as http://localhost:8888`);
+    throw new Error(
+      `search URL ${JSON.stringify(base)} is not an absolute URL; give one such as http://localhost:8888`,
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`search URL ${JSON.stringify(base)} must be http or https`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`search URL ${JSON.stringify(base)} must be http or https`);
   if (!/\/search\/?$/.test(url.pathname)) url.pathname = `${url.pathname.replace(/\/+$/, '')}/search`;
   return url;
 }
@@ -48,14 +51,19 @@ export function createSearxngAdapter(options: SearxngOptions): SearchAdapter {
       const timeout = AbortSignal.timeout(timeoutMs);
       let response: Response;
       try {
-        response = await fetch(url, { signal: AbortSignal.any([signal, timeout]), headers: { accept: 'application/json', ...options.headers } });
+        response = await fetch(url, {
+          signal: AbortSignal.any([signal, timeout]),
+          headers: { accept: 'application/json', ...options.headers },
+        });
       } catch (error) {
-        if (timeout.aborted && !signal.aborted) throw new Error(`the search endpoint ${endpoint.origin} did not answer within ${timeoutMs} ms`);
+        if (timeout.aborted && !signal.aborted)
+          throw new Error(`the search endpoint ${endpoint.origin} did not answer within ${timeoutMs} ms`);
         throw new Error(`the search endpoint ${endpoint.origin} could not be reached: ${(error as Error).message}`);
       }
       if (!response.ok) {
         // SearXNG answers 403 when the json format is not enabled in its settings.
-        const hint = response.status === 403 ? ' (enable the json format under search.formats in SearXNG settings.yml)' : '';
+        const hint =
+          response.status === 403 ? ' (enable the json format under search.formats in SearXNG settings.yml)' : '';
         throw new Error(`the search endpoint answered HTTP ${response.status}${hint}`);
       }
       let data: unknown;

@@ -12,7 +12,11 @@ const Parameters = Type.Object(
   {
     query: Type.String({ minLength: 1, maxLength: 500, description: 'What to search the web for.' }),
     limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: MAX_SEARCH_RESULTS, description: `Most results to return (1-${MAX_SEARCH_RESULTS}, default ${DEFAULT_SEARCH_RESULTS}).` }),
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_SEARCH_RESULTS,
+        description: `Most results to return (1-${MAX_SEARCH_RESULTS}, default ${DEFAULT_SEARCH_RESULTS}).`,
+      }),
     ),
   },
   { additionalProperties: false },
