@@ -3,104 +3,40 @@
 import { setMaxListeners } from 'node:events';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { SwarmAdapter } from '../tools/adapters.js';
-import type { InteractionAdapters } from '../tools/adapters-interaction.js';
-import type { AgentSwarmToolFactory } from '../tools/agents/agent-swarm.js';
-import { buildToolRegistry, type RegistryDeps } from '../tools/registry.js';
+import { buildToolRegistry } from '../tools/registry.js';
 import {
   loadAgentDefinitions,
   describeProblem,
   profileOrProblem,
   type DefinitionProblem,
 } from '../roles/definitions.js';
-import { builtinProfile, resolveProfile, type AgentProfile } from '../roles/profile.js';
-import type { FrontEnd } from '../roles/filters.js';
+import { builtinProfile, type AgentProfile } from '../roles/profile.js';
 import type { AgentRunResult } from './agent.js';
 import { makeConfigurer, type RuntimeDeps } from './agent-runtime.js';
-import type { BatchVetoFor, McpToolSource, PermissionGate, ResultBudgetFor } from './runtime-ports.js';
 import { toolPortsFrom } from './tool-ports.js';
 import { EngineShellBridge } from './shell-bridge.js';
 import { type Clock, systemClock } from './clock.js';
 import { durationMs, type MurmurConfig } from './config.js';
 import { EventBus } from './events.js';
-import type { ModelProvider } from './models/provider.js';
 import { defaultRetryPolicy } from './models/retry.js';
-import { AgentTree, type AgentRecord, type AgentTreeLimits, type AgentTreeOptions } from './agent-tree.js';
-import type { Semaphore } from './model-gate.js';
+import { AgentTree, type AgentRecord, type AgentTreeOptions } from './agent-tree.js';
 import { newSessionId, SessionStore, stateHome } from './session.js';
 import { TaskRegistry } from './tasks.js';
 import { TimerService } from './timers.js';
 import { AgentDirectory } from './agent-directory.js';
 import { TranscriptWriter } from './transcript-writer.js';
 import { recordSessionEvents, type SessionEventsWriter } from './session-events.js';
-import type { AgentStatus, AgentSummary, Usage } from './types.js';
-import { parseRuleLists } from './permissions/rules.js';
-import { finishedSubagentResults, repairTranscript } from './transcript-repair.js';
-import type { Environment } from './environment.js';
-import { SAVED_STATE_VERSION, type RunSettings, type SessionState } from './saved-state.js';
+import type { AgentSummary } from './types.js';
+import { hiddenByDenyRules } from './permissions/hidden-paths.js';
+import { restoreAgents } from './restore-agents.js';
+import { summaryOf } from './agent-summary.js';
+import { SAVED_STATE_VERSION, type SessionState } from './saved-state.js';
+import { CRON_TOOL_NAMES, limitsFrom, type EngineOptions, type RunOutcome } from './engine-options.js';
 
 export type { AgentSummary } from './types.js';
 export type { RunSettings, SessionState } from './saved-state.js';
 
-/** The tools MURMUR_DISABLE_CRON=1 removes. */
-export const CRON_TOOL_NAMES = ['set_timer', 'create_scheduled_task'] as const;
-
-export interface EngineOptions {
-  cwd: string;
-  provider: ModelProvider;
-  providerFor?: (spec: string) => Promise<ModelProvider>;
-  config?: MurmurConfig;
-  env?: Environment;
-  bus?: EventBus;
-  clock?: Clock;
-  frontEnd?: FrontEnd;
-  /** false: nothing on disk (benchmarks); else a new session unless one is given. */
-  session?: SessionStore | false;
-  sessionKind?: 'run' | 'swarm';
-  definitions?: ReadonlyMap<string, AgentProfile>;
-  /** Interaction adapters (user channel, todos, skills, web policy, search). */
-  interaction?: InteractionAdapters;
-  registry?: RegistryDeps;
-  /** MCP servers as a tool source (see mcp-source.ts). */
-  mcp?: McpToolSource;
-  swarmFor?: (engine: Engine, record: AgentRecord) => SwarmAdapter;
-  /** Offers agent_swarm (with swarmFor): made for each agent from its swarm port. */
-  swarmTool?: AgentSwarmToolFactory;
-  permission?: PermissionGate;
-  extraVetoes?: BatchVetoFor;
-  resultBudget?: ResultBudgetFor;
-  limits?: Partial<AgentTreeLimits>;
-  random?: () => number;
-  /** Saved with the session for `murmur resume`. */
-  settings?: RunSettings;
-  /** A process-wide limit on model requests in flight, when several engines share the process. */
-  modelGate?: Semaphore;
-  /** false: no murmur-tools in agents' shells (also `[tools] shellBridge = false`). */
-  shellBridge?: boolean;
-  /** Where the run's agents are registered as they spawn; the host makes it first when its permission setup looks agents up. */
-  directory?: AgentDirectory;
-}
-
-export interface RunOutcome {
-  status: AgentStatus | 'idle';
-  result: string;
-  reason?: string;
-  usage: Usage;
-  agents: AgentSummary[];
-  sessionId?: string;
-}
-
-function limitsFrom(config: MurmurConfig, extra: Partial<AgentTreeLimits> | undefined): Partial<AgentTreeLimits> {
-  const limits: Partial<AgentTreeLimits> = {};
-  const c = config.limits ?? {};
-  if (c.maxDepth !== undefined) limits.maxDepth = c.maxDepth;
-  if (c.maxAgents !== undefined) limits.maxAgents = c.maxAgents;
-  if (c.maxModelRequests !== undefined) limits.maxModelRequests = c.maxModelRequests;
-  if (c.agentTimeout !== undefined) limits.agentTimeoutMs = durationMs(c.agentTimeout, 0);
-  if (c.agentBudgetTokens !== undefined) limits.agentBudgetTokens = c.agentBudgetTokens;
-  if (c.runBudgetTokens !== undefined) limits.runBudgetTokens = c.runBudgetTokens;
-  return { ...limits, ...extra };
-}
+export { CRON_TOOL_NAMES, type EngineOptions, type RunOutcome } from './engine-options.js';
 
 export class Engine {
   readonly bus: EventBus;
@@ -401,55 +337,12 @@ export class Engine {
   restore(state: SessionState): { interrupted: AgentRecord[] } {
     if (!this.session) throw new Error('restore needs a session on disk');
     this.task = state.task;
-    const interrupted: AgentRecord[] = [];
-    const byDepth = [...state.agents].sort((a, b) => a.depth - b.depth);
-    const skipped = new Set<string>();
-    const loaded = new Map(state.agents.map((a) => [a.id, this.session!.readTranscript(a.id)]));
-    const transcripts = new Map([...loaded].map(([id, t]) => [id, t.messages]));
-    for (const saved of byDepth) {
-      const profile =
-        resolveProfile(saved.profile, this.definitions) ??
-        (saved.profile === 'main' ? builtinProfile('main') : undefined);
-      if (!profile) {
-        this.bus.emit({
-          type: 'log',
-          level: 'warn',
-          message: `resume: agent ${saved.id} used "${saved.profile}", which is no longer defined; it is skipped`,
-        });
-        skipped.add(saved.id);
-        continue;
-      }
-      if (saved.parentId !== undefined && skipped.has(saved.parentId)) {
-        this.bus.emit({
-          type: 'log',
-          level: 'warn',
-          message: `resume: agent ${saved.id} is skipped with its parent ${saved.parentId}`,
-        });
-        skipped.add(saved.id);
-        continue;
-      }
-      const transcript = loaded.get(saved.id)!;
-      const messages = repairTranscript(
-        transcript.messages,
-        finishedSubagentResults(saved.id, state.agents, transcripts),
-      );
-      // Keep the file equal to the conversation the agent continues from (cut line dropped, results filled in).
-      if (transcript.damaged || messages.length !== transcript.messages.length)
-        this.session.replaceTranscript(saved.id, messages);
-      const spec: Parameters<AgentTree['spawn']>[0] = { profile, id: saved.id, messages };
-      if (saved.parentId !== undefined) spec.parentId = saved.parentId;
-      else if (saved.depth > 0) spec.detached = true;
-      if (saved.description !== undefined) spec.description = saved.description;
-      if (saved.swarmId !== undefined) spec.swarmId = saved.swarmId;
-      if (saved.item !== undefined) spec.item = saved.item;
-      // A worktree item keeps working in its worktree, not in the main tree.
-      if (saved.workspaceRoot !== undefined) spec.workspaceRoot = saved.workspaceRoot;
-      const spawned = this.agentTree.spawn(spec);
-      if (!spawned.ok) continue;
-      const agent = spawned.record.agent;
-      agent.restore(saved.status, saved.reason);
-      if (agent.status === 'interrupted') interrupted.push(spawned.record);
-    }
+    const interrupted = restoreAgents(state, {
+      session: this.session,
+      tree: this.agentTree,
+      definitions: this.definitions,
+      bus: this.bus,
+    });
     // Ids continue after the old ones, and the subagents already started count against the spawn cap.
     this.agentTree.seedIds(
       state.agents.map((a) => a.id),
@@ -469,38 +362,6 @@ export class Engine {
   }
 }
 
-/**
- * The workspace paths that `read(…)` deny rules keep from the agents, as gitignore patterns, so grep and glob of
- * the whole workspace skip them too. `./x` (anchored at the root) becomes `/x`; absolute patterns lie outside.
- */
-export function hiddenByDenyRules(config: MurmurConfig): string[] {
-  const rules = parseRuleLists(config.permissions).deny;
-  return rules
-    .filter(
-      (rule) =>
-        rule.tool === 'read' &&
-        rule.argumentKind === 'path' &&
-        rule.argument !== undefined &&
-        !rule.argument.startsWith('/'),
-    )
-    .map((rule) => (rule.argument!.startsWith('./') ? `/${rule.argument!.replace(/^(\.\/)+/, '')}` : rule.argument!));
-}
-
-export function summaryOf(record: AgentRecord): AgentSummary {
-  const { agent } = record;
-  const summary: AgentSummary = {
-    id: record.id,
-    role: record.profile.name,
-    status: agent.status,
-    usage: { ...agent.state.usage },
-    turns: agent.state.turns,
-    toolCalls: agent.state.toolCalls,
-  };
-  if (record.parentId !== undefined) summary.parentId = record.parentId;
-  if (record.description !== undefined) summary.description = record.description;
-  if (record.item !== undefined) summary.item = record.item;
-  if (agent.reason !== undefined) summary.reason = agent.reason;
-  return summary;
-}
+export { summaryOf } from './agent-summary.js';
 
 export type { AgentRunResult };

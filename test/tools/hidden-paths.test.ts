@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hiddenByDenyRules } from '../../orchestrator/engine.js';
+import { hiddenByDenyRules } from '../../orchestrator/permissions/hidden-paths.js';
 import { grepWithJavaScript } from '../../tools/fs/grep-js.js';
 import { globTool, grepTool } from '../../tools/workspace-tools.js';
 import type { RuntimeTool } from '../../tools/contract.js';

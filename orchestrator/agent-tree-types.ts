@@ -1,0 +1,99 @@
+// The agent tree's vocabulary: its limits, an agent's record, what it hands the configurer, and how to spawn.
+import type { AgentProfile } from '../roles/profile.js';
+import type { Agent, AgentLoopConfig } from './agent.js';
+import type { AgentDirectory } from './agent-directory.js';
+import type { AgentTree } from './agent-tree.js';
+import type { Clock } from './clock.js';
+import type { EventBus } from './events.js';
+import type { Semaphore } from './model-gate.js';
+import type { ModelProvider, ModelRequest, ModelResult } from './models/provider.js';
+import type { RetryPolicy } from './models/retry.js';
+import type { Message, Usage } from './types.js';
+
+export interface AgentTreeLimits {
+  /** Levels of subagents allowed below main (main is depth 0). */
+  maxDepth: number;
+  /** Agents spawned in one run, main excluded. */
+  maxAgents: number;
+  /** Model requests in flight at once across every agent of the process. */
+  maxModelRequests: number;
+  agentTimeoutMs: number;
+  agentBudgetTokens?: number;
+  runBudgetTokens?: number;
+}
+
+export const DEFAULT_LIMITS: AgentTreeLimits = {
+  maxDepth: 2,
+  maxAgents: 200,
+  maxModelRequests: 16,
+  agentTimeoutMs: 30 * 60_000,
+};
+
+export interface AgentRecord {
+  id: string;
+  parentId?: string;
+  profile: AgentProfile;
+  depth: number;
+  description?: string;
+  swarmId?: string;
+  item?: string;
+  agent: Agent;
+  /** Own usage plus every descendant's, kept live. */
+  totalUsage: Usage;
+  /** Set when the agent runs as a background task. */
+  taskId?: string;
+  /** Its own workspace root (a git worktree of the swarm), instead of the run's. */
+  workspaceRoot?: string;
+  /** Set while a caller drives its runs (a subagent waiting for its own background work): messages do not wake it. */
+  held?: boolean;
+}
+
+/** What the agent tree hands the configurer for each agent it spawns: its model, budget and usage hooks. */
+export interface AgentTreeHooks {
+  callModel: (request: ModelRequest, signal: AbortSignal) => Promise<ModelResult>;
+  budgetSpent: () => boolean;
+  onUsage: (usage: Usage) => void;
+  /**
+   * Called with every message an agent's conversation gains. Transcripts are written by a bus subscriber
+   * (transcript-writer.ts), not here: this stays for the runtime's own watchers and does nothing itself.
+   */
+  onMessage: (message: Message) => void;
+}
+
+/** Makes an agent's loop config when the tree spawns it; the tree passes itself (subagents are spawned through it). */
+export type AgentConfigurer = (record: AgentRecord, hooks: AgentTreeHooks, tree: AgentTree) => AgentLoopConfig;
+
+export interface SpawnSpec {
+  profile: AgentProfile;
+  parentId?: string;
+  description?: string;
+  swarmId?: string;
+  item?: string;
+  /** A conversation to continue (resume from disk). */
+  messages?: Message[];
+  /** Keep this id (resume from disk). */
+  id?: string;
+  /** A subagent with no parent agent (the items of `murmur swarm`): depth 1, counted by the spawn cap. */
+  detached?: boolean;
+  workspaceRoot?: string;
+}
+
+export interface AgentTreeOptions {
+  bus: EventBus;
+  provider: ModelProvider;
+  /** Providers for profiles that name another model. */
+  providerFor?: (spec: string) => Promise<ModelProvider>;
+  configure: AgentConfigurer;
+  limits?: Partial<AgentTreeLimits>;
+  retry?: RetryPolicy;
+  clock?: Clock;
+  random?: () => number;
+  /** A model-request limit shared with other schedulers of the process (the MCP server runs one per request). */
+  gate?: Semaphore;
+  /** Called after agents start or end (the session's saved state). */
+  onChange?: () => void;
+  /** Where the run's agents are found by id (and background results and timers reach them): each spawned agent is registered there. */
+  directory?: AgentDirectory;
+}
+
+export type SpawnResult = { ok: true; record: AgentRecord } | { ok: false; error: string };

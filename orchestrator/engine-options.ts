@@ -1,0 +1,85 @@
+// What an engine is built from (EngineOptions, all plain values and ports: the host assembly fills them) and what
+// a run returns (RunOutcome).
+import type { SwarmAdapter } from '../tools/adapters.js';
+import type { InteractionAdapters } from '../tools/adapters-interaction.js';
+import type { AgentSwarmToolFactory } from '../tools/agents/agent-swarm.js';
+import type { RegistryDeps } from '../tools/registry.js';
+import type { AgentProfile } from '../roles/profile.js';
+import type { FrontEnd } from '../roles/filters.js';
+import type { AgentDirectory } from './agent-directory.js';
+import type { AgentRecord, AgentTreeLimits } from './agent-tree.js';
+import type { Clock } from './clock.js';
+import { durationMs, type MurmurConfig } from './config.js';
+import type { Engine } from './engine.js';
+import type { Environment } from './environment.js';
+import type { EventBus } from './events.js';
+import type { Semaphore } from './model-gate.js';
+import type { ModelProvider } from './models/provider.js';
+import type { BatchVetoFor, McpToolSource, PermissionGate, ResultBudgetFor } from './runtime-ports.js';
+import type { RunSettings } from './saved-state.js';
+import type { SessionStore } from './session.js';
+import type { AgentStatus, AgentSummary, Usage } from './types.js';
+
+/** The tools MURMUR_DISABLE_CRON=1 removes. */
+export const CRON_TOOL_NAMES = ['set_timer', 'create_scheduled_task'] as const;
+
+export interface EngineOptions {
+  cwd: string;
+  provider: ModelProvider;
+  providerFor?: (spec: string) => Promise<ModelProvider>;
+  config?: MurmurConfig;
+  env?: Environment;
+  bus?: EventBus;
+  clock?: Clock;
+  frontEnd?: FrontEnd;
+  /** false: nothing on disk (benchmarks); else a new session unless one is given. */
+  session?: SessionStore | false;
+  sessionKind?: 'run' | 'swarm';
+  definitions?: ReadonlyMap<string, AgentProfile>;
+  /** Interaction adapters (user channel, todos, skills, web policy, search). */
+  interaction?: InteractionAdapters;
+  registry?: RegistryDeps;
+  /** MCP servers as a tool source (see mcp-source.ts). */
+  mcp?: McpToolSource;
+  swarmFor?: (engine: Engine, record: AgentRecord) => SwarmAdapter;
+  /** Offers agent_swarm (with swarmFor): made for each agent from its swarm port. */
+  swarmTool?: AgentSwarmToolFactory;
+  permission?: PermissionGate;
+  extraVetoes?: BatchVetoFor;
+  resultBudget?: ResultBudgetFor;
+  limits?: Partial<AgentTreeLimits>;
+  random?: () => number;
+  /** Saved with the session for `murmur resume`. */
+  settings?: RunSettings;
+  /** A process-wide limit on model requests in flight, when several engines share the process. */
+  modelGate?: Semaphore;
+  /** false: no murmur-tools in agents' shells (also `[tools] shellBridge = false`). */
+  shellBridge?: boolean;
+  /** Where the run's agents are registered as they spawn; the host makes it first when its permission setup looks agents up. */
+  directory?: AgentDirectory;
+}
+
+export interface RunOutcome {
+  status: AgentStatus | 'idle';
+  result: string;
+  reason?: string;
+  usage: Usage;
+  agents: AgentSummary[];
+  sessionId?: string;
+}
+
+/** The agent tree's limits: murmur.toml's `[limits]`, then the host's own. */
+export function limitsFrom(
+  config: MurmurConfig,
+  extra: Partial<AgentTreeLimits> | undefined,
+): Partial<AgentTreeLimits> {
+  const limits: Partial<AgentTreeLimits> = {};
+  const c = config.limits ?? {};
+  if (c.maxDepth !== undefined) limits.maxDepth = c.maxDepth;
+  if (c.maxAgents !== undefined) limits.maxAgents = c.maxAgents;
+  if (c.maxModelRequests !== undefined) limits.maxModelRequests = c.maxModelRequests;
+  if (c.agentTimeout !== undefined) limits.agentTimeoutMs = durationMs(c.agentTimeout, 0);
+  if (c.agentBudgetTokens !== undefined) limits.agentBudgetTokens = c.agentBudgetTokens;
+  if (c.runBudgetTokens !== undefined) limits.runBudgetTokens = c.runBudgetTokens;
+  return { ...limits, ...extra };
+}

@@ -1,0 +1,70 @@
+// A saved session's agents, rebuilt on a fresh agent tree: finished agents stay finished; running ones come back
+// `interrupted`, their transcripts repaired (a cut last line dropped, results of finished subagents filled in)
+// so they can continue. An agent whose profile is gone is skipped, with its descendants, and said so.
+import type { AgentProfile } from '../roles/profile.js';
+import { builtinProfile, resolveProfile } from '../roles/profile.js';
+import type { AgentRecord, AgentTree } from './agent-tree.js';
+import type { EventBus } from './events.js';
+import type { SessionState } from './saved-state.js';
+import type { SessionStore } from './session.js';
+import { finishedSubagentResults, repairTranscript } from './transcript-repair.js';
+
+export interface RestoreInto {
+  session: SessionStore;
+  tree: AgentTree;
+  definitions: ReadonlyMap<string, AgentProfile>;
+  bus: EventBus;
+}
+
+/** Spawns the saved agents (parents first) and returns the ones to continue. */
+export function restoreAgents(state: SessionState, { session, tree, definitions, bus }: RestoreInto): AgentRecord[] {
+  const interrupted: AgentRecord[] = [];
+  const byDepth = [...state.agents].sort((a, b) => a.depth - b.depth);
+  const skipped = new Set<string>();
+  const loaded = new Map(state.agents.map((a) => [a.id, session.readTranscript(a.id)]));
+  const transcripts = new Map([...loaded].map(([id, t]) => [id, t.messages]));
+  for (const saved of byDepth) {
+    const profile =
+      resolveProfile(saved.profile, definitions) ?? (saved.profile === 'main' ? builtinProfile('main') : undefined);
+    if (!profile) {
+      bus.emit({
+        type: 'log',
+        level: 'warn',
+        message: `resume: agent ${saved.id} used "${saved.profile}", which is no longer defined; it is skipped`,
+      });
+      skipped.add(saved.id);
+      continue;
+    }
+    if (saved.parentId !== undefined && skipped.has(saved.parentId)) {
+      bus.emit({
+        type: 'log',
+        level: 'warn',
+        message: `resume: agent ${saved.id} is skipped with its parent ${saved.parentId}`,
+      });
+      skipped.add(saved.id);
+      continue;
+    }
+    const transcript = loaded.get(saved.id)!;
+    const messages = repairTranscript(
+      transcript.messages,
+      finishedSubagentResults(saved.id, state.agents, transcripts),
+    );
+    // Keep the file equal to the conversation the agent continues from (cut line dropped, results filled in).
+    if (transcript.damaged || messages.length !== transcript.messages.length)
+      session.replaceTranscript(saved.id, messages);
+    const spec: Parameters<AgentTree['spawn']>[0] = { profile, id: saved.id, messages };
+    if (saved.parentId !== undefined) spec.parentId = saved.parentId;
+    else if (saved.depth > 0) spec.detached = true;
+    if (saved.description !== undefined) spec.description = saved.description;
+    if (saved.swarmId !== undefined) spec.swarmId = saved.swarmId;
+    if (saved.item !== undefined) spec.item = saved.item;
+    // A worktree item keeps working in its worktree, not in the main tree.
+    if (saved.workspaceRoot !== undefined) spec.workspaceRoot = saved.workspaceRoot;
+    const spawned = tree.spawn(spec);
+    if (!spawned.ok) continue;
+    const agent = spawned.record.agent;
+    agent.restore(saved.status, saved.reason);
+    if (agent.status === 'interrupted') interrupted.push(spawned.record);
+  }
+  return interrupted;
+}
