@@ -166,7 +166,7 @@ class MurmurInstance implements Murmur {
     const mcp = await this.mcp;
     const asker = askerFrom(options);
     const aborts = anySignal(options.signal, signal);
-    const { engine, release } = await assembleEngine({
+    const { engine, close } = await assembleEngine({
       cwd,
       config,
       env,
@@ -202,8 +202,7 @@ class MurmurInstance implements Murmur {
     return {
       engine,
       done: async () => {
-        release();
-        await engine.close();
+        await close();
         off();
       },
     };

@@ -68,7 +68,7 @@ function internalRunner(cwd: string, provider: ModelProvider): One {
   const config: MurmurConfig = { permissionMode: 'yolo' };
   const env = { ...process.env, MURMUR_MODEL: '' };
   return async (i) => {
-    const { engine, release } = await assembleEngine({
+    const { engine, close } = await assembleEngine({
       cwd,
       config,
       env,
@@ -83,8 +83,7 @@ function internalRunner(cwd: string, provider: ModelProvider): One {
     try {
       return runReport(await engine.runTask(`task ${i}`)).result;
     } finally {
-      release();
-      await engine.close();
+      await close();
     }
   };
 }

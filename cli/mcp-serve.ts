@@ -12,7 +12,7 @@ import { configFor, providerFactory, providerFor, workspaceFrom } from './setup.
 import { MCP_FLAGS } from './flags.js';
 import { commandSpec } from './commands.js';
 import { commandHelp, usageLines } from './help.js';
-import type { Engine, RunOutcome } from '../orchestrator/engine.js';
+import type { RunOutcome } from '../orchestrator/engine.js';
 import { EventBus } from '../orchestrator/events.js';
 import type { MurmurConfig } from '../orchestrator/config.js';
 import type { Semaphore } from '../orchestrator/model-gate.js';
@@ -21,6 +21,7 @@ import { describeRuleProblem, parseRuleLists } from '../orchestrator/permissions
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
 import { assembleForCommand } from './assemble-for-command.js';
+import type { Assembled } from '../host/assemble.js';
 import { runOnEngine, swarmTitle, type Finished, type RunRequest } from '../host/lifecycle.js';
 import { renderReport, swarmReport } from '../host/reports.js';
 import { maxSwarmItems } from '../host/checks.js';
@@ -193,11 +194,11 @@ function errorResult(message: string): CallToolResult {
 }
 
 /** One request's engine: its own bus and session, no screen, no user channel (nobody can answer over MCP). */
-async function openEngine(ctx: ServeContext, kind: 'run' | 'swarm'): Promise<Engine> {
+async function openEngine(ctx: ServeContext, kind: 'run' | 'swarm'): Promise<Assembled> {
   const { cwd, config, env } = ctx;
   const bus = new EventBus();
   const permissionMode = stringFlag(ctx.args, 'permission-mode') as PermissionMode | undefined;
-  const { engine } = await assembleForCommand({
+  const assembled = await assembleForCommand({
     cwd,
     config,
     env,
@@ -216,7 +217,7 @@ async function openEngine(ctx: ServeContext, kind: 'run' | 'swarm'): Promise<Eng
   bus.on('log', (event) => {
     if (event.level !== 'info') log(`${event.level}: ${event.agentId ? `${event.agentId}: ` : ''}${event.message}`);
   });
-  return engine;
+  return assembled;
 }
 
 /**
@@ -231,7 +232,7 @@ async function withEngine(
   progressTotal: number | undefined,
   result: (finished: Finished) => CallToolResult,
 ): Promise<CallToolResult> {
-  const engine = await openEngine(ctx, request.kind === 'swarm' ? 'swarm' : 'run');
+  const { engine, close } = await openEngine(ctx, request.kind === 'swarm' ? 'swarm' : 'run');
   const started = Date.now();
   log(`${label} started${engine.session ? ` (session ${engine.session.id})` : ''}`);
   const onCancel = () => {
@@ -255,7 +256,7 @@ async function withEngine(
   } finally {
     stopProgress();
     extra.signal.removeEventListener('abort', onCancel);
-    await engine.close();
+    await close();
     log(`${label} ended ${status} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
 }

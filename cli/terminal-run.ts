@@ -148,8 +148,7 @@ export async function openTerminalRun(
       closed = true;
       offInterrupt();
       started.stop();
-      assembled.release();
-      await engine.close();
+      await assembled.close();
       await mcp?.close();
       await eventLog?.close();
     },

@@ -113,7 +113,7 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
         job.permissionMode !== undefined && PERMISSION_MODES.has(job.permissionMode)
           ? (job.permissionMode as PermissionMode)
           : undefined;
-      const { engine: built } = await assembleForCommand({
+      const { engine: built, close: closeEngine } = await assembleForCommand({
         cwd: itemCwd,
         config,
         env,
@@ -137,7 +137,7 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
       return {
         run: swarmHostFor(built),
         close: async () => {
-          await built.close();
+          await closeEngine();
           await mcp?.close();
         },
       };

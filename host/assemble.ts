@@ -7,6 +7,8 @@ import { resolve } from 'node:path';
 import { Engine, type EngineOptions } from '../orchestrator/engine.js';
 import { SessionStore, stateHome } from '../orchestrator/session.js';
 import { AgentDirectory } from '../orchestrator/agent-directory.js';
+import { HostInputError } from './errors.js';
+import { lockSession } from './session-lock.js';
 import { hostEngineOptions, interactionFor, permissionsFor, type HostInput } from './engine-options.js';
 
 export interface AssemblyInput extends HostInput {
@@ -18,8 +20,8 @@ export interface AssemblyInput extends HostInput {
 
 export interface Assembled {
   engine: Engine;
-  /** Detaches from the abort signal; the caller still closes the engine. */
-  release(): void;
+  /** Closes the engine (its session saved), detaches from the abort signal and gives the session back. */
+  close(): Promise<void>;
 }
 
 export async function assembleEngine(input: AssemblyInput): Promise<Assembled> {
@@ -28,19 +30,39 @@ export async function assembleEngine(input: AssemblyInput): Promise<Assembled> {
   // 2. The permission setup (a bad rule throws here, before anything is on disk) and the interaction adapters.
   const permissions = permissionsFor(input, directory.get);
   const interaction = await interactionFor(input, permissions);
-  // 3. The session (the result budget spills long results into it).
+  // 3. The session (the result budget spills long results into it), held by this process while it runs it.
   const session =
     input.session === false
       ? undefined
       : (input.session ?? SessionStore.create(stateHome(realpathSync(resolve(input.cwd)), input.env)));
-  // 4. The options and the engine.
-  const options = hostEngineOptions(input, { directory, permissions, interaction, session });
-  input.extend?.(options);
-  const engine = new Engine(options);
-  // 5. The abort signal.
-  const { signal } = input;
-  const abort = () => engine.abort();
-  if (signal?.aborted) abort();
-  else signal?.addEventListener('abort', abort, { once: true });
-  return { engine, release: () => signal?.removeEventListener('abort', abort) };
+  const locked = session ? lockSession(session) : undefined;
+  if (locked && !locked.ok) throw new HostInputError('sessionId', locked.error);
+  const lock = locked?.lock;
+  try {
+    // 4. The options and the engine.
+    const options = hostEngineOptions(input, { directory, permissions, interaction, session });
+    input.extend?.(options);
+    const engine = new Engine(options);
+    // 5. The abort signal.
+    const { signal } = input;
+    const abort = () => engine.abort();
+    if (signal?.aborted) abort();
+    else signal?.addEventListener('abort', abort, { once: true });
+    let closed: Promise<void> | undefined;
+    return {
+      engine,
+      close: () =>
+        (closed ??= (async () => {
+          signal?.removeEventListener('abort', abort);
+          try {
+            await engine.close();
+          } finally {
+            lock?.release();
+          }
+        })()),
+    };
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
 }

@@ -160,11 +160,14 @@ function ignoreRunState(home: string): void {
   }
 }
 
-/** Only empty folders (and, at the top, the events log). */
+/** What a session holds before its run starts: the events log of its setup and its owner's lock. */
+const SETUP_FILES = new Set(['events.jsonl', 'owner.lock', 'owner.lock.mutex']);
+
+/** Only empty folders (and, at the top, the files of its setup). */
 function holdsNothing(dir: string, top: boolean): boolean {
   try {
     return readdirSync(dir, { withFileTypes: true }).every((entry) =>
-      entry.isDirectory() ? holdsNothing(join(dir, entry.name), false) : top && entry.name === 'events.jsonl',
+      entry.isDirectory() ? holdsNothing(join(dir, entry.name), false) : top && SETUP_FILES.has(entry.name),
     );
   } catch {
     return false;

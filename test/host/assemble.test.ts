@@ -42,7 +42,7 @@ describe('assembleEngine', () => {
 
   it('builds the session first and hands it to the engine; the signal aborts the run', async () => {
     const controller = new AbortController();
-    const { engine, release } = await assembleEngine({
+    const { engine, close } = await assembleEngine({
       ...base({ agents: [{ turns: [{ latencyMs: 5_000, text: 'late' }] }] }),
       signal: controller.signal,
     });
@@ -52,8 +52,7 @@ describe('assembleEngine', () => {
     await started;
     controller.abort();
     expect((await running).status).toBe('aborted');
-    release();
-    await engine.close();
+    await close();
   });
 
   it('approval prompts name the asking agent and its parent chain (the lookup into the engine is linked)', async () => {
@@ -77,7 +76,7 @@ describe('assembleEngine', () => {
         },
       ],
     };
-    const { engine, release } = await assembleEngine({
+    const { engine, close } = await assembleEngine({
       ...base(script),
       session: false,
       asker: {
@@ -87,8 +86,7 @@ describe('assembleEngine', () => {
       },
     });
     await engine.runTask('delegate');
-    release();
-    await engine.close();
+    await close();
     expect(asked).toHaveLength(1);
     expect(asked[0]!.requester.role).toBe('worker');
     expect(asked[0]!.requester.chain).toEqual([{ agentId: 'main', role: 'main' }]);

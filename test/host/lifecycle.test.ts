@@ -40,7 +40,7 @@ async function runRequest(
   const events: MurmurEvent[] = [];
   bus.on('*', (event) => events.push(event));
   const env = options.env ?? {};
-  const { engine, release } = await assembleEngine({
+  const { engine, close } = await assembleEngine({
     cwd: dir,
     config: { retry: { maxAttempts: 1 } },
     env,
@@ -57,8 +57,7 @@ async function runRequest(
     const result = await runOnEngine(engine, typeof request === 'function' ? request(engine.session) : request, env);
     return { result, events, sessionId: engine.session?.id };
   } finally {
-    release();
-    await engine.close();
+    await close();
   }
 }
 
