@@ -6,11 +6,12 @@ import type { ModelProvider } from '../orchestrator/models/provider.js';
 import type { Asker } from '../orchestrator/permissions/asker.js';
 import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
 import type { SessionStore } from '../orchestrator/session.js';
+import { ConfigError } from '../orchestrator/config.js';
 import { BUILTIN_TOOL_NAMES } from '../tools/registry.js';
 import { PLAN_MODE_TOOL_NAMES } from '../tools/interact/plan-mode.js';
 import { CREATE_SCHEDULED_TASK } from '../tools/agents/create-scheduled-task.js';
 import { openResumable } from '../host/resume.js';
-import { connectQueueTarget, type QueueTarget } from '../host/queue.js';
+import { connectQueueTarget, queueUrlFromEnv, type QueueTarget } from '../host/queue.js';
 import { agentNameProblem, swarmItemsProblem } from '../host/checks.js';
 import { runOnEngine, swarmTitle, type Finished, type RunRequest } from '../host/lifecycle.js';
 import { assembleEngine } from '../host/assemble.js';
@@ -163,7 +164,12 @@ class MurmurInstance implements Murmur {
     const bus = new EventBus();
     const off = this.attach(bus);
     this.mcp ??= createMcpSource({ cwd, config, env, bus: this.shared, provider: this.provider });
-    const mcp = await this.mcp;
+    const mcp = await this.mcp.catch((error: unknown) => {
+      off();
+      // .mcp.json cannot be read or parsed: the instance's MCP servers are unusable, said as an option error.
+      if (error instanceof ConfigError) fail('mcpServers', `the workspace's ${error.message}`);
+      throw error;
+    });
     const asker = askerFrom(options);
     const aborts = anySignal(options.signal, signal);
     const { engine, close } = await assembleEngine({
@@ -266,7 +272,9 @@ class MurmurInstance implements Murmur {
     const { resumable } = opened;
     const savedQueue = resumable.swarm?.queue;
     // A queue URL with a password is never saved: MURMUR_QUEUE gives it again.
-    const queueUrl = savedQueue ? this.checked.env.MURMUR_QUEUE?.trim() || savedQueue.url : undefined;
+    const fromEnv = queueUrlFromEnv(this.checked.env);
+    if (savedQueue && !fromEnv.ok) fail('sessionId', `${fromEnv.error}.`);
+    const queueUrl = savedQueue ? (fromEnv.ok ? fromEnv.url : undefined) || savedQueue.url : undefined;
     if (savedQueue && !queueUrl)
       fail(
         'sessionId',

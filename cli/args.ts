@@ -192,7 +192,8 @@ export function boolFlag(args: ParsedArgs, name: string): boolean {
 export function positiveIntFlag(command: string, args: ParsedArgs, name: string): number | undefined {
   const raw = stringFlag(args, name);
   if (raw === undefined) return undefined;
-  const n = Number(raw);
+  // Digits only: `1e3`, `0x10` and `10.0` are numbers to Number() but not what a person types for a count.
+  const n = /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(n) || n < 1)
     throw new UsageError(`murmur ${command}: --${name} must be a positive whole number, got ${JSON.stringify(raw)}.`);
   return n;

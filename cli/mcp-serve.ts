@@ -8,7 +8,7 @@ import { parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { hostAsker } from './approvals.js';
 import { packageVersion } from './version.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
-import { configFor, providerFactory, providerFor, workspaceFrom } from './setup.js';
+import { configFor, mcpSourceFor, providerFactory, providerFor, workspaceFrom } from './setup.js';
 import { MCP_FLAGS } from './flags.js';
 import { commandSpec } from './commands.js';
 import { commandHelp, usageLines } from './help.js';
@@ -19,7 +19,7 @@ import type { Semaphore } from '../orchestrator/model-gate.js';
 import { sharedModelGate } from '../host/engine-options.js';
 import { describeRuleProblem, parseRuleLists } from '../orchestrator/permissions/rules.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
-import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
+import type { McpSource } from '../orchestrator/mcp-source.js';
 import { assembleForCommand } from './assemble-for-command.js';
 import type { Assembled } from '../host/assemble.js';
 import { runOnEngine, swarmTitle, type Finished, type RunRequest } from '../host/lifecycle.js';
@@ -69,7 +69,7 @@ export async function mcpCommand(argv: readonly string[]): Promise<number> {
   const rules = parseRuleLists(config.permissions);
   if (rules.problems.length > 0)
     throw new UsageError(`murmur mcp serve: ${rules.problems.map(describeRuleProblem).join('; ')}`);
-  const mcp = await createMcpSource({ cwd, config, env, bus: setupBus, provider });
+  const mcp = await mcpSourceFor({ cwd, config, env, bus: setupBus, provider });
   const gate = sharedModelGate(config);
   return serve({ cwd, config, provider, args, env, gate, ...(mcp ? { mcp } : {}) });
 }

@@ -56,8 +56,18 @@ export async function schedulerCommand(argv: readonly string[]): Promise<number>
     await service.stop();
     return 1;
   }
-  if (service.serving.length === 0)
-    log('no workspace with scheduled tasks yet (~/.murmur/workspaces.json); waiting for some');
+  if (service.serving.length === 0) {
+    // Workspaces may exist and be served by other schedulers: say so, rather than that there are none.
+    const heldElsewhere = stores().flatMap((store) => {
+      const holder = serviceHolder(store.serviceLockFile);
+      return holder && holder.pid !== process.pid ? [`${store.workspace} (pid ${holder.pid})`] : [];
+    });
+    if (heldElsewhere.length > 0)
+      log(
+        `every workspace with scheduled tasks is served by another scheduler: ${heldElsewhere.join(', ')}; waiting to take over any that is left`,
+      );
+    else log('no workspace with scheduled tasks yet (~/.murmur/workspaces.json); waiting for some');
+  }
   log(`checking every ${Math.round(checkIntervalMs / 100) / 10} s; stop with Ctrl-C`);
   service.check();
   return new Promise<number>((resolve) => {

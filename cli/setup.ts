@@ -3,6 +3,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig, type MurmurConfig } from '../orchestrator/config.js';
+import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
 import type { EventBus } from '../orchestrator/events.js';
 import { writeEventLog, type EventLog } from '../orchestrator/events-log.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
@@ -21,6 +22,16 @@ export function workspaceFrom(command: string, args: ParsedArgs): string {
   }
   if (!isDir) throw new UsageError(`murmur ${command}: --cwd ${JSON.stringify(cwd)} is not a folder.`);
   return cwd;
+}
+
+/** MCP servers as a tool source (orchestrator/mcp-source.ts); a file that cannot be read or parsed is a usage error. */
+export async function mcpSourceFor(options: Parameters<typeof createMcpSource>[0]): Promise<McpSource | undefined> {
+  try {
+    return await createMcpSource(options);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(`murmur: ${error.message}`);
+    throw error;
+  }
 }
 
 export async function configFor(workspace: string): Promise<MurmurConfig> {

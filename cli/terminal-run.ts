@@ -1,14 +1,21 @@
 // A run on the command line: parsed flags to plain values for the host assembly (host/assemble.ts), plus what only
 // a terminal has — the screen, the terminal asker, Ctrl-C and the event log; requests go through the host's lifecycle.
 import { boolFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
-import { configFor, eventLogFor, onInterrupt, providerFactory, providerFor, workspaceFrom } from './setup.js';
+import {
+  configFor,
+  eventLogFor,
+  mcpSourceFor,
+  onInterrupt,
+  providerFactory,
+  providerFor,
+  workspaceFrom,
+} from './setup.js';
 import { chooseScreenMode, createScreen, type Screen } from './screen.js';
 import { hostAsker, type HostAsker } from './approvals.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
 import { EventBus, type MurmurEvent } from '../orchestrator/events.js';
 import type { Engine, EngineOptions, RunOutcome } from '../orchestrator/engine.js';
 import type { EventLog } from '../orchestrator/events-log.js';
-import { createMcpSource } from '../orchestrator/mcp-source.js';
 import { SessionStore } from '../orchestrator/session.js';
 import type { MurmurConfig } from '../orchestrator/config.js';
 import { assembleEngine } from '../host/assemble.js';
@@ -54,7 +61,7 @@ export async function openTerminalRun(
   const early: MurmurEvent[] = [];
   const stopCollecting = bus.on('log', (event) => early.push(event));
   const eventLog: EventLog | undefined = eventLogFor(command, args, bus);
-  const mcp = await createMcpSource({ cwd, config, env, bus, provider });
+  const mcp = await mcpSourceFor({ cwd, config, env, bus, provider });
   const mode = chooseScreenMode({ json: boolFlag(args, 'json'), noDashboard: args.flags.dashboard === false, env });
   // The screen and Ctrl-C abort through this signal, so nothing needs the engine before it exists.
   const aborter = new AbortController();

@@ -8,7 +8,13 @@ import { WORKER_FLAGS } from './flags.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
 import { swarmHostFor } from '../host/swarm-host.js';
-import { connectQueueTarget, loadQueueWorker, queueUrlHoldsSecret, type QueueTarget } from '../host/queue.js';
+import {
+  connectQueueTarget,
+  loadQueueWorker,
+  queueUrlFromEnv,
+  queueUrlHoldsSecret,
+  type QueueTarget,
+} from '../host/queue.js';
 
 const PERMISSION_MODES = new Set(['manual', 'auto', 'yolo']);
 
@@ -19,7 +25,10 @@ export async function queueFromFlagOrEnv(
   env: NodeJS.ProcessEnv,
   fallback?: string,
 ): Promise<QueueTarget | undefined> {
-  const raw = flag ?? (env.MURMUR_QUEUE?.trim() ? env.MURMUR_QUEUE : undefined) ?? fallback;
+  const fromEnv = queueUrlFromEnv(env);
+  if (!fromEnv.ok && flag === undefined) throw new UsageError(`murmur ${command}: ${fromEnv.error}.`);
+  const envUrl = fromEnv.ok ? fromEnv.url : undefined;
+  const raw = flag ?? envUrl ?? fallback;
   if (raw === undefined) return undefined;
   // A command line is readable by every process of the machine (ps, /proc/PID/cmdline), agents' commands included.
   if (flag !== undefined && (await queueUrlHoldsSecret(flag))) {
@@ -29,7 +38,7 @@ export async function queueFromFlagOrEnv(
   }
   const connected = await connectQueueTarget(
     raw,
-    flag !== undefined ? '--queue' : env.MURMUR_QUEUE?.trim() ? 'MURMUR_QUEUE' : 'the saved queue URL',
+    flag !== undefined ? '--queue' : envUrl !== undefined ? 'MURMUR_QUEUE' : 'the saved queue URL',
   );
   if (!connected.ok) throw new UsageError(`murmur ${command}: ${connected.error}.`);
   return connected.target;
@@ -39,7 +48,7 @@ export async function queueFromFlagOrEnv(
 function stalledMs(env: NodeJS.ProcessEnv): number {
   const raw = env.MURMUR_QUEUE_STALLED_MS?.trim();
   if (!raw) return 30_000;
-  const n = Number(raw);
+  const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(n) || n < 100)
     throw new UsageError(
       `murmur worker: MURMUR_QUEUE_STALLED_MS must be a whole number of milliseconds, at least 100; got ${JSON.stringify(raw)}.`,

@@ -1,6 +1,7 @@
 // A swarm's Redis queue as the front ends give it (a URL from a flag, an option or the environment): checked,
 // probed once and turned into the target the launchers open; and what `murmur worker` runs on a machine.
 import type { QueueTarget } from '../swarm/queue/url.js';
+import type { Environment } from '../orchestrator/environment.js';
 
 export type { QueueTarget };
 
@@ -16,6 +17,24 @@ export async function connectQueueTarget(raw: string, from: string): Promise<Que
   // The probe connection is not needed any more: BullMQ opens its own.
   connected.redis.disconnect();
   return { ok: true, target: { url: parsed.url, shown: parsed.shown, open: connected.open } };
+}
+
+/**
+ * MURMUR_QUEUE as given: absent or empty = no queue; blanks only is a mistake (a shell line that lost its value),
+ * said rather than silently running in this process.
+ */
+export function queueUrlFromEnv(
+  env: Environment,
+): { ok: true; url: string | undefined } | { ok: false; error: string } {
+  const raw = env.MURMUR_QUEUE;
+  if (raw === undefined || raw === '') return { ok: true, url: undefined };
+  if (raw.trim() === '') {
+    return {
+      ok: false,
+      error: `MURMUR_QUEUE=${JSON.stringify(raw)} holds only blanks; give a Redis URL (redis://[user:password@]HOST:PORT[/DB]) or unset it to run the items in this process`,
+    };
+  }
+  return { ok: true, url: raw.trim() };
 }
 
 /** Whether a queue URL holds a password (a command line is readable by every process of the machine). */

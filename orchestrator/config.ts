@@ -2,16 +2,19 @@
 // environment overrides. Everything has a default, so no file is needed.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { durationToMs } from '../roles/duration.js';
 import type { Environment } from './environment.js';
 
 // A positive number of seconds, or text such as "90s" with at least one non-zero digit (so "0s" is refused).
-const Duration = Type.Union([
-  Type.Number({ exclusiveMinimum: 0 }),
-  Type.String({ pattern: '^\\s*(?=[\\d.]*[1-9])\\d+(\\.\\d+)?\\s*(ms|s|m|h)?\\s*$' }),
-]);
+const Duration = Type.Union(
+  [
+    Type.Number({ exclusiveMinimum: 0 }),
+    Type.String({ pattern: '^\\s*(?=[\\d.]*[1-9])\\d+(\\.\\d+)?\\s*(ms|s|m|h)?\\s*$' }),
+  ],
+  { title: 'duration' },
+);
 const PositiveInt = Type.Integer({ minimum: 1 });
 const Strings = Type.Array(Type.String());
 
@@ -144,13 +147,26 @@ export function durationMs(value: number | string | undefined, fallback: number)
   return value === undefined ? fallback : (durationToMs(value) ?? fallback);
 }
 
+/** What is wrong with a value, and what is accepted: the choices of a list, a duration's forms, else TypeBox's words and the value. */
+function describeValueProblem(schema: TSchema, value: unknown, message: string): string {
+  const shown = JSON.stringify(value) ?? String(value);
+  const choices = (schema.anyOf as TSchema[] | undefined)?.map((s) => s.const as unknown);
+  if (choices && choices.length > 0 && choices.every((c) => typeof c === 'string')) {
+    const list = choices as string[];
+    return `${shown} is not accepted; use ${list.slice(0, -1).join(', ')} or ${list.at(-1)}`;
+  }
+  if (schema.title === 'duration')
+    return `${shown} is not a duration; give seconds (a number above 0) or text such as "90s", "10m", "1h" or "500ms"`;
+  return `${message} (got ${shown})`;
+}
+
 export function validateConfig(value: unknown, source: string): MurmurConfig {
   const checkConfig = configCheck();
   if (checkConfig.Check(value)) return value;
   const problems = [...checkConfig.Errors(value)].slice(0, 3).map((e) => {
     const key = e.path.replace(/^\//, '').replace(/\//g, '.') || '(top level)';
     if (e.message.includes('Unexpected property')) return `unknown key "${key}"`;
-    return `"${key}": ${e.message}`;
+    return `"${key}": ${describeValueProblem(e.schema, e.value, e.message)}`;
   });
   throw new ConfigError(`${source}: ${problems.join('; ')}`);
 }
@@ -186,7 +202,8 @@ export function positiveIntFromEnv(
 ): { value?: number; invalid?: string } {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return {};
-  const n = Number(raw.trim());
+  // Digits only: `1e3` or `0x10` are numbers to Number() but not a count a person means.
+  const n = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
   const min = options.allowZero ? 0 : 1;
   if (!Number.isInteger(n) || n < min) {
     return {

@@ -7,7 +7,7 @@ import { parseMcpDisclosureSettings, planMcpDisclosure } from '../tools/mcp/disc
 import { listMcpRuntimeTools, mcpToolOrigin } from '../tools/mcp/mcp-tools.js';
 import type { AgentRecord } from './agent-tree.js';
 import type { RuntimeDeps } from './agent-runtime.js';
-import { durationMs, type MurmurConfig } from './config.js';
+import { ConfigError, durationMs, type MurmurConfig } from './config.js';
 import type { EventBus } from './events.js';
 import type { ModelProvider } from './models/provider.js';
 
@@ -18,7 +18,10 @@ export interface McpSource {
   close(): Promise<void>;
 }
 
-/** Reads `.mcp.json` and murmur.toml's `[mcpServers]`; undefined when no server is configured. */
+/**
+ * Reads `.mcp.json` and murmur.toml's `[mcpServers]`; undefined when no server is configured. A file that cannot be
+ * read or parsed throws ConfigError naming it (the front ends make it a usage error).
+ */
 export async function createMcpSource(options: {
   cwd: string;
   config: MurmurConfig;
@@ -35,6 +38,10 @@ export async function createMcpSource(options: {
       ? { toml: { file: options.configFile ?? 'murmur.toml', document: { mcpServers: config.mcpServers } } }
       : {}),
   });
+  // A file that cannot be read or parsed at all is a configuration error (as a bad murmur.toml is): none of its
+  // servers would start, which a warning scrolling past hides. A bad entry drops only that server, with a warning.
+  const unusable = loaded.problems.filter((p) => p.level === 'error' && p.server === undefined);
+  if (unusable.length > 0) throw new ConfigError(unusable.map(formatMcpConfigProblem).join('; '));
   for (const problem of loaded.problems)
     bus.emit({ type: 'log', level: 'warn', message: `MCP: ${formatMcpConfigProblem(problem)}` });
   if (loaded.servers.length === 0) return undefined;

@@ -23,6 +23,16 @@ export function validateSwarmItems(input: SwarmInput, maxItems: number, minItems
   const items = input.items.map((item) => item.trim());
   const blank = items.findIndex((item) => item === '');
   if (blank >= 0) return { ok: false, error: `items[${blank}] is empty; every item must be a non-empty string` };
+  // A NUL cuts a command line or a file name short, and U+FFFD is what bytes that were not UTF-8 became on the way
+  // in: either way the item is not what the person meant.
+  const unreadable = items.findIndex((item) => item.includes('\0') || item.includes('\uFFFD'));
+  if (unreadable >= 0) {
+    const what = items[unreadable]!.includes('\0') ? 'a NUL character' : 'bytes that are not valid UTF-8';
+    return {
+      ok: false,
+      error: `items[${unreadable}] (${JSON.stringify(items[unreadable]!.slice(0, 80))}) holds ${what}; give items as plain UTF-8 text`,
+    };
+  }
   if (items.length > 0 && input.promptTemplate === undefined) {
     return {
       ok: false,

@@ -1,6 +1,7 @@
 // What travels on the queue: an item's job (everything a worker needs to run it, nothing secret) and what the
 // worker sends back. Both carry a format number: a worker refuses a job of another format with a clear reason.
 import type { AgentProfile } from '../../roles/profile.js';
+import { BUILTIN_ROLES } from '../../roles/builtin.js';
 import type { Usage } from '../../orchestrator/types.js';
 import type { ItemOutcome } from '../report.js';
 
@@ -97,6 +98,16 @@ export function parseItemJob(data: unknown): { ok: true; job: ItemJob } | { ok: 
   }
   if (profile.role === 'main')
     return { ok: false, error: 'the job asks for the main role, which cannot run swarm items' };
+  // The role caps the agent's tools: one this murmur does not know would leave it with no caps to apply.
+  if (!Object.hasOwn(BUILTIN_ROLES, profile.role))
+    return {
+      ok: false,
+      error: `the job's "profile.role" ${JSON.stringify(profile.role)} is not a role this worker knows (${Object.keys(
+        BUILTIN_ROLES,
+      )
+        .filter((r) => r !== 'main')
+        .join(', ')}); is the coordinator a newer murmur?`,
+    };
   if (data.subdir.split(/[\\/]/).includes('..'))
     return { ok: false, error: `the job's "subdir" ${JSON.stringify(data.subdir)} leaves the repository` };
   return { ok: true, job: data as unknown as ItemJob };

@@ -70,6 +70,14 @@ function scheduler(extra: Record<string, string> = {}): ChildProcess & { output:
   return service;
 }
 
+async function waitUntil(check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 interface Run {
   trigger: string;
   state: string;
@@ -179,6 +187,19 @@ describe('murmur scheduler', () => {
     const second = await murmur(['scheduler', '--cwd', ws]);
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`another scheduler (pid ${service.pid}`);
+    // The machine-wide scheduler says the workspace is served elsewhere, not that there is none.
+    const global = spawn(process.execPath, [CLI, 'scheduler'], {
+      cwd: ws,
+      env: env(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    started.push(Object.assign(global, { output: () => '' }));
+    let globalOutput = '';
+    global.stdout.on('data', (d: Buffer) => (globalOutput += d.toString()));
+    await waitUntil(() => globalOutput.includes('checking every'), 15_000);
+    expect(globalOutput).toContain(`served by another scheduler: ${ws} (pid ${service.pid})`);
+    expect(globalOutput).not.toContain('no workspace with scheduled tasks');
+    global.kill('SIGKILL');
     service.kill('SIGTERM');
     await new Promise((r) => service.once('exit', r));
     expect(existsSync(join(state, 'cron', 'scheduler.lock'))).toBe(false);
