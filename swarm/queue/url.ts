@@ -68,6 +68,8 @@ function explain(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   if (/WRONGPASS|NOAUTH|invalid username-password|AUTH.*failed/i.test(message))
     return `the password (or user) was refused: ${message}`;
+  if (/DB index is out of range/i.test(message))
+    return `the server has no such database (${message}); use a database number the server has (0 to 15 by default)`;
   if (/ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|ETIMEDOUT|EAI_AGAIN|timed? ?out|Connection is closed/i.test(message))
     return `the server cannot be reached: ${message}`;
   return message;
@@ -100,7 +102,18 @@ export async function connectQueue(
     const late = new Promise<never>(
       (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)),
     );
-    await Promise.race([probe.connect().then(() => probe.ping()), late]);
+    // The database is selected again here: that answer (not an event that may come later) says whether it exists.
+    const db = Number(new URL(url).pathname.replace(/^\//, '') || '0');
+    await Promise.race([
+      probe
+        .connect()
+        .then(() => probe.select(db))
+        .then(() => probe.ping()),
+      late,
+    ]);
+    // ioredis reports a failed SELECT (a database the server does not have) as an error event and carries on
+    // with the connection: BullMQ would then wait for ever. Anything the probe saw go wrong is a refusal.
+    if (cause !== undefined) throw cause;
   } catch (error) {
     probe.disconnect();
     const why = explain(cause ?? error)

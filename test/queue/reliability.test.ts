@@ -227,6 +227,13 @@ describe.runIf(available)('the queue under failures', () => {
               `cannot use the queue redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port}: the password \\(or user\\) was refused`,
             ),
           ],
+          // A database the server does not have: refused at once instead of a coordinator waiting for ever.
+          [
+            `redis://:right-one@127.0.0.1:${port}/999`,
+            new RegExp(
+              `cannot use the queue redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port}/999: the server has no such database`,
+            ),
+          ],
           // ioredis also reads the password from the query: it is hidden there too.
           [
             `redis://127.0.0.1:${port}/0?password=hunter2`,
@@ -268,6 +275,14 @@ describe.runIf(available)('the queue under failures', () => {
         expect(worker.stderr).toMatch(/password \(or user\) was refused/);
         expect(worker.stderr).not.toContain('hunter2');
         expect(worker.stderr).not.toContain('warning');
+        const noDb = await murmur(
+          ['worker', '--cwd', repo],
+          repo,
+          childEnv(dir, { MURMUR_QUEUE: `redis://:right-one@127.0.0.1:${port}/999` }),
+        );
+        expect(noDb.exitCode).toBe(2);
+        expect(noDb.stderr).toMatch(/no such database/);
+        expect(noDb.stderr).not.toContain('right-one');
       } finally {
         await secret.stop();
       }
