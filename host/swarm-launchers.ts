@@ -80,7 +80,13 @@ async function queueLauncher(
       queue,
       initialCapacity: c.maxConcurrency !== undefined ? Math.min(c.initialBurst, c.maxConcurrency) : c.initialBurst,
     },
-    { open: target.open, root, patchesHome: host.runHome, addUsage: (usage) => host.addUsage(usage) },
+    {
+      open: target.open,
+      root,
+      patchesHome: host.runHome,
+      addUsage: (usage) => host.addUsage(usage),
+      log: (message) => host.emit({ type: 'log', level: 'warn', message }),
+    },
   );
   return { launcher, queue };
 }

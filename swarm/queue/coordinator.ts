@@ -43,6 +43,8 @@ export interface QueueLauncherDeps {
   pollMs?: number;
   /** How often the queue's heartbeat is refreshed (workers serve only queues with a fresh one). */
   heartbeatMs?: number;
+  /** Things a person should know (jobs that vanished from Redis and were queued again). */
+  log?: (message: string) => void;
 }
 
 interface Waiting {
@@ -64,6 +66,10 @@ export class QueueLauncher implements ItemLauncher {
   private readonly diffs = new Map<number, ItemOutcomeData>();
   /** Jobs left out when the swarm stopped: they stay, for `murmur resume` to collect. */
   private readonly leftOut = new Set<string>();
+  /** Jobs known to be on the queue (added, or found there): one that disappears from Redis is queued again. */
+  private readonly queued = new Set<string>();
+  /** The capacity last asked for: set again when Redis lost it with the jobs. */
+  private lastCapacity: number;
 
   private constructor(
     readonly spec: QueueLauncherSpec,
@@ -73,6 +79,7 @@ export class QueueLauncher implements ItemLauncher {
     private readonly redis: RedisClient,
     private readonly connections: readonly RedisClient[],
   ) {
+    this.lastCapacity = Math.max(1, spec.initialCapacity);
     // Connection errors while Redis is away are retried by ioredis; unheard they would end the process.
     events.on('error', () => undefined);
     queue.on('error', () => undefined);
@@ -166,7 +173,8 @@ export class QueueLauncher implements ItemLauncher {
 
   /** BullMQ's global concurrency follows the swarm's capacity: the ramp and the rate-limit adaptation hold for all workers together. */
   capacity(capacity: number): void {
-    if (!this.closed) void this.queue.setGlobalConcurrency(Math.max(1, capacity)).catch(() => undefined);
+    this.lastCapacity = Math.max(1, capacity);
+    if (!this.closed) void this.queue.setGlobalConcurrency(this.lastCapacity).catch(() => undefined);
   }
 
   /** The swarm ended: a finished queue is removed; one with items left stays for `murmur resume`. */
@@ -216,6 +224,7 @@ export class QueueLauncher implements ItemLauncher {
     const existing = await this.queue.getJob(jobId);
     if (existing) {
       // Reattached (a resume): collect it if it ended while nobody listened.
+      this.queued.add(jobId);
       await this.look(jobId);
       return;
     }
@@ -226,16 +235,36 @@ export class QueueLauncher implements ItemLauncher {
     }
     // Kept after they end (a resumed coordinator collects them); removed with the queue when the swarm is done.
     await this.queue.add('item', data, { jobId, removeOnComplete: false, removeOnFail: false, attempts: 1 });
+    this.queued.add(jobId);
   }
 
   private async look(jobId: string): Promise<void> {
     // The state first, then the job: a job read before it completed would carry no return value yet.
     const state = await this.queue.getJobState(jobId);
+    if (state === 'unknown' && this.queued.has(jobId)) return this.requeue(jobId);
     if (state !== 'completed' && state !== 'failed') return;
     const job = await this.queue.getJob(jobId);
     if (!job) return;
     if (state === 'completed' && job.returnvalue != null) this.completed(jobId, job.returnvalue);
     else if (state === 'failed') this.failed(jobId, job.failedReason);
+  }
+
+  /**
+   * A job this coordinator queued is gone from Redis (restarted without persistence, flushed, failed over to an
+   * empty replica): it is queued again from the coordinator's own state under the same id (BullMQ ignores a second
+   * add of one id), so the item runs instead of being waited for in silence. A worker that was running it may also
+   * finish it: the item then ran twice, but its result is taken once.
+   */
+  private async requeue(jobId: string): Promise<void> {
+    const waiting = this.byJob.get(jobId);
+    if (!waiting || this.closed) return;
+    this.queued.delete(jobId);
+    this.deps.log?.(
+      `queue ${this.spec.queue.name}: the job of item ${waiting.index + 1} (${waiting.item.item}) vanished from Redis (restarted without persistence, or flushed); it is queued again`,
+    );
+    await this.queue.setGlobalConcurrency(this.lastCapacity);
+    await heartbeat(this.redis, this.spec.queue.name);
+    await this.enqueue(waiting.index, waiting.item, jobId);
   }
 
   private async pollInFlight(): Promise<void> {

@@ -2,7 +2,7 @@
 // Debian package `redis-server`), a git workspace with clones for workers, and `murmur worker` / `murmur swarm`
 // as real child processes of package.json's bin (npm test builds it).
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
@@ -97,9 +97,16 @@ export class RedisServer {
     }
   }
 
-  /** Stops it (SIGKILL: like a crash; appendonly keeps every write) and starts it again on the same port. */
-  async restart(downMs = 300): Promise<void> {
+  /**
+   * Stops it (SIGKILL: like a crash; appendonly keeps every write) and starts it again on the same port; `empty`:
+   * its files are deleted first, as a server without persistence (or a flushed one, or an empty replica) comes back.
+   */
+  async restart(downMs = 300, options: { empty?: boolean } = {}): Promise<void> {
     await this.stop();
+    if (options.empty) {
+      for (const name of ['appendonlydir', 'appendonly.aof', 'dump.rdb'])
+        rmSync(path.join(this.dir, name), { recursive: true, force: true });
+    }
     await new Promise((resolve) => setTimeout(resolve, downMs));
     await this.launch();
   }

@@ -152,6 +152,38 @@ describe.runIf(available)('the queue under failures', () => {
   );
 
   it(
+    'Redis restarted empty mid-swarm: the vanished jobs are queued again, said so, and every item completes once',
+    { timeout: 90_000 },
+    async () => {
+      const {
+        redis,
+        log,
+        repo,
+        root,
+        workers,
+        swarm: start,
+      } = scene('restart-empty', { 'a.txt': 'a\n', 'b.txt': 'a\n' }, 700);
+      try {
+        const events = path.join(root, 'events.jsonl');
+        const swarm = start(['a.txt', 'b.txt'], ['--events', events]);
+        await waitFor(() => (runs(log).length >= 1 ? true : undefined), 20_000, 'an item to start');
+        await redis.restart(300, { empty: true });
+        const result = await swarm;
+        expect(result.exitCode).toBe(0);
+        expect((JSON.parse(result.stdout) as { summary: unknown }).summary).toEqual({ completed: 2 });
+        // Each change landed once, though an item may have run again after its job vanished.
+        expect(readFileSync(path.join(repo, 'a.txt'), 'utf8') + readFileSync(path.join(repo, 'b.txt'), 'utf8')).toBe(
+          'b\nb\n',
+        );
+        const warnings = readEvents(events).filter((e) => e.type === 'log' && /vanished from Redis/.test(e.message));
+        expect(warnings.length).toBeGreaterThan(0);
+      } finally {
+        await stopAll(workers);
+      }
+    },
+  );
+
+  it(
     'a malformed or incompatible job fails with a clear reason, and the worker goes on serving',
     { timeout: 60_000 },
     async () => {
