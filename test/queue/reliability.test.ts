@@ -1,6 +1,6 @@
 // The queue's failure modes, each with real processes: a worker killed mid-item, the coordinator killed and
 // resumed, Redis restarted mid-swarm, a malformed or incompatible job, and bad queue URLs.
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Queue, QueueEvents } from 'bullmq';
 import { describe, expect, it } from 'vitest';
@@ -184,6 +184,69 @@ describe.runIf(available)('the queue under failures', () => {
   );
 
   it(
+    'a queue swarm whose URL held a password, resumed without MURMUR_QUEUE: exit 2, the session unchanged; given again, it finishes',
+    { timeout: 90_000 },
+    async () => {
+      const { dir } = fixture;
+      const root = path.join(dir, 'secret-resume');
+      const log = path.join(root, 'runs.log');
+      const { repo, script } = workspace(root, { 'a.txt': 'a\n', 'b.txt': 'a\n' }, countingScript(log, 700));
+      // Its own folder: two servers writing one append-only file would corrupt each other's data.
+      const secretDir = path.join(root, 'redis');
+      mkdirSync(secretDir, { recursive: true });
+      const secret = await RedisServer.start(secretDir, { password: 'right-one' });
+      const workers = [startWorker(secret.url, clone(repo, root, 'w1'), dir, 'w1')];
+      try {
+        const queueEnv = { MURMUR_QUEUE: secret.url };
+        const first = murmur(
+          [
+            'swarm',
+            '--template',
+            'Fix {{item}}',
+            '--items',
+            'a.txt',
+            'b.txt',
+            '--json',
+            '--model',
+            `scripted:${script}`,
+            '--permission-mode',
+            'yolo',
+            '--max-concurrency',
+            '1',
+          ],
+          repo,
+          childEnv(dir, queueEnv),
+        );
+        await waitFor(() => (runs(log).length >= 1 ? true : undefined), 20_000, 'an item to start');
+        first.kill('SIGINT');
+        const stopped = await first;
+        expect(stopped.exitCode).toBe(130);
+        const sessionId = (JSON.parse(stopped.stdout) as { sessionId: string }).sessionId;
+        const stateFile = path.join(repo, '.murmur', 'sessions', sessionId, 'state.json');
+        const before = readFileSync(stateFile, 'utf8');
+        expect(before).not.toContain('right-one');
+
+        const refused = await murmur(['resume', sessionId, '--json'], repo, childEnv(dir));
+        expect(refused.exitCode).toBe(2);
+        expect(refused.stderr).toMatch(
+          /holds a password \(so it was not saved\); give it again with --queue or MURMUR_QUEUE/,
+        );
+        expect(readFileSync(stateFile, 'utf8')).toBe(before);
+
+        const resumed = await murmur(['resume', sessionId, '--json'], repo, childEnv(dir, queueEnv));
+        expect(resumed.exitCode).toBe(0);
+        expect((JSON.parse(resumed.stdout) as { summary: unknown }).summary).toEqual({ completed: 2 });
+        expect(readFileSync(path.join(repo, 'a.txt'), 'utf8') + readFileSync(path.join(repo, 'b.txt'), 'utf8')).toBe(
+          'b\nb\n',
+        );
+      } finally {
+        await stopAll(workers);
+        await secret.stop();
+      }
+    },
+  );
+
+  it(
     'a malformed or incompatible job fails with a clear reason, and the worker goes on serving',
     { timeout: 60_000 },
     async () => {
@@ -244,7 +307,9 @@ describe.runIf(available)('the queue under failures', () => {
       const { dir } = fixture;
       const root = path.join(dir, 'bad');
       const { repo, script } = workspace(root, { 'a.txt': 'a\n' }, countingScript(path.join(root, 'runs.log'), 0));
-      const secret = await RedisServer.start(path.join(dir), { password: 'right-one' });
+      const secretDir = path.join(root, 'redis');
+      mkdirSync(secretDir, { recursive: true });
+      const secret = await RedisServer.start(secretDir, { password: 'right-one' });
       try {
         const port = secret.port;
         const cases: [string, RegExp][] = [
