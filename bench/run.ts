@@ -12,6 +12,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   queue: async () => (await import('./queue-bench.js')).benchQueue,
   api: async () => (await import('./api-bench.js')).benchApi,
   console: async () => async (report) => void (await (await import('./console-bench.js')).benchConsole(report)),
+  chaos: async () => (await import('./chaos-bench.js')).benchChaos,
   overhead: async () => (await import('./overhead.js')).benchOverhead,
 };
 

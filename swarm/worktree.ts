@@ -167,18 +167,16 @@ export class WorktreeIsolation {
     const files = (await git(path, ['diff', '--name-only', from, 'HEAD'])).stdout.split('\n').filter(Boolean).length;
     // One queue per repository: everything inside runs unqueued (queueing again from here would wait on itself).
     return serialised(this.root, async (): Promise<MergeOutcome> => {
+      // Applied already (a crash between the apply and the state saying so): the working tree has it all. Asked
+      // first: a patch that only adds lines still applies forward a second time (its context is still there), and
+      // would then land twice.
+      const already = await git(this.root, ['apply', '--check', '--reverse', '--whitespace=nowarn', '-'], patch.stdout);
+      if (already.ok) {
+        await this.removeNow(index, true);
+        return { kind: 'merged', files };
+      }
       const check = await git(this.root, ['apply', '--check', '--whitespace=nowarn', '-'], patch.stdout);
       if (!check.ok) {
-        // Applied already (a crash between the apply and the state saying so): the working tree has it all.
-        const applied = await git(
-          this.root,
-          ['apply', '--check', '--reverse', '--whitespace=nowarn', '-'],
-          patch.stdout,
-        );
-        if (applied.ok) {
-          await this.removeNow(index, true);
-          return { kind: 'merged', files };
-        }
         await this.removeNow(index, false);
         return {
           kind: 'conflict',

@@ -18,12 +18,13 @@ export function keepPatch(dir: string, index: number, diff: string): string {
 export function applyDiff(root: string, diff: string, index: number, patchesHome: string): Promise<Applied> {
   if (diff.trim() === '') return Promise.resolve({ kind: 'unchanged' });
   return serialised(root, async (): Promise<Applied> => {
+    // Applied already (the coordinator died between the apply and saving the item's end): asked first, since a
+    // patch that only adds lines still applies forward a second time (its context is still there).
+    const reverse = await git(root, ['apply', '--check', '--reverse', '--whitespace=nowarn', '-'], diff);
+    if (reverse.ok) return { kind: 'applied' };
     // git apply is all or nothing: a patch that does not apply leaves the tree as it was.
     const applied = await git(root, ['apply', '--whitespace=nowarn', '-'], diff);
     if (applied.ok) return { kind: 'applied' };
-    // Applied already (the coordinator died between the apply and saving the item's end).
-    const reverse = await git(root, ['apply', '--check', '--reverse', '--whitespace=nowarn', '-'], diff);
-    if (reverse.ok) return { kind: 'applied' };
     const patch = keepPatch(patchesHome, index, diff);
     return {
       kind: 'conflict',

@@ -462,4 +462,32 @@ describe('WorktreeIsolation after a crash', () => {
     expect(read('a.txt')).toBe('A\n');
     expect(branches()).toEqual([]);
   });
+
+  it('an added line applied just before the crash is not added a second time', async () => {
+    gitRepo(dir, { 'a.txt': 'a\n' });
+    const before = await open();
+    if (typeof before === 'string') throw new Error(before);
+    const workspace = await before.prepare(0);
+    // Only an added line: its context is still there after the apply, so the patch would apply forward again.
+    writeFileSync(path.join(workspace, 'a.txt'), 'a\nchanged\n');
+    git(workspace, 'add', '-A');
+    git(
+      workspace,
+      '-c',
+      'user.name=murmur',
+      '-c',
+      'user.email=murmur@localhost',
+      '-c',
+      'commit.gpgsign=false',
+      'commit',
+      '-qm',
+      'murmur swarm: a',
+    );
+    writeFileSync(path.join(dir, 'a.txt'), 'a\nchanged\n'); // applied, then the crash
+
+    const after = await open();
+    if (typeof after === 'string') throw new Error(after);
+    expect(await after.mergeBack(0, 'a')).toEqual({ kind: 'merged', files: 1 });
+    expect(read('a.txt')).toBe('a\nchanged\n');
+  });
 });
