@@ -1,8 +1,9 @@
 // The lease endpoint: each token answers for exactly one agent, a revoked token is refused and its call in
 // flight aborted, the folder is private, and a request is one JSON line each way.
-import { existsSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventBus, type MurmurEvent } from '../../orchestrator/events.js';
@@ -143,6 +144,32 @@ describe('the lease server', () => {
     await waitFor('the connection to close', () => server.openConnections === 0);
   });
 
+  it('aborts a call in flight when its murmur-tools command is killed', async () => {
+    const owner = {};
+    let aborted: unknown;
+    let called = false;
+    const lease = await server.lease(
+      owner,
+      (_argv, signal) =>
+        new Promise((resolve) => {
+          called = true;
+          signal.addEventListener('abort', () => {
+            aborted = signal.reason;
+            resolve({ exit: 1 });
+          });
+        }),
+    );
+    const child = spawn(path.join(lease.binDir, 'murmur-tools'), ['call', 'x'], {
+      env: { ...lease.variables, PATH: '/usr/bin:/bin' },
+      stdio: 'ignore',
+    });
+    await waitFor('the call to reach its handler', () => called);
+    child.kill('SIGKILL');
+    await waitFor('the call to be aborted', () => aborted !== undefined);
+    expect(String(aborted)).toMatch(/stopped before the call finished/);
+    server.revoke(owner);
+  });
+
   it("sweeps the folders of dead processes, never a live server's", async () => {
     const dead = mkdtempSync(path.join(tmpdir(), 'murmur-tools-'));
     writeFileSync(path.join(dead, 'lease.sock'), '');
@@ -160,7 +187,7 @@ describe('the lease server', () => {
   });
 });
 
-describe('the shared lease server when it cannot start', () => {
+describe('the lease server when it cannot start or listen', () => {
   it('keeps no failure: the next engine starts it afresh, and the failed one holds no count', async () => {
     const saved = process.env.TMPDIR;
     process.env.TMPDIR = path.join(tmpdir(), 'murmur-no-such-folder', 'deeper');
@@ -192,5 +219,30 @@ describe('the shared lease server when it cannot start', () => {
     expect(logs).toMatchObject([{ level: 'warn', message: expect.stringMatching(/no space left on device/) }]);
     await expect(bridge.close()).resolves.toBeUndefined();
     expect(released).toBe(0);
+  });
+
+  it("runs the command without murmur-tools when an agent's endpoint cannot listen, and tries afresh next time", async () => {
+    const own = await LeaseServer.start();
+    const bus = new EventBus();
+    const logs: MurmurEvent[] = [];
+    bus.on('log', (event) => logs.push(event));
+    const bridge = new EngineShellBridge(
+      bus,
+      { acquire: async () => own, release: async () => {} },
+      { hasTasks: () => false },
+    );
+    const adapter = bridge.adapterFor({ id: 'a1' } as AgentRecord, {} as BridgeAgent);
+    // No folder to listen in (as when no file handle is left): a warning, no lease.
+    rmSync(path.join(own.dir, 'agents'), { recursive: true });
+    expect(await adapter.lease()).toBeUndefined();
+    expect(logs).toMatchObject([
+      { level: 'warn', agentId: 'a1', message: expect.stringMatching(/is not available to this command: listen /) },
+    ]);
+    expect(own.leaseCount).toBe(0);
+    mkdirSync(path.join(own.dir, 'agents'));
+    const lease = await adapter.lease();
+    expect(existsSync(lease!.variables.MURMUR_TOOLS_ENDPOINT!)).toBe(true);
+    await bridge.close();
+    await own.close();
   });
 });

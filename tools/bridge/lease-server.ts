@@ -178,16 +178,22 @@ export class LeaseServer {
     this.sockets.add(socket);
     const controller = new AbortController();
     const reader = new RequestReader((token) => this.admit(token, own));
-    let answered = false;
+    // Whether the whole request was read, and whether the answer was sent.
+    let read = false;
+    let replied = false;
     let discarded = 0;
+    const send = (answer: BridgeAnswer) => {
+      replied = true;
+      reply(socket, answer);
+    };
     socket.on('close', () => {
       this.sockets.delete(socket);
-      // The command went away (killed, timed out): its call is aborted.
-      if (!answered) controller.abort(new Error('murmur-tools was stopped before the call finished'));
+      // The command went away (killed, timed out) before its answer: its call is aborted.
+      if (!replied) controller.abort(new Error('murmur-tools was stopped before the call finished'));
     });
     socket.on('error', () => socket.destroy());
     socket.on('data', (chunk: Buffer) => {
-      if (answered) {
+      if (read) {
         // Refused early while the client still sends: read on so it sees the answer, up to a bound.
         discarded += chunk.length;
         if (discarded > MAX_REQUEST_BYTES) socket.destroy();
@@ -195,9 +201,9 @@ export class LeaseServer {
       }
       const step = reader.push(chunk);
       if (step.kind === 'more') return;
-      answered = true;
-      if (step.kind === 'refused') reply(socket, step.answer);
-      else void this.answer(own!, step.argv, controller).then((answer) => reply(socket, answer));
+      read = true;
+      if (step.kind === 'refused') send(step.answer);
+      else void this.answer(own!, step.argv, controller).then(send);
     });
   }
 
