@@ -67,6 +67,7 @@ export class RequestReader {
         return this.held > MAX_REQUEST_BYTES ? this.tooLarge(this.held, true) : { kind: 'more' };
       }
       const headerBytes = this.held + end + 1;
+      if (headerBytes > MAX_REQUEST_BYTES) return this.tooLarge(headerBytes);
       const text = Buffer.concat([...this.chunks, chunk.subarray(0, end)]).toString('utf8');
       const header = parseHeader(text);
       if (typeof header === 'string') return invalid(header);
