@@ -2,13 +2,10 @@
 // 1.5x) and `murmur-tools call` on a cheap in-process tool, each call going through the lease server and the
 // same pipeline (gate and result budget) as a catalog call. Runs are interleaved so machine noise hits all three.
 import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { Type } from '@sinclair/typebox';
-import { runToolCallOutcome } from '../orchestrator/tool-batch.js';
-import { bridgeHandler, shellCallId, type BridgeAgent } from '../tools/bridge/agent-handler.js';
 import { acquireLeaseServer, releaseLeaseServer } from '../tools/bridge/lease-server.js';
-import { createResultBudget, resultBudgetStage } from '../tools/budget.js';
 import { defineRuntimeTool, textResult, type RuntimeTool } from '../tools/contract.js';
+import { benchLease } from './bridge-agent.js';
 
 const ROUNDS = 20;
 
@@ -40,29 +37,8 @@ function median(values: number[]): number {
 
 export async function benchBridge(report: (line: string) => void): Promise<void> {
   const server = await acquireLeaseServer();
-  const budget = resultBudgetStage(createResultBudget({ agentHasRead: true }), 'bench');
-  const agent: BridgeAgent = {
-    agentId: 'bench',
-    outputsDir: server.dir,
-    catalog: async () => ({ offered: [echo], refusal: () => undefined }),
-    async call(tool, rawArguments, signal) {
-      const call = { id: shellCallId(), name: tool.def.name, arguments: rawArguments };
-      const tools = new Map([[tool.def.name, tool]]);
-      const { message, refused } = await runToolCallOutcome(call, {
-        tools,
-        context: { agentId: 'bench', role: 'worker', cwd: process.cwd() },
-        signal,
-        hooks: { afterCall: [budget] },
-      });
-      const text = message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
-      if (refused) return { kind: refused, message: text };
-      return { kind: 'ran', result: { content: message.content, isError: message.isError }, callId: call.id };
-    },
-  };
-  const owner = {};
-  const lease = server.lease(owner, bridgeHandler(agent));
-  const env = { PATH: process.env.PATH, ...lease.variables };
-  const command = path.join(lease.binDir, 'murmur-tools');
+  const lease = await benchLease(server, [echo]);
+  const { env, command } = lease;
   const times = { node: [] as number[], tools: [] as number[], call: [] as number[] };
   // One warm-up of each, then interleaved rounds.
   for (let round = -1; round < ROUNDS; round++) {
@@ -74,7 +50,7 @@ export async function benchBridge(report: (line: string) => void): Promise<void>
     times.tools.push(tools);
     times.call.push(call);
   }
-  server.revoke(owner);
+  lease.revoke();
   await releaseLeaseServer();
   const node = median(times.node);
   const tools = median(times.tools);

@@ -9,6 +9,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   startup: async () => (await import('./startup-bench.js')).benchStartup,
   cron: async () => (await import('./cron-bench.js')).benchCron,
   bridge: async () => (await import('./bridge-bench.js')).benchBridge,
+  'bridge-size': async () => (await import('./bridge-size-bench.js')).benchBridgeSize,
   queue: async () => (await import('./queue-bench.js')).benchQueue,
   api: async () => (await import('./api-bench.js')).benchApi,
   console: async () => async (report) => void (await (await import('./console-bench.js')).benchConsole(report)),

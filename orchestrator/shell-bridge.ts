@@ -54,7 +54,10 @@ export interface ShellBridgeDeps {
   mcpTools?: McpToolsFor | undefined;
 }
 
-/** The engine's murmur-tools: leases per agent on the process's lease server, revoked as agents end and when the engine closes. */
+/**
+ * The engine's murmur-tools: a lease per agent (a token and an endpoint of its own) on the process's lease server,
+ * revoked as agents end and when the engine closes.
+ */
 export class EngineShellBridge {
   private readonly owners = new Map<string, object>();
   private readonly running = new Set<string>();
@@ -110,7 +113,18 @@ export class EngineShellBridge {
           owner = {};
           this.owners.set(record.id, owner);
         }
-        return server.lease(owner, handler);
+        try {
+          return await server.lease(owner, handler);
+        } catch (error) {
+          // Its endpoint could not listen (no file handle left): this command runs without murmur-tools.
+          this.bus.emit({
+            type: 'log',
+            level: 'warn',
+            agentId: record.id,
+            message: `murmur-tools is not available to this command: ${(error as Error).message}`,
+          });
+          return undefined;
+        }
       },
     };
   }

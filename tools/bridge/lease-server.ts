@@ -1,7 +1,10 @@
-// The lease endpoint of murmur-tools: one Unix socket per host process, in a private (0700) temp folder that
-// also holds the murmur-tools command. Each agent's lease is a random token that maps to exactly one handler;
-// revoking it (the agent ended, stopped or timed out) refuses the token at once and aborts its calls in flight.
-// The protocol is one JSON line each way: `{lease, argv}` in, `{exit, stdout?, stderr?}` out.
+// The lease endpoints of murmur-tools, in a private (0700) temp folder that also holds the murmur-tools command.
+// Each agent's lease is a random token and an endpoint of its own (a Unix socket under agents/): a token is
+// answered only at its own agent's endpoint — presented at another's it is refused, so a sibling's token alone
+// is of no use. Revoking a lease (the agent ended, stopped or timed out) closes its endpoint, refuses the token
+// at once and aborts its calls in flight. The folder's lease.sock belongs to no agent: it tells the sweeper of
+// other murmur processes that this one is alive. The protocol is in protocol.ts; requests are read in
+// request-reader.ts.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
@@ -10,24 +13,46 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ShellBridgeLease } from '../adapters.js';
 import { launcherScript, LAUNCHER_SOURCE } from './client-script.js';
-import { EXIT, type BridgeAnswer, type BridgeHandler } from './protocol.js';
-
-/** Largest request accepted (arguments included). */
-export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+import { EXIT, MAX_REQUEST_BYTES, type BridgeAnswer, type BridgeHandler } from './protocol.js';
+import { RequestReader } from './request-reader.js';
 
 interface Lease {
   token: string;
   handler: BridgeHandler;
   inFlight: Set<AbortController>;
+  /** Its own socket: the only place its token is answered. */
+  endpoint: string;
+  server: Server;
+  /** Settles when the endpoint listens (rejects when it cannot). */
+  listening: Promise<void>;
 }
 
 export const LEASE_VARIABLE = 'MURMUR_TOOLS_LEASE';
 export const ENDPOINT_VARIABLE = 'MURMUR_TOOLS_ENDPOINT';
 
+const NOT_VALID =
+  "murmur-tools: this lease is not valid (its agent has ended, or the token is wrong); murmur-tools works only inside a running agent's bash.\n";
+const ANOTHER_AGENTS =
+  "murmur-tools: refused: this lease belongs to another agent. A lease is answered only at its own agent's endpoint; use the MURMUR_TOOLS_LEASE of the shell you are in.\n";
+
+function listen(server: Server, endpoint: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(endpoint, () => {
+      server.off('error', reject);
+      // An endpoint never keeps the process alive.
+      server.unref();
+      resolve();
+    });
+  });
+}
+
 export class LeaseServer {
   readonly dir: string;
   readonly binDir: string;
+  /** The folder's own socket (no agent's endpoint): its liveness for sweepers. */
   readonly endpoint: string;
+  private readonly agentsDir: string;
   private readonly server: Server;
   private readonly byToken = new Map<string, Lease>();
   private readonly byOwner = new WeakMap<object, Lease>();
@@ -37,6 +62,7 @@ export class LeaseServer {
   private constructor(dir: string, server: Server) {
     this.dir = dir;
     this.binDir = path.join(dir, 'bin');
+    this.agentsDir = path.join(dir, 'agents');
     this.endpoint = path.join(dir, 'lease.sock');
     this.server = server;
   }
@@ -50,18 +76,12 @@ export class LeaseServer {
       const launcher = path.join(dir, 'murmur-tools.cjs');
       writeFileSync(launcher, LAUNCHER_SOURCE, { mode: 0o600 });
       mkdirSync(bin, { mode: 0o700 });
+      mkdirSync(path.join(dir, 'agents'), { mode: 0o700 });
       writeFileSync(path.join(bin, 'murmur-tools'), launcherScript(nodePath, launcher), { mode: 0o700 });
       const server = createServer();
       const leases = new LeaseServer(dir, server);
-      server.on('connection', (socket) => leases.serve(socket));
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(leases.endpoint, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-      server.unref();
+      server.on('connection', (socket) => leases.serve(socket, undefined));
+      await listen(server, leases.endpoint);
       return leases;
     } catch (error) {
       // A full disk, a socket path too long for the system: leave no half-made folder behind.
@@ -70,24 +90,35 @@ export class LeaseServer {
     }
   }
 
-  /** The owner's lease: the same token until it is revoked, a fresh one after. */
-  lease(owner: object, handler: BridgeHandler): ShellBridgeLease {
+  /**
+   * The owner's lease: the same token and endpoint until it is revoked, fresh ones after. Rejects when its
+   * endpoint cannot listen (no file handle left); the next call then tries afresh.
+   */
+  async lease(owner: object, handler: BridgeHandler): Promise<ShellBridgeLease> {
     if (this.closed) throw new Error('the murmur-tools lease server is closed');
     let lease = this.byOwner.get(owner);
     if (!lease) {
-      lease = { token: randomBytes(24).toString('base64url'), handler, inFlight: new Set() };
+      lease = this.open(handler);
       this.byOwner.set(owner, lease);
       this.byToken.set(lease.token, lease);
     }
-    return { variables: { [LEASE_VARIABLE]: lease.token, [ENDPOINT_VARIABLE]: this.endpoint }, binDir: this.binDir };
+    try {
+      await lease.listening;
+    } catch (error) {
+      if (this.byOwner.get(owner) === lease) this.forget(owner, lease);
+      throw error;
+    }
+    return {
+      variables: { [LEASE_VARIABLE]: lease.token, [ENDPOINT_VARIABLE]: lease.endpoint },
+      binDir: this.binDir,
+    };
   }
 
-  /** Ends the owner's lease: its token is refused from now on and its calls in flight are aborted. */
+  /** Ends the owner's lease: its endpoint closes, its token is refused from now on and its calls in flight are aborted. */
   revoke(owner: object): void {
     const lease = this.byOwner.get(owner);
     if (!lease) return;
-    this.byOwner.delete(owner);
-    this.byToken.delete(lease.token);
+    this.forget(owner, lease);
     for (const controller of lease.inFlight) controller.abort(new Error("the agent's murmur-tools lease has ended"));
   }
 
@@ -103,60 +134,82 @@ export class LeaseServer {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const lease of this.byToken.values())
+    const closing: Array<Promise<void>> = [];
+    for (const lease of this.byToken.values()) {
       for (const controller of lease.inFlight) controller.abort(new Error('murmur is shutting down'));
+      closing.push(closeEndpoint(lease));
+    }
     this.byToken.clear();
     for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    closing.push(new Promise<void>((resolve) => this.server.close(() => resolve())));
+    await Promise.all(closing);
     rmSync(this.dir, { recursive: true, force: true });
   }
 
-  private serve(socket: Socket): void {
+  private open(handler: BridgeHandler): Lease {
+    const server = createServer();
+    const endpoint = path.join(this.agentsDir, `${randomBytes(8).toString('hex')}.sock`);
+    const lease: Lease = {
+      token: randomBytes(24).toString('base64url'),
+      handler,
+      inFlight: new Set(),
+      endpoint,
+      server,
+      listening: listen(server, endpoint),
+    };
+    server.on('connection', (socket) => this.serve(socket, lease));
+    return lease;
+  }
+
+  private forget(owner: object, lease: Lease): void {
+    this.byOwner.delete(owner);
+    this.byToken.delete(lease.token);
+    void closeEndpoint(lease);
+  }
+
+  /** Whether `token` may be used here: only the endpoint's own lease is answered. */
+  private admit(token: string, own: Lease | undefined): BridgeAnswer | undefined {
+    const lease = this.byToken.get(token);
+    if (lease && lease === own) return undefined;
+    return { exit: EXIT.noLease, stderr: lease ? ANOTHER_AGENTS : NOT_VALID };
+  }
+
+  private serve(socket: Socket, own: Lease | undefined): void {
     this.sockets.add(socket);
-    socket.setEncoding('utf8');
     const controller = new AbortController();
-    let buffered = '';
-    let answered = false;
+    const reader = new RequestReader((token) => this.admit(token, own));
+    // Whether the whole request was read, and whether the answer was sent.
+    let read = false;
+    let replied = false;
+    let discarded = 0;
+    const send = (answer: BridgeAnswer) => {
+      replied = true;
+      reply(socket, answer);
+    };
     socket.on('close', () => {
       this.sockets.delete(socket);
-      // The command went away (killed, timed out): its call is aborted.
-      if (!answered) controller.abort(new Error('murmur-tools was stopped before the call finished'));
+      // The command went away (killed, timed out) before its answer: its call is aborted.
+      if (!replied) controller.abort(new Error('murmur-tools was stopped before the call finished'));
     });
     socket.on('error', () => socket.destroy());
-    socket.on('data', (chunk: string) => {
-      if (answered) return;
-      buffered += chunk;
-      if (buffered.length > MAX_REQUEST_BYTES) {
-        answered = true;
-        reply(socket, {
-          exit: EXIT.usage,
-          stderr: `murmur-tools: the request is larger than ${MAX_REQUEST_BYTES} bytes; pass smaller arguments.\n`,
-        });
+    socket.on('data', (chunk: Buffer) => {
+      if (read) {
+        // Refused early while the client still sends: read on so it sees the answer, up to a bound.
+        discarded += chunk.length;
+        if (discarded > MAX_REQUEST_BYTES) socket.destroy();
         return;
       }
-      const end = buffered.indexOf('\n');
-      if (end === -1) return;
-      answered = true;
-      void this.answer(buffered.slice(0, end), controller).then((answer) => reply(socket, answer));
+      const step = reader.push(chunk);
+      if (step.kind === 'more') return;
+      read = true;
+      if (step.kind === 'refused') send(step.answer);
+      else void this.answer(own!, step.argv, controller).then(send);
     });
   }
 
-  private async answer(line: string, controller: AbortController): Promise<BridgeAnswer> {
-    let request: { lease?: unknown; argv?: unknown };
-    try {
-      request = JSON.parse(line) as typeof request;
-    } catch {
-      return { exit: EXIT.usage, stderr: 'murmur-tools: the request was not valid JSON.\n' };
-    }
-    const lease = typeof request.lease === 'string' ? this.byToken.get(request.lease) : undefined;
-    if (!lease) {
-      return {
-        exit: EXIT.noLease,
-        stderr:
-          "murmur-tools: this lease is not valid (its agent has ended, or the token is wrong); murmur-tools works only inside a running agent's bash.\n",
-      };
-    }
-    const argv = Array.isArray(request.argv) ? request.argv.filter((a): a is string => typeof a === 'string') : [];
+  private async answer(lease: Lease, argv: string[], controller: AbortController): Promise<BridgeAnswer> {
+    // Revoked while its arguments were arriving.
+    if (this.byToken.get(lease.token) !== lease) return { exit: EXIT.noLease, stderr: NOT_VALID };
     lease.inFlight.add(controller);
     try {
       return await lease.handler(argv, controller.signal);
@@ -166,6 +219,14 @@ export class LeaseServer {
       lease.inFlight.delete(controller);
     }
   }
+}
+
+/** Closes a lease's endpoint (Node removes its socket file) once it listens; one that never listened has nothing to close. */
+function closeEndpoint(lease: Lease): Promise<void> {
+  return lease.listening.then(
+    () => new Promise<void>((resolve) => lease.server.close(() => resolve())),
+    () => undefined,
+  );
 }
 
 function reply(socket: Socket, answer: BridgeAnswer): void {
