@@ -32,16 +32,17 @@ function rssMb(pid: number): number {
 interface Sent {
   status: number;
   body: string;
+  /** Chunks written before the answer came. */
   sentMb: number;
 }
 
 /**
- * POSTs `totalMb` of body in 1 MB writes (with a Content-Length, or chunked) and stops writing as soon as an
- * answer arrives; a server that closes the connection after answering is fine.
+ * POSTs a body of `chunks` writes of `chunkBytes` (1 MB unless said), with a Content-Length or chunked, and stops
+ * writing as soon as an answer arrives; a server that closes the connection after answering is fine.
  */
-function postLarge(route: string, totalMb: number, chunked: boolean): Promise<Sent> {
+function postLarge(route: string, chunks: number, chunked: boolean, chunkBytes = 1 << 20): Promise<Sent> {
   const url = new URL(route, served.base);
-  const chunk = Buffer.alloc(1 << 20, 'a');
+  const chunk = Buffer.alloc(chunkBytes, 'a');
   return new Promise((resolve, reject) => {
     let sent = 0;
     let answered = false;
@@ -49,7 +50,7 @@ function postLarge(route: string, totalMb: number, chunked: boolean): Promise<Se
       authorization: `Bearer ${served.token}`,
       'content-type': 'application/json',
     };
-    if (!chunked) headers['content-length'] = String(totalMb * chunk.length);
+    if (!chunked) headers['content-length'] = String(chunks * chunk.length);
     const request = http.request(url, { method: 'POST', headers });
     request.on('response', (response) => {
       answered = true;
@@ -63,7 +64,7 @@ function postLarge(route: string, totalMb: number, chunked: boolean): Promise<Se
       if (!answered) reject(error);
     });
     const pump = () => {
-      while (!answered && sent < totalMb) {
+      while (!answered && sent < chunks) {
         sent++;
         if (!request.write(chunk)) return void request.once('drain', pump);
       }
@@ -87,9 +88,10 @@ describe('request bodies', () => {
       expect(JSON.parse(answer.body)).toMatchObject({ error: expect.stringContaining('1 MB') as unknown });
     }
     expect(after - before).toBeLessThan(100);
-    // A body under the limit is read as before (here: not JSON, so 400).
-    const small = await postLarge('/api/tasks', 1 - 1, true);
+    // A body under the limit is read as before (here 900 KB that are not JSON, so 400).
+    const small = await postLarge('/api/tasks', 1, false, 900 << 10);
     expect(small.status).toBe(400);
+    expect(JSON.parse(small.body)).toMatchObject({ error: expect.stringContaining('JSON object') as unknown });
   });
 });
 
