@@ -79,7 +79,7 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
     const { renderReportHtml } = await import('../dashboards/web/report-html.js');
     const file = resolve(stringFlag(args, 'output') ?? join(sessionDir(home, id), 'report.html'));
     try {
-      writeFileSync(file, renderReportHtml(home, id));
+      writeFileSync(file, await renderReportHtml(home, id));
     } catch (error) {
       throw new UsageError(
         `murmur report: cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,

@@ -52,7 +52,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       'murmur serve: --allow-host applies to a --host other than loopback; on 127.0.0.1 the console answers to 127.0.0.1, localhost and [::1].',
     );
   const workspace = realpathSync(workspaceFrom('serve', args));
-  const runScheduler = args.flags.agentTree !== false;
+  const runScheduler = args.flags.scheduler !== false;
 
   const [{ serve }, { consoleApp }, { CronStore, allStores }] = await Promise.all([
     import('@hono/node-server'),

@@ -1,29 +1,20 @@
 // The web console's HTTP app (Hono: small, typed, on web-standard Request/Response). Every request passes two
 // gates before anything else: its Host header must name this console (DNS rebinding → 403), and it must carry
 // the start's token — from the link (then kept in an HttpOnly SameSite=Strict cookie and dropped from the URL),
-// the cookie, or `Authorization: Bearer` (→ 401 with nothing else). No CORS headers are ever sent. Changes go
-// through the scheduled-task store and its validation, the same as `murmur schedule`.
+// the cookie, or `Authorization: Bearer` (→ 401 with nothing else). No CORS headers are ever sent. A request body
+// is read up to 1 MB (413 above). Changes go through the scheduled-task store and its validation, the same as
+// `murmur schedule`. The session routes are in session-routes.ts.
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { streamSSE } from 'hono/streaming';
+import { bodyLimit } from 'hono/body-limit';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { CronStore } from '../../orchestrator/cron/store.js';
 import { taskObject, taskStatus } from '../../orchestrator/cron/task-view.js';
 import { defaultTimeZone } from '../../orchestrator/cron/schedule.js';
 import type { FieldError, TaskInput } from '../../orchestrator/cron/validate.js';
-import { listSessionSummaries } from '../../orchestrator/session-list.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
-import {
-  newTaskPage,
-  sessionPage,
-  sessionsPage,
-  STATUS_FILTERS,
-  taskPage,
-  tasksPage,
-  type FormChoices,
-  type StatusFilter,
-} from './pages.js';
-import { endedStatus, isSessionId, SessionSource } from './session-source.js';
+import { newTaskPage, STATUS_FILTERS, taskPage, tasksPage, type FormChoices, type StatusFilter } from './pages.js';
+import { addSessionRoutes, sessionCache, type SessionCache } from './session-routes.js';
 import { predictTimeline, zoneOptions } from './task-forms.js';
 
 export const COOKIE = 'murmur_console';
@@ -42,7 +33,12 @@ export interface ConsoleOptions {
   env?: NodeJS.ProcessEnv;
   /** How often a live session's events file is read for the SSE stream (default 1 s). */
   pollMs?: number;
+  /** The folded sessions kept in memory (default: a cache of about 64 MB). */
+  sessionCache?: SessionCache;
 }
+
+/** The largest request body the console reads. Its JSON bodies (a scheduled task) are a few KB. */
+export const MAX_BODY_BYTES = 1 << 20;
 
 const assets = { css: CONSOLE_CSS, js: CONSOLE_JS };
 
@@ -106,8 +102,6 @@ export function consoleApp(options: ConsoleOptions): Hono {
   const app = new Hono();
   const now = options.now ?? Date.now;
   const allowed = new Set(options.allowedHosts.map((h) => h.toLowerCase()));
-  const sources = new Map<string, SessionSource>();
-  const pollMs = options.pollMs ?? 1000;
 
   // Cookies are kept per host, not per port: each console has its own cookie name (two consoles do not log each
   // other out), and the cookie holds its own secret, never the token that the API takes as Bearer.
@@ -139,6 +133,18 @@ export function consoleApp(options: ConsoleOptions): Hono {
     }
     await next();
   });
+  // A body is read only up to the limit: over it (by its Content-Length, or counted as it streams) the answer is
+  // 413 at once and the connection is closed, so the rest is never read.
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        c.json({ error: `the request body is over this console's limit of 1 MB (${MAX_BODY_BYTES} bytes)` }, 413, {
+          connection: 'close',
+        }),
+    }),
+  );
 
   const allTasks = () => {
     const rows = [];
@@ -173,22 +179,6 @@ export function consoleApp(options: ConsoleOptions): Hono {
       defaultZone: zone,
     };
   };
-  const sessions = () =>
-    listSessionSummaries(options.home).map((s) => {
-      if (s.status !== 'running') return s;
-      const ended = endedStatus(options.home, s.id);
-      return ended ? { ...s, status: ended } : s;
-    });
-  const source = (id: string) => {
-    let s = sources.get(id);
-    if (!s) {
-      s = new SessionSource(options.home, id);
-      sources.set(id, s);
-    }
-    s.poll();
-    return s;
-  };
-
   // ---- pages ----
   app.get('/', (c) => c.redirect('/tasks', 303));
   app.get('/assets/console.css', (c) =>
@@ -209,17 +199,6 @@ export function consoleApp(options: ConsoleOptions): Hono {
     const tab = c.req.query('tab') === 'history' ? 'history' : 'settings';
     return c.html(taskPage(row.task, row.history, tab, choices(), now(), assets));
   });
-  app.get('/sessions', (c) => c.html(sessionsPage(sessions(), assets)));
-  app.get('/sessions/:id', (c) => {
-    const id = c.req.param('id');
-    if (!isSessionId(id)) return c.html('<!doctype html><p>No such session.</p>', 404);
-    const s = source(id);
-    const model = s.model();
-    if (model.agents.length === 0 && !s.hasEvents && model.status === 'unknown')
-      return c.html('<!doctype html><p>No such session. <a href="/sessions">All sessions</a></p>', 404);
-    return c.html(sessionPage(model, assets, { live: model.status === 'running' }));
-  });
-
   // ---- the JSON API ----
   const badInput = (c: Context, errors: FieldError[]) => c.json({ errors }, 400);
   const notFound = (c: Context, id: string) => c.json({ error: `no scheduled task "${id}"` }, 404);
@@ -313,38 +292,11 @@ export function consoleApp(options: ConsoleOptions): Hono {
     return c.json({ removed: row.task.id });
   });
 
-  app.get('/api/sessions', (c) => c.json(sessions()));
-  app.get('/api/sessions/:id', (c) => {
-    const id = c.req.param('id');
-    if (!isSessionId(id)) return c.json({ error: `no session "${id}"` }, 404);
-    const model = source(id).model();
-    if (model.agents.length === 0 && model.status === 'unknown') return c.json({ error: `no session "${id}"` }, 404);
-    return c.json(model);
-  });
-  // A running session, live: the folded model whenever new events arrived (at most every pollMs), then `end`.
-  app.get('/api/sessions/:id/events', (c) => {
-    const id = c.req.param('id');
-    if (!isSessionId(id)) return c.json({ error: `no session "${id}"` }, 404);
-    return streamSSE(c, async (stream) => {
-      let sent = -1;
-      let closed = false;
-      stream.onAbort(() => {
-        closed = true;
-      });
-      while (!closed) {
-        const s = source(id);
-        const model = s.version !== sent ? s.model() : undefined;
-        if (model) {
-          sent = s.version;
-          await stream.writeSSE({ event: 'model', data: JSON.stringify(model) });
-          if (model.status !== 'running') {
-            await stream.writeSSE({ event: 'end', data: model.status });
-            break;
-          }
-        }
-        await stream.sleep(pollMs);
-      }
-    });
+  addSessionRoutes(app, {
+    home: options.home,
+    assets,
+    cache: options.sessionCache ?? sessionCache(),
+    pollMs: options.pollMs ?? 1000,
   });
   return app;
 }

@@ -15,14 +15,17 @@ export function h(value: unknown): string {
   );
 }
 
-/** JSON safe inside a <script> element. */
-export function scriptJson(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
-    .replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
+const SCRIPT_UNSAFE: Record<string, string> = {
+  '<': '\\u003c',
+  '>': '\\u003e',
+  '&': '\\u0026',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
+};
+
+/** JSON text made safe inside a <script> element (one pass: a session model can be megabytes). */
+export function scriptSafe(json: string): string {
+  return json.replace(/[<>&\u2028\u2029]/g, (c) => SCRIPT_UNSAFE[c]!);
 }
 
 export interface Assets {
@@ -35,15 +38,15 @@ export interface Assets {
 export function layout(
   title: string,
   body: string,
-  options: { nav?: 'tasks' | 'sessions'; assets: Assets; data?: unknown },
+  options: { nav?: 'tasks' | 'sessions'; assets: Assets; data?: unknown; dataJson?: string },
 ): string {
   const { assets } = options;
   const head = assets.inline ? `<style>${assets.css}</style>` : '<link rel="stylesheet" href="/assets/console.css">';
   const script = assets.inline
     ? `<script>${assets.js.replace(/<\/script/gi, '<\\/script')}</script>`
     : '<script src="/assets/console.js" defer></script>';
-  const data =
-    options.data === undefined ? '' : `<script type="application/json" id="data">${scriptJson(options.data)}</script>`;
+  const json = options.dataJson ?? (options.data === undefined ? undefined : JSON.stringify(options.data));
+  const data = json === undefined ? '' : `<script type="application/json" id="data">${scriptSafe(json)}</script>`;
   const nav = assets.inline
     ? '<span class="brand">murmur report</span>'
     : `<a class="brand" href="/">murmur</a><a href="/tasks"${options.nav === 'tasks' ? ' class="on"' : ''}>Scheduled tasks</a><a href="/sessions"${options.nav === 'sessions' ? ' class="on"' : ''}>Sessions</a>`;
@@ -274,8 +277,15 @@ export function sessionsPage(sessions: readonly SessionSummary[], assets: Assets
   });
 }
 
-/** The session page: filled in by the page's script from the model (and kept live over SSE while it runs). */
-export function sessionPage(model: SessionModel, assets: Assets, options: { live: boolean }): string {
+/**
+ * The session page: filled in by the page's script from the model (and kept live over SSE while it runs).
+ * `modelJson`: the model already as JSON text (the console makes it in slices), else it is serialized here.
+ */
+export function sessionPage(
+  model: SessionModel,
+  assets: Assets,
+  options: { live: boolean; modelJson?: string },
+): string {
   const body = `<header class="bar"><h1 id="title">${h(model.title || model.id)}</h1><span class="state" id="status">${h(model.status)}</span></header>
 <p class="meta" id="meta"></p>
 <section id="swarms"></section>
@@ -283,6 +293,6 @@ export function sessionPage(model: SessionModel, assets: Assets, options: { live
   return layout(`${model.id} — murmur`, body, {
     nav: 'sessions',
     assets,
-    data: { page: 'session', live: options.live, model },
+    dataJson: `{"page":"session","live":${options.live},"model":${options.modelJson ?? JSON.stringify(model)}}`,
   });
 }

@@ -4,9 +4,7 @@ import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { sessionPage } from './pages.js';
 import { SessionSource } from './session-source.js';
 
-export function renderReportHtml(home: string, id: string): string {
-  const source = new SessionSource(home, id);
-  source.poll();
-  const model = source.model();
-  return sessionPage(model, { css: CONSOLE_CSS, js: CONSOLE_JS, inline: true }, { live: false });
+export async function renderReportHtml(home: string, id: string): Promise<string> {
+  const { model, json } = await new SessionSource(home, id).view();
+  return sessionPage(model, { css: CONSOLE_CSS, js: CONSOLE_JS, inline: true }, { live: false, modelJson: json });
 }

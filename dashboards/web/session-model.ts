@@ -2,7 +2,7 @@
 // timeline needs and the dashboard forgets — every swarm item's state changes over time, the marks (retries,
 // 429s, verdicts) and the capacity line. Pure: events in, a compact JSON-ready model out. Flat number arrays keep
 // a 1,000-item swarm small enough to embed in one HTML report and to push to a page every half second.
-import { initialSnapshot, reduce, type Snapshot } from '../view-model.js';
+import { initialSnapshot, reduce, type AgentView, type Snapshot } from '../view-model.js';
 import type { MurmurEvent, SwarmItemState } from '../../orchestrator/events.js';
 import { totalTokens } from '../../orchestrator/types.js';
 
@@ -80,15 +80,36 @@ export interface SessionFold {
   /** Bumped by every event: a pusher sends only when it moved. */
   readonly version: number;
   model(finals?: ReadonlyMap<string, string>): SessionModel;
+  /**
+   * The model in two parts, for a caller that makes the rows of a big session a slice at a time: everything but
+   * the agents, and the agents in order (each made a row by `agentRow`).
+   */
+  parts(): { rest: Omit<SessionModel, 'agents'>; agents: AgentView[] };
+  /** About how many bytes the fold holds (for a cache bounded by size): grows with agents, items and changes. */
+  approxBytes(): number;
 }
 
 interface TimelineState {
   view: SwarmTimeline;
+  /** Item → its index (the first, if an item repeats): an agent's row found without searching the list. */
+  indexOf: Map<string, number>;
+  itemChars: number;
 }
+
+// The console shows no transcript lines and no log: the dashboard's rings kept to one entry each, so a session
+// of 50,000 agents costs its counters, not 50,000 × 120 lines.
+const CONSOLE_LIMITS = { transcriptLines: 1, logEntries: 1 };
+// Estimates checked against the heap of folded sessions (V8, 64-bit; 58,000 agents: 75 MB measured, 75 MB
+// estimated): an agent with its view and its row in the cached model, a number in a timeline array, an item.
+const AGENT_BYTES = 1_200;
+const NUMBER_BYTES = 8;
+const CHAR_BYTES = 2;
+const ITEM_BYTES = 48;
+const BASE_BYTES = 4_096;
 
 /** A fold that grows with each event; `model()` reads it out at any time. */
 export function sessionFold(id: string): SessionFold {
-  let snapshot: Snapshot = initialSnapshot({ now: 0 });
+  let snapshot: Snapshot = initialSnapshot({ now: 0, limits: CONSOLE_LIMITS });
   let t0: number | undefined;
   let lastTs = 0;
   let version = 0;
@@ -117,7 +138,13 @@ export function sessionFold(id: string): SessionFold {
         };
         if (e.parentId !== undefined) view.parentId = e.parentId;
         if (e.maxConcurrency !== undefined) view.maxConcurrency = e.maxConcurrency;
-        swarms.set(e.swarmId, { view });
+        const indexOf = new Map<string, number>();
+        let itemChars = 0;
+        e.items.forEach((item, index) => {
+          if (!indexOf.has(item)) indexOf.set(item, index);
+          itemChars += item.length;
+        });
+        swarms.set(e.swarmId, { view, indexOf, itemChars });
         break;
       }
       case 'swarm.item': {
@@ -134,9 +161,10 @@ export function sessionFold(id: string): SessionFold {
       }
       case 'agent.start': {
         if (e.swarmId !== undefined && e.item !== undefined) {
-          const swarm = swarms.get(e.swarmId)?.view;
-          const index = swarm ? swarm.items.indexOf(e.item) : -1;
-          if (swarm && index >= 0 && !rowOfAgent.has(e.agentId)) rowOfAgent.set(e.agentId, { swarm, index });
+          const timeline = swarms.get(e.swarmId);
+          const index = timeline?.indexOf.get(e.item);
+          if (timeline && index !== undefined && !rowOfAgent.has(e.agentId))
+            rowOfAgent.set(e.agentId, { swarm: timeline.view, index });
         }
         break;
       }
@@ -165,29 +193,17 @@ export function sessionFold(id: string): SessionFold {
     get version() {
       return version;
     },
-    model(finals) {
-      const agents: AgentRow[] = [...snapshot.agents.values()]
-        .sort((a, b) => a.order - b.order)
-        .map((a) => {
-          const row: AgentRow = {
-            id: a.id,
-            role: a.role,
-            state: a.state,
-            turns: a.turns,
-            tokens: totalTokens(a.usage),
-            startedAt: a.startedAt,
-          };
-          if (a.parentId !== undefined) row.parentId = a.parentId;
-          if (a.usage.cost !== undefined) row.cost = a.usage.cost;
-          if (a.item !== undefined) row.item = a.item;
-          if (a.swarmId !== undefined) row.swarmId = a.swarmId;
-          if (a.endedAt !== undefined) row.endedAt = a.endedAt;
-          if (a.reason !== undefined) row.reason = a.reason;
-          const final = finals?.get(a.id);
-          if (final) row.final = final;
-          return row;
-        });
-      const model: SessionModel = {
+    approxBytes() {
+      let bytes = BASE_BYTES + snapshot.agents.size * AGENT_BYTES;
+      for (const { view, itemChars } of swarms.values())
+        bytes +=
+          view.items.length * ITEM_BYTES +
+          itemChars * CHAR_BYTES +
+          (view.changes.length + view.marks.length + view.capacity.length) * NUMBER_BYTES;
+      return bytes;
+    },
+    parts() {
+      const rest: Omit<SessionModel, 'agents'> = {
         id,
         title: snapshot.title,
         model: snapshot.model,
@@ -196,7 +212,6 @@ export function sessionFold(id: string): SessionFold {
         startedAt: snapshot.startedAt,
         lastTs,
         tokens: totalTokens(snapshot.usage),
-        agents,
         swarms: [...swarms.values()].map(({ view }) => {
           const counts: Record<string, number> = {};
           const live = snapshot.swarms.get(view.id);
@@ -205,12 +220,37 @@ export function sessionFold(id: string): SessionFold {
         }),
         events: snapshot.events,
       };
-      if (snapshot.mode !== undefined) model.mode = snapshot.mode;
-      if (snapshot.endedAt !== undefined) model.endedAt = snapshot.endedAt;
-      if (snapshot.costKnown) model.cost = snapshot.usage.cost ?? 0;
-      return model;
+      if (snapshot.mode !== undefined) rest.mode = snapshot.mode;
+      if (snapshot.endedAt !== undefined) rest.endedAt = snapshot.endedAt;
+      if (snapshot.costKnown) rest.cost = snapshot.usage.cost ?? 0;
+      return { rest, agents: [...snapshot.agents.values()].sort((a, b) => a.order - b.order) };
+    },
+    model(finals) {
+      const { rest, agents } = this.parts();
+      return { ...rest, agents: agents.map((a) => agentRow(a, finals)) };
     },
   };
+}
+
+/** An agent of the dashboard's snapshot as a row of the console's tree. */
+export function agentRow(a: AgentView, finals?: ReadonlyMap<string, string>): AgentRow {
+  const row: AgentRow = {
+    id: a.id,
+    role: a.role,
+    state: a.state,
+    turns: a.turns,
+    tokens: totalTokens(a.usage),
+    startedAt: a.startedAt,
+  };
+  if (a.parentId !== undefined) row.parentId = a.parentId;
+  if (a.usage.cost !== undefined) row.cost = a.usage.cost;
+  if (a.item !== undefined) row.item = a.item;
+  if (a.swarmId !== undefined) row.swarmId = a.swarmId;
+  if (a.endedAt !== undefined) row.endedAt = a.endedAt;
+  if (a.reason !== undefined) row.reason = a.reason;
+  const final = finals?.get(a.id);
+  if (final) row.final = final;
+  return row;
 }
 
 /** The whole model of a list of events (a finished session, a report). */

@@ -1,10 +1,14 @@
 // One session as the console reads it from disk: state.json (what was saved), events.jsonl (tailed from where
-// it was last read, so a live session costs only its new lines) folded by session-model.ts, and each finished
-// agent's final message from its transcript. A session from before events.jsonl existed still shows its agents
+// it was last read, so a live session costs only its new lines; read and folded by session-model.ts in slices that
+// yield to the event loop, so a huge log holds no other request), and each finished agent's final message from
+// its transcript. A session from before events.jsonl existed still shows its agents
 // from state.json.
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sessionFold, type AgentRow, type SessionFold, type SessionModel } from './session-model.js';
+import { forEachLine, Slicer } from './event-log.js';
+import { modelJson } from './model-json.js';
+import { agentRow, sessionFold, type AgentRow, type SessionFold, type SessionModel } from './session-model.js';
 import { SESSION_EVENTS_FILE } from '../../orchestrator/session-events.js';
 import { readTranscriptFile } from '../../orchestrator/session.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
@@ -20,6 +24,10 @@ export function isSessionId(id: string): boolean {
 
 export function sessionDir(home: string, id: string): string {
   return join(home, 'sessions', id);
+}
+
+export function eventsFileOf(home: string, id: string): string {
+  return join(sessionDir(home, id), SESSION_EVENTS_FILE);
 }
 
 export function readState(home: string, id: string): SessionState | undefined {
@@ -57,103 +65,204 @@ export function swarmReportsIn(messages: readonly Message[]): string[] {
   return out;
 }
 
+/** What a fold has read of events.jsonl: which file (inode), and its size and mtime then. */
+interface FileMark {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/** Transcripts read at once while looking for finished agents' answers. */
+const FINALS_AT_ONCE = 8;
+
 export class SessionSource {
   readonly dir: string;
+  readonly eventsFile: string;
   private fold: SessionFold;
+  /** The byte offset after the last complete line folded. */
   private offset = 0;
-  private rest = '';
+  private mark: FileMark | undefined;
   private readonly finals = new Map<string, string>();
   private readonly finalsTried = new Set<string>();
+  private finalsChars = 0;
   /** Polls in a row that found nothing new. */
   private idlePolls = 0;
+  /**
+   * Work on the fold runs one piece after another: a second request waits for the first one's fold (then reads
+   * only what is new), and no fold changes the snapshot while a model is made from it a slice at a time.
+   */
+  private queue: Promise<unknown> = Promise.resolve();
+  private cached: { fold: SessionFold; version: number; model: SessionModel } | undefined;
+  private cachedJson: { model: SessionModel; finals: number; text: string } | undefined;
 
   constructor(
     readonly home: string,
     readonly id: string,
   ) {
     this.dir = sessionDir(home, id);
+    this.eventsFile = eventsFileOf(home, id);
     this.fold = sessionFold(id);
   }
 
-  get hasEvents(): boolean {
-    return existsSync(join(this.dir, SESSION_EVENTS_FILE));
+  /** Whether the id names a session on disk (its state.json or its events.jsonl). */
+  static exists(home: string, id: string): boolean {
+    return existsSync(join(sessionDir(home, id), 'state.json')) || existsSync(eventsFileOf(home, id));
   }
 
-  /** Reads and folds the lines appended since the last call; returns how many events were new. */
-  poll(): number {
-    const file = join(this.dir, SESSION_EVENTS_FILE);
-    let size: number;
+  get hasEvents(): boolean {
+    return existsSync(this.eventsFile);
+  }
+
+  private serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Folds the lines appended since the last call (in slices that yield to the event loop); returns how many events
+   * were new. A file replaced (another inode, shorter, or rewritten at the same size) is folded again from the start.
+   */
+  private async foldNew(): Promise<number> {
+    let now: FileMark;
     try {
-      size = statSync(file).size;
+      const { ino, size, mtimeMs } = await stat(this.eventsFile);
+      now = { ino, size, mtimeMs };
     } catch {
       return 0;
     }
-    if (size < this.offset) {
-      // Replaced (not appended): start over.
-      this.fold = sessionFold(this.id);
-      this.offset = 0;
-      this.rest = '';
-    }
-    if (size === this.offset) {
+    const seen = this.mark;
+    if (seen && now.ino === seen.ino && now.size === seen.size && now.mtimeMs === seen.mtimeMs) {
       this.idlePolls++;
       return 0;
     }
-    this.idlePolls = 0;
-    const fd = openSync(file, 'r');
-    let text: string;
-    try {
-      const buffer = Buffer.alloc(size - this.offset);
-      const n = readSync(fd, buffer, 0, buffer.length, this.offset);
-      this.offset += n;
-      text = this.rest + buffer.subarray(0, n).toString('utf8');
-    } finally {
-      closeSync(fd);
+    if (seen && (now.ino !== seen.ino || now.size < this.offset || now.size === seen.size)) {
+      this.fold = sessionFold(this.id);
+      this.offset = 0;
     }
-    const lines = text.split('\n');
-    this.rest = lines.pop() ?? '';
     let added = 0;
-    for (const line of lines) {
-      if (!line.trim()) continue;
+    const fold = this.fold;
+    this.offset = await forEachLine(this.eventsFile, this.offset, now.size, (line) => {
+      if (!line.trim()) return;
       try {
-        this.fold.add(JSON.parse(line) as MurmurEvent);
+        fold.add(JSON.parse(line) as MurmurEvent);
         added++;
       } catch {
         // Not an event line: skipped.
       }
-    }
+    });
+    this.mark = now;
+    this.idlePolls = added === 0 ? this.idlePolls + 1 : 0;
     return added;
   }
 
-  get version(): number {
-    return this.fold.version;
+  /** About how many bytes this source keeps in memory. */
+  approxBytes(): number {
+    return this.fold.approxBytes() + this.finalsChars * 2 + (this.cachedJson?.text.length ?? 0) * 2;
   }
 
-  /** The model now, with final messages of the agents that ended (each transcript read once). */
-  model(): SessionModel {
+  /**
+   * The model now and its JSON text: new lines folded first, then the final messages of the agents that ended
+   * (each transcript read once, a few at a time). Both are made in slices and kept until another event comes.
+   */
+  view(): Promise<{ model: SessionModel; json: string }> {
+    return this.serial(() => this.viewNow());
+  }
+
+  private async viewNow(): Promise<{ model: SessionModel; json: string }> {
+    await this.foldNew();
     const hasEvents = this.hasEvents;
-    let model = hasEvents ? this.fold.model(this.finals) : fromState(this.id, readState(this.home, this.id));
+    let model: SessionModel;
+    if (hasEvents) {
+      const { fold } = this;
+      if (this.cached?.fold !== fold || this.cached.version !== fold.version)
+        this.cached = { fold, version: fold.version, model: await this.modelOf(fold) };
+      model = this.cached.model;
+    } else model = fromState(this.id, readState(this.home, this.id));
+    await this.readFinals(model);
+    // A process killed before run.end: its saved status says more than "running" (read only when the events
+    // stopped coming, so a live session is never re-parsed from state.json).
+    if (hasEvents && this.cached && model.status === 'running' && this.idlePolls >= 2) {
+      const state = readState(this.home, this.id);
+      if (state && state.status !== 'running' && state.status !== 'idle')
+        model = this.cached.model = { ...model, status: state.status };
+    }
+    const known = this.cachedJson;
+    if (known?.model === model && known.finals === this.finals.size) return { model, json: known.text };
+    const json = await modelJson(model);
+    this.cachedJson = { model, finals: this.finals.size, text: json };
+    return { model, json };
+  }
+
+  /** The fold's model, its agents made rows a slice at a time (a swarm of 150,000 items has as many). */
+  private async modelOf(fold: SessionFold): Promise<SessionModel> {
+    const { rest, agents: views } = fold.parts();
+    const slicer = new Slicer();
+    const agents: AgentRow[] = [];
+    for (const view of views) {
+      agents.push(agentRow(view, this.finals));
+      if (slicer.due()) await slicer.pause();
+    }
+    return { ...rest, agents };
+  }
+
+  /** Reads the answers of the agents that ended since the last call and puts every known answer on the model. */
+  private async readFinals(model: SessionModel): Promise<void> {
     const live = model.status === 'running';
     // While a session runs, only its own agents' answers are read (not a thousand swarm items' transcripts).
-    for (const agent of model.agents) {
-      if (live && agent.swarmId !== undefined) continue;
-      if (agent.endedAt === undefined && !['completed', 'failed', 'aborted'].includes(agent.state)) continue;
-      if (this.finalsTried.has(agent.id)) continue;
-      this.finalsTried.add(agent.id);
-      const final = finalMessage(readTranscript(this.home, this.id, agent.id));
-      if (final) this.finals.set(agent.id, final.length > FINAL_CHARS ? `${final.slice(0, FINAL_CHARS - 1)}…` : final);
+    const wanted = model.agents.filter(
+      (agent) =>
+        !(live && agent.swarmId !== undefined) &&
+        (agent.endedAt !== undefined || ['completed', 'failed', 'aborted'].includes(agent.state)) &&
+        !this.finalsTried.has(agent.id),
+    );
+    for (const agent of wanted) this.finalsTried.add(agent.id);
+    // One listing of agents/ instead of a failed open per agent that never wrote a transcript.
+    const written = wanted.length > 0 ? new Set(await readdir(join(this.dir, 'agents')).catch(() => [])) : new Set();
+    const readable = wanted.filter((agent) => written.has(agent.id));
+    for (let i = 0; i < readable.length; i += FINALS_AT_ONCE) {
+      const batch = readable.slice(i, i + FINALS_AT_ONCE);
+      const answers = await Promise.all(batch.map((agent) => readFinalMessage(this.home, this.id, agent.id)));
+      batch.forEach((agent, j) => {
+        const final = answers[j];
+        if (!final) return;
+        const short = final.length > FINAL_CHARS ? `${final.slice(0, FINAL_CHARS - 1)}…` : final;
+        this.finals.set(agent.id, short);
+        this.finalsChars += short.length;
+      });
     }
+    if (this.finals.size === 0) return;
     for (const agent of model.agents) {
       const final = this.finals.get(agent.id);
       if (final) agent.final = final;
     }
-    // A process killed before run.end: its saved status says more than "running" (read only when the events
-    // stopped coming, so a live session is never re-parsed from state.json).
-    if (hasEvents && live && this.idlePolls >= 2) {
-      const state = readState(this.home, this.id);
-      if (state && state.status !== 'running' && state.status !== 'idle') model = { ...model, status: state.status };
-    }
-    return model;
   }
+}
+
+/**
+ * An agent's answer: the last assistant message with text in its transcript, read without blocking and parsed
+ * from the end (a transcript of 10,000 messages costs its last few lines, not 10,000 parses).
+ */
+export async function readFinalMessage(home: string, id: string, agentId: string): Promise<string | undefined> {
+  let text: string;
+  try {
+    text = await readFile(join(sessionDir(home, id), 'agents', agentId, 'transcript.jsonl'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  for (let end = text.length; end > 0;) {
+    const start = text.lastIndexOf('\n', end - 1) + 1;
+    const line = text.slice(start, end);
+    end = start - 1;
+    if (!line.includes('"assistant"')) continue;
+    try {
+      const message = JSON.parse(line) as Message;
+      if (message.role === 'assistant' && message.text.trim()) return message.text.trim();
+    } catch {
+      // A line cut by a killed process.
+    }
+  }
+  return undefined;
 }
 
 /** A session without events.jsonl: its agents as saved, no timeline. */

@@ -74,6 +74,7 @@ describe('the gates', () => {
     ['GET', '/api/sessions'],
     ['GET', '/api/sessions/x'],
     ['GET', '/api/sessions/x/events'],
+    ['GET', '/api/sessions/x/log'],
   ];
 
   it('answers 401 and nothing else without the token (or with a wrong one) on every route', async () => {
@@ -383,6 +384,28 @@ describe('murmur serve (process)', () => {
       expect(allowedHosts('127.0.0.2', Number(port2), ['console.test'])).toContain(`console.test:${port2}`);
     } finally {
       await served.stop();
+    }
+  });
+
+  it('runs the scheduler service unless --no-scheduler', async () => {
+    const withScheduler = await startServe(['--port', '0', '--cwd', workspace], workspace, childEnv(dir));
+    const consoleOnly = await startServe(
+      ['--port', '0', '--no-scheduler', '--cwd', workspace],
+      workspace,
+      childEnv(dir),
+    );
+    try {
+      for (
+        const until = Date.now() + 15_000;
+        !withScheduler.stderr().includes('scheduler: serving') && Date.now() < until;
+      )
+        await new Promise((r) => setTimeout(r, 50));
+      expect(withScheduler.stderr()).toContain(`scheduler: serving ${workspace}`);
+      // Both started at once: by now the other one would have said so too.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(consoleOnly.stderr()).not.toContain('scheduler:');
+    } finally {
+      await Promise.all([withScheduler.stop(), consoleOnly.stop()]);
     }
   });
 });

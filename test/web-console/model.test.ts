@@ -4,6 +4,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldEvents, ITEM_STATES } from '../../dashboards/web/session-model.js';
+import { modelJson } from '../../dashboards/web/model-json.js';
 import { choiceOf, predictTimeline, theoreticalLast, zoneOptions } from '../../dashboards/web/task-forms.js';
 import { taskForm } from '../../dashboards/web/pages.js';
 import { timeZoneNames } from '../../orchestrator/cron/time-zones.js';
@@ -70,6 +71,33 @@ describe('the session fold', () => {
     expect(swarm.marks).toEqual([0, 4, 1, 0, 6, 2]);
     expect(swarm.capacity).toEqual([2, 1, 5, 2]);
     expect(model.agents.map((a) => [a.id, a.state, a.tokens])).toEqual([['a-1', 'completed', 15]]);
+  });
+
+  it('is serialized in slices to the same JSON, also past the lists it cuts in pieces', async () => {
+    const e = (ts: number, rest: Record<string, unknown>) => ({ ts, ...rest }) as unknown as MurmurEvent;
+    const items = Array.from({ length: 12_345 }, (_, i) => `item "${i}" <é>`);
+    const events = [
+      e(1, { type: 'run.start', mode: 'swarm', task: 't', model: 'm' }),
+      e(2, { type: 'swarm.start', swarmId: 's-1', description: 'd', role: 'worker', items }),
+      e(3, { type: 'swarm.start', swarmId: 's-2', description: 'empty', role: 'worker', items: [] }),
+    ];
+    items.forEach((item, index) => {
+      events.push(
+        e(10 + index, {
+          type: 'agent.start',
+          agentId: `a-${index}`,
+          role: 'worker',
+          prompt: item,
+          swarmId: 's-1',
+          item,
+        }),
+      );
+      events.push(e(10 + index, { type: 'swarm.item', swarmId: 's-1', item, index, state: 'launched', capacity: 3 }));
+    });
+    const model = foldEvents('s', events);
+    const text = await modelJson(model);
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(model)));
+    expect(text.length).toBe(JSON.stringify(model).length);
   });
 });
 
