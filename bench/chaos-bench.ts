@@ -106,9 +106,14 @@ function tally(repo: string, runLog: string, items: string[]) {
   return { lost, twice, again, cut };
 }
 
+/** The swarm's session: the newest one with a saved state (a coordinator killed before saving leaves none). */
 function sessionId(repo: string): string | undefined {
   const dir = join(repo, '.murmur', 'sessions');
-  return existsSync(dir) ? readdirSync(dir)[0] : undefined;
+  if (!existsSync(dir)) return undefined;
+  return readdirSync(dir)
+    .filter((id) => existsSync(join(dir, id, 'state.json')))
+    .sort()
+    .at(-1);
 }
 
 /** Starts the swarm (or resumes it) until it exits 0, killing the coordinator with SIGKILL up to `kills` times. */
@@ -122,9 +127,10 @@ async function drive(
 ): Promise<{ ms: number; done: boolean; events: string[] }> {
   const started = performance.now();
   const events: string[] = [];
+  let left = kills;
   for (let round = 0; round < kills + 20; round++) {
     const id = sessionId(repo);
-    const args = round === 0 || !id ? first : ['resume', id, '--json'];
+    const args = !id ? first : ['resume', id, '--json'];
     const child = execa(process.execPath, [MAIN, ...args], {
       cwd: repo,
       env: env(home, extra),
@@ -132,9 +138,16 @@ async function drive(
       reject: false,
       stdin: 'ignore',
     });
-    if (round < kills) {
-      const what = await Promise.race([chaos(child), child.then(() => 'ended')]);
+    let exited = false;
+    void child.then(() => (exited = true));
+    // Faults every few seconds while this coordinator runs, until the budget is spent or it is the one killed.
+    while (left > 0 && !exited) {
+      await Promise.race([sleep(between(1500, 4000)), child]);
+      if (exited) break;
+      const what = await chaos(child);
       events.push(what);
+      left--;
+      if (what === 'coordinator') break;
     }
     const result = await child;
     if (result.exitCode === 0) return { ms: performance.now() - started, done: true, events };
@@ -208,7 +221,6 @@ async function localScene(report: Report, items: string[], swarmArgs: (extra: st
       {},
       KILLS,
       async (child) => {
-        await sleep(between(1500, 4000));
         child.kill('SIGKILL');
         return 'coordinator';
       },
@@ -253,7 +265,6 @@ async function queueScene(report: Report, items: string[], swarmArgs: (extra: st
       { MURMUR_QUEUE: redis.url },
       KILLS,
       async (child) => {
-        await sleep(between(1500, 4000));
         const pick = Math.floor(Math.random() * 4);
         if (pick === 0) {
           child.kill('SIGKILL');

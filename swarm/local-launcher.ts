@@ -141,7 +141,9 @@ export class LocalLauncher implements ItemLauncher {
     let prompt: string | undefined;
     let root: string | undefined;
     try {
-      root = this.spec.isolation ? await this.spec.isolation.prepare(index) : undefined;
+      // A new agent starts from a clean worktree; a continuing one goes on in its own.
+      const isolation = this.spec.isolation;
+      root = isolation ? await (agent ? isolation.prepare(index) : isolation.prepareFresh(index)) : undefined;
     } catch (error) {
       return { kind: 'done', result: this.itemResult(index, s.item, agent, 'failed', (error as Error).message) };
     }

@@ -135,6 +135,23 @@ export class WorktreeIsolation {
     return workspace;
   }
 
+  /**
+   * The item's worktree for a new agent: one left by an attempt the saved state never recorded (the process died
+   * before saying which agent had it) is put back to where its branch started, so the new agent does not find, and
+   * merge a second time, what the lost one had done.
+   */
+  async prepareFresh(index: number): Promise<string> {
+    const { path } = this.slot(index);
+    const existed = existsSync(join(path, '.git'));
+    const workspace = await this.prepare(index);
+    if (existed) {
+      const from = await this.forkPoint(path);
+      await git(path, ['reset', '-q', '--hard', from]);
+      await git(path, ['clean', '-q', '-fd']);
+    }
+    return workspace;
+  }
+
   /** The commit the item's branch started from: the run's base, or an older HEAD for a branch kept from before. */
   private async forkPoint(path: string): Promise<string> {
     const found = await git(path, ['merge-base', this.base, 'HEAD']);

@@ -490,4 +490,24 @@ describe('WorktreeIsolation after a crash', () => {
     expect(await after.mergeBack(0, 'a')).toEqual({ kind: 'merged', files: 1 });
     expect(read('a.txt')).toBe('a\nchanged\n');
   });
+
+  it('a new agent for an item gets its worktree back as its branch started: a lost attempt leaves nothing to merge', async () => {
+    gitRepo(dir, { 'a.txt': 'a\n' });
+    const before = await open();
+    if (typeof before === 'string') throw new Error(before);
+    const workspace = await before.prepare(0);
+    // The lost attempt: an edit and a new file, then the process dies before the state names its agent.
+    writeFileSync(path.join(workspace, 'a.txt'), 'a\nchanged\n');
+    writeFileSync(path.join(workspace, 'new.txt'), 'x\n');
+
+    const after = await open();
+    if (typeof after === 'string') throw new Error(after);
+    expect(await after.prepareFresh(0)).toBe(workspace);
+    expect(readFileSync(path.join(workspace, 'a.txt'), 'utf8')).toBe('a\n');
+    expect(existsSync(path.join(workspace, 'new.txt'))).toBe(false);
+    // The new agent's own change is what gets merged, once.
+    writeFileSync(path.join(workspace, 'a.txt'), 'a\nchanged\n');
+    expect(await after.mergeBack(0, 'a')).toEqual({ kind: 'merged', files: 1 });
+    expect(read('a.txt')).toBe('a\nchanged\n');
+  });
 });
