@@ -331,7 +331,7 @@ class MurmurInstance implements Murmur {
 
 function reportOf(finished: Finished): RunReport | SwarmReport {
   if (finished.kind === 'run') return runReport(finished.outcome);
-  return swarmReport(finished.results, finished.status, finished.outcome.sessionId);
+  return swarmReport(finished.results, finished.status, finished.outcome.sessionId, finished.outcome.reason);
 }
 
 /** A murmur for a workspace. Bad options throw MurmurOptionsError (naming the option and what is accepted). */

@@ -331,7 +331,7 @@ async function runSwarm(ctx: ServeContext, n: number, input: SwarmInput, extra: 
   return withEngine(ctx, `run_swarm #${n}`, request, extra, input.items.length, (finished) => {
     if (finished.kind !== 'swarm') return errorResult('run_swarm: not a swarm.');
     const { results, status, outcome } = finished;
-    const json = swarmReport(results, status, outcome.sessionId);
+    const json = swarmReport(results, status, outcome.sessionId, outcome.reason);
     return {
       content: [
         { type: 'text', text: renderReport(results) },

@@ -13,6 +13,7 @@ export function printOutcome(args: ParsedArgs, outcome: RunOutcome): string {
 export function printFinished(args: ParsedArgs, finished: Finished): string {
   if (finished.kind === 'run') return printOutcome(args, finished.outcome);
   const { results, status, outcome } = finished;
-  if (boolFlag(args, 'json')) return `${JSON.stringify(swarmReport(results, status, outcome.sessionId))}\n`;
+  if (boolFlag(args, 'json'))
+    return `${JSON.stringify(swarmReport(results, status, outcome.sessionId, outcome.reason))}\n`;
   return `${renderReport(results, outcome.sessionId ? { resumeCommand: `murmur resume ${outcome.sessionId}` } : {})}\n`;
 }

@@ -70,13 +70,14 @@ function ended(engine: Engine, finished: Finished): LifecycleResult {
 }
 
 async function finishSwarm(engine: Engine, run: SwarmRun): Promise<LifecycleResult> {
-  const { results, status } = await runSwarmOn(engine, run);
+  const { results, status, reason } = await runSwarmOn(engine, run);
   const outcome: RunOutcome = {
     status,
     result: '',
     usage: { ...engine.agentTree.runUsage },
     agents: engine.summaries(),
   };
+  if (reason !== undefined) outcome.reason = reason;
   if (engine.session) outcome.sessionId = engine.session.id;
   return ended(engine, { kind: 'swarm', status, results, outcome });
 }

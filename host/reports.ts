@@ -27,6 +27,8 @@ export interface SwarmReport {
   resumeAgentIds: string[];
   /** One row per item, in input order. */
   items: ItemResult[];
+  /** Set when the session's records are incomplete: the first file that could not be written, and the error. */
+  reason?: string;
   sessionId?: string;
 }
 
@@ -46,6 +48,12 @@ export function swarmReport(
   results: readonly ItemResult[],
   status: SwarmReport['status'],
   sessionId: string | undefined,
+  reason?: string,
 ): SwarmReport {
-  return { ...reportJson(results), status, ...(sessionId ? { sessionId } : {}) };
+  return {
+    ...reportJson(results),
+    status,
+    ...(reason !== undefined ? { reason } : {}),
+    ...(sessionId ? { sessionId } : {}),
+  };
 }

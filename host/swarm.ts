@@ -88,17 +88,25 @@ export async function restoreSwarm(
 export async function runSwarmOn(
   engine: Engine,
   run: SwarmRun,
-): Promise<{ results: ItemResult[]; status: SwarmStatus }> {
+): Promise<{ results: ItemResult[]; status: SwarmStatus; reason?: string }> {
   let started = false;
   try {
     engine.begin();
     run.save();
     started = true;
-    const results = await run.run(engine.signal);
+    let results = await run.run(engine.signal);
     await engine.settle();
-    const status: SwarmStatus = allCompleted(results) ? 'completed' : engine.signal.aborted ? 'aborted' : 'failed';
+    // The records, once written: an item whose transcript is incomplete failed, and so did a swarm whose records
+    // are incomplete (its reason names the file), even when every item completed.
+    const lost = await engine.recordsLost();
+    if (lost !== undefined) {
+      run.markRecordLosses((agentId) => engine.transcriptLoss(agentId));
+      results = run.results();
+    }
+    const status: SwarmStatus =
+      allCompleted(results) && lost === undefined ? 'completed' : engine.signal.aborted ? 'aborted' : 'failed';
     engine.markEnded(status);
-    return { results, status };
+    return { results, status, ...(lost !== undefined ? { reason: lost } : {}) };
   } finally {
     // A launcher that never ran still holds what it opened (a queue's Redis connections would keep the process up).
     if (!started) await run.release().catch(() => undefined);

@@ -123,6 +123,16 @@ export class Agent {
     this.currentReason = reason;
   }
 
+  /**
+   * Its transcript could not be written to the end (found once its lines were written, after the run): a completed
+   * agent is failed from now on, any other keeps its status; the reason says which file and why. Said once.
+   */
+  markRecordLost(reason: string): void {
+    if (this.running || this.currentReason?.includes(reason)) return;
+    if (this.currentStatus === 'completed') this.currentStatus = 'failed';
+    this.currentReason = this.currentReason === undefined ? reason : `${this.currentReason}; ${reason}`;
+  }
+
   /** An interrupted agent whose work was taken over as it stood (a worktree item's changes, merged): it counts as completed. */
   acceptHandoff(): void {
     if (!this.running && this.currentStatus === 'interrupted') this.currentStatus = 'completed';

@@ -7,6 +7,7 @@ import type { RegistryDeps } from '../tools/registry.js';
 import type { AgentProfile } from '../roles/profile.js';
 import type { FrontEnd } from '../roles/filters.js';
 import type { AgentDirectory } from './agent-directory.js';
+import type { AppendPool } from './append-pool.js';
 import type { AgentRecord, AgentTreeLimits } from './agent-tree.js';
 import type { Clock } from './clock.js';
 import { durationMs, type MurmurConfig } from './config.js';
@@ -57,6 +58,8 @@ export interface EngineOptions {
   shellBridge?: boolean;
   /** Where the run's agents are registered as they spawn; the host makes it first when its permission setup looks agents up. */
   directory?: AgentDirectory;
+  /** Where the run's files are appended (transcripts, events.jsonl, task logs): the process's pool unless given. */
+  appendPool?: AppendPool;
 }
 
 export interface RunOutcome {

@@ -24,8 +24,8 @@ import { newSessionId, SessionStore, stateHome } from './session.js';
 import { TaskRegistry } from './tasks.js';
 import { TimerService } from './timers.js';
 import { AgentDirectory } from './agent-directory.js';
-import { TranscriptWriter } from './transcript-writer.js';
-import { recordSessionEvents, type SessionEventsWriter } from './session-events.js';
+import { RunRecords } from './run-records.js';
+import { sharedAppendPool } from './append-pool.js';
 import type { AgentSummary } from './types.js';
 import { hiddenByDenyRules } from './permissions/hidden-paths.js';
 import { restoreAgents } from './restore-agents.js';
@@ -46,10 +46,11 @@ export class Engine {
   readonly session: SessionStore | undefined;
   /** murmur-tools leases of this engine's agents (undefined when the bridge is off). */
   readonly shellBridge: EngineShellBridge | undefined;
-  /** Writes every agent's conversation into the session (a subscriber of the bus); none without a session. */
-  readonly transcripts: TranscriptWriter | undefined;
-  /** The session's own events.jsonl: what `murmur serve` tails live and `murmur report` folds. */
-  private readonly sessionEvents: SessionEventsWriter | undefined;
+  /**
+   * The session's transcripts and events.jsonl (what `murmur serve` tails live and `murmur report` folds), written
+   * by subscribers of the bus through the append pool; none without a session.
+   */
+  private readonly records: RunRecords | undefined;
   readonly definitions: ReadonlyMap<string, AgentProfile>;
   /** What was wrong with the agent definition files (also emitted as log events when the engine starts). */
   readonly definitionProblems: readonly DefinitionProblem[] = [];
@@ -86,12 +87,8 @@ export class Engine {
         ? undefined
         : (options.session ?? SessionStore.create(stateHome(this.cwd, env), undefined, this.clock));
     this.runId = this.session?.id ?? newSessionId(this.clock.now());
-    if (this.session) {
-      const session = this.session;
-      this.transcripts = new TranscriptWriter((agentId) => session.transcriptPath(agentId));
-      this.transcripts.subscribe(this.bus);
-      this.sessionEvents = recordSessionEvents(this.bus, session.dir);
-    }
+    const appendPool = options.appendPool ?? sharedAppendPool();
+    if (this.session) this.records = new RunRecords(this.bus, this.session, appendPool);
     if (options.definitions) this.definitions = options.definitions;
     else {
       const loaded = loadAgentDefinitions({ workspace: this.cwd, ...(env.HOME ? { userHome: env.HOME } : {}) });
@@ -116,6 +113,7 @@ export class Engine {
       clock: this.clock,
       notify: directory.deliver,
       onChange: saveState,
+      pool: appendPool,
     });
     this.timers = new TimerService(directory.deliver, this.clock);
     // A stopped agent's timers would keep the run alive and then fire for nobody.
@@ -207,7 +205,7 @@ export class Engine {
     this.saveState();
     await this.agentTree.run(main, task, { timeoutMs: profile.timeoutMs ?? Number.POSITIVE_INFINITY });
     await this.settle();
-    return this.finish(main);
+    return this.finish(main, await this.recordsLost());
   }
 
   /** Continues the main agent of a resumed session. */
@@ -218,16 +216,21 @@ export class Engine {
     if (main.agent.status !== 'completed')
       await this.agentTree.run(main, undefined, { timeoutMs: Number.POSITIVE_INFINITY });
     await this.settle();
-    return this.finish(main);
+    return this.finish(main, await this.recordsLost());
   }
 
-  private finish(main: AgentRecord): RunOutcome {
+  private finish(main: AgentRecord, lost: string | undefined): RunOutcome {
     let status = main.agent.status;
     let reason = main.agent.reason;
     // main had answered, but the run was aborted while work it started was still going: not completed.
     if (status === 'completed' && this.abortedWhileBusy) {
       status = 'aborted';
       reason = 'the run was aborted before the background work finished';
+    }
+    // Work done, but not all of it on disk: never "completed" with a transcript or event missing.
+    if (lost !== undefined) {
+      if (status === 'completed') status = 'failed';
+      reason = reason === undefined ? lost : `${reason}; ${lost}`;
     }
     this.status = status === 'running' ? 'interrupted' : status;
     this.saveState();
@@ -267,6 +270,22 @@ export class Engine {
         }
       });
     }
+  }
+
+  /**
+   * Waits for what the run has written so far (transcripts, events.jsonl, task logs, state.json); why the session's
+   * records are incomplete, or undefined. Agents whose transcript is incomplete are failed (run-records.ts); a run or
+   * swarm whose records are incomplete ends failed.
+   */
+  async recordsLost(): Promise<string | undefined> {
+    const lost = await this.records?.lost(this.agentTree.all());
+    if (lost !== undefined) this.saveState();
+    return lost;
+  }
+
+  /** Why an agent's transcript is incomplete (after recordsLost), or undefined. */
+  transcriptLoss(agentId: string): string | undefined {
+    return this.records?.transcriptLoss(agentId);
   }
 
   /** Aborted when the whole run is (swarms driven from outside a tool call listen to it). */
@@ -355,8 +374,14 @@ export class Engine {
   async close(): Promise<void> {
     this.timers.stop();
     await this.shellBridge?.close();
+    // The records first: a loss found now (the last events) still reaches the saved status and stderr.
+    const lost = await this.records?.close();
+    if (lost !== undefined) {
+      if (this.status === 'completed') this.status = 'failed';
+      process.emitWarning(`murmur: ${lost}`);
+    }
     this.saveState();
-    await Promise.all([this.session?.flush(), this.transcripts?.flush(), this.sessionEvents?.close()]);
+    await this.session?.flush();
     // A session made for a run that never started holds nothing: no empty folder is left in `murmur sessions`.
     if (!this.begun) this.session?.discardIfUnused();
   }

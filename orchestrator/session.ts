@@ -7,6 +7,7 @@ import writeFileAtomic from 'write-file-atomic';
 import { type Clock, systemClock } from './clock.js';
 import type { Message } from './types.js';
 import type { Environment } from './environment.js';
+import { DEFAULT_TRANSIENT_RETRY, fsErrorText, retryTransient, type TransientRetry } from './append-fs.js';
 
 export interface SessionLocation {
   /** The state folder: `MURMUR_HOME`, else `<workspace>/.murmur`. */
@@ -32,6 +33,10 @@ export class SessionStore {
   private pendingState: (() => unknown) | undefined;
   private stateTimer: unknown;
   private stateWrite: Promise<void> = Promise.resolve();
+  /** Why the last write of state.json failed (cleared by a later one that succeeds). */
+  private stateFailure: string | undefined;
+  /** How a state write waits out a shortage of file handles (tests shorten it). */
+  stateRetry: TransientRetry = DEFAULT_TRANSIENT_RETRY;
 
   private constructor(
     readonly home: string,
@@ -105,14 +110,31 @@ export class SessionStore {
   }
 
   private writeStateNow(): Promise<void> {
-    const snapshot = this.pendingState;
-    this.pendingState = undefined;
-    if (!snapshot) return this.stateWrite;
-    const text = JSON.stringify(snapshot(), null, 1);
-    this.stateWrite = this.stateWrite
-      .then(() => writeFileAtomic(join(this.dir, 'state.json'), text))
-      .catch((error: Error) => process.emitWarning(`murmur: cannot save the session state: ${error.message}`));
+    if (!this.pendingState) return this.stateWrite;
+    const file = join(this.dir, 'state.json');
+    // The snapshot is taken when the previous write is done: on a slow disk changes coalesce into the next write
+    // instead of queueing a copy of a 10,000-agent state every 200 ms.
+    this.stateWrite = this.stateWrite.then(() => {
+      const snapshot = this.pendingState;
+      this.pendingState = undefined;
+      if (!snapshot) return;
+      const text = JSON.stringify(snapshot(), null, 1);
+      return retryTransient(() => writeFileAtomic(file, text), this.stateRetry).then(
+        () => {
+          this.stateFailure = undefined;
+        },
+        (error: unknown) => {
+          this.stateFailure = `${file} could not be saved (${fsErrorText(error)})`;
+          process.emitWarning(`murmur: cannot save the session state: ${fsErrorText(error)}`);
+        },
+      );
+    });
     return this.stateWrite;
+  }
+
+  /** Why the saved state is behind the run (its last write failed after retries), or undefined. */
+  get stateLoss(): string | undefined {
+    return this.stateFailure;
   }
 
   loadState<T>(): T {

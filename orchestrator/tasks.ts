@@ -1,11 +1,12 @@
 // One registry for background work (bash commands, subagents, questions): ids, logs on disk, waiting,
 // stopping, and exactly one notification to the owner when a task ends (none when it was stopped).
-import { createWriteStream, mkdirSync, openSync, readSync, closeSync, fstatSync, type WriteStream } from 'node:fs';
+import { mkdirSync, openSync, readSync, closeSync, fstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BackgroundTasks, TaskInfo, TaskOutcome, TaskSpec } from '../tools/adapters.js';
 import { type Clock, systemClock } from './clock.js';
 import type { EventBus } from './events.js';
 import type { UserMessage } from './types.js';
+import { sharedAppendPool, type AppendPool } from './append-pool.js';
 
 export const NOTIFICATION_RESULT_CHARS = 3000;
 export const INTERRUPTED_TASK_RESULT =
@@ -14,8 +15,6 @@ export const INTERRUPTED_TASK_RESULT =
 interface TaskEntry {
   info: TaskInfo;
   controller: AbortController;
-  /** Absent for a task taken over from a resumed session. */
-  log?: WriteStream;
   done: Promise<void>;
   stopped: boolean;
   waiters: Set<() => void>;
@@ -30,6 +29,8 @@ export interface TaskRegistryOptions {
   notify: (ownerAgentId: string, message: UserMessage) => void;
   /** Called whenever a task starts or ends (session state). */
   onChange?: () => void;
+  /** Where the output logs are appended (the process's pool unless given). */
+  pool?: AppendPool;
 }
 
 function escapeXml(text: string): string {
@@ -108,9 +109,10 @@ export class TaskRegistry {
     };
     if (spec.meta) info.meta = spec.meta;
     const controller = new AbortController();
-    const log = createWriteStream(outputPath, { flags: 'a' });
-    log.on('error', () => undefined);
-    const entry: TaskEntry = { info, controller, log, done: Promise.resolve(), stopped: false, waiters: new Set() };
+    const pool = this.options.pool ?? sharedAppendPool();
+    // Made now, so the log can be read (empty) from the start.
+    pool.append(outputPath, '');
+    const entry: TaskEntry = { info, controller, done: Promise.resolve(), stopped: false, waiters: new Set() };
     this.tasks.set(taskId, entry);
     this.options.bus.emit({
       type: 'task.start',
@@ -128,7 +130,7 @@ export class TaskRegistry {
     entry.done = (async () => {
       let outcome: TaskOutcome;
       try {
-        outcome = await spec.run({ signal: controller.signal, write: (chunk) => log.write(chunk) });
+        outcome = await spec.run({ signal: controller.signal, write: (chunk) => pool.append(outputPath, chunk) });
       } catch (error) {
         outcome = {
           status: controller.signal.aborted ? 'aborted' : 'failed',
@@ -143,7 +145,12 @@ export class TaskRegistry {
       ) {
         outcome = { ...outcome, status: 'timeout' };
       }
-      await new Promise<void>((resolve) => log.end(resolve));
+      // The task ran; a log that could not be written is said in its result (the owner reads it), not hidden.
+      const loss = await pool.written(outputPath);
+      if (loss) {
+        const note = `murmur could not write the whole output log ${outputPath} (${loss.error}); what it holds is incomplete`;
+        outcome = { ...outcome, result: outcome.result ? `${outcome.result}\n${note}` : note };
+      }
       this.finish(entry, outcome);
     })();
     return { ...info };

@@ -87,7 +87,9 @@ export type ItemChange =
   | ItemReport
   | { kind: 'rate_limited' }
   /** `jobId`: a queue job left out when the swarm stopped (kept for a resume). */
-  | { kind: 'done'; result: ItemResult; jobId?: string };
+  | { kind: 'done'; result: ItemResult; jobId?: string }
+  /** A completed item's agent's transcript could not be written to the end (found after it was done): it failed. */
+  | { kind: 'record_lost'; reason: string };
 
 /** A new item, or a resumed subagent (no prompt; `resumePrompt` tells it to go on). */
 export function queuedItem(
@@ -125,9 +127,15 @@ export function endedResult(
   return result;
 }
 
-/** The one mutator: the item's next state after `change`. Pure; a done item never changes again. */
+/**
+ * The one mutator: the item's next state after `change`. Pure; a done item never changes again, except that a
+ * completed one whose record turned out incomplete fails (a resume runs it again).
+ */
 export function advanceItem(s: SwarmItem, change: ItemChange): SwarmItem {
-  if (s.status === 'done') return s;
+  if (s.status === 'done') {
+    if (change.kind !== 'record_lost' || s.result.outcome !== 'completed') return s;
+    return { ...s, result: { ...s.result, outcome: 'failed', reason: change.reason } };
+  }
   switch (change.kind) {
     case 'launched':
       return { status: 'launched', ...task(s), ...work(s), agentId: change.agentId, ...jobOf(s) };
@@ -165,6 +173,8 @@ export function advanceItem(s: SwarmItem, change: ItemChange): SwarmItem {
     case 'rate_limited':
       // A queue item's next launch is a new job (from the base commit): the limited job is done with.
       return { status: 'rate_limited', ...task(s), ...work(s) };
+    case 'record_lost':
+      return s;
     case 'done':
       return {
         status: 'done',
@@ -206,6 +216,8 @@ export function itemEvent(change: ItemChange): { state: SwarmItemState; extra: R
       if (r.model) extra.model = r.model;
       return { state: r.outcome, extra };
     }
+    case 'record_lost':
+      return { state: 'failed', extra: { reason: change.reason } };
     // A job is not news (its worker says when it starts); a rate limit is shown by the controller with its backoff.
     case 'job':
     case 'verifier':
@@ -221,6 +233,7 @@ export function savedAfter(change: ItemChange): boolean {
     change.kind === 'job' ||
     change.kind === 'verifier' ||
     change.kind === 'verdict' ||
-    change.kind === 'done'
+    change.kind === 'done' ||
+    change.kind === 'record_lost'
   );
 }

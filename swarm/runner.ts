@@ -97,6 +97,18 @@ export class SwarmRun {
     );
   }
 
+  /**
+   * After the run: items whose agent's transcript turned out incomplete (`lossOf` says why) fail, with the event and
+   * a save; a resume runs them again. Items that did not complete are left as they are.
+   */
+  markRecordLosses(lossOf: (agentId: string) => string | undefined): void {
+    for (const [index, s] of this.items.entries()) {
+      if (s.status !== 'done' || s.result.outcome !== 'completed' || s.result.agentId === undefined) continue;
+      const reason = lossOf(s.result.agentId);
+      if (reason !== undefined) this.transition(index, { kind: 'record_lost', reason });
+    }
+  }
+
   /** A run that will not run lets go of what its launcher holds (a queue's connections would keep the process up). */
   async release(): Promise<void> {
     await this.launcher.finish?.(this.results());

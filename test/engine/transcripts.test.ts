@@ -14,7 +14,7 @@ const workspace = workspacePerTest();
 const user = (content: string): Message => ({ role: 'user', content });
 
 describe('the transcript writer', () => {
-  it('appends each message event to its agent, closes at agent.end and reopens when the agent runs again', async () => {
+  it('appends each message event to its agent, also when the agent runs again, and nothing after stop', async () => {
     const bus = new EventBus();
     const file = (agentId: string) => path.join(workspace.dir, 'agents', agentId, 'transcript.jsonl');
     const writer = new TranscriptWriter(file);
@@ -39,7 +39,7 @@ describe('the transcript writer', () => {
     expect(readJsonLines(file('a-2'))).toEqual([user('other')]);
   });
 
-  it('keeps the order when an agent runs again while its previous stream is still closing', async () => {
+  it('keeps the order when an agent runs again while its previous lines are still being written', async () => {
     const bus = new EventBus();
     const file = path.join(workspace.dir, 'agents', 'a-1', 'transcript.jsonl');
     const writer = new TranscriptWriter(() => file);
