@@ -65,7 +65,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     flags: WORKER_FLAGS,
     examples: ['MURMUR_QUEUE=redis://:PASSWORD@queue.internal:6379 murmur worker --cwd ~/src/project --concurrency 4'],
     notes: [
-      'Runs until Ctrl-C or SIGTERM; running items finish first. MURMUR_QUEUE_STALLED_MS: the stalled-item check (default 30000).',
+      'Runs until Ctrl-C or SIGTERM; running items finish first. MURMUR_QUEUE_STALLED_MS: the lock time of a running item (default 30000); the item of a killed worker moves within about 1–1.5× of it.',
     ],
   },
   {

@@ -44,7 +44,7 @@ export async function queueFromFlagOrEnv(
   return connected.target;
 }
 
-/** BullMQ's stalled-job check (ms): MURMUR_QUEUE_STALLED_MS, default 30 s. Lower means a killed worker's item moves on sooner. */
+/** BullMQ's lock time (ms): MURMUR_QUEUE_STALLED_MS, default 30 s. Lower means a killed worker's item moves on sooner. */
 function stalledMs(env: NodeJS.ProcessEnv): number {
   const raw = env.MURMUR_QUEUE_STALLED_MS?.trim();
   if (!raw) return 30_000;

@@ -37,7 +37,7 @@ export interface QueueWorkerOptions {
   engineFor: EngineFactory;
   /** This machine's name (--name, else the hostname): in job progress and results, and in errors. */
   machine: string;
-  /** BullMQ's stalled-job check and lock (ms): a killed worker's item goes to another worker after about this. */
+  /** BullMQ's lock time (ms); the stalled check runs every half: a killed worker's item moves within about 1–1.5× this. */
   stalledMs: number;
   /** How often the list of swarm queues is read. */
   discoverMs?: number;
@@ -92,7 +92,10 @@ export class QueueWorker {
       const worker = new Worker(name, (job, token) => this.process(job, token), {
         connection,
         concurrency: this.options.concurrency,
-        stalledInterval: this.options.stalledMs,
+        // The lock lapses at most one setting after a worker dies (it is renewed every half); checking twice as
+        // often as the lock lasts moves its item within about 1–1.5× the setting (2–2.5× with one check a setting).
+        // A live worker's margin is unchanged: its lock still outlives two renewals.
+        stalledInterval: Math.max(50, Math.round(this.options.stalledMs / 2)),
         lockDuration: this.options.stalledMs,
         maxStalledCount: 3,
       });
