@@ -13,11 +13,11 @@ import { CREATE_SCHEDULED_TASK } from '../tools/agents/create-scheduled-task.js'
 import { openResumable } from '../host/resume.js';
 import { connectQueueTarget, queueUrlFromEnv, type QueueTarget } from '../host/queue.js';
 import { agentNameProblem, swarmItemsProblem } from '../host/checks.js';
-import { runOnEngine, swarmTitle, type Finished, type RunRequest } from '../host/lifecycle.js';
+import { reportOf, runOnEngine, swarmTitle, type Finished, type RunRequest } from '../host/lifecycle.js';
 import { assembleEngine } from '../host/assemble.js';
 import { HostInputError } from '../host/errors.js';
 import { providerFactory, providerFromSpec } from '../host/models.js';
-import { runReport, swarmReport, type RunReport, type SwarmReport } from '../host/reports.js';
+import { runReport, type RunReport, type SwarmReport } from '../host/reports.js';
 import { checkOptions, type CheckedOptions, type MurmurOptions } from './options.js';
 import { MurmurOptionsError } from './errors.js';
 
@@ -261,7 +261,8 @@ class MurmurInstance implements Murmur {
       },
       options.signal,
     );
-    return reportOf(finished) as SwarmReport;
+    if (finished.kind !== 'swarm') throw new Error('a swarm request finished as a run');
+    return reportOf(finished);
   }
 
   async resume(sessionId: string, options: { signal?: AbortSignal } = {}): Promise<RunReport | SwarmReport> {
@@ -327,11 +328,6 @@ class MurmurInstance implements Murmur {
     if (!connected.ok) fail('swarm.queue', `${connected.error}.`);
     return connected.target;
   }
-}
-
-function reportOf(finished: Finished): RunReport | SwarmReport {
-  if (finished.kind === 'run') return runReport(finished.outcome);
-  return swarmReport(finished.results, finished.status, finished.outcome.sessionId, finished.outcome.reason);
 }
 
 /** A murmur for a workspace. Bad options throw MurmurOptionsError (naming the option and what is accepted). */

@@ -22,8 +22,8 @@ import type { ModelProvider } from '../orchestrator/models/provider.js';
 import type { McpSource } from '../orchestrator/mcp-source.js';
 import { assembleForCommand } from './assemble-for-command.js';
 import type { Assembled } from '../host/assemble.js';
-import { runOnEngine, swarmTitle, type Finished, type RunRequest } from '../host/lifecycle.js';
-import { renderReport, swarmReport } from '../host/reports.js';
+import { reportOf, runOnEngine, swarmTitle, type Finished, type RunRequest } from '../host/lifecycle.js';
+import { renderReport } from '../host/reports.js';
 import { maxSwarmItems } from '../host/checks.js';
 import { followProgress, progressSender } from './mcp-progress.js';
 
@@ -248,7 +248,7 @@ async function withEngine(
     if (!outcome.ok) {
       status = 'refused';
       return errorResult(
-        `${label.split(' ')[0]}: ${outcome.refused.part === 'agent' ? 'role ' : ''}${outcome.refused.message}.`,
+        `${request.kind === 'swarm' ? 'run_swarm' : 'run_agent'}: ${outcome.refused.part === 'agent' ? 'role ' : ''}${outcome.refused.message}.`,
       );
     }
     status = outcome.finished.outcome.status;
@@ -330,8 +330,8 @@ async function runSwarm(ctx: ServeContext, n: number, input: SwarmInput, extra: 
   };
   return withEngine(ctx, `run_swarm #${n}`, request, extra, input.items.length, (finished) => {
     if (finished.kind !== 'swarm') return errorResult('run_swarm: not a swarm.');
-    const { results, status, outcome } = finished;
-    const json = swarmReport(results, status, outcome.sessionId, outcome.reason);
+    const { results } = finished;
+    const json = reportOf(finished);
     return {
       content: [
         { type: 'text', text: renderReport(results) },

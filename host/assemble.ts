@@ -59,6 +59,8 @@ export async function assembleEngine(input: AssemblyInput): Promise<Assembled> {
           } finally {
             lock?.release();
           }
+          // A session made here for a run refused before it started holds nothing: no empty folder in `murmur sessions`.
+          if (!engine.started) session?.discardIfUnused();
         })()),
     };
   } catch (error) {

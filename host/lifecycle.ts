@@ -9,6 +9,7 @@ import { recordResumedRun } from '../orchestrator/cron/resumed.js';
 import type { ItemResult } from '../swarm/report.js';
 import type { SwarmRun } from '../swarm/runner.js';
 import type { Environment } from '../orchestrator/environment.js';
+import { runReport, swarmReport, type RunReport, type SwarmReport } from './reports.js';
 import {
   prepareSwarm,
   restoreSwarm,
@@ -119,4 +120,17 @@ export async function runOnEngine(engine: Engine, request: RunRequest, env: Envi
       return ended(engine, { kind: 'run', outcome });
     }
   }
+}
+
+/**
+ * The report of a finished request: what `--json` prints and the library returns for it. (Here, not in reports.ts:
+ * the public declarations reach reports.ts, and these types would pull the queue's into them.)
+ */
+export function reportOf(finished: SwarmFinished): SwarmReport;
+export function reportOf(finished: RunFinished): RunReport;
+export function reportOf(finished: Finished): RunReport | SwarmReport;
+export function reportOf(finished: Finished): RunReport | SwarmReport {
+  if (finished.kind === 'run') return runReport(finished.outcome);
+  const { results, status, outcome } = finished;
+  return swarmReport(results, status, outcome.sessionId, outcome.reason);
 }

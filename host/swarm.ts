@@ -91,7 +91,7 @@ export async function runSwarmOn(
 ): Promise<{ results: ItemResult[]; status: SwarmStatus; reason?: string }> {
   let started = false;
   try {
-    engine.begin();
+    // The first save starts the session's run (swarm-host.ts persist).
     run.save();
     started = true;
     let results = await run.run(engine.signal);

@@ -92,7 +92,7 @@ export interface AgentTreeOptions {
   gate?: Semaphore;
   /** Called after agents start or end (the session's saved state). */
   onChange?: () => void;
-  /** Where the run's agents are found by id (and background results and timers reach them): each spawned agent is registered there. */
+  /** Where the tree keeps its agents (the engine makes it first, for the parts built before the tree); default: its own. */
   directory?: AgentDirectory;
 }
 

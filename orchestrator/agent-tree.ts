@@ -7,6 +7,7 @@ import { type Clock, systemClock } from './clock.js';
 import { Semaphore, gateProvider } from './model-gate.js';
 import type { ModelProvider, ModelResult } from './models/provider.js';
 import { defaultRetryPolicy, withRetries } from './models/retry.js';
+import { AgentDirectory } from './agent-directory.js';
 import {
   DEFAULT_LIMITS,
   type AgentRecord,
@@ -18,23 +19,15 @@ import {
 } from './agent-tree-types.js';
 import { addUsage, emptyUsage, totalTokens, type AgentStatus, type Usage, type UserMessage } from './types.js';
 
-export {
-  DEFAULT_LIMITS,
-  type AgentConfigurer,
-  type AgentRecord,
-  type AgentTreeHooks,
-  type AgentTreeLimits,
-  type AgentTreeOptions,
-  type SpawnResult,
-  type SpawnSpec,
-} from './agent-tree-types.js';
+export * from './agent-tree-types.js';
 
 const TERMINAL_BY_STOP = new Set<AgentStatus | 'idle'>(['aborted', 'timeout']);
 
 export class AgentTree {
   readonly limits: AgentTreeLimits;
   readonly runUsage: Usage = emptyUsage();
-  private readonly records = new Map<string, AgentRecord>();
+  /** The run's agents, kept in the directory the engine built first (one store, read by its other parts too). */
+  private readonly records: AgentDirectory;
   private readonly gate: Semaphore;
   /** The run's clock: agent timeouts, retry waits and subagent deadlines read it. */
   readonly clock: Clock;
@@ -51,6 +44,7 @@ export class AgentTree {
     this.gate = options.gate ?? new Semaphore(this.limits.maxModelRequests);
     this.clock = options.clock ?? systemClock;
     this.onChange = options.onChange;
+    this.records = options.directory ?? new AgentDirectory();
   }
 
   get(agentId: string): AgentRecord | undefined {
@@ -175,8 +169,7 @@ export class AgentTree {
     );
     addUsage(record.totalUsage, record.agent.state.usage);
     record.agent.onIdleMessage = () => this.wake(record);
-    this.records.set(id, record);
-    this.options.directory?.register(record);
+    this.records.register(record);
     this.onChange?.();
     return { ok: true, record };
   }

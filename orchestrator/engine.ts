@@ -169,7 +169,10 @@ export class Engine {
         release: () => leases().then((m) => m.releaseLeaseServer()),
       };
       const tasks = this.tasks;
-      this.shellBridge = new EngineShellBridge(this.bus, leaseServer, { hasTasks: (id) => tasks.activeCount(id) > 0 });
+      this.shellBridge = new EngineShellBridge(this.bus, leaseServer, {
+        hasTasks: (id) => tasks.activeCount(id) > 0,
+        isRunning: (id) => directory.get(id)?.agent.status === 'running',
+      });
       runtime.shellBridge = this.shellBridge;
     }
     if (this.config.effort) runtime.effort = this.config.effort;
@@ -335,6 +338,11 @@ export class Engine {
     return state;
   }
 
+  /** Whether the run started (its state is being saved); a session made for a run that never did holds nothing. */
+  get started(): boolean {
+    return this.begun;
+  }
+
   /** The run starts: from now on its state is saved (a swarm without a main agent calls it when its items start). */
   begin(): void {
     this.begun = true;
@@ -382,8 +390,6 @@ export class Engine {
     }
     this.saveState();
     await this.session?.flush();
-    // A session made for a run that never started holds nothing: no empty folder is left in `murmur sessions`.
-    if (!this.begun) this.session?.discardIfUnused();
   }
 }
 

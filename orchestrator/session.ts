@@ -182,8 +182,8 @@ function ignoreRunState(home: string): void {
   }
 }
 
-/** What a session holds before its run starts: the events log of its setup and its owner's lock. */
-const SETUP_FILES = new Set(['events.jsonl', 'owner.lock', 'owner.lock.mutex']);
+/** What a session holds before its run starts: the events log of its setup. */
+const SETUP_FILES = new Set(['events.jsonl']);
 
 /** Only empty folders (and, at the top, the files of its setup). */
 function holdsNothing(dir: string, top: boolean): boolean {

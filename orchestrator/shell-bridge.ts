@@ -60,7 +60,6 @@ export interface ShellBridgeDeps {
  */
 export class EngineShellBridge {
   private readonly owners = new Map<string, object>();
-  private readonly running = new Set<string>();
   private readonly offs: Array<() => void>;
   private server: Promise<LeaseServer> | undefined;
   private failed = false;
@@ -69,21 +68,18 @@ export class EngineShellBridge {
     private readonly bus: EventBus,
     /** The process's lease server: taken on the first lease, given back on close. */
     private readonly leaseServer: { acquire(): Promise<LeaseServer>; release(): Promise<void> },
-    /** Whether an agent still has background work running (its lease then outlives its answer). */
-    private readonly agents: { hasTasks(agentId: string): boolean },
+    /** Whether an agent still has background work running (its lease then outlives its answer), and whether it runs. */
+    private readonly agents: { hasTasks(agentId: string): boolean; isRunning(agentId: string): boolean },
   ) {
     this.offs = [
-      // Which agents are running, from the bus (the engine builds the bridge before its agent tree).
-      bus.on('agent.start', (event) => void this.running.add(event.agentId)),
       bus.on('agent.end', (event) => {
-        this.running.delete(event.agentId);
         // Stopped, timed out or failed: revoke now. Completed with background commands still running: when they end.
         if (event.status !== 'completed' || !this.agents.hasTasks(event.agentId)) this.revoke(event.agentId);
       }),
       bus.on('task.end', (event) => {
         // (TaskEvent covers task.start and task.end in one type, which EventOf cannot narrow.)
         const id = (event as unknown as TaskEvent).agentId;
-        if (!this.agents.hasTasks(id) && !this.running.has(id)) this.revoke(id);
+        if (!this.agents.hasTasks(id) && !this.agents.isRunning(id)) this.revoke(id);
       }),
     ];
   }

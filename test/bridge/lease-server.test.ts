@@ -212,7 +212,7 @@ describe('the lease server when it cannot start or listen', () => {
     const bridge = new EngineShellBridge(
       bus,
       { acquire: () => Promise.reject(new Error('no space left on device')), release: async () => void released++ },
-      { hasTasks: () => false },
+      { hasTasks: () => false, isRunning: () => false },
     );
     const adapter = bridge.adapterFor({ id: 'a1' } as AgentRecord, {} as BridgeAgent);
     expect(await adapter.lease()).toBeUndefined();
@@ -229,7 +229,7 @@ describe('the lease server when it cannot start or listen', () => {
     const bridge = new EngineShellBridge(
       bus,
       { acquire: async () => own, release: async () => {} },
-      { hasTasks: () => false },
+      { hasTasks: () => false, isRunning: () => false },
     );
     const adapter = bridge.adapterFor({ id: 'a1' } as AgentRecord, {} as BridgeAgent);
     // No folder to listen in (as when no file handle is left): a warning, no lease.

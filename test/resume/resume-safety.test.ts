@@ -4,11 +4,10 @@
 // effect exactly once). Each case ends with a resume that completes every item.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../orchestrator/models/scripted.js';
-import { readEvents, removeDir, tempDir, waitFor, writeTree } from '../swarm/helpers.js';
-import { MURMUR_BIN, staleBinReason } from '../murmur-bin.js';
+import { murmurIn, readEvents, removeDir, tempDir, waitFor, writeTree } from '../swarm/helpers.js';
+import { staleBinReason } from '../murmur-bin.js';
 
 let dir: string;
 beforeAll(() => {
@@ -22,20 +21,8 @@ afterEach(async () => {
   await removeDir(dir);
 });
 
-function childEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('MURMUR_')) env[k] = v;
-  return { ...env, HOME: dir, ...extra };
-}
-
 function murmur(args: string[], env: Record<string, string> = {}) {
-  return execa(process.execPath, [MURMUR_BIN, ...args], {
-    reject: false,
-    cwd: dir,
-    env: childEnv(env),
-    extendEnv: false,
-    stdin: 'ignore',
-  });
+  return murmurIn(dir, args, env);
 }
 
 /** Each item appends its name to effects.log with bash, then answers; `slow` items first wait `slowMs`. */

@@ -3,14 +3,11 @@
 // anything starts, Ctrl-C, and a SIGKILL followed by `murmur resume` that finishes only the unfinished items.
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { execa, type ResultPromise } from 'execa';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../orchestrator/models/scripted.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
-import { readEvents, removeDir, tempDir, waitFor, writeTree } from './helpers.js';
-import { MURMUR_BIN, staleBinReason } from '../murmur-bin.js';
-
-const MAIN = MURMUR_BIN;
+import { murmurIn, readEvents, removeDir, tempDir, waitFor, writeTree } from './helpers.js';
+import { staleBinReason } from '../murmur-bin.js';
 
 let dir: string;
 beforeAll(() => {
@@ -24,29 +21,14 @@ afterEach(async () => {
   await removeDir(dir);
 });
 
-function childEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('MURMUR_')) env[k] = v;
-  return { ...env, HOME: dir, ...extra };
-}
-
 function scriptFile(script: Script, name = 'script.json'): string {
   const file = path.join(dir, name);
   writeFileSync(file, JSON.stringify(script));
   return file;
 }
 
-function murmur(
-  args: string[],
-  env: Record<string, string> = {},
-): ResultPromise<{ reject: false; cwd: string; env: Record<string, string>; extendEnv: false; stdin: 'ignore' }> {
-  return execa(process.execPath, [MAIN, ...args], {
-    reject: false,
-    cwd: dir,
-    env: childEnv(env),
-    extendEnv: false,
-    stdin: 'ignore',
-  });
+function murmur(args: string[], env: Record<string, string> = {}) {
+  return murmurIn(dir, args, env);
 }
 
 const HOSTILE_SCRIPT: Script = {

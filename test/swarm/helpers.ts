@@ -1,6 +1,7 @@
 // Shared fixtures for the swarm suites: a real temp workspace, a real Engine on the scripted model with the
 // agent_swarm tool wired as the command line wires it, event capture, and small git helpers.
 import { execFileSync } from 'node:child_process';
+import { execa } from 'execa';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -15,6 +16,7 @@ import { builtinProfile } from '../../roles/profile.js';
 import { swarmAdapterFor } from '../../host/swarm-adapter.js';
 import type { SwarmRequest } from '../../tools/adapters.js';
 import { agentSwarmTool } from '../../tools/agents/agent-swarm.js';
+import { MURMUR_BIN } from '../murmur-bin.js';
 
 export async function tempDir(prefix = 'murmur-swarm-'): Promise<string> {
   return realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
@@ -105,23 +107,27 @@ export function git(cwd: string, ...args: string[]): string {
 }
 
 /** A git repository with one commit holding `files`. */
-export function gitRepo(cwd: string, files: Record<string, string>): void {
-  writeTree(cwd, files);
-  git(cwd, 'init', '-q', '-b', 'main');
+/** Commits everything in `cwd` as a test user (no signing, no hooks of the machine's config). */
+export function commitAll(cwd: string, message: string, user = 'test'): void {
   git(cwd, 'add', '-A');
   git(
     cwd,
     '-c',
-    'user.name=test',
+    `user.name=${user}`,
     '-c',
-    'user.email=test@localhost',
+    `user.email=${user}@localhost`,
     '-c',
     'commit.gpgsign=false',
     'commit',
-    '-q',
-    '-m',
-    'initial',
+    '-qm',
+    message,
   );
+}
+
+export function gitRepo(cwd: string, files: Record<string, string>): void {
+  writeTree(cwd, files);
+  git(cwd, 'init', '-q', '-b', 'main');
+  commitAll(cwd, 'initial');
 }
 
 /** Polls until `check` returns a value (not undefined) or the time is up. */
@@ -147,4 +153,22 @@ export function readEvents(file: string): MurmurEvent[] {
     }
   }
   return events;
+}
+
+/** This process's environment without its MURMUR_* variables, with HOME at `home`, plus `extra`. */
+export function binEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('MURMUR_')) env[k] = v;
+  return { ...env, HOME: home, ...extra };
+}
+
+/** package.json's bin in `dir` (HOME there too), never rejecting: the exit code and output are the result. */
+export function murmurIn(dir: string, args: string[], env: Record<string, string> = {}) {
+  return execa(process.execPath, [MURMUR_BIN, ...args], {
+    reject: false,
+    cwd: dir,
+    env: binEnv(dir, env),
+    extendEnv: false,
+    stdin: 'ignore',
+  });
 }

@@ -7,6 +7,7 @@ import type { Script } from '../../orchestrator/models/scripted.js';
 import { WorktreeIsolation } from '../../swarm/worktree.js';
 import {
   eventsOf,
+  commitAll,
   git,
   gitRepo,
   makeEngine,
@@ -397,19 +398,7 @@ describe('WorktreeIsolation after a crash', () => {
     const workspace = await before.prepare(0);
     writeFileSync(path.join(workspace, 'a.txt'), 'A\n');
     // mergeBack's commit, and then the process dies before the apply.
-    git(workspace, 'add', '-A');
-    git(
-      workspace,
-      '-c',
-      'user.name=murmur',
-      '-c',
-      'user.email=murmur@localhost',
-      '-c',
-      'commit.gpgsign=false',
-      'commit',
-      '-qm',
-      'murmur swarm: a',
-    );
+    commitAll(workspace, 'murmur swarm: a', 'murmur');
     // Meanwhile the user commits elsewhere: the merge must not undo that.
     writeFileSync(path.join(dir, 'b.txt'), 'B\n');
     git(
@@ -441,19 +430,7 @@ describe('WorktreeIsolation after a crash', () => {
     if (typeof before === 'string') throw new Error(before);
     const workspace = await before.prepare(0);
     writeFileSync(path.join(workspace, 'a.txt'), 'A\n');
-    git(workspace, 'add', '-A');
-    git(
-      workspace,
-      '-c',
-      'user.name=murmur',
-      '-c',
-      'user.email=murmur@localhost',
-      '-c',
-      'commit.gpgsign=false',
-      'commit',
-      '-qm',
-      'murmur swarm: a',
-    );
+    commitAll(workspace, 'murmur swarm: a', 'murmur');
     writeFileSync(path.join(dir, 'a.txt'), 'A\n'); // applied, then the crash
 
     const after = await open();
@@ -470,19 +447,7 @@ describe('WorktreeIsolation after a crash', () => {
     const workspace = await before.prepare(0);
     // Only an added line: its context is still there after the apply, so the patch would apply forward again.
     writeFileSync(path.join(workspace, 'a.txt'), 'a\nchanged\n');
-    git(workspace, 'add', '-A');
-    git(
-      workspace,
-      '-c',
-      'user.name=murmur',
-      '-c',
-      'user.email=murmur@localhost',
-      '-c',
-      'commit.gpgsign=false',
-      'commit',
-      '-qm',
-      'murmur swarm: a',
-    );
+    commitAll(workspace, 'murmur swarm: a', 'murmur');
     writeFileSync(path.join(dir, 'a.txt'), 'a\nchanged\n'); // applied, then the crash
 
     const after = await open();
