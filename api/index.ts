@@ -11,6 +11,7 @@ export type {
   CustomTool,
   ApprovalHandler,
   QuestionHandler,
+  SandboxOptions,
 } from './options.js';
 export type { RunReport, SwarmReport } from '../host/reports.js';
 export type { ItemResult, ItemOutcome } from '../swarm/report.js';

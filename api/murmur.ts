@@ -16,6 +16,7 @@ import { agentNameProblem, swarmItemsProblem } from '../host/checks.js';
 import { reportOf, runOnEngine, swarmTitle, type Finished, type RunRequest } from '../host/lifecycle.js';
 import { assembleEngine } from '../host/assemble.js';
 import { HostInputError } from '../host/errors.js';
+import type { SandboxChoice } from '../host/sandbox.js';
 import { providerFactory, providerFromSpec } from '../host/models.js';
 import { runReport, type RunReport, type SwarmReport } from '../host/reports.js';
 import { checkOptions, type CheckedOptions, type MurmurOptions } from './options.js';
@@ -159,6 +160,7 @@ class MurmurInstance implements Murmur {
     signal: AbortSignal | undefined,
     session?: SessionStore,
     extend?: (options: EngineOptions) => void,
+    sandbox?: SandboxChoice,
   ): Promise<{ engine: Engine; done: () => Promise<void> }> {
     const { cwd, config, env, options } = this.checked;
     const bus = new EventBus();
@@ -187,6 +189,7 @@ class MurmurInstance implements Murmur {
       ...(mcp ? { mcp } : {}),
       ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
       ...(options.swarmMode === true ? { swarmMode: true } : {}),
+      ...(sandbox ? { sandbox } : {}),
       ...(asker
         ? { asker }
         : { headlessReason: 'murmur runs as a library without an approval handler, so nobody can answer' }),
@@ -289,6 +292,10 @@ class MurmurInstance implements Murmur {
       options.signal,
       resumable.session,
       resumable.extend,
+      // A session whose shells ran in the sandbox resumes in it.
+      resumable.settings.sandbox
+        ? { enabled: true, ...(resumable.settings.sandboxNetwork ? { network: true } : {}) }
+        : undefined,
     );
     return reportOf(finished);
   }
@@ -300,8 +307,9 @@ class MurmurInstance implements Murmur {
     signal: AbortSignal | undefined,
     session?: SessionStore,
     extend?: (options: EngineOptions) => void,
+    sandbox?: SandboxChoice,
   ): Promise<Finished> {
-    const { engine, done } = await this.open(kind, signal, session, extend);
+    const { engine, done } = await this.open(kind, signal, session, extend, sandbox);
     try {
       const result = await runOnEngine(engine, request, this.checked.env);
       if (!result.ok)

@@ -84,6 +84,22 @@ export interface MurmurOptions {
   tools?: readonly CustomTool[];
   /** false: nothing written under .murmur (no sessions, so nothing to resume). Default true. */
   sessions?: boolean;
+  /**
+   * Agents' bash commands in a bubblewrap sandbox (Linux; as --sandbox): `true`, or murmur.toml's `[sandbox]` keys
+   * (`enabled`, `network`, `autoAllowBash`), which it overrides. Absent = murmur.toml's. A sandbox that cannot work
+   * here (bwrap missing, no namespaces) makes each run throw MurmurOptionsError naming `sandbox`.
+   */
+  sandbox?: boolean | SandboxOptions;
+}
+
+/** murmur.toml's `[sandbox]` table. */
+export interface SandboxOptions {
+  /** Default true when the object is given. */
+  enabled?: boolean;
+  /** Commands may reach the network. Default false. */
+  network?: boolean;
+  /** Auto permission mode runs bash without asking while the sandbox is on. Default false. */
+  autoAllowBash?: boolean;
 }
 
 const KNOWN = new Set([
@@ -102,6 +118,7 @@ const KNOWN = new Set([
   'env',
   'tools',
   'sessions',
+  'sandbox',
 ]);
 
 export interface CheckedOptions {
@@ -182,6 +199,12 @@ export async function checkOptions(options: MurmurOptions): Promise<CheckedOptio
   if (options.mcpServers !== undefined) merged.mcpServers = { ...file.mcpServers, ...options.mcpServers };
   if (options.limits !== undefined) merged.limits = { ...file.limits, ...options.limits };
   if (options.effort !== undefined) merged.effort = options.effort;
+  if (typeof options.sandbox === 'boolean') merged.sandbox = { ...file.sandbox, enabled: options.sandbox };
+  else if (options.sandbox !== undefined)
+    merged.sandbox =
+      typeof options.sandbox === 'object' && options.sandbox !== null
+        ? { ...file.sandbox, enabled: true, ...options.sandbox }
+        : options.sandbox;
   let config: MurmurConfig;
   try {
     config = validateConfig(merged, 'options');

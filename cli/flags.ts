@@ -44,6 +44,13 @@ const queue: FlagSpec = {
   default: 'MURMUR_QUEUE',
 };
 
+const sandbox: FlagSpec = {
+  kind: 'boolean',
+  description:
+    "agents' bash commands in a bubblewrap sandbox: the workspace writable, the rest read-only, no secrets, no network",
+  default: "murmur.toml's [sandbox] enabled, else off",
+};
+
 /** What run, swarm and resume share. */
 export const COMMON_FLAGS: FlagSpecs = {
   model,
@@ -60,6 +67,7 @@ export const COMMON_FLAGS: FlagSpecs = {
   'permission-mode': permissionMode,
   'swarm-mode': { kind: 'boolean', description: 'let agents start swarms (agent_swarm) without asking' },
   effort,
+  sandbox,
 };
 
 export const RUN_FLAGS: FlagSpecs = {
@@ -118,6 +126,7 @@ export const RESUME_FLAGS: FlagSpecs = {
   'permission-mode': { ...permissionMode, default: SESSIONS },
   'swarm-mode': { ...COMMON_FLAGS['swarm-mode']!, default: SESSIONS },
   effort: { ...effort, default: SESSIONS },
+  sandbox: { ...sandbox, default: "the session's (a session run in the sandbox resumes in it)" },
   // A queue swarm whose URL holds a password was saved without it, so it is given again.
   queue: {
     ...queue,
@@ -145,6 +154,7 @@ export const MCP_FLAGS: FlagSpecs = {
     ...permissionMode,
     description: 'what tools may do; nobody can be asked over MCP, so a call that needs approval is refused',
   },
+  sandbox,
 };
 
 export const WORKER_FLAGS: FlagSpecs = {
@@ -166,6 +176,10 @@ export const WORKER_FLAGS: FlagSpecs = {
     value: 'NAME',
     description: "this worker's name in the coordinator's report",
     default: 'the host name',
+  },
+  sandbox: {
+    ...sandbox,
+    description: "every item's bash commands in a bubblewrap sandbox (items of a sandboxed swarm always are)",
   },
 };
 

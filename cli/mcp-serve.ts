@@ -25,6 +25,8 @@ import type { Assembled } from '../host/assemble.js';
 import { reportOf, runOnEngine, swarmTitle, type Finished, type RunRequest } from '../host/lifecycle.js';
 import { renderReport } from '../host/reports.js';
 import { maxSwarmItems } from '../host/checks.js';
+import { HostInputError } from '../host/errors.js';
+import { checkSandboxWorks, sandboxEnabled } from '../host/sandbox.js';
 import { followProgress, progressSender } from './mcp-progress.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -69,6 +71,15 @@ export async function mcpCommand(argv: readonly string[]): Promise<number> {
   const rules = parseRuleLists(config.permissions);
   if (rules.problems.length > 0)
     throw new UsageError(`murmur mcp serve: ${rules.problems.map(describeRuleProblem).join('; ')}`);
+  // A sandbox that cannot work here would fail every request: exit 2 now.
+  if (sandboxEnabled(config, args.flags.sandbox === true ? { enabled: true } : undefined)) {
+    try {
+      await checkSandboxWorks(cwd, config, env);
+    } catch (error) {
+      if (error instanceof HostInputError) throw new UsageError(`murmur mcp serve: ${error.message}`);
+      throw error;
+    }
+  }
   const mcp = await mcpSourceFor({ cwd, config, env, bus: setupBus, provider });
   const gate = sharedModelGate(config);
   return serve({ cwd, config, provider, args, env, gate, ...(mcp ? { mcp } : {}) });
@@ -209,6 +220,7 @@ async function openEngine(ctx: ServeContext, kind: 'run' | 'swarm'): Promise<Ass
     sessionKind: kind,
     ...(ctx.mcp ? { mcp: ctx.mcp } : {}),
     ...(permissionMode ? { permissionMode } : {}),
+    ...(ctx.args.flags.sandbox === true ? { sandbox: { enabled: true } } : {}),
     // Nobody can answer over MCP: approvals are settled by policy at once.
     headlessReason:
       hostAsker({ mode: 'quiet', screen: undefined, mcpServer: true }).headlessReason ?? 'murmur runs as an MCP server',

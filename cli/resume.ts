@@ -46,6 +46,9 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
     title: resumable.title,
     sessionKind: resumable.swarm ? 'swarm' : 'run',
     session: resumable.session,
+    ...(resumable.settings.sandbox
+      ? { sandbox: { enabled: true, ...(resumable.settings.sandboxNetwork ? { network: true } : {}) } }
+      : {}),
     ...(resumable.extend ? { extend: resumable.extend } : {}),
   });
   try {

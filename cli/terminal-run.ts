@@ -20,6 +20,7 @@ import { SessionStore } from '../orchestrator/session.js';
 import type { MurmurConfig } from '../orchestrator/config.js';
 import { assembleEngine } from '../host/assemble.js';
 import { HostInputError } from '../host/errors.js';
+import type { SandboxChoice } from '../host/sandbox.js';
 import { runOnEngine, type Finished, type Refused, type RunRequest } from '../host/lifecycle.js';
 
 export interface TerminalRun {
@@ -43,6 +44,8 @@ export interface TerminalRunOptions {
   extend?: (options: EngineOptions) => void;
   /** Who answers instead of the screen or terminal (a scheduled run's hold asker). */
   asker?: HostAsker;
+  /** The sandbox a resumed session ran with (on, and with the network); --sandbox turns it on too. */
+  sandbox?: SandboxChoice;
 }
 
 export async function openTerminalRun(
@@ -79,6 +82,8 @@ export async function openTerminalRun(
   const baseUrl = stringFlag(args, 'base-url');
   // Only a given flag counts: its absence must not override `swarmMode = true` in the configuration.
   const swarmMode = args.flags['swarm-mode'] === true;
+  const sandbox: SandboxChoice | undefined =
+    args.flags.sandbox === true ? { ...options.sandbox, enabled: true } : options.sandbox;
   let assembled;
   try {
     assembled = await assembleEngine({
@@ -93,6 +98,7 @@ export async function openTerminalRun(
       ...(mcp ? { mcp } : {}),
       ...(permissionMode ? { permissionMode } : {}),
       ...(swarmMode ? { swarmMode: true } : {}),
+      ...(sandbox ? { sandbox } : {}),
       ...(asker ? { asker } : {}),
       ...(headlessReason !== undefined ? { headlessReason } : {}),
       ...(options.session ? { session: options.session } : {}),

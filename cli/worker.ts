@@ -8,6 +8,8 @@ import { WORKER_FLAGS } from './flags.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
 import { swarmHostFor } from '../host/swarm-host.js';
+import { HostInputError } from '../host/errors.js';
+import { checkSandboxWorks } from '../host/sandbox.js';
 import {
   connectQueueTarget,
   loadQueueWorker,
@@ -17,6 +19,16 @@ import {
 } from '../host/queue.js';
 
 const PERMISSION_MODES = new Set(['manual', 'auto', 'yolo']);
+
+/** A worker started with --sandbox that cannot sandbox would fail every item: exit 2 at once instead. */
+async function sandboxWorks(root: string, env: NodeJS.ProcessEnv): Promise<void> {
+  try {
+    await checkSandboxWorks(root, await configFor(root), env);
+  } catch (error) {
+    if (error instanceof HostInputError) throw new UsageError(`murmur worker: ${error.message}`);
+    throw error;
+  }
+}
 
 /** The queue's URL from --queue or MURMUR_QUEUE, checked and connected; bad input is exit 2 naming it (password hidden). */
 export async function queueFromFlagOrEnv(
@@ -70,6 +82,9 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
     throw new UsageError(
       `murmur worker: --cwd ${JSON.stringify(cwd)} is not in a git repository; start the worker in a clone of the coordinator's repository.`,
     );
+  const sandboxed = args.flags.sandbox === true;
+  // Checked now: a worker that cannot sandbox would fail every item.
+  if (sandboxed) await sandboxWorks(root, env);
   const queue = await queueFromFlagOrEnv('worker', stringFlag(args, 'queue'), env);
   if (!queue)
     throw new UsageError(
@@ -139,6 +154,10 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
         sessionKind: 'swarm',
         ...(mcp ? { mcp } : {}),
         ...(permissionMode ? { permissionMode } : {}),
+        // The item's shells in the sandbox when this worker or the swarm's coordinator runs them there.
+        ...(sandboxed || job.sandbox
+          ? { sandbox: { enabled: true, ...(job.sandbox?.network ? { network: true } : {}) } }
+          : {}),
         headlessReason: 'a queue worker has nobody to ask',
         session: false,
         limits: { maxAgents: Number.POSITIVE_INFINITY },

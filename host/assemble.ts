@@ -9,6 +9,7 @@ import { SessionStore, stateHome } from '../orchestrator/session.js';
 import { AgentDirectory } from '../orchestrator/agent-directory.js';
 import { HostInputError } from './errors.js';
 import { lockSession } from './session-lock.js';
+import { resolveSandbox } from './sandbox.js';
 import { hostEngineOptions, interactionFor, permissionsFor, type HostInput } from './engine-options.js';
 
 export interface AssemblyInput extends HostInput {
@@ -27,8 +28,10 @@ export interface Assembled {
 export async function assembleEngine(input: AssemblyInput): Promise<Assembled> {
   // 1. The agent directory: approval prompts look up the asking agent's parents there; the agent tree fills it.
   const directory = new AgentDirectory();
-  // 2. The permission setup (a bad rule throws here, before anything is on disk) and the interaction adapters.
-  const permissions = permissionsFor(input, directory.get);
+  // 2. The sandbox (one that cannot work here throws, before anything is on disk), the permission setup (a bad
+  //    rule throws too; auto mode may allow sandboxed bash) and the interaction adapters.
+  const sandbox = await resolveSandbox(input.cwd, input.config, input.env, input.sandbox);
+  const permissions = permissionsFor(input, directory.get, sandbox);
   const interaction = await interactionFor(input, permissions);
   // 3. The session (the result budget spills long results into it), held by this process while it runs it.
   const session =
@@ -40,7 +43,7 @@ export async function assembleEngine(input: AssemblyInput): Promise<Assembled> {
   const lock = locked?.lock;
   try {
     // 4. The options and the engine.
-    const options = hostEngineOptions(input, { directory, permissions, interaction, session });
+    const options = hostEngineOptions(input, { directory, permissions, interaction, session, sandbox });
     input.extend?.(options);
     const engine = new Engine(options);
     // 5. The abort signal.

@@ -29,6 +29,8 @@ import { swarmAdapterFor } from './swarm-adapter.js';
 import { CREATE_SCHEDULED_TASK, createScheduledTaskTool } from '../tools/agents/create-scheduled-task.js';
 import { cronToolAdapter } from '../orchestrator/cron/tool-adapter.js';
 import { HostInputError } from './errors.js';
+import type { SandboxChoice } from './sandbox.js';
+import type { ShellSandbox } from '../tools/adapters.js';
 
 /** Everything a host decides, as plain values (no parsed command line). */
 export interface HostInput {
@@ -48,6 +50,8 @@ export interface HostInput {
   permissionMode?: PermissionMode;
   /** Absent = murmur.toml's `[swarm] swarmMode`. */
   swarmMode?: boolean;
+  /** Agents' shells in the sandbox (host/sandbox.ts); absent fields = murmur.toml's `[sandbox]`. */
+  sandbox?: SandboxChoice;
   /** The one place where a person answers; absent = nobody can (requests are then settled by policy at once). */
   asker?: Asker;
   headlessReason?: string;
@@ -69,6 +73,8 @@ export interface EngineParts {
   interaction: InteractionAdapters;
   /** None = nothing on disk. */
   session: SessionStore | undefined;
+  /** The run's sandbox, checked to work; none = commands unconfined. */
+  sandbox: ShellSandbox | undefined;
 }
 
 /** One limit on model requests in flight for every engine of a process (`murmur mcp serve` runs one per request). */
@@ -97,6 +103,7 @@ function scheduledTaskTool(
 export function permissionsFor(
   input: HostInput,
   agents: (agentId: string) => AgentLookupRecord | undefined,
+  sandbox: ShellSandbox | undefined,
 ): PermissionSetup {
   try {
     return createPermissionSetup({
@@ -104,6 +111,7 @@ export function permissionsFor(
       workspaceRoot: realpathSync(input.cwd),
       ...(input.permissionMode !== undefined ? { mode: input.permissionMode } : {}),
       ...(input.swarmMode !== undefined ? { swarmMode: input.swarmMode } : {}),
+      sandboxed: sandbox !== undefined,
       ...(input.asker ? { asker: input.asker } : {}),
       ...(input.headlessReason !== undefined ? { headlessReason: input.headlessReason } : {}),
       agents,
@@ -167,6 +175,15 @@ export function hostEngineOptions(input: HostInput, parts: EngineParts): EngineO
   if (input.providerFor) options.providerFor = input.providerFor;
   if (input.mcp) options.mcp = input.mcp;
   if (input.settings) options.settings = input.settings;
+  if (parts.sandbox) {
+    options.sandbox = parts.sandbox;
+    // Saved, so a resume runs its commands in the sandbox too (whichever way it was turned on).
+    options.settings = {
+      ...options.settings,
+      sandbox: true,
+      ...(parts.sandbox.network ? { sandboxNetwork: true } : {}),
+    };
+  }
   // A swarm session's items are subagents without a parent: the spawn cap for one agent's children does not apply.
   if (input.sessionKind === 'swarm') options.limits = { maxAgents: Number.POSITIVE_INFINITY };
   if (input.limits) options.limits = { ...options.limits, ...input.limits };

@@ -76,6 +76,7 @@ async function queueLauncher(
       itemTimeoutMs: plan.settings.itemTimeoutMs,
       ...(permissionMode !== undefined ? { permissionMode } : {}),
       ...(effort !== undefined ? { effort } : {}),
+      ...(engine.options.sandbox ? { sandbox: { network: engine.options.sandbox.network } } : {}),
       maxModelRequests: engine.agentTree.limits.maxModelRequests,
       queue,
       initialCapacity: c.maxConcurrency !== undefined ? Math.min(c.initialBurst, c.maxConcurrency) : c.initialBurst,

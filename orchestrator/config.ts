@@ -74,6 +74,17 @@ const ConfigSchema = Type.Object(
       ),
     ),
     shell: Type.Optional(Type.Object({ secretEnvPatterns: Type.Optional(Strings) }, { additionalProperties: false })),
+    /** Agents' bash commands in a bubblewrap sandbox (host/sandbox.ts, tools/shell/sandbox.ts). */
+    sandbox: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean()),
+          network: Type.Optional(Type.Boolean()),
+          autoAllowBash: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     /** `shellBridge = false` turns murmur-tools off everywhere. */
     tools: Type.Optional(Type.Object({ shellBridge: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
     budget: Type.Optional(

@@ -1,6 +1,6 @@
 // What an engine is built from (EngineOptions, all plain values and ports: the host assembly fills them) and what
 // a run returns (RunOutcome).
-import type { SwarmAdapter } from '../tools/adapters.js';
+import type { ShellSandbox, SwarmAdapter } from '../tools/adapters.js';
 import type { InteractionAdapters } from '../tools/adapters-interaction.js';
 import type { AgentSwarmToolFactory } from '../tools/agents/agent-swarm.js';
 import type { RegistryDeps } from '../tools/registry.js';
@@ -56,6 +56,8 @@ export interface EngineOptions {
   modelGate?: Semaphore;
   /** false: no murmur-tools in agents' shells (also `[tools] shellBridge = false`). */
   shellBridge?: boolean;
+  /** Agents' bash commands run in this sandbox (host/sandbox.ts checks that it works); absent = unconfined. */
+  sandbox?: ShellSandbox;
   /** Where the run's agents are registered as they spawn; the host makes it first when its permission setup looks agents up. */
   directory?: AgentDirectory;
   /** Where the run's files are appended (transcripts, events.jsonl, task logs): the process's pool unless given. */

@@ -14,7 +14,7 @@ import { builtinProfile, type AgentProfile } from '../roles/profile.js';
 import type { AgentRunResult } from './agent.js';
 import { makeConfigurer, type RuntimeDeps } from './agent-runtime.js';
 import { toolPortsFrom } from './tool-ports.js';
-import { EngineShellBridge } from './shell-bridge.js';
+import { processLeaseServer, EngineShellBridge } from './shell-bridge.js';
 import { type Clock, systemClock } from './clock.js';
 import { durationMs, type MurmurConfig } from './config.js';
 import { EventBus } from './events.js';
@@ -145,7 +145,10 @@ export class Engine {
         hidden: hiddenByDenyRules(this.config),
       },
       // Added to the built-in secret names, never instead of them.
-      env: { secretPatterns: this.config.shell?.secretEnvPatterns ?? [] },
+      env: {
+        secretPatterns: this.config.shell?.secretEnvPatterns ?? [],
+        ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+      },
       tools,
       capabilities: options.provider.capabilities,
       tasks: this.tasks,
@@ -162,14 +165,8 @@ export class Engine {
     if (options.extraVetoes) runtime.extraVetoes = options.extraVetoes;
     if (options.resultBudget) runtime.resultBudget = options.resultBudget;
     if (this.config.tools?.shellBridge !== false && options.shellBridge !== false) {
-      // The lease server (a socket in a private folder) starts with the first bash an agent runs.
-      const leases = () => import('../tools/bridge/lease-server.js');
-      const leaseServer = {
-        acquire: () => leases().then((m) => m.acquireLeaseServer()),
-        release: () => leases().then((m) => m.releaseLeaseServer()),
-      };
       const tasks = this.tasks;
-      this.shellBridge = new EngineShellBridge(this.bus, leaseServer, {
+      this.shellBridge = new EngineShellBridge(this.bus, processLeaseServer, {
         hasTasks: (id) => tasks.activeCount(id) > 0,
         isRunning: (id) => directory.get(id)?.agent.status === 'running',
       });

@@ -47,6 +47,10 @@ export interface RunSettings {
   baseUrl?: string;
   /** `--effort`, kept so a resumed run thinks as hard. */
   effort?: string;
+  /** Agents' shells ran in the sandbox: a resume runs them there too. */
+  sandbox?: boolean;
+  /** …with the network allowed. */
+  sandboxNetwork?: boolean;
 }
 
 export type SavedStateRead = { ok: true; state: SessionState } | { ok: false; error: string };

@@ -46,6 +46,15 @@ export function filterRefusal(tool: RuntimeTool, facts: TurnFacts): string | und
   return undefined;
 }
 
+// The lease server (a socket in a private folder) is loaded and started with the first bash an agent runs.
+const leases = () => import('../tools/bridge/lease-server.js');
+
+/** The process's lease server, shared by its engines. */
+export const processLeaseServer = {
+  acquire: () => leases().then((m) => m.acquireLeaseServer()),
+  release: () => leases().then((m) => m.releaseLeaseServer()),
+};
+
 export interface ShellBridgeDeps {
   bus: EventBus;
   /** The agent's local tools (its shell may reach the SHELL_BUILTINS among them). */

@@ -96,10 +96,26 @@ export interface BackgroundTasks {
   stop(taskId: string, reason: string): TaskInfo | undefined;
 }
 
-/** Secret-like environment variables removed from child processes. */
+/** What child processes get: secret-like environment variables removed, and the sandbox they run in. */
 export interface EnvPolicy {
   /** Glob-like name patterns, such as `*_API_KEY`. */
   secretPatterns: readonly string[];
+  /** Run every bash command in this sandbox. Missing: commands run as the user, unconfined. */
+  sandbox?: ShellSandbox;
+}
+
+/** The run's sandbox for agents' shells (tools/shell/sandbox.ts), checked to work before the run started. */
+export interface ShellSandbox {
+  /** The bubblewrap executable. */
+  bwrap: string;
+  /** Whether commands may reach the network (`[sandbox] network`). */
+  network: boolean;
+  /** The run's workspace root (a worktree agent sees it read-only). */
+  runRoot: string;
+  /** murmur's state folders (the workspace's `.murmur/`, MURMUR_HOME): not visible to commands. */
+  stateDirs: readonly string[];
+  /** Folders inside those shown again, read-only (skills, whose scripts commands run). */
+  readable: readonly string[];
 }
 
 export interface SubagentRequest {

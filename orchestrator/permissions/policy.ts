@@ -60,6 +60,8 @@ export interface PolicyInput {
   mode: PermissionMode;
   swarmMode: boolean;
   rules: PolicyRules;
+  /** Auto mode allows bash: its commands run in the sandbox and `[sandbox] autoAllowBash` is on. */
+  sandboxedBash?: boolean;
   /** For auto mode: whether the call's path lies in the workspace (symlinks followed). */
   insideWorkspace?: boolean;
 }
@@ -114,6 +116,8 @@ export function decide(subject: CallSubject, input: PolicyInput): Decision {
     return { kind: 'allow', why: `${subject.tool} is marked read-only by its server` };
   if (SELF_CHECKED_TOOLS.has(subject.tool) && subject.via === undefined)
     return { kind: 'allow', why: `${subject.tool} changes nothing by itself` };
+  if (mode === 'auto' && subject.tool === 'bash' && input.sandboxedBash === true)
+    return { kind: 'allow', why: 'auto mode allows bash in the sandbox ([sandbox] autoAllowBash)' };
   if (
     mode === 'auto' &&
     FILE_EDIT_TOOLS.has(subject.tool) &&

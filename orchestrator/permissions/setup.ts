@@ -35,6 +35,8 @@ export interface PermissionSetupOptions {
   mode?: PermissionMode;
   /** `--swarm-mode`; default: config.swarm.swarmMode, else false. */
   swarmMode?: boolean;
+  /** Whether agents' bash commands run in the sandbox: `[sandbox] autoAllowBash` then lets auto mode allow them. */
+  sandboxed?: boolean;
   workspaceRoot: string;
   /** The one place where the user answers; missing = nobody can (no terminal, --json, MCP server mode). */
   asker?: Asker;
@@ -91,6 +93,7 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
   const config = options.config ?? {};
   const mode: PermissionMode = options.mode ?? config.permissionMode ?? 'manual';
   const swarmMode = options.swarmMode ?? config.swarm?.swarmMode ?? false;
+  const sandboxedBash = options.sandboxed === true && config.sandbox?.autoAllowBash === true;
   const settings = config.permissions ?? {};
   const parsed = parseRuleLists(settings);
   if (parsed.problems.length > 0) throw new PermissionRuleError(parsed.problems.map(describeRuleProblem).join('\n'));
@@ -127,6 +130,7 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
     const input = {
       mode,
       swarmMode,
+      sandboxedBash,
       rules: { ...parsed, session },
       ...(insideWorkspace !== undefined ? { insideWorkspace } : {}),
     };

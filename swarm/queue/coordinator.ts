@@ -23,6 +23,7 @@ export interface QueueLauncherSpec {
   itemTimeoutMs: number;
   permissionMode?: string;
   effort?: string;
+  sandbox?: { network: boolean };
   maxModelRequests: number;
   /** The queue's name, the base commit, the workspace's folder in the repository, the model spec. */
   queue: SavedQueue;
@@ -217,6 +218,7 @@ export class QueueLauncher implements ItemLauncher {
     if (this.spec.template !== undefined) data.template = this.spec.template;
     if (this.spec.permissionMode !== undefined) data.permissionMode = this.spec.permissionMode;
     if (this.spec.effort !== undefined) data.effort = this.spec.effort;
+    if (this.spec.sandbox) data.sandbox = this.spec.sandbox;
     return data;
   }
 

@@ -28,6 +28,8 @@ export interface ItemJob {
   subdir: string;
   permissionMode?: string;
   effort?: string;
+  /** The coordinator's agents ran their shells in the sandbox: the item's do too, on any worker. */
+  sandbox?: { network: boolean };
   /** The swarm-wide limit on model requests in flight (`[limits] maxModelRequests` of the coordinator). */
   maxModelRequests: number;
 }

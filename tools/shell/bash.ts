@@ -4,7 +4,7 @@
 import { stat } from 'node:fs/promises';
 import { delimiter } from 'node:path';
 import { Type } from '@sinclair/typebox';
-import type { TaskOutcome } from '../adapters.js';
+import type { ShellBridgeLease, TaskOutcome } from '../adapters.js';
 import {
   defineRuntimeTool,
   errorResult,
@@ -19,7 +19,8 @@ import { booleanArguments, numberArguments } from '../fs/tool-args.js';
 import { resolveToolPath } from '../fs/workspace-paths.js';
 import { isRecord } from '../util/is-record.js';
 import { HeadTailBuffer } from './output-buffer.js';
-import { runInProcessGroup, type GroupRunResult } from './process-group.js';
+import { runInProcessGroup, type GroupRunResult, type ProcessWrapper } from './process-group.js';
+import { bwrapArguments, sandboxMounts } from './sandbox.js';
 import { scrubSecrets } from './secret-env.js';
 
 export const BASH_DEFAULT_TIMEOUT_MS = 60_000;
@@ -113,7 +114,13 @@ async function workingFolder(
 }
 
 /** Starts a command as a background task: one of bash's two ways to run in the background (see createBashTool). */
-type BackgroundStart = (ctx: ToolContext, input: BashInput, cwd: string, env: Record<string, string>) => ToolResult;
+type BackgroundStart = (
+  ctx: ToolContext,
+  input: BashInput,
+  cwd: string,
+  env: Record<string, string>,
+  wrapper: ProcessWrapper | undefined,
+) => ToolResult;
 
 const noBackground: BackgroundStart = () =>
   errorResult(
@@ -122,7 +129,7 @@ const noBackground: BackgroundStart = () =>
 
 const startInBackground =
   (tasks: TaskStore): BackgroundStart =>
-  (ctx, input, cwd, env) => {
+  (ctx, input, cwd, env, wrapper) => {
     const description = input.description?.trim();
     if (!description)
       return errorResult('run_in_background needs a description: a few words saying what the command does.');
@@ -136,6 +143,7 @@ const startInBackground =
           command: input.command,
           cwd,
           env,
+          ...(wrapper ? { wrapper } : {}),
           ...(timeoutMs !== undefined ? { timeoutMs } : {}),
           signal: io.signal,
           onOutput: (text) => io.write(text),
@@ -156,11 +164,36 @@ const startInBackground =
   };
 
 /** murmur-tools on PATH and the agent's lease in the environment, when the bridge is on for this agent. */
-async function addBridgeLease(ctx: ToolContext, env: Record<string, string>): Promise<void> {
+async function addBridgeLease(ctx: ToolContext, env: Record<string, string>): Promise<ShellBridgeLease | undefined> {
   const lease = await ctx.shellBridge?.lease();
-  if (!lease) return;
+  if (!lease) return undefined;
   Object.assign(env, lease.variables);
   env.PATH = env.PATH ? `${lease.binDir}${delimiter}${env.PATH}` : lease.binDir;
+  return lease;
+}
+
+/** Where the command's processes run: the run's sandbox when it has one (see sandbox.ts), else unconfined. */
+function wrapperFor(
+  ctx: ToolContext,
+  cwd: string,
+  env: Record<string, string>,
+  lease: ShellBridgeLease | undefined,
+): ProcessWrapper | undefined {
+  const sandbox = ctx.env?.sandbox;
+  if (!sandbox) return undefined;
+  const plan = sandboxMounts({
+    sandbox,
+    root: ctx.workspace?.root ?? ctx.cwd,
+    extraRoots: ctx.workspace?.extraRoots ?? [],
+    cwd,
+    home: env.HOME,
+    runtimeDir: env.XDG_RUNTIME_DIR,
+    lease,
+  });
+  // Inside, /tmp is the sandbox's own; the agent socket of the user's ssh-agent is not there.
+  env.TMPDIR = '/tmp';
+  delete env.SSH_AUTH_SOCK;
+  return { file: sandbox.bwrap, args: bwrapArguments(plan) };
 }
 
 async function executeBash(
@@ -185,14 +218,16 @@ async function executeBash(
   // Configured patterns add to the defaults: a narrow list in murmur.toml must not let API keys through.
   const env = scrubSecrets(process.env, ctx.env?.secretPatterns ?? []);
   // Added after the secrets are stripped, so the stripping never removes the lease.
-  await addBridgeLease(ctx, env);
-  if (inBackground) return background(ctx, input, folder.path, env);
+  const lease = await addBridgeLease(ctx, env);
+  const wrapper = wrapperFor(ctx, folder.path, env, lease);
+  if (inBackground) return background(ctx, input, folder.path, env, wrapper);
   const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
   const output = new HeadTailBuffer(BASH_MAX_OUTPUT_CHARS);
   const run = await runInProcessGroup({
     command: input.command,
     cwd: folder.path,
     env,
+    ...(wrapper ? { wrapper } : {}),
     timeoutMs,
     signal,
     onOutput: (text) => {

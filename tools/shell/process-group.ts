@@ -21,6 +21,12 @@ export const OUTPUT_DRAIN_MS = 250;
 
 const SHELL = existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
 
+/** A program a command's shell runs under: its path and arguments; the shell and its own come after them. */
+export interface ProcessWrapper {
+  file: string;
+  args: readonly string[];
+}
+
 export interface GroupRunOptions {
   command: string;
   cwd: string;
@@ -32,6 +38,8 @@ export interface GroupRunOptions {
   /** See OUTPUT_DRAIN_MS. */
   drainMs?: number;
   onOutput(text: string): void;
+  /** A program the shell runs under (the sandbox). */
+  wrapper?: ProcessWrapper;
 }
 
 export interface GroupRunResult {
@@ -123,7 +131,11 @@ export async function runInProcessGroup(options: GroupRunOptions): Promise<Group
   const drainMs = options.drainMs ?? OUTPUT_DRAIN_MS;
   if (options.signal?.aborted) return { exitCode: undefined, signal: undefined, timedOut: false, aborted: true };
   const marker = newCommandMarker();
-  const subprocess = execa(SHELL, ['-c', options.command], {
+  const shellArgs = ['-c', options.command];
+  const [file, args] = options.wrapper
+    ? [options.wrapper.file, [...options.wrapper.args, SHELL, ...shellArgs]]
+    : [SHELL, shellArgs];
+  const subprocess = execa(file, args, {
     cwd: options.cwd,
     env: { ...options.env, [COMMAND_MARKER_VARIABLE]: marker },
     extendEnv: false,

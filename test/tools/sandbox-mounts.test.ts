@@ -1,0 +1,109 @@
+// The sandbox's mount plan, without bwrap: what an agent's command may write, what is hidden and in which order
+// (a later mount covers an earlier one, so secrets are hidden after the workspace that may hold them is mounted,
+// and a worktree under murmur's hidden state folder gets its own folder back).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bwrapArguments, sandboxMounts, worktreeCommonDir } from '../../tools/shell/sandbox.js';
+import type { ShellSandbox } from '../../tools/adapters.js';
+import { removeDir, tempDir } from '../swarm/helpers.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await tempDir('murmur-sandbox-plan-');
+});
+afterEach(async () => {
+  await removeDir(dir);
+});
+
+function folder(...parts: string[]): string {
+  const made = path.join(dir, ...parts);
+  mkdirSync(made, { recursive: true });
+  return made;
+}
+
+function sandboxFor(root: string, extra: Partial<ShellSandbox> = {}): ShellSandbox {
+  return {
+    bwrap: '/usr/bin/bwrap',
+    network: false,
+    runRoot: root,
+    stateDirs: [path.join(root, '.murmur')],
+    readable: [path.join(root, '.murmur', 'skills')],
+    ...extra,
+  };
+}
+
+describe('the sandbox mount plan', () => {
+  it('a workspace that is also the home folder: its secrets and state are hidden after it is mounted', () => {
+    const ws = folder('ws');
+    folder('ws', '.ssh');
+    folder('ws', '.murmur', 'skills');
+    writeFileSync(path.join(ws, '.netrc'), 'machine x password y\n');
+    const plan = sandboxMounts({
+      sandbox: sandboxFor(ws),
+      root: ws,
+      extraRoots: [],
+      cwd: ws,
+      home: ws,
+      runtimeDir: undefined,
+    });
+    expect(plan.mounts).toEqual([
+      { kind: 'bind', path: ws },
+      { kind: 'hide-dir', path: path.join(ws, '.ssh') },
+      { kind: 'hide-dir', path: path.join(ws, '.murmur') },
+      { kind: 'hide-file', path: path.join(ws, '.netrc') },
+      { kind: 'ro-bind', path: path.join(ws, '.murmur', 'skills') },
+    ]);
+  });
+
+  it("a worktree agent: the run's workspace read-only, its worktree and the repository's .git writable", () => {
+    const ws = folder('repo');
+    folder('repo', '.git', 'worktrees', 'item-1');
+    writeFileSync(path.join(ws, '.git', 'worktrees', 'item-1', 'commondir'), '../..\n');
+    const worktree = folder('repo', '.murmur', 'sessions', 's1', 'worktrees', 'w', 'item-1');
+    writeFileSync(path.join(worktree, '.git'), `gitdir: ${path.join(ws, '.git', 'worktrees', 'item-1')}\n`);
+    expect(worktreeCommonDir(worktree)).toBe(path.join(ws, '.git'));
+    const plan = sandboxMounts({
+      sandbox: sandboxFor(ws),
+      root: worktree,
+      extraRoots: [],
+      cwd: worktree,
+      home: undefined,
+      runtimeDir: undefined,
+      lease: {
+        variables: { MURMUR_TOOLS_LEASE: 't', MURMUR_TOOLS_ENDPOINT: '/tmp/murmur-tools-x/agents/a.sock' },
+        binDir: '/tmp/murmur-tools-x/bin',
+      },
+    });
+    expect(plan.mounts).toEqual([
+      { kind: 'ro-bind', path: ws },
+      { kind: 'bind', path: worktree },
+      { kind: 'bind', path: path.join(ws, '.git') },
+      { kind: 'hide-dir', path: path.join(ws, '.murmur') },
+      { kind: 'bind', path: worktree },
+      { kind: 'hide-dir', path: '/tmp/murmur-tools-x' },
+      { kind: 'ro-bind', path: '/tmp/murmur-tools-x/bin' },
+      { kind: 'ro-bind', path: '/tmp/murmur-tools-x/murmur-tools.cjs' },
+      { kind: 'bind', path: '/tmp/murmur-tools-x/agents/a.sock' },
+    ]);
+  });
+
+  it("bwrap's arguments: own PID namespace, no network unless allowed, private /tmp, then the mounts in order", () => {
+    const args = bwrapArguments({
+      mounts: [
+        { kind: 'bind', path: '/w' },
+        { kind: 'hide-dir', path: '/w/.murmur' },
+        { kind: 'hide-file', path: '/h/.netrc' },
+      ],
+      cwd: '/w/src',
+      network: false,
+    });
+    expect(args).toContain('--unshare-pid');
+    expect(args).toContain('--unshare-net');
+    expect(args).toContain('--die-with-parent');
+    expect(args.join(' ')).toContain(
+      '--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind /w /w --tmpfs /w/.murmur --ro-bind /dev/null /h/.netrc --chdir /w/src --',
+    );
+    expect(bwrapArguments({ mounts: [], cwd: '/', network: true })).not.toContain('--unshare-net');
+  });
+});
