@@ -19,7 +19,29 @@ export type { AgentSummary } from '../orchestrator/engine.js';
 export type { Usage, AgentStatus } from '../orchestrator/types.js';
 export type { MurmurEvent, EventType, EventOf } from '../orchestrator/events.js';
 export { EVENT_TYPES } from '../orchestrator/events.js';
-export type { ModelProvider, ModelCapabilities, ModelRequest, ModelResult } from '../orchestrator/models/provider.js';
+// Your own model (README "Your own model"): the provider interface, the conversation it is given and what it answers.
+export type {
+  ModelProvider,
+  ModelCapabilities,
+  ModelRequest,
+  ModelResult,
+  ModelError,
+  ModelErrorKind,
+} from '../orchestrator/models/provider.js';
+export { modelError, errorKindForStatus, parseRetryAfter } from '../orchestrator/models/provider.js';
+export type {
+  Message,
+  UserMessage,
+  AssistantMessage,
+  ToolResultMessage,
+  ToolCall,
+  ToolSchema,
+  StopReason,
+  ThinkingBlock,
+  TextContent,
+  MediaContent,
+  ToolContent,
+} from '../orchestrator/types.js';
 export type { ApprovalRequest, ApprovalAnswer, Requester, AgentLabel } from '../orchestrator/permissions/asker.js';
 export type { QuestionRequest, QuestionReply } from '../tools/adapters-interaction.js';
 export {

@@ -6,12 +6,19 @@ import { type Attempt, endsWithHandoff, rateLimited } from './item-launcher.js';
 import { escapeText, type ItemResult } from './report.js';
 import type { SwarmAgent, SwarmAgents } from './swarm-host.js';
 
+/** How much of a verifier's reasons a failed item's `reason` keeps (the worker's rework prompt gets them all). */
+const REASON_CHARS = 1_000;
+
 export interface Verdict {
   verdict: 'pass' | 'fail';
   reasons: string;
 }
 
-/** Reads `VERDICT: pass|fail` from the verifier's last message; no verdict line counts as a fail. */
+/**
+ * Reads `VERDICT: pass|fail` from the verifier's last message; no verdict line counts as a fail. The reasons are
+ * the rest of the answer as the verifier wrote it: what it said before the verdict line (often what it checked),
+ * then the rest of that line and what follows.
+ */
 export function parseVerdict(text: string): Verdict {
   const lines = text.split(/\r?\n/);
   const at = lines.findIndex((line) => /^\s*\**\s*VERDICT\s*:/i.test(line));
@@ -22,13 +29,11 @@ export function parseVerdict(text: string): Verdict {
     };
   const match = /VERDICT\s*:\s*\**\s*(pass|fail)/i.exec(lines[at]!);
   const verdict = match?.[1]?.toLowerCase() === 'pass' ? 'pass' : 'fail';
-  const reasons = [
-    lines[at]!.replace(/^.*?VERDICT\s*:\s*\**\s*(pass|fail)\**\s*[-:—]?\s*/i, ''),
-    ...lines.slice(at + 1),
-  ]
+  const before = lines.slice(0, at).join('\n').trim();
+  const after = [lines[at]!.replace(/^.*?VERDICT\s*:\s*\**\s*(pass|fail)\**\s*[-:—]?\s*/i, ''), ...lines.slice(at + 1)]
     .join('\n')
     .trim();
-  return { verdict, reasons };
+  return { verdict, reasons: [before, after].filter(Boolean).join('\n') };
 }
 
 export function verifierPrompt(input: {
@@ -133,8 +138,11 @@ export async function verifyRounds(c: VerifyContext): Promise<Attempt | undefine
     const verdict = parseVerdict(text);
     c.tell({ kind: 'verdict', round, verdict: verdict.verdict, reasons: verdict.reasons, verifierId: verifier.id });
     if (verdict.verdict === 'pass') return undefined;
-    if (round >= c.maxRounds)
-      return failed('failed', `failed verification after ${round} round(s): ${verdict.reasons.slice(0, 300)}`);
+    if (round >= c.maxRounds) {
+      const { reasons } = verdict;
+      const kept = reasons.length > REASON_CHARS ? `${reasons.slice(0, REASON_CHARS - 1)}…` : reasons;
+      return failed('failed', `failed verification after ${round} round(s): ${kept}`);
+    }
     const rework = await c.agents.run(c.worker.id, reworkPrompt(verdict.reasons, round), c.signal, c.timeoutMs);
     // Limited mid-rework: back in the queue; the next attempt continues the worker, then verifies anew.
     const limited = rateLimited(rework);

@@ -68,9 +68,16 @@ export interface ModelProvider {
   /** As given on the command line: `openai:gpt-4o`, `scripted:demo.json`… */
   readonly name: string;
   readonly capabilities: ModelCapabilities;
+  /**
+   * One model call: the whole conversation in, one assistant message out. Must not throw: a failure is a value
+   * (`modelError(kind, message)`), and its kind decides whether it is retried. Stop when `signal` aborts
+   * (answer `modelError('aborted', …)`). Called for many agents at once; keep no state per conversation that
+   * the messages do not carry (a resumed agent comes back with its whole conversation).
+   */
   complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResult>;
 }
 
+/** A failed ModelResult; `retryable` follows from the kind unless `extra` says otherwise. */
 export function modelError(kind: ModelErrorKind, message: string, extra: Partial<ModelError> = {}): ModelResult {
   const retryable = extra.retryable ?? (kind === 'rate_limit' || kind === 'server' || kind === 'network');
   return { ok: false, error: { kind, message, retryable, ...extra } };

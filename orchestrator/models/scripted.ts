@@ -144,6 +144,8 @@ interface ResolvedTurn {
 
 /** The script entry an agent's conversation matched, with the captures of its prompt. */
 interface MatchedAgent {
+  /** Its index in the script's `agents`. */
+  entry: number;
   turns: ScriptTurn[];
   captures: readonly string[];
 }
@@ -185,6 +187,9 @@ function quote(text: string): string {
   return JSON.stringify(line);
 }
 
+/** Told of every turn the script answered (failFirst failures and rate limits are not answers). */
+export type TurnObserver = (answered: { entry: number; turn: number; agentId: string }) => void;
+
 export class ScriptedModel implements ModelProvider {
   readonly capabilities;
   private readonly matchers: { role?: string; prompt?: RegExp; turns: ScriptTurn[] }[];
@@ -197,6 +202,7 @@ export class ScriptedModel implements ModelProvider {
   constructor(
     private readonly script: Script,
     readonly name = 'scripted',
+    private readonly onTurn?: TurnObserver,
   ) {
     this.capabilities = {
       images: script.capabilities?.images ?? false,
@@ -218,15 +224,15 @@ export class ScriptedModel implements ModelProvider {
   private matchAgent(first: UserMessage, request: ModelRequest): MatchedAgent | string {
     const prompt = userText(first);
     const role = canonicalRole(request.agent.role);
-    for (const matcher of this.matchers) {
+    for (const [entry, matcher] of this.matchers.entries()) {
       if (matcher.role !== undefined && matcher.role !== role) continue;
-      if (!matcher.prompt) return { turns: matcher.turns, captures: [prompt] };
+      if (!matcher.prompt) return { entry, turns: matcher.turns, captures: [prompt] };
       const found = matcher.prompt.exec(prompt);
       if (!found) continue;
       // $0 is the whole prompt, $1… the captures.
       const captures: string[] = [prompt];
       for (let i = 1; i < found.length; i++) captures.push(found[i] ?? '');
-      return { turns: matcher.turns, captures };
+      return { entry, turns: matcher.turns, captures };
     }
     return `scripted model: no script entry matches agent ${request.agent.id} (role ${request.agent.role}); its prompt: ${quote(prompt)}`;
   }
@@ -311,6 +317,7 @@ export class ScriptedModel implements ModelProvider {
       };
       if (turn.usage) message.usage = { ...turn.usage };
       if (turn.thinking) message.thinking = [{ type: 'thinking', thinking: turn.thinking }];
+      this.onTurn?.({ entry: agent.entry, turn: turnIndex, agentId: request.agent.id });
       return { ok: true, message };
     } finally {
       this.inFlight--;

@@ -1,8 +1,9 @@
 // A real consumer: the packed tarball, installed as npm installs it (test/package/installed.ts), used by a fresh ESM
 // TypeScript project (moduleResolution nodenext), type-checked with the repo's tsc and run on the scripted model;
 // deep imports must fail, for tsc and for Node. A second project has no @types/node at all: the published
-// declarations must not need it.
-import { spawnSync } from 'node:child_process';
+// declarations must not need it; it also type-checks and runs the README's "Your own model" and testing examples
+// (against a local endpoint this test starts).
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -10,6 +11,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../murmur-bin.js';
 import { installedPackage, type InstalledPackage } from '../package/installed.js';
+import { asDocumented } from './documented.js';
+import { startHouseEndpoint } from './house-endpoint.js';
 
 const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
@@ -26,6 +29,8 @@ const model = scriptedModel({
 const murmur = await createMurmur({ cwd: process.cwd(), model, sessions: false });
 const report: SwarmReport = await murmur.swarm({ template: 'Check {{item}}', items: ['a.txt', 'b.txt', 'c.txt'], role: 'worker' });
 await murmur.close();
+model.assertComplete();
+const calls = model.calls.map((call) => [call.agent.role, call.messages.length, call.tools.some((t) => t.name === 'glob')]);
 let refused = '';
 try {
   await createMurmur({ cwd: process.cwd(), model, permissionMode: 'never' as 'auto' });
@@ -38,8 +43,21 @@ try {
 } catch (error) {
   deep = (error as NodeJS.ErrnoException).code ?? String(error);
 }
-console.log(JSON.stringify({ status: report.status, items: report.items.map((i) => [i.item, i.outcome, i.text]), refused, deep }));
+console.log(JSON.stringify({ status: report.status, items: report.items.map((i) => [i.item, i.outcome, i.text]), calls, refused, deep }));
 `;
+
+/** Runs a compiled program with Node in `cwd` (no model in the environment), collecting its output. */
+function runNode(file: string, cwd: string): Promise<{ stdout: string; stderr: string; code: number | null }> {
+  const child = spawn(process.execPath, [file], { cwd, env: { ...process.env, MURMUR_MODEL: '' } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ stdout, stderr, code }));
+  });
+}
 
 /** A project folder using the installed package (and, when asked, this repo's @types/node). */
 function consumerProject(name: string, withNodeTypes: boolean): string {
@@ -96,13 +114,23 @@ describe('a consumer project', () => {
       env: { ...process.env, MURMUR_MODEL: '' },
     });
     expect(run.stderr).toBe('');
-    const result = JSON.parse(run.stdout) as { status: string; items: string[][]; refused: string; deep: string };
+    const result = JSON.parse(run.stdout) as {
+      status: string;
+      items: string[][];
+      calls: unknown[];
+      refused: string;
+      deep: string;
+    };
     expect(result.status).toBe('completed');
     expect(result.items).toEqual([
       ['a.txt', 'completed', 'checked'],
       ['b.txt', 'completed', 'checked'],
       ['c.txt', 'completed', 'checked'],
     ]);
+    // Each worker's two turns, recorded: its task alone, then with the glob call and its result.
+    expect(result.calls).toHaveLength(6);
+    expect(result.calls.filter((call) => JSON.stringify(call) === '["worker",1,true]')).toHaveLength(3);
+    expect(result.calls.filter((call) => JSON.stringify(call) === '["worker",3,true]')).toHaveLength(3);
     expect(result.refused).toBe('permissionMode');
     expect(result.deep).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
   }, 120_000);
@@ -123,7 +151,7 @@ describe('a consumer project', () => {
     expect(tsc.stdout).toMatch(/TS2307|TS2834|not exported|Cannot find module/);
   }, 60_000);
 
-  it('type-checks without @types/node (skipLibCheck off) and runs', () => {
+  it("type-checks without @types/node (skipLibCheck off) and runs, the README's own model and test included", async () => {
     const bare = consumerProject('consumer-without-node-types', false);
     writeFileSync(
       path.join(bare, 'tsconfig.json'),
@@ -140,9 +168,16 @@ describe('a consumer project', () => {
         include: ['main.ts'],
       }),
     );
+    writeFileSync(path.join(bare, 'own-model.ts'), asDocumented('own-model.ts'));
+    writeFileSync(path.join(bare, 'scripted-test.ts'), asDocumented('scripted-test.ts'));
+    mkdirSync(path.join(bare, 'notes'));
+    for (const name of ['plan.md', 'retro.md']) writeFileSync(path.join(bare, 'notes', name), `# ${name}\n`);
+    const endpoint = await startHouseEndpoint();
     writeFileSync(
       path.join(bare, 'main.ts'),
       `import { createMurmur, type RunReport } from 'murmur-agents';
+import { askHouseModel } from './own-model.js';
+import { testCountNotes } from './scripted-test.js';
 import { scriptedModel } from 'murmur-agents/testing';
 import { defineTool, textResult, Type } from 'murmur-agents/tools';
 
@@ -154,18 +189,26 @@ const model = scriptedModel({ agents: [{ match: { role: 'main' }, turns: [{ text
 const murmur = await createMurmur({ cwd: '.', model, sessions: false, tools: [{ tool: shout, roles: ['main'] }] });
 const report: RunReport = await murmur.run('say it');
 await murmur.close();
-console.log(JSON.stringify({ status: report.status, result: report.result }));
+await testCountNotes('.');
+const house = await askHouseModel('.', ${JSON.stringify(endpoint.url)}, 'How many notes are there?');
+console.log(JSON.stringify({ status: report.status, result: report.result, house }));
 `,
     );
-    const tsc = spawnSync(process.execPath, [TSC, '-p', bare], { encoding: 'utf8' });
-    expect(tsc.stdout + tsc.stderr).toBe('');
-    expect(tsc.status).toBe(0);
-    const run = spawnSync(process.execPath, [path.join(bare, 'out', 'main.js')], {
-      cwd: bare,
-      encoding: 'utf8',
-      env: { ...process.env, MURMUR_MODEL: '' },
-    });
-    expect(run.stderr).toBe('');
-    expect(JSON.parse(run.stdout)).toEqual({ status: 'completed', result: 'typed without node types' });
+    try {
+      const tsc = spawnSync(process.execPath, [TSC, '-p', bare], { encoding: 'utf8' });
+      expect(tsc.stdout + tsc.stderr).toBe('');
+      expect(tsc.status).toBe(0);
+      // Run without blocking this process: the endpoint the program calls lives here.
+      const run = await runNode(path.join(bare, 'out', 'main.js'), bare);
+      expect(run.stderr).toBe('');
+      expect(JSON.parse(run.stdout)).toEqual({
+        status: 'completed',
+        result: 'typed without node types',
+        house: '2 notes.',
+      });
+      expect(endpoint.requests).toHaveLength(2);
+    } finally {
+      await endpoint.close();
+    }
   }, 120_000);
 });

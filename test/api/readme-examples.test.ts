@@ -1,8 +1,10 @@
-// The README's "Use it from code" blocks are the example files that examples.test.ts runs, word for word (only the
-// import path differs: 'murmur-agents' for a user, the source entry here), so the documented examples cannot drift.
+// The README's "Use it from code" blocks are the example files that examples.test.ts, testing.test.ts and
+// own-model.test.ts run, word for word (only the import paths differ: 'murmur-agents' and 'murmur-agents/testing'
+// for a user, the source entries here), so the documented examples cannot drift.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { asDocumented } from './documented.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
@@ -12,18 +14,14 @@ const section = readme.slice(
 );
 const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
 
-function asDocumented(file: string): string {
-  const text = readFileSync(path.join(root, 'test/api/examples', file), 'utf8');
-  // The file's first line is a comment naming the example; the README block starts at the import.
-  return text.split('\n').slice(1).join('\n').replace("'../../../api/index.js'", "'murmur-agents'").trim();
-}
-
 describe('README "Use it from code"', () => {
-  it('shows exactly the three tested examples, in order', () => {
+  it('shows exactly the tested examples, in order', () => {
     expect(blocks).toEqual([
       asDocumented('refactor-batch.ts'),
       asDocumented('research-fanout.ts'),
       asDocumented('custom-tool.ts'),
+      asDocumented('scripted-test.ts'),
+      asDocumented('own-model.ts'),
     ]);
   });
 });

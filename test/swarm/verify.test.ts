@@ -117,6 +117,22 @@ describe('verify mode', () => {
     expect(userMessages('a-1')).toEqual(['Bump hopeless.txt']);
   });
 
+  it("keeps the verifier's text before its verdict line, in the item's reason and in the rework prompt", async () => {
+    writeTree(dir, { 'p.txt': 'version v0\n', 'q.txt': 'version v0\n' });
+    const checked = 'Ran the tests: 2 of 9 fail.\nVERDICT: fail\n$1 must say v2.';
+    t = makeEngine(dir, {
+      agents: [
+        SCRIPT.agents[0]!,
+        { match: { role: 'verifier', prompt: '<item>(\\S+)</item>' }, turns: [{ text: checked }] },
+      ],
+    });
+    const answer = await t.swarm({ promptTemplate: 'Bump {{item}}', items: ['p.txt', 'q.txt'], verify: true });
+    expect(answer.ok && answer.report).toContain(
+      'reason="failed verification after 2 round(s): Ran the tests: 2 of 9 fail.&#10;p.txt must say v2."',
+    );
+    expect(userMessages('a-1')[1]).toBe(reworkPrompt('Ran the tests: 2 of 9 fail.\np.txt must say v2.', 1));
+  });
+
   it('with the default 2 rounds a worker that keeps failing is reworked once, then fails', async () => {
     writeTree(dir, { 'hopeless.txt': 'version v0\n', 'x.txt': 'version v0\n' });
     t = makeEngine(dir, SCRIPT);
@@ -212,10 +228,17 @@ describe('verify mode under rate limits', () => {
 describe('parseVerdict', () => {
   it('reads pass and fail with their reasons, tolerating markdown', () => {
     expect(parseVerdict('VERDICT: pass')).toEqual({ verdict: 'pass', reasons: '' });
-    expect(parseVerdict('Checked.\n**VERDICT: FAIL** — missing test\nadd one')).toEqual({
+    expect(parseVerdict('**VERDICT: FAIL** — missing test\nadd one')).toEqual({
       verdict: 'fail',
       reasons: 'missing test\nadd one',
     });
+  });
+  it('keeps what the verifier wrote before the verdict line, in order', () => {
+    expect(parseVerdict('Checked src/a.ts.\nRan the tests.\n\n**VERDICT: FAIL** — missing test\nadd one')).toEqual({
+      verdict: 'fail',
+      reasons: 'Checked src/a.ts.\nRan the tests.\nmissing test\nadd one',
+    });
+    expect(parseVerdict('All good.\nVERDICT: pass')).toEqual({ verdict: 'pass', reasons: 'All good.' });
   });
   it('counts an answer without a verdict line as a fail, quoting it', () => {
     const verdict = parseVerdict('I think it is fine');
