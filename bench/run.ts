@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   api: async () => (await import('./api-bench.js')).benchApi,
   console: async () => async (report) => void (await (await import('./console-bench.js')).benchConsole(report)),
   chaos: async () => (await import('./chaos-bench.js')).benchChaos,
+  sandbox: async () => (await import('./sandbox-bench.js')).benchSandbox,
   overhead: async () => (await import('./overhead.js')).benchOverhead,
 };
 

@@ -13,12 +13,14 @@ import { ROOT } from '../murmur-bin.js';
 import { installedPackage, type InstalledPackage } from '../package/installed.js';
 import { asDocumented } from './documented.js';
 import { startHouseEndpoint } from './house-endpoint.js';
+import { bwrapAvailable } from '../sandbox/helpers.js';
 
 const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 let dir: string;
 let project: string;
 let pkg: InstalledPackage;
+const sandboxWorks = bwrapAvailable();
 
 const PROGRAM = `import { createMurmur, MurmurOptionsError, type SwarmReport } from 'murmur-agents';
 import { scriptedModel } from 'murmur-agents/testing';
@@ -37,13 +39,27 @@ try {
 } catch (error) {
   if (error instanceof MurmurOptionsError) refused = error.option;
 }
+// Agents' shells in the sandbox: the write lands in the workspace, the one outside it never reaches the host.
+const sandboxModel = scriptedModel({
+  agents: [{ turns: [{ toolCalls: [{ name: 'bash', arguments: { command: 'echo in > sandboxed.txt; echo out > ../outside-sandbox.txt' } }] }, { text: 'done' }] }],
+});
+let sandbox = '';
+try {
+  const sandboxed = await createMurmur({ cwd: process.cwd(), model: sandboxModel, sessions: false, permissionMode: 'auto', sandbox: { autoAllowBash: true } });
+  const ran = await sandboxed.run('write');
+  await sandboxed.close();
+  const fs = await import('node:fs');
+  sandbox = [ran.status, fs.readFileSync('sandboxed.txt', 'utf8').trim(), fs.existsSync('../outside-sandbox.txt')].join(' ');
+} catch (error) {
+  sandbox = error instanceof MurmurOptionsError ? 'refused ' + error.option : String(error);
+}
 let deep = '';
 try {
   await import('murmur-agents/' + 'dist/orchestrator/engine.js');
 } catch (error) {
   deep = (error as NodeJS.ErrnoException).code ?? String(error);
 }
-console.log(JSON.stringify({ status: report.status, items: report.items.map((i) => [i.item, i.outcome, i.text]), calls, refused, deep }));
+console.log(JSON.stringify({ status: report.status, items: report.items.map((i) => [i.item, i.outcome, i.text]), calls, refused, sandbox, deep }));
 `;
 
 /** Runs a compiled program with Node in `cwd` (no model in the environment), collecting its output. */
@@ -119,6 +135,7 @@ describe('a consumer project', () => {
       items: string[][];
       calls: unknown[];
       refused: string;
+      sandbox: string;
       deep: string;
     };
     expect(result.status).toBe('completed');
@@ -132,6 +149,8 @@ describe('a consumer project', () => {
     expect(result.calls.filter((call) => JSON.stringify(call) === '["worker",1,true]')).toHaveLength(3);
     expect(result.calls.filter((call) => JSON.stringify(call) === '["worker",3,true]')).toHaveLength(3);
     expect(result.refused).toBe('permissionMode');
+    // Without a working bwrap (a developer's machine; never in CI) the sandboxed run is refused, naming the option.
+    expect(result.sandbox).toBe(sandboxWorks ? 'completed in false' : 'refused sandbox');
     expect(result.deep).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
   }, 120_000);
 

@@ -1,6 +1,6 @@
 // A swarm over a real Redis queue, with `murmur worker`s as separate processes each in its own clone: the
 // edits land in the coordinator's tree, the report matches a local run, and items show live with their host.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -14,8 +14,10 @@ import {
   startWorker,
   workspace,
 } from './helpers.js';
+import { bwrapAvailable } from '../sandbox/helpers.js';
 
 const available = redisAvailable();
+const sandboxWorks = bwrapAvailable();
 
 describe.runIf(available)('murmur swarm --queue', () => {
   const fixture = privateRedis('murmur-queue-');
@@ -89,6 +91,67 @@ describe.runIf(available)('murmur swarm --queue', () => {
       } finally {
         for (const w of workers) w.child.kill('SIGTERM');
         await Promise.all(workers.map((w) => w.child));
+      }
+    },
+  );
+
+  it.runIf(sandboxWorks)(
+    "a sandboxed swarm's items run sandboxed on a worker started without --sandbox, and their edits land here",
+    { timeout: 60_000 },
+    async () => {
+      const { dir, redis } = fixture;
+      const root = path.join(dir, 'sandboxed');
+      // Each item records the processes its shell sees (a handful in its own PID namespace) and tries to write in
+      // the worker's clone outside its worktree (the clone is under /tmp: the write lands in the private /tmp).
+      const record = 'touch "$CLONE/escaped" 2>/dev/null; ls -d /proc/[0-9]* | wc -l > seen-$1';
+      const { repo, script } = workspace(
+        root,
+        { 'a.txt': 'a\n', 'b.txt': 'a\n' },
+        {
+          agents: [
+            {
+              match: { role: 'worker', prompt: 'Fix (\\S+)' },
+              turns: [{ toolCalls: [{ name: 'bash', arguments: { command: record } }] }, { text: 'fixed $1' }],
+            },
+          ],
+        },
+      );
+      const checkout = clone(repo, root, 'w');
+      const worker = murmur(
+        ['worker', '--queue', redis.url, '--cwd', checkout, '--name', 'plain', '--concurrency', '2'],
+        checkout,
+        { ...childEnv(dir), CLONE: checkout },
+      );
+      try {
+        const result = await murmur(
+          [
+            'swarm',
+            '--template',
+            'Fix {{item}}',
+            '--items',
+            'a.txt',
+            'b.txt',
+            '--sandbox',
+            '--permission-mode',
+            'yolo',
+            '--model',
+            `scripted:${script}`,
+            '--queue',
+            redis.url,
+            '--json',
+          ],
+          repo,
+          childEnv(dir),
+        );
+        expect(result.exitCode).toBe(0);
+        for (const item of ['a.txt', 'b.txt']) {
+          const procs = readFileSync(path.join(repo, `seen-${item}`), 'utf8').trim();
+          expect(Number(procs)).toBeLessThanOrEqual(8);
+        }
+        expect(existsSync(path.join(checkout, 'escaped'))).toBe(false);
+      } finally {
+        worker.kill('SIGTERM');
+        await worker;
       }
     },
   );
