@@ -20,7 +20,7 @@ main{max-width:1200px;margin:0 auto;padding:18px 24px}
 .when{display:flex;flex-wrap:wrap;gap:8px 18px}.when label{display:inline-block}
 .selectors{display:grid;grid-template-columns:repeat(4,1fr);gap:10px}.selectors select{width:100%}
 .error{color:#b3261e;margin:2px 0;font-size:13px}.error:empty{display:none}
-.timeline{list-style:none;display:flex;gap:8px;padding:0;margin:0;align-items:center}.timeline li{padding:6px 10px;border-radius:6px;background:#eef1fb}.timeline li+li:before{content:"→ ";color:var(--muted)}
+.timeline{list-style:none;display:flex;flex-wrap:wrap;gap:8px;padding:0;margin:0;align-items:center}.timeline li{padding:6px 10px;border-radius:6px;background:#eef1fb;white-space:nowrap}.timeline li+li:before{content:"→ ";color:var(--muted)}
 .timeline li.theoretical{opacity:.45;background:#f0f0ee;font-style:italic}.timeline .zone{color:var(--muted);font-size:12px;margin-left:4px}
 .tabs{display:flex;gap:4px;border-bottom:1px solid var(--line);margin:8px 0 14px}.tab{padding:6px 14px;text-decoration:none;color:var(--muted)}.tab.on{color:var(--fg);border-bottom:2px solid var(--accent)}
 table{border-collapse:collapse;width:100%;background:#fff}th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);font-size:13px;vertical-align:top}

@@ -86,21 +86,24 @@ const fmt = (iso, zone) => iso ? esc(iso.slice(0, 10) + ' ' + iso.slice(11, 16))
 let previewTimer, previewSeq = 0;
 function preview(form) {
   clearTimeout(previewTimer);
+  form.dataset.preview = 'pending'; // "done" once the timeline shows the latest edit (tests wait for it)
   previewTimer = setTimeout(async () => {
     const seq = ++previewSeq;
     const { input, errors } = scheduleInput(form);
     const list = $('#predicted'), note = $('#predicted-note');
     const none = () => { list.innerHTML = '<li class="theoretical">—</li><li>—</li><li>—</li>'; note.textContent = ''; };
-    if (errors.length) { formErrors.preview = errors; renderErrors(form); return none(); }
+    const done = () => { form.dataset.preview = 'done'; };
+    if (errors.length) { formErrors.preview = errors; renderErrors(form); none(); return done(); }
     const res = await api('POST', '/api/preview', form.dataset.task ? Object.assign({ task: form.dataset.task }, input) : input);
     if (seq !== previewSeq) return; // a later edit asked again
     formErrors.preview = res.ok ? [] : plainErrors(form, (res.data && res.data.errors) || []);
     renderErrors(form);
-    if (!res.ok) return none();
+    if (!res.ok) { none(); return done(); }
     const p = res.data;
     list.innerHTML = '<li class="theoretical" title="computed from the schedule, not a run record">theoretical last: ' + fmt(p.theoretical, p.zone) + '</li>' +
       '<li class="next">next: ' + fmt(p.next[0], p.zone) + '</li><li class="after">then: ' + fmt(p.next[1], p.zone) + '</li>';
     note.textContent = p.note || '';
+    done();
   }, 150);
 }
 function setupForm(form) {
