@@ -1,8 +1,9 @@
 // The web console's HTTP app (Hono: small, typed, on web-standard Request/Response). Every request passes two
 // gates before anything else: its Host header must name this console (DNS rebinding → 403), and it must carry
 // the start's token — from the link (then kept in an HttpOnly SameSite=Strict cookie and dropped from the URL),
-// the cookie, or `Authorization: Bearer` (→ 401 with nothing else). No CORS headers are ever sent. A request body
-// is read up to 1 MB (413 above). Changes go through the scheduled-task store and its validation, the same as
+// the cookie, or `Authorization: Bearer` (→ 401: empty for scripts and the JSON API, a page saying how to get the
+// link for a browser; only the favicon needs no token). No CORS headers are ever sent. A request body is read up
+// to 1 MB (413 above). Changes go through the scheduled-task store and its validation, the same as
 // `murmur schedule`. The session routes are in session-routes.ts.
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
@@ -10,9 +11,10 @@ import { bodyLimit } from 'hono/body-limit';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { CronStore } from '../../orchestrator/cron/store.js';
 import { taskObject, taskStatus } from '../../orchestrator/cron/task-view.js';
-import { defaultTimeZone } from '../../orchestrator/cron/schedule.js';
+import { defaultTimeZone, localDateText } from '../../orchestrator/cron/schedule.js';
 import type { FieldError, TaskInput } from '../../orchestrator/cron/validate.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
+import { FAVICON_SVG, noTokenPage, wantsPage } from './no-token.js';
 import { newTaskPage, STATUS_FILTERS, taskPage, tasksPage, type FormChoices, type StatusFilter } from './pages.js';
 import { addSessionRoutes, sessionCache, type SessionCache } from './session-routes.js';
 import { predictTimeline, zoneOptions } from './task-forms.js';
@@ -111,6 +113,8 @@ export function consoleApp(options: ConsoleOptions): Hono {
     const host = (c.req.header('host') ?? '').toLowerCase();
     if (!allowed.has(host)) return c.text('Forbidden: this console does not answer to that host name.\n', 403);
     const url = new URL(c.req.url);
+    if (url.pathname === '/favicon.ico' && (c.req.method === 'GET' || c.req.method === 'HEAD'))
+      return c.body(FAVICON_SVG, 200, { 'content-type': 'image/svg+xml', 'cache-control': 'max-age=86400' });
     const fromQuery = url.searchParams.get('token') ?? undefined;
     if (fromQuery !== undefined && sameToken(fromQuery, options.token)) {
       setCookie(c, cookieName, cookieValue, { httpOnly: true, sameSite: 'Strict', path: '/' });
@@ -120,7 +124,12 @@ export function consoleApp(options: ConsoleOptions): Hono {
     const auth = c.req.header('authorization');
     const bearer = auth?.startsWith('Bearer ') ? auth.slice(7).trim() : undefined;
     if (sameToken(bearer, options.token)) return next();
-    if (!sameToken(getCookie(c, cookieName), cookieValue)) return c.body(null, 401);
+    if (!sameToken(getCookie(c, cookieName), cookieValue)) {
+      // A person's browser gets a page saying how to get the link; scripts and the JSON API an empty 401.
+      return wantsPage(url.pathname, c.req.method, c.req.header('accept'), auth)
+        ? c.html(noTokenPage(host), 401)
+        : c.body(null, 401);
+    }
     // A cookie rides along on requests that other pages start, and SameSite does not tell ports apart: a page on
     // another local port is "same-site". So a change made with the cookie must come from this console's own
     // pages (its Origin), as JSON that a plain form or a no-preflight fetch cannot send.
@@ -177,6 +186,7 @@ export function consoleApp(options: ConsoleOptions): Hono {
       models: [...models],
       zones,
       defaultZone: zone,
+      today: localDateText(now(), zone),
     };
   };
   // ---- pages ----
@@ -205,7 +215,7 @@ export function consoleApp(options: ConsoleOptions): Hono {
 
   app.get('/api/tasks', (c) => {
     const status = c.req.query('status') ?? 'all';
-    if (![...STATUS_FILTERS, 'ended'].includes(status as StatusFilter))
+    if (!STATUS_FILTERS.includes(status as StatusFilter))
       return c.json(
         {
           errors: [
@@ -248,7 +258,9 @@ export function consoleApp(options: ConsoleOptions): Hono {
     if (!body) return c.json({ error: 'send a JSON object with Content-Type: application/json' }, 400);
     const { input, errors } = inputOf(body);
     if (errors.length > 0) return badInput(c, errors);
-    const predicted = predictTimeline(input, now());
+    // A saved task's own state (ended, paused, its runs so far) decides which of the times it would still make.
+    const task = typeof body.task === 'string' ? findTask(body.task)?.task : undefined;
+    const predicted = predictTimeline(input, now(), task);
     return predicted.ok ? c.json(predicted.value) : badInput(c, predicted.errors);
   });
   app.get('/api/tasks/:id', (c) => {

@@ -2,6 +2,7 @@
 // CDN, no framework, nothing fetched from anywhere else. The timeline is one <canvas>: thousands of bars cost
 // one DOM node, and a redraw is a loop over flat arrays.
 import { ITEM_STATES } from './session-model.js';
+import { TASK_FORM_JS } from './task-form-script.js';
 
 export const CONSOLE_CSS = `
 :root{--bg:#f7f7f5;--fg:#1d1d1f;--muted:#6b6b70;--line:#dcdcd8;--card:#fff;--accent:#3558d6}
@@ -9,17 +10,17 @@ export const CONSOLE_CSS = `
 nav{display:flex;gap:18px;align-items:center;padding:10px 24px;background:#1d1d1f}nav a,nav span{color:#ddd;text-decoration:none}nav a.on{color:#fff;font-weight:600}.brand{font-weight:700;color:#fff!important;margin-right:12px}
 main{max-width:1200px;margin:0 auto;padding:18px 24px}
 .bar{display:flex;align-items:center;justify-content:space-between;gap:12px}.bar h1{font-size:22px;margin:8px 0}
-.button{display:inline-block;border:1px solid var(--line);background:#fff;border-radius:6px;padding:6px 14px;color:var(--fg);text-decoration:none;cursor:pointer;font:inherit}.button.primary{background:var(--accent);color:#fff;border-color:var(--accent)}.button[disabled]{opacity:.5}
+.button{display:inline-block;border:1px solid var(--line);background:#fff;border-radius:6px;padding:6px 14px;color:var(--fg);text-decoration:none;cursor:pointer;font:inherit}.button.primary{background:var(--accent);color:#fff;border-color:var(--accent)}.button[disabled]{opacity:.5}.button.danger{color:#b3261e;border-color:#e6b8b4}.actions{display:flex;gap:6px}
 .filters{display:flex;gap:6px;margin:10px 0 16px}.filter{padding:4px 12px;border-radius:14px;border:1px solid var(--line);text-decoration:none;color:var(--fg)}.filter.on{background:var(--fg);color:#fff}
 .cards{display:grid;grid-template-columns:1fr 1fr;gap:14px}.card{display:block;background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px 16px;color:inherit;text-decoration:none}.card:hover{border-color:var(--accent)}
 .card h3{margin:0 0 6px;font-size:16px}.card .summary{margin:0 0 8px;color:var(--muted)}.card .rule{margin:0;font-size:13px}
 .empty{color:var(--muted)}.meta{color:var(--muted);margin:0 0 10px}
 .task-form{display:flex;flex-direction:column;gap:14px;max-width:860px}.block{background:#fff;border:1px solid var(--line);border-radius:10px;padding:12px 16px}.block h2{font-size:14px;margin:0 0 8px}
-.task-form label{display:block;margin:4px 0}.task-form input[name=title],.task-form textarea{width:100%;font:inherit;padding:6px}.kinds{display:flex;flex-wrap:wrap;gap:12px;margin-bottom:8px}.kinds label{display:inline}
+[hidden]{display:none!important}.task-form label{display:block;margin:4px 0}.task-form input[name=title],.task-form textarea{width:100%;font:inherit;padding:6px}.kinds{display:flex;flex-wrap:wrap;gap:12px;margin:0 0 8px;border:0;padding:0}.kinds legend{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}.kinds label{display:inline}.limits{margin-top:6px}
 .when{display:flex;flex-wrap:wrap;gap:8px 18px}.when label{display:inline-block}
 .selectors{display:grid;grid-template-columns:repeat(4,1fr);gap:10px}.selectors select{width:100%}
 .error{color:#b3261e;margin:2px 0;font-size:13px}.error:empty{display:none}
-.timeline{list-style:none;display:flex;gap:8px;padding:0;margin:0;align-items:center}.timeline li{padding:6px 10px;border-radius:6px;background:#eef1fb}.timeline li+li:before{content:"→ ";color:var(--muted)}
+.timeline{list-style:none;display:flex;flex-wrap:wrap;gap:8px;padding:0;margin:0;align-items:center}.timeline li{padding:6px 10px;border-radius:6px;background:#eef1fb;white-space:nowrap}.timeline li+li:before{content:"→ ";color:var(--muted)}
 .timeline li.theoretical{opacity:.45;background:#f0f0ee;font-style:italic}.timeline .zone{color:var(--muted);font-size:12px;margin-left:4px}
 .tabs{display:flex;gap:4px;border-bottom:1px solid var(--line);margin:8px 0 14px}.tab{padding:6px 14px;text-decoration:none;color:var(--muted)}.tab.on{color:var(--fg);border-bottom:2px solid var(--accent)}
 table{border-collapse:collapse;width:100%;background:#fff}th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);font-size:13px;vertical-align:top}
@@ -55,84 +56,7 @@ async function api(method, url, body) {
   return { ok: res.ok, status: res.status, data };
 }
 
-// ---- the task form ----
-function scheduleInput(form) {
-  const v = (n) => form.elements[n] ? form.elements[n].value.trim() : '';
-  const kind = (form.querySelector('input[name=kind]:checked') || {}).value || 'weekly';
-  const input = { timezone: v('timezone') };
-  const [hh, mm] = (v('time') || '').split(':');
-  const hm = hh !== undefined && mm !== undefined ? Number(mm) + ' ' + Number(hh) : v('time') || '?';
-  if (kind === 'hourly') input.cron = v('minute') + ' * * * *';
-  else if (kind === 'daily') input.cron = hm + ' * * *';
-  else if (kind === 'weekday') input.cron = hm + ' * * 1-5';
-  else if (kind === 'weekly') input.cron = hm + ' * * ' + v('day');
-  else if (kind === 'monthly') input.cron = hm.split(' ')[0] + ' ' + (hm.split(' ')[1] ?? '?') + ' ' + v('dom') + ' * *';
-  else if (kind === 'cron') { input.cron = v('cron'); if (v('until')) input.until = v('until'); }
-  else {
-    input.every = v('everyN') + v('everyUnit');
-    input.at = v('time');
-    if (v('start')) input.start = v('start');
-    if (v('until')) input.until = v('until');
-  }
-  return { kind, input };
-}
-function taskInput(form) {
-  const v = (n) => form.elements[n] ? form.elements[n].value.trim() : '';
-  const { input } = scheduleInput(form);
-  input.title = v('title');
-  input.prompt = form.elements.prompt.value;
-  if (v('maxFires')) input.maxFires = v('maxFires');
-  for (const k of ['permissionMode', 'model', 'effort']) if (v(k)) input[k] = v(k);
-  if (v('workspace')) input.workspace = v('workspace');
-  return input;
-}
-function showKind(form) {
-  const { kind } = scheduleInput(form);
-  for (const el of form.querySelectorAll('[data-for]')) el.hidden = !el.dataset.for.split(' ').includes(kind);
-}
-function showErrors(form, errors) {
-  for (const el of document.querySelectorAll('[data-error]')) el.textContent = '';
-  for (const e of errors || []) {
-    const el = form.querySelector('[data-error="' + e.field + '"]') || $('[data-error="form"]');
-    el.textContent += (el.textContent ? ' ' : '') + e.message;
-  }
-}
-const fmt = (iso, zone) => iso ? esc(iso.slice(0, 10) + ' ' + iso.slice(11, 16)) + '<span class="zone">' + esc(zone) + '</span>' : '—';
-let previewTimer;
-function preview(form) {
-  clearTimeout(previewTimer);
-  previewTimer = setTimeout(async () => {
-    const { input } = scheduleInput(form);
-    const res = await api('POST', '/api/preview', input);
-    const list = $('#predicted');
-    if (!res.ok) { showErrors(form, res.data && res.data.errors); list.innerHTML = '<li class="theoretical">—</li><li>—</li><li>—</li>'; return; }
-    showErrors(form, []);
-    const p = res.data;
-    list.innerHTML = '<li class="theoretical" title="computed from the schedule, not a run record">theoretical last: ' + fmt(p.theoretical, p.zone) + '</li>' +
-      '<li class="next">next: ' + fmt(p.next[0], p.zone) + '</li><li class="after">then: ' + fmt(p.next[1], p.zone) + '</li>';
-  }, 150);
-}
-function setupForm(form) {
-  showKind(form);
-  preview(form);
-  form.addEventListener('input', () => { showKind(form); preview(form); });
-  form.addEventListener('change', () => { showKind(form); preview(form); });
-  form.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    const id = form.dataset.task;
-    const res = id ? await api('PUT', '/api/tasks/' + encodeURIComponent(id), taskInput(form)) : await api('POST', '/api/tasks', taskInput(form));
-    if (!res.ok) return showErrors(form, (res.data && res.data.errors) || [{ field: 'form', message: (res.data && res.data.error) || 'failed: HTTP ' + res.status }]);
-    location.href = id ? '/tasks/' + encodeURIComponent(id) + '?tab=settings&saved=1' : '/tasks';
-  });
-}
-function setupActions(box) {
-  for (const b of box.querySelectorAll('[data-action]')) b.addEventListener('click', async () => {
-    const res = await api('POST', '/api/tasks/' + encodeURIComponent(box.dataset.task) + '/' + b.dataset.action);
-    if (!res.ok) { $('[data-error="action"]').textContent = (res.data && res.data.error) || 'failed'; return; }
-    location.href = '/tasks/' + encodeURIComponent(box.dataset.task) + (b.dataset.action === 'run-now' ? '?tab=history' : location.search);
-  });
-}
-
+${TASK_FORM_JS}
 // ---- the session page ----
 function tokens(n) { return n >= 1e6 ? (n / 1e6).toFixed(1) + 'M' : n >= 1e3 ? (n / 1e3).toFixed(1) + 'k' : String(n); }
 function renderMeta(m) {

@@ -5,15 +5,14 @@ import type { ScheduledTask, RunRecord } from '../../orchestrator/cron/types.js'
 import { describeSchedule, nextIdealTimes, taskStatus } from '../../orchestrator/cron/task-view.js';
 import { isoInZone } from '../../orchestrator/cron/schedule.js';
 import type { SessionSummary } from '../../orchestrator/session-list.js';
-import { choiceOf, shortTime, type ScheduleChoice } from './task-forms.js';
-import type { SessionModel } from './session-model.js';
+import { shortTime } from './task-forms.js';
+import { h } from './html.js';
+import { taskForm, type FormChoices } from './task-form-html.js';
+import { FAVICON_LINK } from './no-token.js';
 
-export function h(value: unknown): string {
-  return String(value ?? '').replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
-}
+export { h } from './html.js';
+export type { FormChoices } from './task-form-html.js';
+import type { SessionModel } from './session-model.js';
 
 const SCRIPT_UNSAFE: Record<string, string> = {
   '<': '\\u003c',
@@ -41,7 +40,7 @@ export function layout(
   options: { nav?: 'tasks' | 'sessions'; assets: Assets; data?: unknown; dataJson?: string },
 ): string {
   const { assets } = options;
-  const head = assets.inline ? `<style>${assets.css}</style>` : '<link rel="stylesheet" href="/assets/console.css">';
+  const head = `${FAVICON_LINK}${assets.inline ? `<style>${assets.css}</style>` : '<link rel="stylesheet" href="/assets/console.css">'}`;
   const script = assets.inline
     ? `<script>${assets.js.replace(/<\/script/gi, '<\\/script')}</script>`
     : '<script src="/assets/console.js" defer></script>';
@@ -55,7 +54,7 @@ export function layout(
 
 // ---- scheduled tasks ----
 
-export const STATUS_FILTERS = ['all', 'active', 'paused', 'failed'] as const;
+export const STATUS_FILTERS = ['all', 'active', 'paused', 'failed', 'ended'] as const;
 export type StatusFilter = (typeof STATUS_FILTERS)[number];
 
 export interface TaskRow {
@@ -63,12 +62,28 @@ export interface TaskRow {
   history: RunRecord[];
 }
 
-/** "rule · next run · run count", the card's last line (every run counts, run-now ones too). */
+/**
+ * "rule · next run · run count", the card's last line (every run counts, run-now ones too). A paused or ended
+ * task says so instead of a next run it will not make.
+ */
 export function cardLine(task: ScheduledTask, history: readonly RunRecord[], now: number): string {
-  const next = nextIdealTimes(task, now, 1)[0];
+  return `${describeSchedule(task)} · ${whenNext(task, now)} · ${runCount(task, history)}`;
+}
+
+function runCount(task: ScheduledTask, history: readonly RunRecord[]): string {
   const count = Math.max(task.fires, history.length);
-  const runs = `${count} run${count === 1 ? '' : 's'}`;
-  return `${describeSchedule(task)} · ${next ? `next ${shortTime(next, task.timezone)}` : 'no next run'} · ${runs}`;
+  return `${count} run${count === 1 ? '' : 's'}`;
+}
+
+function whenNext(task: ScheduledTask, now: number): string {
+  const next = task.ended || task.paused ? undefined : nextIdealTimes(task, now, 1)[0];
+  return task.ended
+    ? 'ended'
+    : task.paused
+      ? 'paused'
+      : next
+        ? `next ${shortTime(next, task.timezone)}`
+        : 'no next run';
 }
 
 function summary(prompt: string): string {
@@ -97,99 +112,6 @@ export function tasksPage(rows: readonly TaskRow[], filter: StatusFilter, now: n
     `<header class="bar"><h1>Scheduled tasks</h1><a class="button" href="/tasks/new">New task</a></header><div class="filters" role="tablist">${filters}</div>${empty}<div class="cards">${cards}</div>`,
     { nav: 'tasks', assets },
   );
-}
-
-export interface FormChoices {
-  workspaces: string[];
-  models: string[];
-  zones: string[];
-  defaultZone: string;
-}
-
-const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-
-function options(values: readonly (readonly [string, string])[], selected: string | undefined): string {
-  return values
-    .map(([v, label]) => `<option value="${h(v)}"${v === (selected ?? '') ? ' selected' : ''}>${h(label)}</option>`)
-    .join('');
-}
-
-/** The creation form; pre-filled from a task for its Settings tab. */
-export function taskForm(choices: FormChoices, task?: ScheduledTask): string {
-  const c: ScheduleChoice = task ? choiceOf(task) : { kind: 'weekly', time: '09:00', day: 1 };
-  const kinds: [string, string][] = [
-    ['hourly', 'Hourly'],
-    ['daily', 'Daily'],
-    ['weekday', 'Every weekday'],
-    ['weekly', 'Weekly'],
-    ['monthly', 'Monthly'],
-    ['custom', 'Custom'],
-  ];
-  if (c.kind === 'cron') kinds.push(['cron', `As set elsewhere: cron ${c.cron}`]);
-  const zone = task?.timezone ?? choices.defaultZone;
-  const field = (name: string) => `<p class="error" data-error="${name}"></p>`;
-  return `<form id="task-form" class="task-form" data-task="${h(task?.id ?? '')}" novalidate>
-<section class="block"><label>Title <input name="title" value="${h(task?.title ?? '')}" maxlength="80" placeholder="A name for this task"></label>${field('title')}</section>
-<section class="block schedule"><h2>Schedule</h2>
-<div class="kinds">${kinds.map(([k, label]) => `<label class="kind"><input type="radio" name="kind" value="${k}"${k === c.kind ? ' checked' : ''}> ${h(label)}</label>`).join('')}</div>
-<div class="when">
-<label data-for="hourly">At minute <input name="minute" type="number" min="0" max="59" value="${c.minute ?? 0}"></label>
-<label data-for="daily weekday weekly monthly custom">At <input name="time" type="time" value="${h(c.time ?? '09:00')}"></label>
-<label data-for="weekly">On <select name="day">${options(
-    DAYS.map((d, i) => [String(i), d] as const),
-    String(c.day ?? 1),
-  )}</select></label>
-<label data-for="monthly">On day <input name="dom" type="number" min="1" max="31" value="${c.dom ?? 1}"></label>
-<label data-for="custom">Every <input name="everyN" type="number" min="1" max="1000" value="${h(c.every ? /\d+/.exec(c.every)![0] : '1')}"> <select name="everyUnit">${options(
-    [
-      ['d', 'days'],
-      ['w', 'weeks'],
-      ['mo', 'months'],
-    ],
-    c.every ? /[a-z]+$/.exec(c.every)![0] : 'd',
-  )}</select></label>
-<label data-for="custom">Starting <input name="start" type="date" value="${h(c.start ?? '')}"></label>
-<label data-for="custom cron">Until (that day still runs) <input name="until" type="date" value="${h(c.until ?? '')}"></label>
-<label>Time zone <select name="timezone">${options(
-    choices.zones.map((z) => [z, z] as const),
-    zone,
-  )}</select></label>
-<label data-for="hourly daily weekday weekly monthly custom cron">At most <input name="maxFires" type="number" min="1" value="${h(task?.maxFires ?? '')}" placeholder="no cap"> runs</label>
-<input type="hidden" name="cron" value="${h(c.cron ?? '')}">
-</div>
-${['cron', 'every', 'at', 'start', 'until', 'timezone', 'maxFires'].map(field).join('')}
-</section>
-<section class="block"><h2>Predicted timeline</h2><ol class="timeline" id="predicted"><li class="theoretical">…</li><li>…</li><li>…</li></ol></section>
-<section class="block"><label>Instruction (run each time) <textarea name="prompt" rows="6" placeholder="What each run does">${h(task?.prompt ?? '')}</textarea></label>${field('prompt')}</section>
-<section class="selectors">
-<label>Workspace <select name="workspace"${task ? ' disabled' : ''}>${options(
-    choices.workspaces.map((w) => [w, w] as const),
-    task?.workspace ?? choices.workspaces[0],
-  )}</select></label>
-<label>Permission mode <select name="permissionMode">${options(
-    [
-      ['', 'workspace default'],
-      ['manual', 'manual'],
-      ['auto', 'auto'],
-      ['yolo', 'yolo'],
-    ],
-    task?.permissionMode,
-  )}</select></label>
-<label>Model <select name="model">${options([['', 'workspace default'], ...choices.models.map((m) => [m, m] as const)], task?.model)}</select></label>
-<label>Effort <select name="effort">${options(
-    [
-      ['', 'workspace default'],
-      ['low', 'low'],
-      ['medium', 'medium'],
-      ['high', 'high'],
-    ],
-    task?.effort,
-  )}</select></label>
-${field('permissionMode')}${field('model')}${field('effort')}
-</section>
-<p class="error" data-error="form"></p>
-<button type="submit" class="button primary">${task ? 'Save' : 'Create task'}</button>
-</form>`;
 }
 
 export function newTaskPage(choices: FormChoices, assets: Assets): string {
@@ -241,10 +163,11 @@ export function taskPage(
       ? `<button class="button" data-action="unpause">Resume</button>`
       : `<button class="button" data-action="pause"${task.ended ? ' disabled' : ''}>Pause</button>`,
     `<button class="button" data-action="run-now">Run now</button>`,
+    `<button class="button danger" data-action="delete">Delete</button>`,
   ].join('');
   const tabs = `<div class="tabs"><a href="/tasks/${h(task.id)}?tab=settings" class="tab${tab === 'settings' ? ' on' : ''}">Settings</a><a href="/tasks/${h(task.id)}?tab=history" class="tab${tab === 'history' ? ' on' : ''}">History</a></div>`;
   const body = tab === 'settings' ? taskForm(choices, task) : historyTable(task, history);
-  const header = `<header class="bar"><h1>${h(task.title)}</h1><div class="actions" data-task="${h(task.id)}">${actions}</div></header><p class="meta">${h(status)}${task.ended ? ` (${h(task.ended.reason)})` : ''} · ${h(cardLine(task, history, now))} · ${h(task.workspace)}</p><p class="error" data-error="action"></p>`;
+  const header = `<header class="bar"><h1>${h(task.title)}</h1><div class="actions" data-task="${h(task.id)}" data-title="${h(task.title)}">${actions}</div></header><p class="meta">${h(status)}${task.ended ? ` (${h(task.ended.reason)})` : ''} · ${h(describeSchedule(task))}${task.ended || task.paused ? '' : ` · ${h(whenNext(task, now))}`} · ${h(runCount(task, history))} · ${h(task.workspace)}</p><p class="error" data-error="action"></p>`;
   return layout(`${task.title} — murmur`, `${header}${tabs}${body}`, { nav: 'tasks', assets });
 }
 

@@ -10,6 +10,7 @@ import { stampDue } from './firing.js';
 import { withLock } from './lock.js';
 import { checkSchedule, checkTaskInput, inputOf, type Checked, type FieldError, type TaskInput } from './validate.js';
 import { isoInZone, nextTimes } from './schedule.js';
+import { endedAfterEdit, scheduleChanged } from './rearm.js';
 import { readWorkspaces, registerWorkspace } from './workspaces.js';
 import type { RunRecord, ScheduledTask } from './types.js';
 
@@ -229,19 +230,13 @@ export class CronStore {
       if (changes.recurring === false && changes.maxFires === undefined) delete merged.maxFires;
       const checked = checkTaskInput(merged, now, this.workspace);
       if (!checked.ok) return checked;
-      const scheduleChanged =
-        JSON.stringify([task.schedule, task.timezone, task.until, task.recurring]) !==
-        JSON.stringify([checked.value.schedule, checked.value.timezone, checked.value.until, checked.value.recurring]);
-      for (const key of ['until', 'maxFires', 'permissionMode', 'model', 'effort'] as const) delete task[key];
+      const changed = scheduleChanged(task, checked.value);
+      const ended = endedAfterEdit(task, checked.value);
+      for (const key of ['until', 'maxFires', 'permissionMode', 'model', 'effort', 'ended'] as const) delete task[key];
       Object.assign(task, checked.value, { updatedAt: now });
+      if (ended) task.ended = ended;
       // A new schedule starts from now: no fire of the old one is replayed.
-      if (scheduleChanged) {
-        task.cursor = Math.max(task.cursor, now);
-        if (task.ended && (task.ended.reason === 'until' || task.ended.reason === 'once')) delete task.ended;
-      }
-      if (task.ended?.reason === 'max-fires' && task.maxFires !== undefined && task.fires < task.maxFires)
-        delete task.ended;
-      if (task.ended?.reason === 'max-fires' && task.maxFires === undefined) delete task.ended;
+      if (changed) task.cursor = Math.max(task.cursor, now);
       if (options.keep) task.kept = true;
       stampDue(task);
       return { ok: true, value: { ...task } };

@@ -1,112 +1,26 @@
 // The time-zone names murmur offers and recognises, one list shared by the checks (`murmur schedule`, the
-// create_scheduled_task tool, the console's API) and the console's zone select. Node's
-// Intl.supportedValuesOf('timeZone') lists CLDR's older spellings only (Asia/Calcutta, not Asia/Kolkata; no UTC,
-// no Etc/*), so the current IANA names and common aliases that Intl accepts are added. A name is never rewritten
-// to another zone's name (Intl's resolvedOptions would turn Asia/Kolkata into Asia/Calcutta): only its case is
-// fixed, to the listed spelling.
+// create_scheduled_task tool, the console's API) and the console's zone select: the IANA names (tzdata's
+// zone1970.tab and its backward links, checked in as iana-zones.ts so no /usr/share/zoneinfo is needed) that
+// this Node's Intl accepts. Node's Intl.supportedValuesOf('timeZone') lists CLDR's older spellings only
+// (Asia/Calcutta, not Asia/Kolkata; no UTC, no Etc/*). A name is never rewritten to another zone's name (Intl's
+// resolvedOptions would turn Asia/Kolkata into Asia/Calcutta): only its case is fixed, to the listed spelling.
+import { IANA_ZONE_NAMES } from './iana-zones.js';
 import { isValidTimeZone } from './schedule.js';
-
-/** Well-known IANA names Intl accepts but does not list (kept when this Node accepts them). */
-const EXTRA_ZONES: readonly string[] = [
-  // Current IANA names that CLDR still files under an older one.
-  'Africa/Asmara',
-  'America/Argentina/Buenos_Aires',
-  'America/Argentina/Catamarca',
-  'America/Argentina/Cordoba',
-  'America/Argentina/Jujuy',
-  'America/Argentina/Mendoza',
-  'America/Atikokan',
-  'America/Indiana/Indianapolis',
-  'America/Kentucky/Louisville',
-  'America/Nuuk',
-  'Asia/Ho_Chi_Minh',
-  'Asia/Kathmandu',
-  'Asia/Kolkata',
-  'Asia/Yangon',
-  'Atlantic/Faroe',
-  'Europe/Kyiv',
-  'Pacific/Chuuk',
-  'Pacific/Kanton',
-  'Pacific/Pohnpei',
-  // The older spellings people still type (listed by most Nodes already).
-  'Asia/Calcutta',
-  'Asia/Saigon',
-  'Asia/Katmandu',
-  'Asia/Rangoon',
-  'Europe/Kiev',
-  'America/Buenos_Aires',
-  'America/Godthab',
-  'America/Indianapolis',
-  'America/Louisville',
-  'Atlantic/Faeroe',
-  'Pacific/Enderbury',
-  'Pacific/Truk',
-  'Pacific/Ponape',
-  // UTC and fixed offsets (Etc/GMT+5 is five hours behind UTC, as POSIX has it).
-  'UTC',
-  'GMT',
-  'UCT',
-  'Universal',
-  'Zulu',
-  'Greenwich',
-  'GMT0',
-  'Etc/UTC',
-  'Etc/GMT',
-  'Etc/UCT',
-  'Etc/Universal',
-  'Etc/Zulu',
-  'Etc/Greenwich',
-  'Etc/GMT0',
-  ...Array.from({ length: 12 }, (_, i) => `Etc/GMT+${i + 1}`),
-  ...Array.from({ length: 14 }, (_, i) => `Etc/GMT-${i + 1}`),
-  // North American aliases and the POSIX-style zones.
-  'US/Alaska',
-  'US/Aleutian',
-  'US/Arizona',
-  'US/Central',
-  'US/East-Indiana',
-  'US/Eastern',
-  'US/Hawaii',
-  'US/Michigan',
-  'US/Mountain',
-  'US/Pacific',
-  'US/Samoa',
-  'Canada/Atlantic',
-  'Canada/Central',
-  'Canada/Eastern',
-  'Canada/Mountain',
-  'Canada/Newfoundland',
-  'Canada/Pacific',
-  'Canada/Saskatchewan',
-  'Canada/Yukon',
-  'EST5EDT',
-  'CST6CDT',
-  'MST7MDT',
-  'PST8PDT',
-  'EST',
-  'MST',
-  'HST',
-  'CET',
-  'EET',
-  'MET',
-  'WET',
-];
 
 let listed: readonly string[] | undefined;
 let exact: Set<string> | undefined;
 let byLowerCase: Map<string, string> | undefined;
 
-/** Every zone name offered, sorted: what this Node lists plus the accepted extras. */
+/** Every zone name offered, sorted: the IANA names this Node accepts, plus any it lists that tzdata lacks. */
 export function timeZoneNames(): readonly string[] {
   if (!listed) {
-    let supported: string[];
+    const names = new Set<string>();
+    for (const zone of IANA_ZONE_NAMES.split(/\s+/)) if (zone !== '' && isValidTimeZone(zone)) names.add(zone);
     try {
-      supported = Intl.supportedValuesOf('timeZone');
+      for (const zone of Intl.supportedValuesOf('timeZone')) names.add(zone);
     } catch {
-      supported = [];
+      // An Intl without the list: the IANA names alone.
     }
-    const names = new Set(supported);
-    for (const zone of EXTRA_ZONES) if (isValidTimeZone(zone)) names.add(zone);
     listed = Object.freeze([...names].sort());
   }
   return listed;

@@ -135,6 +135,12 @@ export function checkSchedule(
   return { ok: true, value };
 }
 
+/** A one-shot task: said so (`recurring: false`), or an interval that ends on its first run day. */
+export function runsOnce(recurring: boolean | undefined, checked: { schedule: Schedule; until?: string }): boolean {
+  if (recurring === false) return true;
+  return checked.schedule.kind === 'every' && checked.until === checked.schedule.start;
+}
+
 /**
  * A whole task definition for a task in `workspace` (where its runs start: a relative `scripted:FILE` model is
  * read from there; this process's folder when not given). `now` decides whether the schedule can still fire.
@@ -154,14 +160,7 @@ export function checkTaskInput(
   if ([...title].length > TITLE_MAX)
     errors.push({ field: 'title', message: `the title is ${[...title].length} characters long; at most ${TITLE_MAX}` });
 
-  let recurring = input.recurring ?? true;
-  // An interval that ends on its first run day runs once.
-  if (
-    scheduled.ok &&
-    scheduled.value.schedule.kind === 'every' &&
-    scheduled.value.until === scheduled.value.schedule.start
-  )
-    recurring = false;
+  const recurring = !(scheduled.ok ? runsOnce(input.recurring, scheduled.value) : input.recurring === false);
 
   let maxFires: number | undefined;
   if (input.maxFires !== undefined) {

@@ -6,11 +6,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { previewSchedule } from '../../orchestrator/cron/store.js';
+import { chromiumForSuite } from './browser-setup.js';
 import {
-  browserRequired,
   CHROMIUM,
   childEnv,
-  hasChromium,
   MAIN,
   murmur,
   removeDir,
@@ -21,15 +20,7 @@ import {
 } from './helpers.js';
 import { execa } from 'execa';
 
-const available = hasChromium();
-if (!available && browserRequired())
-  throw new Error(
-    `the browser tests need Chromium at ${CHROMIUM}: install the Debian package "chromium" (apt-get install chromium)`,
-  );
-if (!available)
-  console.warn(
-    `skipping the web console browser tests: no ${CHROMIUM}; install the Debian package "chromium" to run them`,
-  );
+const available = chromiumForSuite();
 
 let dir: string;
 let workspace: string;

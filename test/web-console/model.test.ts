@@ -6,11 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldEvents, ITEM_STATES } from '../../dashboards/web/session-model.js';
 import { modelJson } from '../../dashboards/web/model-json.js';
 import { choiceOf, predictTimeline, theoreticalLast, zoneOptions } from '../../dashboards/web/task-forms.js';
-import { taskForm } from '../../dashboards/web/pages.js';
+import { taskForm } from '../../dashboards/web/task-form-html.js';
 import { timeZoneNames } from '../../orchestrator/cron/time-zones.js';
 import type { ScheduledTask } from '../../orchestrator/cron/types.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
 import { childEnv, murmur, removeDir, tempDir } from './helpers.js';
+import { ZONES_NODE_LACKS } from '../cron/zone-names.js';
 
 const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0 };
 
@@ -103,25 +104,65 @@ describe('the session fold', () => {
 
 describe('schedule choices', () => {
   it('maps the structural choices back from a task, and keeps a cron they cannot say', () => {
-    const cron = (c: string) => choiceOf({ schedule: { kind: 'cron', cron: c } });
+    const cron = (c: string, more: Partial<ScheduledTask> = {}) =>
+      choiceOf({ schedule: { kind: 'cron', cron: c }, recurring: true, ...more });
     expect(cron('15 * * * *')).toEqual({ kind: 'hourly', minute: 15 });
     expect(cron('0 9 * * *')).toEqual({ kind: 'daily', time: '09:00' });
     expect(cron('30 8 * * 1-5')).toEqual({ kind: 'weekday', time: '08:30' });
     expect(cron('0 9 * * 1')).toEqual({ kind: 'weekly', time: '09:00', day: 1 });
     expect(cron('0 9 15 * *')).toEqual({ kind: 'monthly', time: '09:00', dom: 15 });
     expect(cron('*/5 9-17 * * *')).toEqual({ kind: 'cron', cron: '*/5 9-17 * * *' });
-    expect(
+    // An end date goes with every recurring kind (as --until does), so it is shown and kept.
+    expect(cron('0 9 * * 1', { until: '2026-12-20' })).toEqual({
+      kind: 'weekly',
+      time: '09:00',
+      day: 1,
+      until: '2026-12-20',
+    });
+    // A one-shot cron (--once) is not "Monthly": it stays as set elsewhere.
+    expect(cron('0 9 5 12 *', { recurring: false })).toEqual({ kind: 'cron', cron: '0 9 5 12 *' });
+    const every = (n: number, unit: 'd' | 'w' | 'mo', until?: string) =>
       choiceOf({
-        schedule: { kind: 'every', every: { n: 2, unit: 'w' }, at: '10:00', start: '2026-12-01' },
-        until: '2027-01-01',
-      }),
-    ).toEqual({
+        schedule: { kind: 'every', every: { n, unit }, at: '10:00', start: '2026-12-01' },
+        recurring: until !== '2026-12-01',
+        ...(until ? { until } : {}),
+      });
+    expect(every(2, 'w', '2027-01-01')).toEqual({
       kind: 'custom',
       every: '2w',
       time: '10:00',
       start: '2026-12-01',
       until: '2027-01-01',
     });
+    expect(every(1, 'd', '2026-12-01')).toEqual({ kind: 'once', time: '10:00', start: '2026-12-01' });
+    expect(every(3, 'mo', '2026-12-01')).toMatchObject({ kind: 'custom', every: '3mo' });
+  });
+
+  it('predicts no times an ended task will not make, one for a one-shot task, and counts past runs against a cap', () => {
+    const now = Date.parse('2026-12-02T12:00:00Z');
+    const daily = { cron: '0 9 * * *', timezone: 'UTC' };
+    const task = {
+      schedule: { kind: 'cron', cron: '0 9 * * *' },
+      timezone: 'UTC',
+      recurring: true,
+      fires: 3,
+      paused: false,
+    } as ScheduledTask;
+    const ok = (p: ReturnType<typeof predictTimeline>) => (p.ok ? p.value : undefined);
+    expect(ok(predictTimeline(daily, now))?.next).toHaveLength(2);
+    expect(ok(predictTimeline({ ...daily, recurring: false }, now))).toMatchObject({
+      next: ['2026-12-03T09:00:00+00:00'],
+      note: 'It runs once.',
+    });
+    expect(ok(predictTimeline({ ...daily, maxFires: '4' }, now, task))?.next).toEqual(['2026-12-03T09:00:00+00:00']);
+    const ended = { ...task, maxFires: 3, ended: { at: now, reason: 'max-fires' as const } };
+    expect(ok(predictTimeline({ ...daily, maxFires: 3 }, now, ended))).toMatchObject({ next: [] });
+    expect(ok(predictTimeline({ ...daily, maxFires: 3 }, now, ended))?.note).toMatch(/^Ended: it made all its runs/);
+    // Raising the cap re-arms it, as saving would.
+    expect(ok(predictTimeline({ ...daily, maxFires: 5 }, now, ended))?.next).toHaveLength(2);
+    const once = { ...task, recurring: false, ended: { at: now, reason: 'once' as const } };
+    expect(ok(predictTimeline({ ...daily, recurring: false }, now, once))).toMatchObject({ next: [] });
+    expect(ok(predictTimeline(daily, now, { ...task, paused: true }))?.note).toMatch(/^Paused/);
   });
 
   it('computes the theoretical last moment before now, and none before an interval starts', () => {
@@ -134,25 +175,22 @@ describe('schedule choices', () => {
       { every: '1d', at: '09:00', start: '2026-12-10', until: '2026-12-10', timezone: 'UTC' },
       now,
     );
-    expect(p.ok && p.value).toEqual({ zone: 'UTC', theoretical: null, next: ['2026-12-10T09:00:00+00:00'] });
+    expect(p.ok && p.value).toEqual({
+      zone: 'UTC',
+      theoretical: null,
+      next: ['2026-12-10T09:00:00+00:00'],
+      note: 'It runs once.',
+    });
   });
 
   it('offers the zones murmur schedule accepts, so a task in Asia/Kolkata shows Asia/Kolkata selected', () => {
     const zones = zoneOptions('Europe/Berlin');
     expect(zones).toEqual([...timeZoneNames()]);
-    for (const zone of [
-      'Asia/Kolkata',
-      'Europe/Kyiv',
-      'Asia/Ho_Chi_Minh',
-      'America/Argentina/Buenos_Aires',
-      'Etc/UTC',
-      'UTC',
-    ])
-      expect(zones).toContain(zone);
+    for (const zone of ZONES_NODE_LACKS) expect(zones).toContain(zone);
     // A zone the list lacks (the machine's, or a task's kept as typed) is put first rather than lost.
-    expect(zoneOptions('Europe/Belfast', 'Asia/Tel_Aviv', undefined).slice(0, 2)).toEqual([
-      'Asia/Tel_Aviv',
-      'Europe/Belfast',
+    expect(zoneOptions('US/Pacific-New', 'Canada/East-Saskatchewan', undefined).slice(0, 2)).toEqual([
+      'Canada/East-Saskatchewan',
+      'US/Pacific-New',
     ]);
 
     const task = {
@@ -163,7 +201,7 @@ describe('schedule choices', () => {
       timezone: 'Asia/Kolkata',
       recurring: true,
     } as ScheduledTask;
-    const form = taskForm({ workspaces: ['/ws'], models: [], zones, defaultZone: 'UTC' }, task);
+    const form = taskForm({ workspaces: ['/ws'], models: [], zones, defaultZone: 'UTC', today: '2026-12-02' }, task);
     const selected = [...form.matchAll(/<option value="([^"]*)" selected>/g)].map((m) => m[1]);
     expect(selected).toContain('Asia/Kolkata');
     expect(selected).not.toContain('UTC');
