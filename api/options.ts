@@ -9,6 +9,7 @@ import type { QuestionReply, QuestionRequest } from '../tools/adapters-interacti
 import type { RuntimeTool } from '../tools/contract.js';
 import { describeRuleProblem, parseRuleLists } from '../orchestrator/permissions/rules.js';
 import { MurmurOptionsError } from './errors.js';
+import { agentNameProblem } from '../host/checks.js';
 import type { Environment } from '../orchestrator/environment.js';
 
 export type PermissionMode = 'manual' | 'auto' | 'yolo';
@@ -184,7 +185,7 @@ export async function checkOptions(options: MurmurOptions): Promise<CheckedOptio
     fail('signal', 'must be an AbortSignal.');
   if (options.env !== undefined && (typeof options.env !== 'object' || options.env === null))
     fail('env', 'must be an object of strings.');
-  checkTools(options.tools);
+  checkTools(options.tools, cwd, options.env ?? process.env);
 
   let file: MurmurConfig;
   try {
@@ -219,7 +220,10 @@ export async function checkOptions(options: MurmurOptions): Promise<CheckedOptio
   return { cwd, config, env: options.env ?? process.env, options };
 }
 
-function checkTools(tools: unknown): void {
+/** What model providers accept as a function name (OpenAI's rule, the strictest). */
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+function checkTools(tools: unknown, cwd: string, env: Environment): void {
   if (tools === undefined) return;
   if (!Array.isArray(tools)) fail('tools', 'give a list of { tool, roles }.');
   const names = new Set<string>();
@@ -239,6 +243,23 @@ function checkTools(tools: unknown): void {
       !e.roles.every((r) => typeof r === 'string' && r.trim() !== '')
     )
       fail(`${at}.roles`, 'name at least one role (worker, explore, verifier, main) or defined agent.');
+    if (!TOOL_NAME.test(e.tool.def.name))
+      fail(
+        `${at}.tool.def.name`,
+        `${JSON.stringify(e.tool.def.name)} is not a tool name models accept: use 1 to 64 letters, digits, _ or -.`,
+      );
+    e.roles.forEach((role, r) => {
+      const problem = agentNameProblem(cwd, env, role, false);
+      if (problem) fail(`${at}.roles[${r}]`, `${problem}, or main.`);
+    });
+    const approval = e.tool.def.needsApproval;
+    if (approval !== undefined && typeof approval !== 'boolean' && typeof approval !== 'function')
+      fail(
+        `${at}.tool.def.needsApproval`,
+        'must be true, false or a function of the arguments returning true or false.',
+      );
+    if (e.tool.def.readOnly !== undefined && typeof e.tool.def.readOnly !== 'boolean')
+      fail(`${at}.tool.def.readOnly`, 'must be true or false.');
     if (names.has(e.tool.def.name)) fail(at, `two tools are named ${JSON.stringify(e.tool.def.name)}.`);
     names.add(e.tool.def.name);
   });

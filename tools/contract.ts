@@ -44,7 +44,21 @@ export interface ToolDefinition<P extends TSchema = TSchema> {
    * the path and the rule, or undefined when the arguments are valid.
    */
   validate?: (args: unknown) => string | undefined;
+  /**
+   * A host's tool (the library's `tools`) that changes nothing: the permission modes let it run without asking
+   * (deny and ask rules still apply). Ignored on built-in and MCP tools, whose marks come from murmur and the server.
+   */
+  readOnly?: boolean;
+  /**
+   * A host's tool: `true` (or a function of the checked arguments returning true) asks a person before every such
+   * call, in every permission mode (yolo included; an "allow always" answer lasts for the session); `false` lets it
+   * run without asking. Absent: the permission mode decides, as for any tool not known to be read-only.
+   */
+  needsApproval?: boolean | ApprovalTest<Static<P>>;
 }
+
+/** needsApproval's function form. A method type, so a tool with precise arguments fits where any tool is expected. */
+export type ApprovalTest<A> = { test(args: A): boolean }['test'];
 
 /**
  * What a tool is handed. The engine fills in the adapters it has; a tool reaches the engine only through

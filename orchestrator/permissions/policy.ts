@@ -96,6 +96,9 @@ export function decide(subject: CallSubject, input: PolicyInput): Decision {
   const session = allowedBy(rules.session, subject);
   if (session) return { kind: 'allow', why: `allowed for this session by ${ruleNames(session)}`, rules: session };
 
+  // A host's tool that needs approval asks in every mode; only the session's "allow always" (above) skips it.
+  if (subject.approval === 'required') return { kind: 'ask', why: `${subject.tool}'s definition asks for approval` };
+
   // yolo asks for nothing (plan approval is not a permission call: exit_plan_mode asks for it itself).
   if (mode !== 'yolo') {
     const ask = firstHit(rules.ask, subject);
@@ -114,6 +117,9 @@ export function decide(subject: CallSubject, input: PolicyInput): Decision {
   if (READ_ONLY_TOOLS.has(subject.tool) && !subject.mcp) return { kind: 'allow', why: `${subject.tool} only reads` };
   if (subject.mcp && subject.readOnly)
     return { kind: 'allow', why: `${subject.tool} is marked read-only by its server` };
+  if (subject.host && subject.readOnly)
+    return { kind: 'allow', why: `${subject.tool} is marked read-only by the host` };
+  if (subject.approval === 'none') return { kind: 'allow', why: `${subject.tool}'s definition needs no approval` };
   if (SELF_CHECKED_TOOLS.has(subject.tool) && subject.via === undefined)
     return { kind: 'allow', why: `${subject.tool} changes nothing by itself` };
   if (mode === 'auto' && subject.tool === 'bash' && input.sandboxedBash === true)

@@ -32,6 +32,10 @@ export interface CallSubject {
   path?: CallPath;
   /** The arguments of the tool that runs (for the approval prompt). */
   args: unknown;
+  /** A host's own tool (the library's `tools`): its `readOnly` and `needsApproval` marks count. */
+  host?: boolean;
+  /** A host's tool's needsApproval for these arguments: `required` asks in every mode, `none` allows. */
+  approval?: 'required' | 'none';
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
@@ -50,6 +54,22 @@ export function callPath(input: string, workspaceRoot: string): CallPath {
   const out: CallPath = { input, absolute };
   if (isInsideFolder(workspaceRoot, absolute)) out.relative = toPosix(path.relative(workspaceRoot, absolute)) || '.';
   return out;
+}
+
+/** A host's tool: its own read-only mark, and whether it needs approval for these arguments. */
+function markHostTool(subject: CallSubject, tool: RuntimeTool, args: unknown): void {
+  subject.host = true;
+  if (tool.def.readOnly === true) subject.readOnly = true;
+  const rule = tool.def.needsApproval;
+  if (rule === undefined) return;
+  let required: boolean;
+  try {
+    required = typeof rule === 'function' ? rule(args) === true : rule;
+  } catch {
+    // A test that throws cannot say the call is harmless: a person decides.
+    required = true;
+  }
+  subject.approval = required ? 'required' : 'none';
 }
 
 export function describeSubject(
@@ -73,6 +93,7 @@ export function describeSubject(
   }
   const mcp = (tool !== undefined && isMcpTool(tool)) || lower.startsWith(MCP_PREFIX);
   const subject: CallSubject = { tool: lower, mcp, readOnly: mcp && tool?.def.executionMode === 'parallel', args };
+  if (tool?.source === 'configured') markHostTool(subject, tool, args);
   const fields = record(args);
   const kind = ARGUMENT_KINDS[lower];
   if (kind === 'command' && typeof fields?.command === 'string') subject.command = fields.command;

@@ -189,6 +189,8 @@ describe('a consumer project', () => {
     );
     writeFileSync(path.join(bare, 'own-model.ts'), asDocumented('own-model.ts'));
     writeFileSync(path.join(bare, 'scripted-test.ts'), asDocumented('scripted-test.ts'));
+    // The custom tools example (readOnly, needsApproval as a function) type-checks and loads here too.
+    writeFileSync(path.join(bare, 'custom-tool.ts'), asDocumented('custom-tool.ts'));
     mkdirSync(path.join(bare, 'notes'));
     for (const name of ['plan.md', 'retro.md']) writeFileSync(path.join(bare, 'notes', name), `# ${name}\n`);
     const endpoint = await startHouseEndpoint();
@@ -197,6 +199,7 @@ describe('a consumer project', () => {
       `import { createMurmur, type RunReport } from 'murmur-agents';
 import { askHouseModel } from './own-model.js';
 import { testCountNotes } from './scripted-test.js';
+import { closed, fixTickets } from './custom-tool.js';
 import { scriptedModel } from 'murmur-agents/testing';
 import { defineTool, textResult, Type } from 'murmur-agents/tools';
 
@@ -210,7 +213,7 @@ const report: RunReport = await murmur.run('say it');
 await murmur.close();
 await testCountNotes('.');
 const house = await askHouseModel('.', ${JSON.stringify(endpoint.url)}, 'How many notes are there?');
-console.log(JSON.stringify({ status: report.status, result: report.result, house }));
+console.log(JSON.stringify({ status: report.status, result: report.result, house, tickets: [typeof fixTickets, closed.length] }));
 `,
     );
     try {
@@ -224,6 +227,7 @@ console.log(JSON.stringify({ status: report.status, result: report.result, house
         status: 'completed',
         result: 'typed without node types',
         house: '2 notes.',
+        tickets: ['function', 0],
       });
       expect(endpoint.requests).toHaveLength(2);
     } finally {

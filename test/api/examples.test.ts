@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { convertToEsm } from './examples/refactor-batch.js';
 import { research } from './examples/research-fanout.js';
-import { fixTickets } from './examples/custom-tool.js';
+import { closed, fixTickets } from './examples/custom-tool.js';
 
 let dir: string;
 const savedModel = process.env.MURMUR_MODEL;
@@ -117,6 +117,7 @@ describe('README examples', () => {
                 },
               ],
             },
+            { toolCalls: [{ name: 'close_ticket', arguments: { id: 'PAY-12' } }] },
             { text: 'PAY-12 fixed: refunds round to the cent.' },
           ],
         },
@@ -132,5 +133,10 @@ describe('README examples', () => {
     );
     expect(transcript).toContain('Invalid arguments for tool \\"lookup_ticket\\"');
     expect(transcript).toContain('Refunds round to the cent, not down.');
+    // lookup_ticket is read-only (auto mode ran it without asking); close_ticket asked first, and ran once allowed.
+    expect(closed).toEqual(['PAY-12']);
+    expect(vi.mocked(console.log).mock.calls.map((call) => String(call[0]))).toEqual([
+      `close_ticket: close_ticket {"id":"PAY-12"} (close_ticket's definition asks for approval) -> yes`,
+    ]);
   });
 });
