@@ -12,6 +12,9 @@ export type {
   ApprovalHandler,
   QuestionHandler,
   SandboxOptions,
+  McpServerEntry,
+  McpStdioEntry,
+  McpHttpEntry,
 } from './options.js';
 export type { RunReport, SwarmReport } from '../host/reports.js';
 export type { ItemResult, ItemOutcome } from '../swarm/report.js';

@@ -1,7 +1,8 @@
 // The library's options, checked like the command line checks its flags and murmur.toml: the same schema, the
 // same defaults (options override murmur.toml, which overrides the built-in defaults).
 import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { parseMcpServers } from '../tools/mcp/config.js';
 import { ConfigError, loadConfig, validateConfig, type MurmurConfig } from '../orchestrator/config.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import type { ApprovalAnswer, ApprovalRequest, Requester } from '../orchestrator/permissions/asker.js';
@@ -68,8 +69,8 @@ export interface MurmurOptions {
   /** As --swarm-mode. */
   swarmMode?: boolean;
   permissions?: PermissionRules;
-  /** MCP servers, each as in murmur.toml's `[mcpServers.NAME]` (`{ command, args, env }` or `{ url }`); added to .mcp.json's. */
-  mcpServers?: Record<string, unknown>;
+  /** MCP servers by name, as in .mcp.json (a command to start, or a URL); added to .mcp.json's and murmur.toml's. */
+  mcpServers?: Record<string, McpServerEntry>;
   limits?: Limits;
   /** Reasoning effort (as --effort). */
   effort?: Effort;
@@ -92,6 +93,33 @@ export interface MurmurOptions {
    */
   sandbox?: boolean | SandboxOptions;
 }
+
+/** An MCP server started as a process speaking MCP on its stdin and stdout. */
+export interface McpStdioEntry {
+  type?: 'stdio';
+  command: string;
+  args?: string[];
+  /** Added to the server's environment; `${VAR}` expands from the environment. */
+  env?: Record<string, string>;
+  /** Relative to the workspace. */
+  cwd?: string;
+  /** Milliseconds per tool call. */
+  timeoutMs?: number;
+  disabled?: boolean;
+  description?: string;
+}
+
+/** An MCP server reached over Streamable HTTP. */
+export interface McpHttpEntry {
+  type?: 'http' | 'streamable-http';
+  url: string;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+  disabled?: boolean;
+  description?: string;
+}
+
+export type McpServerEntry = McpStdioEntry | McpHttpEntry;
 
 /** murmur.toml's `[sandbox]` table. */
 export interface SandboxOptions {
@@ -187,6 +215,8 @@ export async function checkOptions(options: MurmurOptions): Promise<CheckedOptio
     fail('env', 'must be an object of strings.');
   checkTools(options.tools, cwd, options.env ?? process.env);
 
+  checkMcpServers(options.mcpServers, cwd, options.env ?? process.env);
+
   let file: MurmurConfig;
   try {
     file = (await loadConfig(cwd)).config;
@@ -218,6 +248,17 @@ export async function checkOptions(options: MurmurOptions): Promise<CheckedOptio
   const rules = parseRuleLists(config.permissions ?? {});
   if (rules.problems.length > 0) fail('permissions', rules.problems.map(describeRuleProblem).join('; '));
   return { cwd, config, env: options.env ?? process.env, options };
+}
+
+/** Each MCP entry read as .mcp.json's are: the first problem (a bad field or an unknown one) names the entry. */
+function checkMcpServers(servers: unknown, cwd: string, env: Environment): void {
+  if (servers === undefined) return;
+  if (typeof servers !== 'object' || servers === null || Array.isArray(servers))
+    fail('mcpServers', 'give an object of servers by name: { NAME: { command, args } or { url } }.');
+  const { problems } = parseMcpServers({ mcpServers: servers }, join(cwd, 'options'), env);
+  const [problem] = problems;
+  // In a file an unknown field is skipped with a warning; here it is an error like any other.
+  if (problem) fail(problem.field ?? 'mcpServers', `${problem.message.replace(', ignored', '')}.`);
 }
 
 /** What model providers accept as a function name (OpenAI's rule, the strictest). */

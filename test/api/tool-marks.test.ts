@@ -154,3 +154,30 @@ describe('bad tools are named', () => {
     expect(typo.message).toContain('"wrker" is not a role or a defined agent; known: explore, worker, coder, verifier');
   });
 });
+
+describe('mcpServers entries are checked as .mcp.json entries', () => {
+  it('a bad or unknown field names the entry and the field', async () => {
+    const fails = async (mcpServers: unknown) => {
+      const error = await createMurmur({ cwd: dir, model: callsStamp(), mcpServers: mcpServers as never }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(MurmurOptionsError);
+      return error as MurmurOptionsError;
+    };
+    const typo = await fails({ files: { comand: 'npx', args: ['server-filesystem'] } });
+    expect(typo.option).toMatch(/^mcpServers\.files/);
+    expect(typo.message).toContain('comand');
+    const args = await fails({ files: { command: 'npx', args: 'server-filesystem' } });
+    expect(args.option).toBe('mcpServers.files.args');
+    const url = await fails({ web: { url: 'ftp://example.com' } });
+    expect(url.option).toBe('mcpServers.web.url');
+    expect(url.message).toContain('http or https');
+    const fine = await createMurmur({
+      cwd: dir,
+      model: callsStamp(),
+      mcpServers: { web: { url: 'http://127.0.0.1:9/mcp' } },
+    });
+    await fine.close();
+  });
+});
