@@ -9,6 +9,8 @@ import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vites
 import { createMurmur, defineTool, MurmurOptionsError, textResult, Type } from '../../api/index.js';
 import { scriptedModel } from '../../api/testing.js';
 import { whereConfigured } from '../api/examples/typed-output.js';
+import { writeFileSync } from 'node:fs';
+import { murmurIn } from '../swarm/helpers.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -273,5 +275,57 @@ describe('the README example of a typed swarm output', () => {
     expect(found.cache![0]).toMatch(/^\(failed: no valid final answer after 2 attempt\(s\) \(outputRetries 1\): /);
     expect(found.cache![0]).toContain('/confidence');
     model.assertComplete();
+  });
+});
+
+describe('a library session with a template function, resumed by murmur resume', () => {
+  it('runs the unfinished items from their saved prompts, checked against the saved schema', async () => {
+    const script = (latencyMs: number) => ({
+      agents: [
+        {
+          match: { prompt: 'Size of box (\\d+)' },
+          turns: [{ latencyMs: 0, toolCalls: [{ name: 'final_answer', arguments: { value: 1 } }] }],
+        },
+        {
+          match: { prompt: 'Size of crate (\\d+)' },
+          turns: [{ latencyMs, toolCalls: [{ name: 'final_answer', arguments: { value: 2 } }] }],
+        },
+      ],
+    });
+    const slow = path.join(dir, 'slow.json');
+    writeFileSync(slow, JSON.stringify(script(60_000)));
+    const murmur = await createMurmur({ cwd: dir, model: scriptedModel(slow) });
+    const stop = new AbortController();
+    murmur.on('swarm.item', (event) => {
+      if (event.state === 'completed') stop.abort();
+    });
+    let sessionId: string | undefined;
+    try {
+      const things = [
+        { kind: 'box', n: 1 },
+        { kind: 'crate', n: 2 },
+      ];
+      const report = await murmur.swarm({
+        template: (thing: { kind: string; n: number }) => `Size of ${thing.kind} ${thing.n}?`,
+        items: things,
+        output: Type.Integer(),
+        maxConcurrency: 2,
+        signal: stop.signal,
+      });
+      expect(report.status).toBe('aborted');
+      expect(report.items.map((row) => row.outcome)).toEqual(['completed', 'aborted']);
+      sessionId = report.sessionId;
+    } finally {
+      await murmur.close();
+    }
+    const fast = path.join(dir, 'fast.json');
+    writeFileSync(fast, JSON.stringify(script(0)));
+    const resumed = await murmurIn(dir, ['resume', sessionId!, '--model', `scripted:${fast}`, '--json']);
+    expect(resumed.exitCode).toBe(0);
+    const rows = (JSON.parse(resumed.stdout) as { items: { item: string; output: unknown; input: unknown }[] }).items;
+    expect(rows.map((row) => [row.item, row.output, row.input])).toEqual([
+      ['{"kind":"box","n":1}', 1, { kind: 'box', n: 1 }],
+      ['{"kind":"crate","n":2}', 2, { kind: 'crate', n: 2 }],
+    ]);
   });
 });
