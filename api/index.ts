@@ -1,6 +1,7 @@
 // murmur as a library: `import { createMurmur } from 'murmur-agents'`. Everything here is the public, versioned surface;
 // nothing else in the package is importable (package.json `exports`).
 export { createMurmur, type Murmur, type RunOptions, type SwarmOptions } from './murmur.js';
+export type { SwarmTemplate, TypedSwarmReport } from './output.js';
 export { MurmurOptionsError } from './errors.js';
 export type {
   MurmurOptions,

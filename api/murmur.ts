@@ -12,7 +12,7 @@ import { PLAN_MODE_TOOL_NAMES } from '../tools/interact/plan-mode.js';
 import { CREATE_SCHEDULED_TASK } from '../tools/agents/create-scheduled-task.js';
 import { openResumable } from '../host/resume.js';
 import { connectQueueTarget, queueUrlFromEnv, type QueueTarget } from '../host/queue.js';
-import { agentNameProblem, swarmItemsProblem } from '../host/checks.js';
+import { agentNameProblem } from '../host/checks.js';
 import { reportOf, runOnEngine, swarmTitle, type Finished, type RunRequest } from '../host/lifecycle.js';
 import { assembleEngine } from '../host/assemble.js';
 import { HostInputError } from '../host/errors.js';
@@ -21,18 +21,33 @@ import { providerFactory, providerFromSpec } from '../host/models.js';
 import { runReport, type RunReport, type SwarmReport } from '../host/reports.js';
 import { checkOptions, type CheckedOptions, type MurmurOptions } from './options.js';
 import { MurmurOptionsError } from './errors.js';
+import type { Static, TSchema } from '@sinclair/typebox';
+import { FINAL_ANSWER } from '../orchestrator/final-answer.js';
+import { outputSpecOf, planItems, typedSwarmReport, type SwarmTemplate, type TypedSwarmReport } from './output.js';
 
-export interface RunOptions {
+export interface RunOptions<S extends TSchema = TSchema> {
   /** A role (`worker`, `explore`…) or a defined agent's name; absent = the main agent. */
   agent?: string;
   /** Aborts this run (finished work is kept). */
   signal?: AbortSignal;
+  /** A typed output: the agent answers through final_answer, checked against this schema; the report's `output`. */
+  output?: S;
+  /** Invalid answers sent back with the validation errors before the run fails (default 1). */
+  outputRetries?: number;
 }
 
-export interface SwarmOptions {
-  /** The prompt for each item; every {{item}} is replaced by the item. */
-  template: string;
-  items: readonly string[];
+export interface SwarmOptions<T = string, S extends TSchema = TSchema> {
+  /**
+   * The prompt for each item: a string where every {{item}} is replaced by the item (by its JSON for an object;
+   * {{field}} by that field of an object item), or a function of the item.
+   */
+  template: SwarmTemplate<T>;
+  /** Strings, or any values with a template function or {{field}} placeholders (each row's `input`). */
+  items: readonly T[];
+  /** A typed output for every item: each worker answers through final_answer; each row's `output`. */
+  output?: S;
+  /** Invalid answers sent back with the validation errors before an item fails (default 1). */
+  outputRetries?: number;
   /** explore, worker (default), verifier, or a defined agent's name. */
   role?: string;
   /** A verifier checks each completed item; failures go back to the worker. */
@@ -62,6 +77,7 @@ const TAKEN_TOOL_NAMES: ReadonlySet<string> = new Set([
   ...BUILTIN_TOOL_NAMES,
   CREATE_SCHEDULED_TASK,
   ...PLAN_MODE_TOOL_NAMES,
+  FINAL_ANSWER,
 ]);
 
 export interface Murmur {
@@ -73,9 +89,9 @@ export interface Murmur {
   on<T extends EventType>(type: T, listener: (event: EventOf<T>) => void): () => void;
   on(type: '*', listener: (event: MurmurEvent) => void): () => void;
   /** Runs a task with the main agent, or with `agent`; the report is what `murmur run --json` prints. */
-  run(task: string, options?: RunOptions): Promise<RunReport>;
-  /** One subagent per item, without a main agent; the report is what `murmur swarm --json` prints. */
-  swarm(options: SwarmOptions): Promise<SwarmReport>;
+  run<S extends TSchema = TSchema>(task: string, options?: RunOptions<S>): Promise<RunReport<Static<S>>>;
+  /** One subagent per item, without a main agent; the report is what `murmur swarm --json` prints, each row with its `input`. */
+  swarm<T = string, S extends TSchema = TSchema>(options: SwarmOptions<T, S>): Promise<TypedSwarmReport<Static<S>, T>>;
   /** Continues a session left by a crash or an abort (a swarm finishes only the items that had not completed). */
   resume(sessionId: string, options?: { signal?: AbortSignal }): Promise<RunReport | SwarmReport>;
   /** Stops MCP servers started for this instance. */
@@ -217,23 +233,29 @@ class MurmurInstance implements Murmur {
     };
   }
 
-  async run(task: string, options: RunOptions = {}): Promise<RunReport> {
+  async run<S extends TSchema = TSchema>(task: string, options: RunOptions<S> = {}): Promise<RunReport<Static<S>>> {
     if (typeof task !== 'string' || task.trim() === '') fail('task', 'give the task as a non-empty string.');
     if (options.agent !== undefined) this.checkProfile('agent', options.agent, false);
+    const output = await outputSpecOf('', options.output, options.outputRetries);
     const finished = await this.runRequest(
       'run',
-      { kind: 'task', task: task.trim(), ...(options.agent !== undefined ? { agent: options.agent } : {}) },
+      {
+        kind: 'task',
+        task: task.trim(),
+        ...(options.agent !== undefined ? { agent: options.agent } : {}),
+        ...(output ? { output } : {}),
+      },
       options.signal,
     );
-    return runReport(finished.outcome);
+    return runReport(finished.outcome) as RunReport<Static<S>>;
   }
 
-  async swarm(options: SwarmOptions): Promise<SwarmReport> {
+  async swarm<T = string, S extends TSchema = TSchema>(
+    options: SwarmOptions<T, S>,
+  ): Promise<TypedSwarmReport<Static<S>, T>> {
     if (typeof options !== 'object' || options === null) fail('swarm', 'give { template, items }.');
-    if (typeof options.template !== 'string') fail('swarm.template', 'give the prompt for each item, with {{item}}.');
-    if (!Array.isArray(options.items)) fail('swarm.items', 'give the items as a list of strings.');
-    const itemsProblem = swarmItemsProblem(options.template, options.items, 'template');
-    if (itemsProblem) fail('swarm', `${itemsProblem}.`);
+    const planned = planItems(options.template, options.items);
+    const output = await outputSpecOf('swarm.', options.output, options.outputRetries);
     if (options.role !== undefined) this.checkProfile('swarm.role', options.role, true);
     for (const key of ['maxConcurrency', 'maxRounds'] as const) {
       const value = options[key];
@@ -243,14 +265,17 @@ class MurmurInstance implements Murmur {
     if (options.isolation !== undefined && options.isolation !== 'none' && options.isolation !== 'worktree')
       fail('swarm.isolation', `${JSON.stringify(options.isolation)} is not accepted; use none or worktree.`);
     const queue = options.queue === undefined ? undefined : await this.queue(options.queue);
-    const description = swarmTitle(options.template, options.items, options.description);
+    const description = swarmTitle(planned.template ?? '(template function)', planned.labels, options.description);
     const finished = await this.runRequest(
       'swarm',
       {
         kind: 'swarm',
         launch: {
-          promptTemplate: options.template,
-          items: options.items,
+          ...(planned.template !== undefined ? { promptTemplate: planned.template } : {}),
+          items: planned.labels,
+          ...(planned.prompts ? { prompts: planned.prompts } : {}),
+          ...(planned.inputs ? { inputs: planned.inputs } : {}),
+          ...(output ? { output } : {}),
           description,
           verify: options.verify === true,
           maxItems: Number.POSITIVE_INFINITY,
@@ -265,7 +290,7 @@ class MurmurInstance implements Murmur {
       options.signal,
     );
     if (finished.kind !== 'swarm') throw new Error('a swarm request finished as a run');
-    return reportOf(finished);
+    return typedSwarmReport(reportOf(finished), options.items);
   }
 
   async resume(sessionId: string, options: { signal?: AbortSignal } = {}): Promise<RunReport | SwarmReport> {

@@ -70,8 +70,16 @@ export const COMMON_FLAGS: FlagSpecs = {
   sandbox,
 };
 
+const outputSchema: FlagSpec = {
+  kind: 'string',
+  value: 'FILE.json',
+  description:
+    'a JSON Schema the answer must match: the agent answers through final_answer, checked and sent back once if invalid',
+};
+
 export const RUN_FLAGS: FlagSpecs = {
   ...COMMON_FLAGS,
+  'output-schema': { ...outputSchema, description: `${outputSchema.description}; --json's output holds it` },
   agent: {
     kind: 'string',
     value: 'NAME',
@@ -111,6 +119,13 @@ export const SWARM_FLAGS: FlagSpecs = {
     default: "the template's first line × the item count",
   },
   queue: { ...queue, description: 'run the items on murmur workers through Redis (rediss:// for TLS)' },
+  'output-schema': { ...outputSchema, description: `${outputSchema.description}; each item's is its output` },
+  'output-jsonl': {
+    kind: 'string',
+    value: 'FILE',
+    description:
+      'one JSON line per finished item as it finishes: {index, item, outcome, output?, reason?, agentId, verdict?}; a resume appends the rest',
+  },
   ...COMMON_FLAGS,
   json: {
     ...json,

@@ -7,6 +7,7 @@ import { RESUME_FLAGS } from './flags.js';
 import { openTerminalRun } from './terminal-run.js';
 import { printFinished } from './print-outcome.js';
 import { queueFromFlagOrEnv } from './worker.js';
+import { openOutputJsonl } from './output-options.js';
 import { openResumable, type Resumable } from '../host/resume.js';
 
 /** Continue with the model, endpoint and rules the session ran with, unless given again. */
@@ -42,6 +43,9 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
   const queue = savedQueue
     ? await queueFromFlagOrEnv('resume', stringFlag(args, 'queue'), process.env, savedQueue.url)
     : undefined;
+  // The lines file of `--output-jsonl` goes on: only the items without a line are appended.
+  const jsonl = resumable.settings.outputJsonl;
+  const onItem = jsonl !== undefined && resumable.swarm ? openOutputJsonl('resume', jsonl, true) : undefined;
   const terminal = await openTerminalRun('resume', args, {
     title: resumable.title,
     sessionKind: resumable.swarm ? 'swarm' : 'run',
@@ -53,7 +57,7 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
   });
   try {
     const finished = await terminal.run(
-      { kind: 'resume', resumable, ...(queue ? { queue } : {}) },
+      { kind: 'resume', resumable, ...(queue ? { queue } : {}), ...(onItem ? { onItem } : {}) },
       (refused) => refused.message,
     );
     return await terminal.finishRun(finished.outcome, printFinished(args, finished));

@@ -5,6 +5,7 @@ import { RUN_FLAGS } from './flags.js';
 import { loadAgentDefinitions, profileOrProblem } from '../roles/definitions.js';
 import { openTerminalRun } from './terminal-run.js';
 import { printFinished } from './print-outcome.js';
+import { outputSpecFrom } from './output-options.js';
 
 export async function runCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs('run', argv, RUN_FLAGS);
@@ -14,10 +15,11 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   // A bad --agent is a usage error before anything starts (no session is left behind).
   checkAgentFlag(args);
   const agent = stringFlag(args, 'agent');
+  const output = await outputSpecFrom('run', args);
   const terminal = await openTerminalRun('run', args, { title: task, sessionKind: 'run' });
   try {
     const finished = await terminal.run(
-      { kind: 'task', task, ...(agent !== undefined ? { agent } : {}) },
+      { kind: 'task', task, ...(agent !== undefined ? { agent } : {}), ...(output ? { output } : {}) },
       (refused) => `--agent ${refused.message}`,
     );
     return await terminal.finishRun(finished.outcome, printFinished(args, finished));

@@ -10,6 +10,7 @@ import type { SwarmLaunch } from '../host/swarm.js';
 import { swarmTitle } from '../host/lifecycle.js';
 import { agentNameProblem, swarmItemsProblem } from '../host/checks.js';
 import { queueFromFlagOrEnv } from './worker.js';
+import { openOutputJsonl, outputJsonlPath, outputSpecFrom } from './output-options.js';
 
 async function itemsFrom(args: ParsedArgs, cwd: string): Promise<string[]> {
   const sources = ['items', 'items-file', 'glob'].filter((k) => args.flags[k] !== undefined);
@@ -69,7 +70,15 @@ export async function swarmCommand(argv: readonly string[]): Promise<number> {
   checkBeforeStart(template, items, stringFlag(args, 'role'), cwd);
   // A bad, unreachable or refusing queue is exit 2 before any session exists.
   const queue = await queueFromFlagOrEnv('swarm', stringFlag(args, 'queue'), process.env);
-  const terminal = await openTerminalRun('swarm', args, { title: description, sessionKind: 'swarm' });
+  const output = await outputSpecFrom('swarm', args);
+  const jsonl = outputJsonlPath(args);
+  const onItem = jsonl !== undefined ? openOutputJsonl('swarm', jsonl, false) : undefined;
+  const terminal = await openTerminalRun('swarm', args, {
+    title: description,
+    sessionKind: 'swarm',
+    // Saved with the session: a resume appends the items not yet written.
+    ...(jsonl !== undefined ? { extend: (o) => void (o.settings = { ...o.settings, outputJsonl: jsonl }) } : {}),
+  });
   try {
     const role = stringFlag(args, 'role');
     const isolation = stringFlag(args, 'isolation') as 'none' | 'worktree' | undefined;
@@ -85,8 +94,9 @@ export async function swarmCommand(argv: readonly string[]): Promise<number> {
       ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
       ...(maxRounds !== undefined ? { maxRounds } : {}),
       ...(queue ? { queue } : {}),
+      ...(output ? { output } : {}),
     };
-    const finished = await terminal.run({ kind: 'swarm', launch }, (refused) => refused.message);
+    const finished = await terminal.run({ kind: 'swarm', launch, ...(onItem ? { onItem } : {}) }, (r) => r.message);
     return await terminal.finishRun(finished.outcome, printFinished(args, finished));
   } finally {
     await terminal.close();

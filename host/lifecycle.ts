@@ -19,14 +19,18 @@ import {
   type SwarmStatus,
 } from './swarm.js';
 import { restoreOn, type Resumable } from './resume.js';
+import { keepOutputSettings, prepareOutput, withRunOutput, type OutputSpec } from './output.js';
 
 export type RunRequest =
   /** The main agent (or `agent`: a role or a defined agent's name) on a task; `title` for screens (default: the task). */
-  | { kind: 'task'; task: string; agent?: string; title?: string }
-  /** One subagent per item, without a main agent. */
-  | { kind: 'swarm'; launch: SwarmLaunch }
+  | { kind: 'task'; task: string; agent?: string; title?: string; output?: OutputSpec }
+  /** One subagent per item, without a main agent; `onItem` hears each item's result as it ends. */
+  | { kind: 'swarm'; launch: SwarmLaunch; onItem?: ItemListener }
   /** A saved session, continued (a swarm finishes only the items that had not completed); `queue` for a queue swarm. */
-  | { kind: 'resume'; resumable: Resumable; queue?: QueueTarget };
+  | { kind: 'resume'; resumable: Resumable; queue?: QueueTarget; onItem?: ItemListener };
+
+/** Hears a swarm item's result as it ends (and, on a resume, those that ended before). Must not throw. */
+export type ItemListener = (result: ItemResult) => void;
 
 export interface RunFinished {
   kind: 'run';
@@ -70,8 +74,8 @@ function ended(engine: Engine, finished: Finished): LifecycleResult {
   return { ok: true, finished };
 }
 
-async function finishSwarm(engine: Engine, run: SwarmRun): Promise<LifecycleResult> {
-  const { results, status, reason } = await runSwarmOn(engine, run);
+async function finishSwarm(engine: Engine, run: SwarmRun, onItem?: ItemListener): Promise<LifecycleResult> {
+  const { results, status, reason } = await runSwarmOn(engine, run, onItem);
   const outcome: RunOutcome = {
     status,
     result: '',
@@ -89,31 +93,38 @@ export async function runOnEngine(engine: Engine, request: RunRequest, env: Envi
     case 'task': {
       const profile = request.agent === undefined ? builtinProfile('main') : engine.profile(request.agent);
       if (typeof profile === 'string') return refused('agent', `${JSON.stringify(request.agent)}: ${profile}`);
+      await prepareOutput(engine, request.output);
       announce(engine, 'run', request.title ?? request.task);
-      return ended(engine, { kind: 'run', outcome: await engine.runTask(request.task, profile) });
+      const answering = request.output ? { ...profile, output: request.output } : profile;
+      return ended(engine, {
+        kind: 'run',
+        outcome: withRunOutput(engine, await engine.runTask(request.task, answering)),
+      });
     }
     case 'swarm': {
       const prepared = await prepareSwarm(engine, undefined, request.launch, env);
       if (!prepared.ok) return refused('swarm', prepared.error);
+      await prepareOutput(engine, request.launch.output);
       announce(
         engine,
         'swarm',
         swarmTitle(request.launch.promptTemplate ?? '', request.launch.items, request.launch.description),
       );
-      return finishSwarm(engine, prepared.run);
+      return finishSwarm(engine, prepared.run, request.onItem);
     }
     case 'resume': {
       const { resumable } = request;
       // Nothing is saved until the resumed run starts: a resume refused here leaves the session as it was.
+      await keepOutputSettings(engine, resumable.settings);
       restoreOn(engine, resumable);
       if (resumable.swarm) {
         const prepared = await restoreSwarm(engine, resumable.swarm, undefined, env, request.queue);
         if (!prepared.ok) return refused('session', prepared.error);
         announce(engine, 'swarm', resumable.title);
-        return finishSwarm(engine, prepared.run);
+        return finishSwarm(engine, prepared.run, request.onItem);
       }
       announce(engine, 'run', resumable.title);
-      const outcome = await engine.continueMain();
+      const outcome = withRunOutput(engine, await engine.continueMain());
       // A scheduled task's run, resumed: its run record in the task's history says how it ended.
       const marker = readScheduledMarker(resumable.session.dir);
       if (marker) recordResumedRun(marker, outcome, resumable.session.id);

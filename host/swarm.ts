@@ -20,6 +20,7 @@ import type { SavedQueue, SavedSwarm } from '../swarm/saved-swarm.js';
 import type { SwarmHost } from '../swarm/swarm-host.js';
 import { launcherFor } from './swarm-launchers.js';
 import { swarmHostFor } from './swarm-host.js';
+import { withInputs } from './output.js';
 
 export { allCompleted, type Prepared, type QueueTarget };
 
@@ -79,17 +80,21 @@ export async function restoreSwarm(
   return runOn(
     engine,
     host,
-    await planRestore(host, saved, maxConcurrencyFlag, env),
+    await planRestore(host, saved, maxConcurrencyFlag, env, engine.options.settings?.output),
     saved.queue ? queue : undefined,
     saved.queue,
   );
 }
 
+/** Runs a prepared swarm; `onItem` hears each item's result as it ends (and those that ended before a resume). */
 export async function runSwarmOn(
   engine: Engine,
   run: SwarmRun,
+  onItem?: (result: ItemResult) => void,
 ): Promise<{ results: ItemResult[]; status: SwarmStatus; reason?: string }> {
   let started = false;
+  const inputs = run.state().inputs;
+  if (onItem) run.onItemDone = (result) => onItem(withInputs([result], inputs)[0]!);
   try {
     // The first save starts the session's run (swarm-host.ts persist).
     run.save();
@@ -106,7 +111,7 @@ export async function runSwarmOn(
     const status: SwarmStatus =
       allCompleted(results) && lost === undefined ? 'completed' : engine.signal.aborted ? 'aborted' : 'failed';
     engine.markEnded(status);
-    return { results, status, ...(lost !== undefined ? { reason: lost } : {}) };
+    return { results: withInputs(results, inputs), status, ...(lost !== undefined ? { reason: lost } : {}) };
   } finally {
     // A launcher that never ran still holds what it opened (a queue's Redis connections would keep the process up).
     if (!started) await run.release().catch(() => undefined);

@@ -14,6 +14,7 @@ import { buildToolContext, type ContextInputs } from './agent-context.js';
 import { pipelineFor } from './agent-pipeline.js';
 import { agentSystemPrompt } from './agent-prompt.js';
 import type { EventBus } from './events.js';
+import { outputInstruction, withFinalAnswer } from './final-answer.js';
 import type { ModelCapabilities } from './models/provider.js';
 import type {
   BatchVetoFor,
@@ -157,13 +158,15 @@ function configureAgent(
     mcpTools: deps.mcpTools,
     disclose: deps.disclose,
   });
-  const system = agentSystemPrompt(record.profile, {
+  const prompt = agentSystemPrompt(record.profile, {
     root: context.cwd,
     isSubtask: record.depth > 0,
     held,
     definitions: deps.definitions,
     skills: skills?.catalog,
   });
+  const output = record.profile.output;
+  const system = output ? `${prompt}\n\n${outputInstruction(output)}` : prompt;
   const onMessage = (message: Message): void => {
     if (message.role === 'user' && !message.synthetic) pipeline.onPrompt();
     hooks.onMessage(message);
@@ -173,7 +176,7 @@ function configureAgent(
     system,
     maxTurns: record.profile.maxTurns ?? deps.maxTurns,
     callModel: hooks.callModel,
-    toolsForTurn,
+    toolsForTurn: output ? withFinalAnswer(toolsForTurn, output) : toolsForTurn,
     context,
     budgetSpent: hooks.budgetSpent,
     onUsage: hooks.onUsage,
@@ -183,5 +186,6 @@ function configureAgent(
   if (deps.maxOutputTokens !== undefined) config.maxOutputTokens = deps.maxOutputTokens;
   const effort = record.profile.effort ?? deps.effort;
   if (effort) config.effort = effort;
+  if (output) config.output = output;
   return config;
 }

@@ -71,6 +71,8 @@ export interface RunOutcome {
   usage: Usage;
   agents: AgentSummary[];
   sessionId?: string;
+  /** A typed output's final answer (set by the host once the run completed). */
+  output?: unknown;
 }
 
 /** The agent tree's limits: murmur.toml's `[limits]`, then the host's own. */

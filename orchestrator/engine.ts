@@ -324,6 +324,7 @@ export class Engine {
         if (r.agent.startedAt !== undefined) entry.startedAt = r.agent.startedAt;
         if (r.agent.endedAt !== undefined) entry.endedAt = r.agent.endedAt;
         if (r.workspaceRoot !== undefined) entry.workspaceRoot = r.workspaceRoot;
+        if (r.profile.output) entry.output = true;
         return entry;
       }),
       tasks: this.tasks.all(),

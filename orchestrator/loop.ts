@@ -3,6 +3,7 @@
 // event only when somebody listens (EventBus.wants), and allocates per run and per turn only what it must.
 import type { RuntimeTool, ToolResult } from '../tools/contract.js';
 import { systemClock } from './clock.js';
+import { AnswerJudge, type OutputSpec } from './final-answer.js';
 import type { EventBus, EventInput } from './events.js';
 import type { ModelError, ModelRequest, ModelResult } from './models/provider.js';
 import {
@@ -76,6 +77,8 @@ export interface LoopConfig {
   maxOutputTokens?: number;
   /** How hard the model should think (the agent definition's, else the run's); absent = the model's default. */
   effort?: Effort;
+  /** A typed output: the agent answers through final_answer (final-answer.ts), judged after each answer. */
+  output?: OutputSpec;
   now?: () => number;
 }
 
@@ -130,6 +133,8 @@ class LoopRun implements BatchObserver {
   private readonly onThinkingDelta: ((text: string) => void) | undefined;
   /** A provider's warning (a server refused --effort) as a `log` event; only effort can raise one today. */
   private readonly onWarning: ((message: string) => void) | undefined;
+  /** Judges the answers of an agent with a typed output (this run's invalid answers). */
+  private readonly judge: AnswerJudge | undefined;
 
   constructor(
     private readonly state: LoopState,
@@ -153,6 +158,7 @@ class LoopRun implements BatchObserver {
       config.effort && bus.wants('log')
         ? (message) => bus.emit({ type: 'log', level: 'warn', agentId, message })
         : undefined;
+    this.judge = config.output ? new AnswerJudge(config.output) : undefined;
   }
 
   start(call: ToolCall): void {
@@ -246,7 +252,11 @@ class LoopRun implements BatchObserver {
         if (config.budgetSpent?.()) return { status: 'budget', reason: 'token budget spent' };
         // A message that arrived during the final call wakes the agent for another turn.
         arrived = self.drainInbox();
-        if (arrived.length === 0) return { status: 'completed' };
+        if (arrived.length > 0) continue;
+        if (!this.judge) return { status: 'completed' };
+        const next = this.judge.afterText();
+        if ('status' in next) return next;
+        arrived = [next];
         continue;
       }
 
@@ -267,6 +277,12 @@ class LoopRun implements BatchObserver {
       batchOptions.tools = turnTools.tools;
       const results = await executeToolBatch(message.toolCalls, batchOptions);
       for (const toolResult of results) this.append(toolResult);
+      const answered = this.judge?.afterBatch(results);
+      if (answered?.status === 'completed') {
+        state.lastText = answered.text;
+        return { status: 'completed' };
+      }
+      if (answered) return answered;
     }
   }
 }

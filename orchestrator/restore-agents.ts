@@ -24,8 +24,11 @@ export function restoreAgents(state: SessionState, { session, tree, definitions,
   const loaded = new Map(state.agents.map((a) => [a.id, session.readTranscript(a.id)]));
   const transcripts = new Map([...loaded].map(([id, t]) => [id, t.messages]));
   for (const saved of byDepth) {
-    const profile =
+    const named =
       resolveProfile(saved.profile, definitions) ?? (saved.profile === 'main' ? builtinProfile('main') : undefined);
+    // An agent that answered with the run's typed output answers with it again.
+    const output = saved.output ? state.settings?.output : undefined;
+    const profile = named && output ? { ...named, output } : named;
     if (!profile) {
       bus.emit({
         type: 'log',

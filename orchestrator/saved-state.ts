@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TaskInfo } from '../tools/adapters.js';
+import type { OutputSpec } from '../roles/profile.js';
 import type { AgentSummary, Usage } from './types.js';
 
 /** The version this murmur writes. Raise it (and add a migration and a fixture) when the format changes. */
@@ -19,6 +20,8 @@ export type SavedAgent = AgentSummary & {
   endedAt?: number;
   depth: number;
   workspaceRoot?: string;
+  /** It answers with the run's typed output (`settings.output`). */
+  output?: true;
 };
 
 export interface SessionState {
@@ -51,6 +54,10 @@ export interface RunSettings {
   sandbox?: boolean;
   /** …with the network allowed. */
   sandboxNetwork?: boolean;
+  /** The typed output the run's agent (or each swarm item) answers with: its JSON Schema, kept so a resume checks the same. */
+  output?: OutputSpec;
+  /** `murmur swarm --output-jsonl`: the file (absolute) a resume goes on appending the unwritten items to. */
+  outputJsonl?: string;
 }
 
 export type SavedStateRead = { ok: true; state: SessionState } | { ok: false; error: string };

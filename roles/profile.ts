@@ -28,6 +28,15 @@ export interface AgentProfile {
   mcpServers?: readonly string[];
   /** Where it was defined, for messages. */
   path?: string;
+  /** It answers through `final_answer`, checked against this (typed outputs; orchestrator/final-answer.ts). */
+  output?: OutputSpec;
+}
+
+/** A typed output: the JSON Schema an agent's final answer must match (a TypeBox schema is one) and how often an invalid one is sent back. */
+export interface OutputSpec {
+  schema: Record<string, unknown>;
+  /** Invalid answers sent back with the validation errors before the agent fails (default 1). */
+  retries?: number;
 }
 
 export function builtinProfile(name: BuiltinRoleName): AgentProfile {

@@ -2,7 +2,7 @@
 // one: everything that can be checked is checked before anything starts. The host then picks the launcher the plan
 // runs on (this process, or a queue) and builds the run with `swarmRun`. Sees the engine only as a SwarmHost.
 import type { SwarmRequest } from '../tools/adapters.js';
-import type { AgentProfile } from '../roles/profile.js';
+import type { AgentProfile, OutputSpec } from '../roles/profile.js';
 import { DEFAULT_SUBAGENT_TYPE } from '../roles/subagent-policy.js';
 import { queuedItem, type SwarmItem } from './item-state.js';
 import type { ItemLauncher } from './item-launcher.js';
@@ -22,6 +22,17 @@ export interface LaunchRequest extends SwarmRequest {
   maxItems: number;
   /** The fewest items: 2 for agent_swarm (the default), 1 for `murmur swarm`. */
   minItems?: number;
+  /** Each item's prompt when the caller made them (object items, a template function); else the template's. */
+  prompts?: readonly string[];
+  /** The items as the library was given them (objects), saved for the report's `input`. */
+  inputs?: readonly unknown[];
+  /** A typed output every item's worker answers with (through final_answer). */
+  output?: OutputSpec;
+}
+
+/** The items' profile, answering with the swarm's typed output when it has one. */
+function withOutput(profile: AgentProfile, output: OutputSpec | undefined): AgentProfile {
+  return output ? { ...profile, output } : profile;
 }
 
 /** A checked swarm, ready for a launcher: its items and rules, resolved against the host. */
@@ -36,6 +47,8 @@ export interface SwarmPlan {
   maxRounds: number;
   isolation?: WorktreeIsolation;
   settings: SwarmSettings;
+  /** Saved with the swarm: the library's object items, for the report. */
+  inputs?: readonly unknown[];
 }
 
 export type Planned = { ok: true; plan: SwarmPlan } | { ok: false; error: string };
@@ -104,6 +117,7 @@ export async function planSwarm(
     {
       items: request.items,
       ...(request.promptTemplate !== undefined ? { promptTemplate: request.promptTemplate } : {}),
+      ...(request.prompts !== undefined ? { prompts: request.prompts } : {}),
       ...(request.resumeAgentIds ? { resumeAgentIds: request.resumeAgentIds } : {}),
     },
     request.maxItems,
@@ -112,6 +126,8 @@ export async function planSwarm(
   if (!checked.ok) return checked;
   const profile = profileFor(host, parentId, request.subagentType ?? DEFAULT_SUBAGENT_TYPE);
   if (typeof profile === 'string') return { ok: false, error: profile };
+  if (request.inputs !== undefined && request.inputs.length !== checked.items.length)
+    return { ok: false, error: `${request.inputs.length} inputs were given for ${checked.items.length} items` };
 
   const items: SwarmItem[] = checked.items.map((item, i) => queuedItem(item, { prompt: checked.prompts[i]! }));
   for (const id of request.resumeAgentIds ?? []) {
@@ -156,12 +172,13 @@ export async function planSwarm(
       description: request.description ?? request.promptTemplate?.split('\n', 1)[0]?.slice(0, 80) ?? 'swarm',
       ...(request.promptTemplate !== undefined ? { template: request.promptTemplate } : {}),
       items,
-      profile,
+      profile: withOutput(profile, request.output),
       ...(parentId !== undefined ? { parentId } : {}),
       verify: request.verify === true,
       maxRounds,
       ...(isolation ? { isolation } : {}),
       settings,
+      ...(request.inputs !== undefined ? { inputs: request.inputs } : {}),
     },
   };
 }
@@ -172,6 +189,7 @@ export async function planRestore(
   saved: SavedSwarm,
   maxConcurrencyFlag: number | undefined,
   env: NodeJS.ProcessEnv,
+  output?: OutputSpec,
 ): Promise<Planned> {
   // The cap the swarm ran with stands in for its flag, unless one is given now (flag or environment).
   const flag = maxConcurrencyFlag ?? (env.MURMUR_SWARM_MAX_CONCURRENCY?.trim() ? undefined : saved.maxConcurrency);
@@ -195,11 +213,12 @@ export async function planRestore(
       description: saved.description,
       ...(saved.template !== undefined ? { template: saved.template } : {}),
       items,
-      profile,
+      profile: withOutput(profile, output),
       verify: saved.verify,
       maxRounds: saved.maxRounds,
       ...(isolation ? { isolation } : {}),
       settings: swarmSettings(host.config, cap.value),
+      ...(saved.inputs !== undefined ? { inputs: saved.inputs } : {}),
     },
   };
 }
@@ -223,7 +242,7 @@ export function swarmRun(
       maxRounds: plan.maxRounds,
       isolation: plan.isolation ? 'worktree' : 'none',
       settings: plan.settings,
-      ...(extra ? { extra } : {}),
+      ...(extra || plan.inputs ? { extra: { ...extra, ...(plan.inputs ? { inputs: plan.inputs } : {}) } } : {}),
     },
     launcher,
     host,

@@ -2,6 +2,7 @@
 // then verify rounds and the worktree merge — exactly as a swarm always ran. It reports each step to the runner
 // and keeps its own copy of the item, moved by the same mutator.
 import type { AgentProfile } from '../roles/profile.js';
+import { finalAnswerOf } from '../orchestrator/final-answer.js';
 import { advanceItem, type ItemReport, type LaunchableItem, type SwarmItem } from './item-state.js';
 import { type Attempt, endsWithHandoff, type ItemLauncher, rateLimited } from './item-launcher.js';
 import type { ItemResult } from './report.js';
@@ -122,6 +123,8 @@ export class LocalLauncher implements ItemLauncher {
   ): ItemResult {
     const result: ItemResult = { index, item: s.item, outcome, rounds: s.rounds, text: agent?.lastText ?? '' };
     if (agent) result.agentId = agent.id;
+    const answer = agent && this.spec.profile.output ? finalAnswerOf(agent.messages) : undefined;
+    if (answer) result.output = answer.value;
     if (s.verdict) result.verdict = s.verdict;
     if (reason !== undefined) result.reason = reason;
     return result;

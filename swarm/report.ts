@@ -3,7 +3,8 @@
 
 export type ItemOutcome = 'completed' | 'failed' | 'aborted' | 'conflict';
 
-export interface ItemResult {
+/** One item's row; `O` is a typed output's type, `I` the type of the items given to the library. */
+export interface ItemResult<O = unknown, I = unknown> {
   index: number;
   item: string;
   agentId?: string;
@@ -23,6 +24,10 @@ export interface ItemResult {
   model?: string;
   /** Queue swarms: the item's diff that did not apply to the working tree, kept in the session's folder. */
   patch?: string;
+  /** Typed outputs: the worker's final answer, checked against the output schema. */
+  output?: O;
+  /** The item as given to the library (an object item; `item` is its label). */
+  input?: I;
 }
 
 const OUTCOME_ORDER: readonly ItemOutcome[] = ['completed', 'failed', 'conflict', 'aborted'];

@@ -42,6 +42,8 @@ type Ended = Extract<Attempt, { kind: 'done' }>;
 export class SwarmRun {
   /** Progress lines for the calling tool (streamed as tool updates). */
   onProgress: ((text: string) => void) | undefined;
+  /** Each item's result as it ends (and, as the run starts, those that ended before a resume). Must not throw. */
+  onItemDone: ((result: ItemResult) => void) | undefined;
   private readonly items: SwarmItem[];
   /** Each item as saved, kept with it (a save costs no more than the item that changed). */
   private readonly records: SwarmItemRecord[];
@@ -154,8 +156,10 @@ export class SwarmRun {
         : {}),
     });
     for (const [i, s] of items.entries()) {
-      if (s.status === 'done') this.emitItem(i, s.result.outcome, { reason: 'finished before the resume' });
-      else this.emitItem(i, 'queued');
+      if (s.status === 'done') {
+        this.emitItem(i, s.result.outcome, { reason: 'finished before the resume' });
+        this.onItemDone?.(s.result);
+      } else this.emitItem(i, 'queued');
     }
     try {
       if (pending.length > 0) await this.drive(pending, signal);
@@ -367,6 +371,7 @@ export class SwarmRun {
     if (this.items[index]!.status !== 'done') this.finishedCount++;
     this.transition(index, ended);
     const { result } = ended;
+    this.onItemDone?.(result);
     this.onProgress?.(
       `${this.finishedCount + this.finishedBefore}/${this.items.length} items done (last: ${result.item} ${result.outcome})`,
     );

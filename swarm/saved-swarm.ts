@@ -38,6 +38,8 @@ export interface SavedSwarm {
   items: SwarmItemRecord[];
   /** Queue swarms: where the items went and what they started from, so `murmur resume` reattaches. */
   queue?: SavedQueue;
+  /** The items as given to the library (objects), by index: the report's `input`. */
+  inputs?: unknown[];
 }
 
 /** A queue swarm's saved coordinates: never the URL itself (it may hold a password). */

@@ -5,6 +5,8 @@ export const ITEM_PLACEHOLDER = '{{item}}';
 export interface SwarmInput {
   promptTemplate?: string;
   items: readonly string[];
+  /** Each item's prompt, made by the caller (object items, a template function): no template is needed then. */
+  prompts?: readonly string[];
   resumeAgentIds?: readonly string[];
 }
 
@@ -33,13 +35,18 @@ export function validateSwarmItems(input: SwarmInput, maxItems: number, minItems
       error: `items[${unreadable}] (${JSON.stringify(items[unreadable]!.slice(0, 80))}) holds ${what}; give items as plain UTF-8 text`,
     };
   }
-  if (items.length > 0 && input.promptTemplate === undefined) {
+  const given = input.prompts;
+  if (given !== undefined && given.length !== items.length)
+    return { ok: false, error: `${given.length} prompts were given for ${items.length} items` };
+  const emptyPrompt = given?.findIndex((prompt) => prompt.trim() === '') ?? -1;
+  if (emptyPrompt >= 0) return { ok: false, error: `the prompt of items[${emptyPrompt}] is empty` };
+  if (given === undefined && items.length > 0 && input.promptTemplate === undefined) {
     return {
       ok: false,
       error: `items were given without a prompt_template; add a prompt_template containing ${ITEM_PLACEHOLDER}`,
     };
   }
-  if (input.promptTemplate !== undefined && !input.promptTemplate.includes(ITEM_PLACEHOLDER)) {
+  if (given === undefined && input.promptTemplate !== undefined && !input.promptTemplate.includes(ITEM_PLACEHOLDER)) {
     return {
       ok: false,
       error: `prompt_template must contain the placeholder ${ITEM_PLACEHOLDER} (replaced by each item); got ${JSON.stringify(input.promptTemplate.slice(0, 120))}`,
@@ -58,7 +65,7 @@ export function validateSwarmItems(input: SwarmInput, maxItems: number, minItems
       error: `too many subagents for one call: ${items.length + resumeCount} (the limit is ${maxItems}; set [subagent] maxSwarmItems in murmur.toml or MURMUR_SWARM_MAX_ITEMS to change it, 0 = no limit)`,
     };
   }
-  const prompts = items.map((item) => renderPrompt(input.promptTemplate ?? '', item));
+  const prompts = given ? [...given] : items.map((item) => renderPrompt(input.promptTemplate ?? '', item));
   const seen = new Map<string, number>();
   for (let i = 0; i < prompts.length; i++) {
     const first = seen.get(prompts[i]!);

@@ -24,7 +24,8 @@ export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set([
 /**
  * Tools that change nothing by themselves: asking the user a question, plan mode (its approval is asked by
  * exit_plan_mode itself), starting a subagent (whose own calls are checked), a timer, loading a skill's text,
- * creating a scheduled task (it always asks for approval itself, whatever the mode and rules).
+ * creating a scheduled task (it always asks for approval itself, whatever the mode and rules), a typed output's
+ * final answer.
  */
 export const SELF_CHECKED_TOOLS: ReadonlySet<string> = new Set([
   'ask_user_question',
@@ -34,6 +35,7 @@ export const SELF_CHECKED_TOOLS: ReadonlySet<string> = new Set([
   'set_timer',
   'skill',
   'create_scheduled_task',
+  'final_answer',
 ]);
 
 const FILE_EDIT_TOOLS: ReadonlySet<string> = new Set(['write', 'edit']);

@@ -361,6 +361,7 @@ export class QueueLauncher implements ItemLauncher {
     };
     if (data.verdict) result.verdict = data.verdict;
     if (data.reason !== undefined) result.reason = data.reason;
+    if (data.output !== undefined) result.output = data.output;
     // The diff waits for commit(), which the runner calls in item order.
     if (data.diff) this.diffs.set(index, data);
     this.resolveWith(waiting, { kind: 'done', result });

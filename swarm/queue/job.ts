@@ -15,7 +15,10 @@ export interface ItemJob {
   /** The item's prompt (the template with the item filled in). */
   prompt: string;
   template?: string;
-  /** The role or agent definition every item runs as (a defined agent travels whole: workers may lack its file). */
+  /**
+   * The role or agent definition every item runs as (a defined agent travels whole: workers may lack its file),
+   * with the swarm's typed output (`profile.output`) when it has one.
+   */
   profile: AgentProfile;
   verify: boolean;
   maxRounds: number;
@@ -49,6 +52,8 @@ export interface ItemOutcomeData {
   diff: string;
   host: string;
   model: string;
+  /** Typed outputs: the worker's final answer. */
+  output?: unknown;
 }
 
 /** Progress a worker publishes while it runs an item (job progress, relayed by QueueEvents). */
@@ -98,6 +103,9 @@ export function parseItemJob(data: unknown): { ok: true; job: ItemJob } | { ok: 
   ) {
     return { ok: false, error: 'the job\'s "profile" is not an agent profile (name, role, prompt)' };
   }
+  const output = profile.output as { schema?: unknown } | undefined;
+  if (output !== undefined && (!isRecord(output) || !isRecord(output.schema)))
+    return { ok: false, error: 'the job\'s "profile.output" has no JSON Schema ("schema")' };
   if (profile.role === 'main')
     return { ok: false, error: 'the job asks for the main role, which cannot run swarm items' };
   // The role caps the agent's tools: one this murmur does not know would leave it with no caps to apply.

@@ -11,6 +11,7 @@ import { builtinProfile } from '../../roles/profile.js';
 import { git, serialised } from '../git.js';
 import { advanceItem, itemEvent, queuedItem, type ItemReport, type SwarmItem } from '../item-state.js';
 import { LocalLauncher } from '../local-launcher.js';
+import { loadOutputChecks } from '../../orchestrator/final-answer.js';
 import type { SwarmHost } from '../swarm-host.js';
 import { JOB_FORMAT, parseItemJob, type ItemJob, type ItemOutcomeData, type ItemProgress } from './job.js';
 import { liveQueues } from './listing.js';
@@ -188,6 +189,7 @@ export class QueueWorker {
     const gate = new LeaseGate(this.redis, `${job.queueName}:model-leases`, Math.max(1, spec.maxModelRequests));
     const provider = leasedProvider(await this.options.provider(model), gate);
     const cwd = join(tree, spec.subdir);
+    if (spec.profile.output) await loadOutputChecks();
     const { run, close } = await this.options.engineFor({ cwd, job: spec, provider });
     const base = { format: JOB_FORMAT, host: this.options.machine, model };
     try {
@@ -243,6 +245,7 @@ export class QueueWorker {
       };
       if (r.reason !== undefined) out.reason = r.reason;
       if (r.verdict !== undefined) out.verdict = r.verdict;
+      if (r.output !== undefined) out.output = r.output;
       return out;
     } finally {
       await close();

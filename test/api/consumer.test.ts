@@ -2,7 +2,7 @@
 // TypeScript project (moduleResolution nodenext), type-checked with the repo's tsc and run on the scripted model;
 // deep imports must fail, for tsc and for Node. A second project has no @types/node at all: the published
 // declarations must not need it; it also type-checks and runs the README's "Your own model" and testing examples
-// (against a local endpoint this test starts).
+// (against a local endpoint this test starts) and the typed swarm output example.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
@@ -191,6 +191,7 @@ describe('a consumer project', () => {
     writeFileSync(path.join(bare, 'scripted-test.ts'), asDocumented('scripted-test.ts'));
     // The custom tools example (readOnly, needsApproval as a function) type-checks and loads here too.
     writeFileSync(path.join(bare, 'custom-tool.ts'), asDocumented('custom-tool.ts'));
+    writeFileSync(path.join(bare, 'typed-output.ts'), asDocumented('typed-output.ts'));
     mkdirSync(path.join(bare, 'notes'));
     for (const name of ['plan.md', 'retro.md']) writeFileSync(path.join(bare, 'notes', name), `# ${name}\n`);
     const endpoint = await startHouseEndpoint();
@@ -200,6 +201,7 @@ describe('a consumer project', () => {
 import { askHouseModel } from './own-model.js';
 import { testCountNotes } from './scripted-test.js';
 import { closed, fixTickets } from './custom-tool.js';
+import { whereConfigured } from './typed-output.js';
 import { scriptedModel } from 'murmur-agents/testing';
 import { defineTool, textResult, Type } from 'murmur-agents/tools';
 
@@ -213,7 +215,17 @@ const report: RunReport = await murmur.run('say it');
 await murmur.close();
 await testCountNotes('.');
 const house = await askHouseModel('.', ${JSON.stringify(endpoint.url)}, 'How many notes are there?');
-console.log(JSON.stringify({ status: report.status, result: report.result, house, tickets: [typeof fixTickets, closed.length] }));
+const finder = scriptedModel({
+  agents: [{ match: { prompt: 'under (\\\\S+) read' }, turns: [{ toolCalls: [{ name: 'final_answer', arguments: { files: ['$1/index.ts'], confidence: 'high' } }] }] }],
+});
+const typed = await whereConfigured('.', [{ name: 'db', dir: 'src/db' }], finder);
+const files: string[] | undefined = typed.db;
+// The report's output is typed from the schema, without @types/node.
+const answered = await createMurmur({ cwd: '.', model: scriptedModel({ agents: [{ turns: [{ toolCalls: [{ name: 'final_answer', arguments: { n: 2 } }] }] }] }), sessions: false });
+const counted = await answered.run('count', { output: Type.Object({ n: Type.Integer() }) });
+await answered.close();
+const n: number | undefined = counted.output?.n;
+console.log(JSON.stringify({ status: report.status, result: report.result, house, files, n, tickets: [typeof fixTickets, closed.length] }));
 `,
     );
     try {
@@ -227,6 +239,8 @@ console.log(JSON.stringify({ status: report.status, result: report.result, house
         status: 'completed',
         result: 'typed without node types',
         house: '2 notes.',
+        files: ['src/db/index.ts'],
+        n: 2,
         tickets: ['function', 0],
       });
       expect(endpoint.requests).toHaveLength(2);

@@ -19,6 +19,7 @@ describe('README "Use it from code"', () => {
     expect(blocks).toEqual([
       asDocumented('refactor-batch.ts'),
       asDocumented('research-fanout.ts'),
+      asDocumented('typed-output.ts'),
       asDocumented('custom-tool.ts'),
       asDocumented('scripted-test.ts'),
       asDocumented('own-model.ts'),

@@ -68,3 +68,21 @@ function formatErrors(errors: readonly ErrorObject[]): string {
   }
   return lines.join('; ');
 }
+
+/**
+ * What is wrong with a schema, judged by the same ajv (loadJsonSchemaValidators first), or undefined: one it
+ * cannot compile, or that breaks its meta-schema. Typed outputs check a person's schema with it before anything runs.
+ */
+export function jsonSchemaProblem(schema: unknown): string | undefined {
+  if (!engines) throw new Error('loadJsonSchemaValidators() must be awaited before checking a schema');
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return 'a JSON Schema must be an object';
+  const draft = String((schema as { $schema?: unknown }).$schema ?? '');
+  const engine = draft.includes('2020-12') || draft.includes('2019-09') ? engines.draft2020 : engines.draft7;
+  const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
+  try {
+    engine.compile(rest);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
