@@ -13,6 +13,7 @@ export type {
   QuestionHandler,
   SandboxOptions,
 } from './options.js';
+export type { TracingOptions } from './tracing.js';
 export type { RunReport, SwarmReport } from '../host/reports.js';
 export type { ItemResult, ItemOutcome } from '../swarm/report.js';
 export type { AgentSummary } from '../orchestrator/engine.js';

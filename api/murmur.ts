@@ -21,6 +21,7 @@ import { providerFactory, providerFromSpec } from '../host/models.js';
 import { runReport, type RunReport, type SwarmReport } from '../host/reports.js';
 import { checkOptions, type CheckedOptions, type MurmurOptions } from './options.js';
 import { MurmurOptionsError } from './errors.js';
+import { tracingFor } from './tracing.js';
 
 export interface RunOptions {
   /** A role (`worker`, `explore`…) or a defined agent's name; absent = the main agent. */
@@ -174,6 +175,7 @@ class MurmurInstance implements Murmur {
     });
     const asker = askerFrom(options);
     const aborts = anySignal(options.signal, signal);
+    const tracing = tracingFor(options);
     const { engine, close } = await assembleEngine({
       cwd,
       config,
@@ -203,6 +205,7 @@ class MurmurInstance implements Murmur {
       ...(extend ? { extend } : {}),
       tools: (options.tools ?? []).map(({ tool, roles }) => ({ ...tool, grantedTo: [...roles] })),
       ...(aborts ? { signal: aborts } : {}),
+      ...(tracing ? { tracing } : {}),
     }).catch((error: unknown) => {
       off();
       if (error instanceof HostInputError) fail(error.option, error.message);

@@ -10,6 +10,8 @@ import type { RuntimeTool } from '../tools/contract.js';
 import { describeRuleProblem, parseRuleLists } from '../orchestrator/permissions/rules.js';
 import { MurmurOptionsError } from './errors.js';
 import type { Environment } from '../orchestrator/environment.js';
+import type { TracerProvider } from '@opentelemetry/api';
+import { tracingProblem, type TracingOptions } from './tracing.js';
 
 export type PermissionMode = 'manual' | 'auto' | 'yolo';
 export type Effort = 'low' | 'medium' | 'high';
@@ -90,6 +92,10 @@ export interface MurmurOptions {
    * here (bwrap missing, no namespaces) makes each run throw MurmurOptionsError naming `sandbox`.
    */
   sandbox?: boolean | SandboxOptions;
+  /** Where the runs' spans go (README "Tracing"); absent = the globally registered provider, if any. */
+  tracerProvider?: TracerProvider;
+  /** `{ captureContent: true }`: prompts, completions and tool arguments and results on the spans too. */
+  tracing?: TracingOptions;
 }
 
 /** murmur.toml's `[sandbox]` table. */
@@ -119,6 +125,8 @@ const KNOWN = new Set([
   'tools',
   'sessions',
   'sandbox',
+  'tracerProvider',
+  'tracing',
 ]);
 
 export interface CheckedOptions {
@@ -185,6 +193,8 @@ export async function checkOptions(options: MurmurOptions): Promise<CheckedOptio
   if (options.env !== undefined && (typeof options.env !== 'object' || options.env === null))
     fail('env', 'must be an object of strings.');
   checkTools(options.tools);
+  const tracing = tracingProblem(options);
+  if (tracing) fail(...tracing);
 
   let file: MurmurConfig;
   try {
