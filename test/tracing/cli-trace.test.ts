@@ -31,28 +31,32 @@ afterAll(async () => {
   await receiver.close();
 });
 
-async function tracedSwarm(extraEnv: Record<string, string> = {}): Promise<ReceivedSpan[]> {
+/** A new workspace (`dir`) with the items' files and the script. */
+async function workspaceWith(script: unknown): Promise<void> {
   dir = await tempDir('murmur-otel-');
   writeTree(dir, Object.fromEntries(ITEMS.map((item) => [item, 'a\n'])));
-  writeFileSync(path.join(dir, 'script.json'), JSON.stringify(SCRIPT));
+  writeFileSync(path.join(dir, 'script.json'), JSON.stringify(script));
+}
+
+/** `murmur swarm --template 'Fix {{item}}' --items ITEMS --model scripted:… --json FLAGS` in `dir`, exporting to the receiver. */
+function swarm(flags: string[], extraEnv: Record<string, string> = {}) {
+  const args = [
+    'swarm',
+    '--template',
+    'Fix {{item}}',
+    '--items',
+    ...ITEMS,
+    '--model',
+    'scripted:script.json',
+    '--json',
+  ];
+  return murmurIn(dir, [...args, ...flags], { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...extraEnv });
+}
+
+async function tracedSwarm(extraEnv: Record<string, string> = {}): Promise<ReceivedSpan[]> {
+  await workspaceWith(SCRIPT);
   const before = receiver.spans.length;
-  const ran = await murmurIn(
-    dir,
-    [
-      'swarm',
-      '--template',
-      'Fix {{item}}',
-      '--items',
-      ...ITEMS,
-      '--verify',
-      '--permission-mode',
-      'auto',
-      '--model',
-      'scripted:script.json',
-      '--json',
-    ],
-    { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...extraEnv },
-  );
+  const ran = await swarm(['--verify', '--permission-mode', 'auto'], extraEnv);
   expect(ran.stderr).toBe('');
   expect(ran.exitCode).toBe(0);
   await removeDir(dir);
@@ -184,30 +188,13 @@ describe('murmur swarm with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   );
 
   it('flushes the spans of a swarm stopped with Ctrl-C before it exits', { timeout: 60_000 }, async () => {
-    dir = await tempDir('murmur-otel-');
-    writeTree(dir, Object.fromEntries(ITEMS.map((item) => [item, 'a\n'])));
     const slow = {
       agents: [{ match: { role: 'worker', prompt: 'Fix' }, turns: [{ latencyMs: 30_000, text: 'never' }] }],
     };
-    writeFileSync(path.join(dir, 'script.json'), JSON.stringify(slow));
-    const events = path.join(dir, 'events.jsonl');
+    await workspaceWith(slow);
     const before = receiver.spans.length;
-    const child = murmurIn(
-      dir,
-      [
-        'swarm',
-        '--template',
-        'Fix {{item}}',
-        '--items',
-        ...ITEMS,
-        '--model',
-        'scripted:script.json',
-        '--events',
-        events,
-        '--json',
-      ],
-      { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
-    );
+    const child = swarm(['--events', 'events.jsonl']);
+    const events = path.join(dir, 'events.jsonl');
     await waitFor(() => readEvents(events).some((e) => e.type === 'turn.start') || undefined, 15_000, 'a model call');
     child.kill('SIGINT');
     const ran = await child;

@@ -2,7 +2,15 @@
 // in the job, and the `murmur worker` that runs the item puts its agents' spans under it: one trace.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv, clone, editScript, murmur, privateRedis, redisAvailable, workspace } from '../queue/helpers.js';
+import {
+  clone,
+  editScript,
+  privateRedis,
+  redisAvailable,
+  startWorker,
+  swarmOnQueue,
+  workspace,
+} from '../queue/helpers.js';
 import { childrenOf, OtlpReceiver, outline } from './otlp-receiver.js';
 
 describe.runIf(redisAvailable())('a queue swarm traced across workers', () => {
@@ -18,38 +26,27 @@ describe.runIf(redisAvailable())('a queue swarm traced across workers', () => {
   it("puts each item's worker spans under the coordinator's item span, in its trace", { timeout: 60_000 }, async () => {
     const { dir, redis } = fixture;
     const { repo, script } = workspace(path.join(dir, 'one'), { 'a.txt': 'a\n', 'b.txt': 'a\n' }, editScript(10));
-    const checkout = clone(repo, dir, 'w1');
-    const worker = murmur(
-      ['worker', '--queue', redis.url, '--cwd', checkout, '--name', 'host-1', '--concurrency', '2'],
-      checkout,
-      childEnv(dir, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'murmur-worker' }),
-    );
+    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url };
+    const worker = startWorker(redis.url, clone(repo, dir, 'w1'), dir, 'host-1', [], {
+      ...otel,
+      OTEL_SERVICE_NAME: 'murmur-worker',
+    });
     try {
-      const ran = await murmur(
-        [
-          'swarm',
-          '--template',
-          'Fix {{item}}',
-          '--items',
-          'a.txt',
-          'b.txt',
-          '--permission-mode',
-          'auto',
-          '--json',
-          '--model',
-          `scripted:${script}`,
-          '--queue',
-          redis.url,
-        ],
+      const ran = await swarmOnQueue(
+        redis.url,
         repo,
-        childEnv(dir, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }),
+        script,
+        ['a.txt', 'b.txt'],
+        dir,
+        ['--permission-mode', 'auto'],
+        otel,
       );
       expect(ran.stderr).toBe('');
       expect(ran.exitCode).toBe(0);
     } finally {
       // The worker flushes its spans as it stops.
-      worker.kill('SIGTERM');
-      await worker;
+      worker.child.kill('SIGTERM');
+      await worker.child;
     }
     const spans = receiver.spans;
     expect(new Set(spans.map((s) => s.traceId)).size, outline(spans)).toBe(1);
