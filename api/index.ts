@@ -17,6 +17,7 @@ export type {
   McpStdioEntry,
   McpHttpEntry,
 } from './options.js';
+export type { TracingOptions } from './tracing.js';
 export type { RunReport, SwarmReport } from '../host/reports.js';
 export type { ItemResult, ItemOutcome } from '../swarm/report.js';
 export type { AgentSummary } from '../orchestrator/engine.js';

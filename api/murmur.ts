@@ -24,6 +24,7 @@ import { MurmurOptionsError } from './errors.js';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { FINAL_ANSWER } from '../orchestrator/final-answer.js';
 import { outputSpecOf, planItems, typedSwarmReport, type SwarmTemplate, type TypedSwarmReport } from './output.js';
+import { tracingFor } from './tracing.js';
 
 export interface RunOptions<S extends TSchema = TSchema> {
   /** A role (`worker`, `explore`…) or a defined agent's name; absent = the main agent. */
@@ -190,6 +191,7 @@ class MurmurInstance implements Murmur {
     });
     const asker = askerFrom(options);
     const aborts = anySignal(options.signal, signal);
+    const tracing = tracingFor(options);
     const { engine, close } = await assembleEngine({
       cwd,
       config,
@@ -219,6 +221,7 @@ class MurmurInstance implements Murmur {
       ...(extend ? { extend } : {}),
       tools: (options.tools ?? []).map(({ tool, roles }) => ({ ...tool, grantedTo: [...roles] })),
       ...(aborts ? { signal: aborts } : {}),
+      ...(tracing ? { tracing } : {}),
     }).catch((error: unknown) => {
       off();
       if (error instanceof HostInputError) fail(error.option, error.message);

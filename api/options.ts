@@ -12,6 +12,8 @@ import { describeRuleProblem, parseRuleLists } from '../orchestrator/permissions
 import { MurmurOptionsError } from './errors.js';
 import { agentNameProblem } from '../host/checks.js';
 import type { Environment } from '../orchestrator/environment.js';
+import type { TracerProvider } from '@opentelemetry/api';
+import { tracingProblem, type TracingOptions } from './tracing.js';
 
 export type PermissionMode = 'manual' | 'auto' | 'yolo';
 export type Effort = 'low' | 'medium' | 'high';
@@ -92,6 +94,10 @@ export interface MurmurOptions {
    * here (bwrap missing, no namespaces) makes each run throw MurmurOptionsError naming `sandbox`.
    */
   sandbox?: boolean | SandboxOptions;
+  /** Where the runs' spans go (README "Tracing"); absent = the globally registered provider, if any. */
+  tracerProvider?: TracerProvider;
+  /** `{ captureContent: true }`: prompts, completions and tool arguments and results on the spans too. */
+  tracing?: TracingOptions;
 }
 
 /** An MCP server started as a process speaking MCP on its stdin and stdout. */
@@ -148,6 +154,8 @@ const KNOWN = new Set([
   'tools',
   'sessions',
   'sandbox',
+  'tracerProvider',
+  'tracing',
 ]);
 
 export interface CheckedOptions {
@@ -216,6 +224,8 @@ export async function checkOptions(options: MurmurOptions): Promise<CheckedOptio
   checkTools(options.tools, cwd, options.env ?? process.env);
 
   checkMcpServers(options.mcpServers, cwd, options.env ?? process.env);
+  const tracing = tracingProblem(options);
+  if (tracing) fail(...tracing);
 
   let file: MurmurConfig;
   try {

@@ -11,6 +11,7 @@ import { ScriptedModel, type Script } from '../orchestrator/models/scripted.js';
 import type { Message, ToolResultMessage } from '../orchestrator/types.js';
 import { defineRuntimeTool } from '../tools/contract.js';
 import { toLoopTools } from '../tools/loop-tools.js';
+import { compareTracingOff } from './tracing-off.js';
 
 const RUNS = 1000;
 const AT_ONCE = 50;
@@ -79,9 +80,9 @@ async function pool(runs: number, atOnce: number, one: (i: number) => Promise<Ru
   await Promise.all(Array.from({ length: atOnce }, worker));
 }
 
-/** murmur's loop: the Agent wrapper around runLoop, events on (a bus) with no subscriber. */
-function murmurRunner(model: ScriptedModel) {
-  const bus = new EventBus();
+/** murmur's loop: the Agent wrapper around runLoop, events on (a bus) with no subscriber; `busOf`: a bus per run. */
+function murmurRunner(model: ScriptedModel, busOf?: () => EventBus) {
+  const shared = new EventBus();
   const tools = toLoopTools([echoTool, addTool], { fallback: false });
   return async (i: number): Promise<RunOutput> => {
     const id = `a-${i}`;
@@ -94,7 +95,7 @@ function murmurRunner(model: ScriptedModel) {
         toolsForTurn: () => tools,
         context: { agentId: id, role: 'worker', cwd: '/' },
       },
-      bus,
+      busOf ? busOf() : shared,
     );
     const result = await agent.run(`task ${i}`);
     return { text: result.text, toolTexts: toolTexts(agent.state.messages) };
@@ -233,5 +234,6 @@ export async function benchOverhead(report: (line: string) => void): Promise<voi
       ? '  retained heap per finished agent: run node with --expose-gc to measure'
       : `  retained heap per finished agent: ${Math.round(retained)} bytes (target <= 2048)`,
   );
+  await compareTracingOff((busOf) => timeRuns(murmurRunner(model, busOf)), report);
   report(`overhead ratio: ${(a / b).toFixed(2)} (murmur ${a.toFixed(2)} us/call, floor ${b.toFixed(2)} us/call)`);
 }

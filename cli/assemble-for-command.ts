@@ -3,10 +3,12 @@
 import { UsageError } from './args.js';
 import { assembleEngine, type Assembled, type AssemblyInput } from '../host/assemble.js';
 import { HostInputError } from '../host/errors.js';
+import { commandTracing } from './telemetry.js';
 
 export async function assembleForCommand(input: AssemblyInput): Promise<Assembled> {
   try {
-    return await assembleEngine(input);
+    // The command's traces, unless the caller chose (a worker's item joins its coordinator's trace).
+    return await assembleEngine({ ...commandTracing(), ...input });
   } catch (error) {
     if (error instanceof HostInputError) throw new UsageError(`murmur: ${error.message}`);
     throw error;

@@ -6,6 +6,7 @@ import { installStackMapping } from './stack-map.js';
 import { resolveCommand, subcommands } from './commands.js';
 import { commandHelp, groupHelp, helpFor, overview, unknownCommandMessage } from './help.js';
 import { packageVersion } from './version.js';
+import { flushTelemetry, startTelemetry } from './telemetry.js';
 
 /** `murmur help [COMMAND [SUBCOMMAND]]`: the same text as `murmur COMMAND --help`. */
 function help(words: readonly string[]): number {
@@ -54,32 +55,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (command === 'help') return help(rest);
     const helped = helpBeforeLoading(argv);
     if (helped !== undefined) return helped;
-    switch (command) {
-      case 'run':
-        return await (await import('./run.js')).runCommand(rest);
-      case 'swarm':
-        return await (await import('./swarm.js')).swarmCommand(rest);
-      case 'resume':
-        return await (await import('./resume.js')).resumeCommand(rest);
-      case 'demo':
-        return await (await import('./demo.js')).demoCommand(rest);
-      case 'mcp':
-        return await (await import('./mcp-serve.js')).mcpCommand(rest);
-      case 'sessions':
-        return await (await import('./sessions.js')).sessionsCommand(rest);
-      case 'schedule':
-        return await (await import('./schedule.js')).scheduleCommand(rest);
-      case 'scheduler':
-        return await (await import('./scheduler.js')).schedulerCommand(rest);
-      case 'serve':
-        return await (await import('./serve.js')).serveCommand(rest);
-      case 'report':
-        return await (await import('./report.js')).reportCommand(rest);
-      case 'worker':
-        return await (await import('./worker.js')).workerCommand(rest);
-      default:
-        throw new UsageError(unknownCommandMessage(command));
-    }
+    // Loads the OpenTelemetry SDK only when an OTLP endpoint is configured; its spans are flushed below.
+    await startTelemetry(process.env);
+    return await runCommand(command, rest);
   } catch (error) {
     // A command's parser met --help where main.ts's look-ahead did not (it is called the same way in tests).
     if (error instanceof HelpRequest) {
@@ -91,6 +69,38 @@ export async function main(argv: readonly string[]): Promise<number> {
       return 2;
     }
     throw error;
+  } finally {
+    await flushTelemetry();
+  }
+}
+
+/** Each command loads lazily. */
+async function runCommand(command: string, rest: readonly string[]): Promise<number> {
+  switch (command) {
+    case 'run':
+      return await (await import('./run.js')).runCommand(rest);
+    case 'swarm':
+      return await (await import('./swarm.js')).swarmCommand(rest);
+    case 'resume':
+      return await (await import('./resume.js')).resumeCommand(rest);
+    case 'demo':
+      return await (await import('./demo.js')).demoCommand(rest);
+    case 'mcp':
+      return await (await import('./mcp-serve.js')).mcpCommand(rest);
+    case 'sessions':
+      return await (await import('./sessions.js')).sessionsCommand(rest);
+    case 'schedule':
+      return await (await import('./schedule.js')).scheduleCommand(rest);
+    case 'scheduler':
+      return await (await import('./scheduler.js')).schedulerCommand(rest);
+    case 'serve':
+      return await (await import('./serve.js')).serveCommand(rest);
+    case 'report':
+      return await (await import('./report.js')).reportCommand(rest);
+    case 'worker':
+      return await (await import('./worker.js')).workerCommand(rest);
+    default:
+      throw new UsageError(unknownCommandMessage(command));
   }
 }
 

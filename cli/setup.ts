@@ -8,6 +8,7 @@ import type { EventBus } from '../orchestrator/events.js';
 import { writeEventLog, type EventLog } from '../orchestrator/events-log.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import { UsageError, stringFlag, type ParsedArgs } from './args.js';
+import { flushTelemetry, QUICK_FLUSH_MS } from './telemetry.js';
 
 /** The flags run, swarm and resume share: declared with their help in cli/flags.ts. */
 export { COMMON_FLAGS } from './flags.js';
@@ -115,7 +116,7 @@ export function eventLogFor(command: string, args: ParsedArgs, bus: EventBus): E
   }
 }
 
-/** Ctrl-C once aborts cleanly (finished work kept); twice exits at once. */
+/** Ctrl-C once aborts cleanly (finished work kept); twice exits at once (ended spans get a second to leave). */
 export function onInterrupt(abort: () => void): () => void {
   let count = 0;
   const handler = () => {
@@ -123,7 +124,7 @@ export function onInterrupt(abort: () => void): () => void {
     if (count === 1) {
       process.stderr.write('\nmurmur: stopping (finished work is kept; press Ctrl-C again to quit at once)\n');
       abort();
-    } else process.exit(130);
+    } else void flushTelemetry(QUICK_FLUSH_MS).finally(() => process.exit(130));
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);

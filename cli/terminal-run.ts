@@ -22,6 +22,7 @@ import { assembleEngine } from '../host/assemble.js';
 import { HostInputError } from '../host/errors.js';
 import type { SandboxChoice } from '../host/sandbox.js';
 import { runOnEngine, type Finished, type Refused, type RunRequest } from '../host/lifecycle.js';
+import { commandTracing } from './telemetry.js';
 
 export interface TerminalRun {
   engine: Engine;
@@ -110,6 +111,7 @@ export async function openTerminalRun(
       },
       signal: aborter.signal,
       ...(options.extend ? { extend: options.extend } : {}),
+      ...commandTracing(),
     });
   } catch (error) {
     await mcp?.close();

@@ -5,6 +5,7 @@ import { parseArgs, positiveIntFlag, stringFlag, UsageError } from './args.js';
 import { configFor, providerFactory, workspaceFrom } from './setup.js';
 import { assembleForCommand } from './assemble-for-command.js';
 import { WORKER_FLAGS } from './flags.js';
+import { commandTracing, flushTelemetry, QUICK_FLUSH_MS } from './telemetry.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
 import { swarmHostFor } from '../host/swarm-host.js';
@@ -161,6 +162,8 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
         headlessReason: 'a queue worker has nobody to ask',
         session: false,
         limits: { maxAgents: Number.POSITIVE_INFINITY },
+        // The item's spans join the coordinator's trace.
+        ...commandTracing(job.traceparent),
       });
       return {
         run: swarmHostFor(built),
@@ -180,7 +183,7 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       process.stderr.write('murmur worker: stopping after the running items (press Ctrl-C again to quit at once)\n');
-      process.once('SIGINT', () => process.exit(130));
+      process.once('SIGINT', () => void flushTelemetry(QUICK_FLUSH_MS).finally(() => process.exit(130)));
       resolve();
     };
     process.on('SIGINT', stop);

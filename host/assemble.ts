@@ -11,12 +11,15 @@ import { HostInputError } from './errors.js';
 import { lockSession } from './session-lock.js';
 import { resolveSandbox } from './sandbox.js';
 import { hostEngineOptions, interactionFor, permissionsFor, type HostInput } from './engine-options.js';
+import type { TracingInput } from './tracing/links.js';
 
 export interface AssemblyInput extends HostInput {
   /** Aborting it aborts the run (finished work is kept). */
   signal?: AbortSignal;
   /** Last changes to the engine options before the engine is built (a resumed run's replaying provider). */
   extend?: (options: EngineOptions) => void;
+  /** Spans of the run's events go to this provider (host/tracing/; loaded only when given). */
+  tracing?: TracingInput;
 }
 
 export interface Assembled {
@@ -46,7 +49,15 @@ export async function assembleEngine(input: AssemblyInput): Promise<Assembled> {
     const options = hostEngineOptions(input, { directory, permissions, interaction, session, sandbox });
     input.extend?.(options);
     const engine = new Engine(options);
-    // 5. The abort signal.
+    // 5. Spans from its events, when a front end asks for them.
+    const recorder = input.tracing
+      ? new (await import('./tracing/recorder.js')).SpanRecorder(engine.bus, {
+          ...input.tracing,
+          model: options.provider.name,
+          ...(session ? { sessionId: session.id } : {}),
+        })
+      : undefined;
+    // 6. The abort signal.
     const { signal } = input;
     const abort = () => engine.abort();
     if (signal?.aborted) abort();
@@ -60,6 +71,7 @@ export async function assembleEngine(input: AssemblyInput): Promise<Assembled> {
           try {
             await engine.close();
           } finally {
+            recorder?.close();
             lock?.release();
           }
           // A session made here for a run refused before it started holds nothing: no empty folder in `murmur sessions`.

@@ -13,6 +13,7 @@ import { holdsSecret, type QueueTarget } from '../swarm/queue/url.js';
 import type { SavedQueue } from '../swarm/saved-swarm.js';
 import type { SwarmHost } from '../swarm/swarm-host.js';
 import { excludeStateFolder } from '../swarm/worktree.js';
+import { itemTraceparent } from './tracing/links.js';
 
 /** The local launcher: the plan's items run as this engine's subagents. */
 async function localLauncher(host: SwarmHost, plan: SwarmPlan): Promise<ItemLauncher> {
@@ -87,6 +88,7 @@ async function queueLauncher(
       patchesHome: host.runHome,
       addUsage: (usage) => host.addUsage(usage),
       log: (message) => host.emit({ type: 'log', level: 'warn', message }),
+      traceContext: (index) => itemTraceparent(engine.bus, plan.swarmId, index),
     },
   );
   return { launcher, queue };

@@ -46,6 +46,8 @@ export interface QueueLauncherDeps {
   heartbeatMs?: number;
   /** Things a person should know (jobs that vanished from Redis and were queued again). */
   log?: (message: string) => void;
+  /** The trace context of an item's span (a W3C traceparent), to travel in its job; absent when none is recorded. */
+  traceContext?: (index: number) => string | undefined;
 }
 
 interface Waiting {
@@ -219,6 +221,8 @@ export class QueueLauncher implements ItemLauncher {
     if (this.spec.permissionMode !== undefined) data.permissionMode = this.spec.permissionMode;
     if (this.spec.effort !== undefined) data.effort = this.spec.effort;
     if (this.spec.sandbox) data.sandbox = this.spec.sandbox;
+    const traceparent = this.deps.traceContext?.(index);
+    if (traceparent !== undefined) data.traceparent = traceparent;
     return data;
   }
 

@@ -35,6 +35,11 @@ export interface ItemJob {
   sandbox?: { network: boolean };
   /** The swarm-wide limit on model requests in flight (`[limits] maxModelRequests` of the coordinator). */
   maxModelRequests: number;
+  /**
+   * The W3C traceparent of the item's span when the coordinator records traces: the worker's spans of the item
+   * join that trace. Optional (a worker that cannot read it, or records nothing, ignores it).
+   */
+  traceparent?: string;
 }
 
 export interface ItemOutcomeData {

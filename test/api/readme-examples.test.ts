@@ -23,6 +23,7 @@ describe('README "Use it from code"', () => {
       asDocumented('custom-tool.ts'),
       asDocumented('scripted-test.ts'),
       asDocumented('own-model.ts'),
+      asDocumented('tracing.ts'),
     ]);
   });
 });

@@ -181,11 +181,18 @@ export function murmur(args: string[], cwd: string, env: Record<string, string>)
 }
 
 /** A `murmur worker` process on `checkout`; its stderr lines are kept for assertions. */
-export function startWorker(url: string, checkout: string, home: string, name: string, extra: string[] = []) {
+export function startWorker(
+  url: string,
+  checkout: string,
+  home: string,
+  name: string,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+) {
   const child = murmur(
     ['worker', '--queue', url, '--cwd', checkout, '--name', name, '--concurrency', '2', ...extra],
     checkout,
-    childEnv(home),
+    childEnv(home, env),
   );
   running.add(child);
   void child.finally(() => running.delete(child));
@@ -231,6 +238,7 @@ export function swarmOnQueue(
   items: string[],
   home: string,
   extra: string[] = [],
+  env: Record<string, string> = {},
 ) {
   return murmur(
     [
@@ -247,7 +255,7 @@ export function swarmOnQueue(
       ...extra,
     ],
     repo,
-    childEnv(home),
+    childEnv(home, env),
   );
 }
 
