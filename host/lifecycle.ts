@@ -70,14 +70,35 @@ function ended(engine: Engine, finished: Finished): LifecycleResult {
   return { ok: true, finished };
 }
 
+/** Why the run was aborted (what the caller gave), or undefined when it was not. */
+function abortReason(engine: Engine): string | undefined {
+  return engine.signal.aborted ? String(engine.signal.reason) : undefined;
+}
+
+/** A run aborted before its main agent started: nothing ran and nothing new is saved (a new session is discarded). */
+function notStarted(engine: Engine, sessionId?: string): RunFinished {
+  const outcome: RunOutcome = {
+    status: 'aborted',
+    result: '',
+    reason: abortReason(engine) ?? 'aborted',
+    usage: { ...engine.agentTree.runUsage },
+    agents: engine.summaries(),
+  };
+  if (sessionId !== undefined) outcome.sessionId = sessionId;
+  return { kind: 'run', outcome };
+}
+
 async function finishSwarm(engine: Engine, run: SwarmRun): Promise<LifecycleResult> {
-  const { results, status, reason } = await runSwarmOn(engine, run);
+  const { results, status, reason: lost } = await runSwarmOn(engine, run);
   const outcome: RunOutcome = {
     status,
     result: '',
     usage: { ...engine.agentTree.runUsage },
     agents: engine.summaries(),
   };
+  // An aborted swarm says why (the caller's reason), then whether its records are incomplete.
+  const why = status === 'aborted' ? abortReason(engine) : undefined;
+  const reason = why !== undefined && lost !== undefined ? `${why}; ${lost}` : (why ?? lost);
   if (reason !== undefined) outcome.reason = reason;
   if (engine.session) outcome.sessionId = engine.session.id;
   return ended(engine, { kind: 'swarm', status, results, outcome });
@@ -90,6 +111,7 @@ export async function runOnEngine(engine: Engine, request: RunRequest, env: Envi
       const profile = request.agent === undefined ? builtinProfile('main') : engine.profile(request.agent);
       if (typeof profile === 'string') return refused('agent', `${JSON.stringify(request.agent)}: ${profile}`);
       announce(engine, 'run', request.title ?? request.task);
+      if (engine.signal.aborted) return ended(engine, notStarted(engine));
       return ended(engine, { kind: 'run', outcome: await engine.runTask(request.task, profile) });
     }
     case 'swarm': {
@@ -113,6 +135,8 @@ export async function runOnEngine(engine: Engine, request: RunRequest, env: Envi
         return finishSwarm(engine, prepared.run);
       }
       announce(engine, 'run', resumable.title);
+      // Aborted before it went on: the session stays as it was, to be resumed later.
+      if (engine.signal.aborted) return ended(engine, notStarted(engine, resumable.session.id));
       const outcome = await engine.continueMain();
       // A scheduled task's run, resumed: its run record in the task's history says how it ended.
       const marker = readScheduledMarker(resumable.session.dir);

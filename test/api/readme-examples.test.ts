@@ -20,6 +20,7 @@ describe('README "Use it from code"', () => {
       asDocumented('refactor-batch.ts'),
       asDocumented('research-fanout.ts'),
       asDocumented('custom-tool.ts'),
+      asDocumented('run-handle.ts'),
       asDocumented('scripted-test.ts'),
       asDocumented('own-model.ts'),
     ]);
