@@ -1,6 +1,14 @@
 // murmur as a library: `import { createMurmur } from 'murmur-agents'`. Everything here is the public, versioned surface;
 // nothing else in the package is importable (package.json `exports`).
-export { createMurmur, type Murmur, type RunOptions, type SwarmOptions } from './murmur.js';
+export {
+  createMurmur,
+  type Murmur,
+  type RunOptions,
+  type SwarmOptions,
+  type ResumeReport,
+  type SessionSummary,
+} from './murmur.js';
+export type { RunHandle, RunEvents, EventsOptions, MurmurEvent, EventOf } from './handle-types.js';
 export type { SwarmTemplate, TypedSwarmReport } from './output.js';
 export { MurmurOptionsError } from './errors.js';
 export type {
@@ -18,11 +26,11 @@ export type {
   McpHttpEntry,
 } from './options.js';
 export type { TracingOptions } from './tracing.js';
-export type { RunReport, SwarmReport } from '../host/reports.js';
-export type { ItemResult, ItemOutcome } from '../swarm/report.js';
+export type { RunReport, RunStatus, SwarmReport } from '../host/reports.js';
+export type { ItemResult, ItemOutcome, OutcomeCounts } from '../swarm/report.js';
 export type { AgentSummary } from '../orchestrator/engine.js';
 export type { Usage, AgentStatus } from '../orchestrator/types.js';
-export type { MurmurEvent, EventType, EventOf } from '../orchestrator/events.js';
+export type { EventType } from '../orchestrator/events.js';
 export { EVENT_TYPES } from '../orchestrator/events.js';
 // Your own model (README "Your own model"): the provider interface, the conversation it is given and what it answers.
 export type {

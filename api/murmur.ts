@@ -1,11 +1,11 @@
 // A murmur instance for one workspace: each run, swarm or resume gets its own engine (and session), built by the
 // host assembly exactly as the command line builds it, with this instance's listeners on its bus.
-import { EventBus, type EventOf, type EventType, type MurmurEvent } from '../orchestrator/events.js';
-import type { Engine, EngineOptions } from '../orchestrator/engine.js';
+import { EventBus, type EventType, type MurmurEvent as BusEvent } from '../orchestrator/events.js';
+import type { EngineOptions } from '../orchestrator/engine.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
-import type { Asker } from '../orchestrator/permissions/asker.js';
 import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
-import type { SessionStore } from '../orchestrator/session.js';
+import { stateHome, type SessionStore } from '../orchestrator/session.js';
+import { listSessionSummaries, type SessionSummary } from '../orchestrator/session-list.js';
 import { ConfigError } from '../orchestrator/config.js';
 import { BUILTIN_TOOL_NAMES } from '../tools/registry.js';
 import { PLAN_MODE_TOOL_NAMES } from '../tools/interact/plan-mode.js';
@@ -13,18 +13,29 @@ import { CREATE_SCHEDULED_TASK } from '../tools/agents/create-scheduled-task.js'
 import { openResumable } from '../host/resume.js';
 import { connectQueueTarget, queueUrlFromEnv, type QueueTarget } from '../host/queue.js';
 import { agentNameProblem } from '../host/checks.js';
-import { reportOf, runOnEngine, swarmTitle, type Finished, type RunRequest } from '../host/lifecycle.js';
-import { assembleEngine } from '../host/assemble.js';
+import { reportOf, swarmTitle, type RunRequest } from '../host/lifecycle.js';
+import { startRun, type HostRun, type RunSetup, type StartRun } from '../host/run-handle.js';
 import { HostInputError } from '../host/errors.js';
 import type { SandboxChoice } from '../host/sandbox.js';
 import { providerFactory, providerFromSpec } from '../host/models.js';
-import { runReport, type RunReport, type SwarmReport } from '../host/reports.js';
+import type { RunReport, SwarmReport } from '../host/reports.js';
 import { checkOptions, type CheckedOptions, type MurmurOptions } from './options.js';
-import { MurmurOptionsError } from './errors.js';
+import { fail } from './option-error.js';
+import { handleOn } from './run-handle.js';
+import type { EventOf, MurmurEvent, RunHandle } from './handle-types.js';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { FINAL_ANSWER } from '../orchestrator/final-answer.js';
 import { outputSpecOf, planItems, typedSwarmReport, type SwarmTemplate, type TypedSwarmReport } from './output.js';
 import { tracingFor } from './tracing.js';
+import { askerFrom, checkSignal, checkSwarmNumbers } from './run-checks.js';
+
+/** What `resume()` ends with: a run's report or a swarm's, told apart by `kind`. */
+export type ResumeReport = RunReport | SwarmReport;
+/** A session of the workspace, as `murmur sessions --json` prints it. */
+export type { SessionSummary };
+
+/** The library's words for the model choices in messages (not the command line's flags). */
+const MODEL_WORDS = { model: 'the model option', choose: (spec: string) => `model: '${spec}'`, baseUrl: 'baseUrl' };
 
 export interface RunOptions<S extends TSchema = TSchema> {
   /** A role (`worker`, `explore`…) or a defined agent's name; absent = the main agent. */
@@ -65,14 +76,13 @@ export interface SwarmOptions<T = string, S extends TSchema = TSchema> {
   signal?: AbortSignal;
 }
 
-type Listener = (event: MurmurEvent) => void;
+type Listener = (event: BusEvent) => void;
 interface Subscription {
   type: string;
   listener: Listener;
   offs: Map<EventBus, () => void>;
 }
 
-/** The tools a host adds besides the registry's: a custom tool may not take their names. */
 /** Names a library user's tool may not take: the built-in tools and the host's own. */
 const TAKEN_TOOL_NAMES: ReadonlySet<string> = new Set([
   ...BUILTIN_TOOL_NAMES,
@@ -89,47 +99,33 @@ export interface Murmur {
   /** Subscribes to one event type, or '*' for all (the events of `--events`, plus `message` and `message.delta`). Returns the unsubscribe. */
   on<T extends EventType>(type: T, listener: (event: EventOf<T>) => void): () => void;
   on(type: '*', listener: (event: MurmurEvent) => void): () => void;
-  /** Runs a task with the main agent, or with `agent`; the report is what `murmur run --json` prints. */
-  run<S extends TSchema = TSchema>(task: string, options?: RunOptions<S>): Promise<RunReport<Static<S>>>;
-  /** One subagent per item, without a main agent; the report is what `murmur swarm --json` prints, each row with its `input`. */
-  swarm<T = string, S extends TSchema = TSchema>(options: SwarmOptions<T, S>): Promise<TypedSwarmReport<Static<S>, T>>;
+  /**
+   * Runs a task with the main agent, or with `agent`. Returns at once a handle (thenable: `await` it for the
+   * report, what `murmur run --json` prints). Bad options throw MurmurOptionsError here.
+   */
+  run<S extends TSchema = TSchema>(task: string, options?: RunOptions<S>): RunHandle<RunReport<Static<S>>>;
+  /**
+   * One subagent per item, without a main agent; a handle whose report is what `murmur swarm --json` prints, each
+   * row with its `input`.
+   */
+  swarm<T = string, S extends TSchema = TSchema>(
+    options: SwarmOptions<T, S>,
+  ): RunHandle<TypedSwarmReport<Static<S>, T>>;
   /** Continues a session left by a crash or an abort (a swarm finishes only the items that had not completed). */
-  resume(sessionId: string, options?: { signal?: AbortSignal }): Promise<RunReport | SwarmReport>;
-  /** Stops MCP servers started for this instance. */
+  resume(sessionId: string, options?: { signal?: AbortSignal }): RunHandle<ResumeReport>;
+  /** The workspace's sessions, newest first: what `murmur sessions --json` prints. */
+  listSessions(): SessionSummary[];
+  /** Aborts the runs still going (their reports say so), waits for them, and stops the MCP servers it started. */
   close(): Promise<void>;
-}
-
-function fail(option: string, message: string): never {
-  throw new MurmurOptionsError(option, `murmur: option ${option}: ${message}`);
-}
-
-function askerFrom(options: MurmurOptions): Asker | undefined {
-  const { onApproval, onQuestion } = options;
-  if (!onApproval && !onQuestion) return undefined;
-  return {
-    approve: async (request, signal) =>
-      onApproval ? onApproval(request, signal) : { kind: 'deny', feedback: 'this host answers no permission requests' },
-    question: async (request, requester, signal) =>
-      onQuestion
-        ? onQuestion(request, requester, signal)
-        : { kind: 'declined', reason: 'this host answers no questions' },
-    plan: async () => ({
-      kind: 'reject',
-      reason: 'this host approves no plans (set permissions.approvePlans to approve them)',
-    }),
-  };
-}
-
-function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
-  const given = signals.filter((s): s is AbortSignal => s !== undefined);
-  if (given.length <= 1) return given[0];
-  return AbortSignal.any(given);
 }
 
 class MurmurInstance implements Murmur {
   private readonly listeners = new Set<Subscription>();
   private readonly buses = new Set<EventBus>();
   private mcp: Promise<McpSource | undefined> | undefined;
+  /** The runs in progress (close() aborts them); once closed, a new run ends aborted without starting. */
+  private readonly running = new Set<HostRun>();
+  private closed = false;
   /** The MCP source outlives each run: its warnings arrive here and go to every run in progress. */
   private readonly shared = new EventBus();
   readonly cwd: string;
@@ -141,8 +137,9 @@ class MurmurInstance implements Murmur {
   ) {
     this.cwd = checked.cwd;
     this.model = provider.name;
+    // A copy for each run: each run's bus stamps its own sessionId.
     this.shared.on('log', (event) => {
-      for (const bus of this.buses) bus.emit(event);
+      for (const bus of this.buses) bus.emit({ ...event });
     });
   }
 
@@ -171,35 +168,39 @@ class MurmurInstance implements Murmur {
     };
   }
 
-  /** One engine on a fresh bus carrying this instance's listeners. */
-  private async open(
+  /** The engine's plain values for a run on `bus` (the instance's MCP servers started first, once). */
+  private async setup(
     kind: 'run' | 'swarm',
-    signal: AbortSignal | undefined,
+    bus: EventBus,
     session?: SessionStore,
     extend?: (options: EngineOptions) => void,
     sandbox?: SandboxChoice,
-  ): Promise<{ engine: Engine; done: () => Promise<void> }> {
+  ): Promise<RunSetup['assembly']> {
     const { cwd, config, env, options } = this.checked;
-    const bus = new EventBus();
-    const off = this.attach(bus);
-    this.mcp ??= createMcpSource({ cwd, config, env, bus: this.shared, provider: this.provider });
-    const mcp = await this.mcp.catch((error: unknown) => {
-      off();
-      // .mcp.json cannot be read or parsed: the instance's MCP servers are unusable, said as an option error.
-      if (error instanceof ConfigError) fail('mcpServers', `the workspace's ${error.message}`);
-      throw error;
-    });
+    // A closed instance starts no MCP servers again: its run ends aborted before it starts.
+    if (!this.closed) this.mcp ??= createMcpSource({ cwd, config, env, bus: this.shared, provider: this.provider });
+    const mcp = this.closed
+      ? undefined
+      : await this.mcp?.catch((error: unknown) => {
+          // .mcp.json cannot be read or parsed: the instance's MCP servers are unusable, said as an option error.
+          if (error instanceof ConfigError) fail('mcpServers', `the workspace's ${error.message}`);
+          throw error;
+        });
     const asker = askerFrom(options);
-    const aborts = anySignal(options.signal, signal);
     const tracing = tracingFor(options);
-    const { engine, close } = await assembleEngine({
+    return {
       cwd,
       config,
       env,
-      bus,
       provider: this.provider,
       providerFor: providerFactory(
-        { config, cwd, env, ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}) },
+        {
+          config,
+          cwd,
+          env,
+          words: MODEL_WORDS,
+          ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
+        },
         this.provider.name,
       ),
       frontEnd: 'cli',
@@ -220,85 +221,76 @@ class MurmurInstance implements Murmur {
       },
       ...(extend ? { extend } : {}),
       tools: (options.tools ?? []).map(({ tool, roles }) => ({ ...tool, grantedTo: [...roles] })),
-      ...(aborts ? { signal: aborts } : {}),
       ...(tracing ? { tracing } : {}),
-    }).catch((error: unknown) => {
-      off();
-      if (error instanceof HostInputError) fail(error.option, error.message);
-      throw error;
-    });
-    return {
-      engine,
-      done: async () => {
-        await close();
-        off();
-      },
     };
   }
 
-  async run<S extends TSchema = TSchema>(task: string, options: RunOptions<S> = {}): Promise<RunReport<Static<S>>> {
+  run<S extends TSchema = TSchema>(task: string, options: RunOptions<S> = {}): RunHandle<RunReport<Static<S>>> {
     if (typeof task !== 'string' || task.trim() === '') fail('task', 'give the task as a non-empty string.');
     if (options.agent !== undefined) this.checkProfile('agent', options.agent, false);
-    const output = await outputSpecOf('', options.output, options.outputRetries);
-    const finished = await this.runRequest(
-      'run',
-      {
+    checkSignal('signal', options.signal);
+    const setup = async (bus: EventBus): Promise<RunSetup> => {
+      // The schema is checked as the run starts (a bad one rejects `done` with MurmurOptionsError).
+      const output = await outputSpecOf('', options.output, options.outputRetries);
+      const request: RunRequest = {
         kind: 'task',
         task: task.trim(),
         ...(options.agent !== undefined ? { agent: options.agent } : {}),
         ...(output ? { output } : {}),
-      },
-      options.signal,
+      };
+      return { assembly: await this.setup('run', bus), request };
+    };
+    return handleOn(
+      this.start(options.signal, undefined, setup),
+      (finished) => reportOf(finished) as RunReport<Static<S>>,
     );
-    return runReport(finished.outcome) as RunReport<Static<S>>;
   }
 
-  async swarm<T = string, S extends TSchema = TSchema>(
+  swarm<T = string, S extends TSchema = TSchema>(
     options: SwarmOptions<T, S>,
-  ): Promise<TypedSwarmReport<Static<S>, T>> {
+  ): RunHandle<TypedSwarmReport<Static<S>, T>> {
     if (typeof options !== 'object' || options === null) fail('swarm', 'give { template, items }.');
     const planned = planItems(options.template, options.items);
-    const output = await outputSpecOf('swarm.', options.output, options.outputRetries);
     if (options.role !== undefined) this.checkProfile('swarm.role', options.role, true);
-    for (const key of ['maxConcurrency', 'maxRounds'] as const) {
-      const value = options[key];
-      if (value !== undefined && (!Number.isInteger(value) || value < 1))
-        fail(`swarm.${key}`, `${JSON.stringify(value)} is not accepted; give a whole number, at least 1.`);
-    }
-    if (options.isolation !== undefined && options.isolation !== 'none' && options.isolation !== 'worktree')
-      fail('swarm.isolation', `${JSON.stringify(options.isolation)} is not accepted; use none or worktree.`);
-    const queue = options.queue === undefined ? undefined : await this.queue(options.queue);
+    checkSwarmNumbers(options);
+    checkSignal('swarm.signal', options.signal);
     const description = swarmTitle(planned.template ?? '(template function)', planned.labels, options.description);
-    const finished = await this.runRequest(
-      'swarm',
-      {
-        kind: 'swarm',
-        launch: {
-          ...(planned.template !== undefined ? { promptTemplate: planned.template } : {}),
-          items: planned.labels,
-          ...(planned.prompts ? { prompts: planned.prompts } : {}),
-          ...(planned.inputs ? { inputs: planned.inputs } : {}),
-          ...(output ? { output } : {}),
-          description,
-          verify: options.verify === true,
-          maxItems: Number.POSITIVE_INFINITY,
-          minItems: 1,
-          ...(options.role !== undefined ? { subagentType: options.role } : {}),
-          ...(options.isolation !== undefined ? { isolation: options.isolation } : {}),
-          ...(options.maxConcurrency !== undefined ? { maxConcurrency: options.maxConcurrency } : {}),
-          ...(options.maxRounds !== undefined ? { maxRounds: options.maxRounds } : {}),
-          ...(queue ? { queue } : {}),
+    const setup = async (bus: EventBus): Promise<RunSetup> => {
+      const output = await outputSpecOf('swarm.', options.output, options.outputRetries);
+      const queue = options.queue === undefined ? undefined : await this.queue(options.queue);
+      const assembly = await this.setup('swarm', bus);
+      return {
+        assembly,
+        request: {
+          kind: 'swarm',
+          launch: {
+            ...(planned.template !== undefined ? { promptTemplate: planned.template } : {}),
+            items: planned.labels,
+            ...(planned.prompts ? { prompts: planned.prompts } : {}),
+            ...(planned.inputs ? { inputs: planned.inputs } : {}),
+            ...(output ? { output } : {}),
+            description,
+            verify: options.verify === true,
+            maxItems: Number.POSITIVE_INFINITY,
+            minItems: 1,
+            ...(options.role !== undefined ? { subagentType: options.role } : {}),
+            ...(options.isolation !== undefined ? { isolation: options.isolation } : {}),
+            ...(options.maxConcurrency !== undefined ? { maxConcurrency: options.maxConcurrency } : {}),
+            ...(options.maxRounds !== undefined ? { maxRounds: options.maxRounds } : {}),
+            ...(queue ? { queue } : {}),
+          },
         },
-      },
-      options.signal,
+      };
+    };
+    return handleOn(this.start(options.signal, undefined, setup), (finished) =>
+      typedSwarmReport<Static<S>, T>(reportOf(finished) as SwarmReport, options.items),
     );
-    if (finished.kind !== 'swarm') throw new Error('a swarm request finished as a run');
-    return typedSwarmReport(reportOf(finished), options.items);
   }
 
-  async resume(sessionId: string, options: { signal?: AbortSignal } = {}): Promise<RunReport | SwarmReport> {
+  resume(sessionId: string, options: { signal?: AbortSignal } = {}): RunHandle<ResumeReport> {
     if (typeof sessionId !== 'string' || sessionId.trim() === '')
       fail('sessionId', 'give the id of a session of this workspace.');
+    checkSignal('signal', options.signal);
     const opened = openResumable(this.cwd, this.checked.env, sessionId);
     if (!opened.ok) fail('sessionId', `${opened.error}.`);
     const { resumable } = opened;
@@ -312,44 +304,49 @@ class MurmurInstance implements Murmur {
         'sessionId',
         `session ${resumable.session.id} ran on a queue whose URL was not saved (it held a password); set MURMUR_QUEUE to resume it.`,
       );
-    const queue = queueUrl ? await this.queue(queueUrl) : undefined;
-    const request: RunRequest = { kind: 'resume', resumable, ...(queue ? { queue } : {}) };
-    const finished = await this.runRequest(
-      resumable.swarm ? 'swarm' : 'run',
-      request,
-      options.signal,
-      resumable.session,
-      resumable.extend,
-      // A session whose shells ran in the sandbox resumes in it.
-      resumable.settings.sandbox
-        ? { enabled: true, ...(resumable.settings.sandboxNetwork ? { network: true } : {}) }
-        : undefined,
-    );
-    return reportOf(finished);
+    // A session whose shells ran in the sandbox resumes in it.
+    const sandbox: SandboxChoice | undefined = resumable.settings.sandbox
+      ? { enabled: true, ...(resumable.settings.sandboxNetwork ? { network: true } : {}) }
+      : undefined;
+    const setup = async (bus: EventBus): Promise<RunSetup> => {
+      const queue = queueUrl ? await this.queue(queueUrl) : undefined;
+      const kind = resumable.swarm ? 'swarm' : 'run';
+      return {
+        assembly: await this.setup(kind, bus, resumable.session, resumable.extend, sandbox),
+        request: { kind: 'resume', resumable, ...(queue ? { queue } : {}) },
+      };
+    };
+    return handleOn(this.start(options.signal, resumable.session.id, setup), reportOf);
   }
 
-  /** A request on its own engine, through the host's lifecycle; a refused request is MurmurOptionsError naming the option. */
-  private async runRequest(
-    kind: 'run' | 'swarm',
-    request: RunRequest,
-    signal: AbortSignal | undefined,
-    session?: SessionStore,
-    extend?: (options: EngineOptions) => void,
-    sandbox?: SandboxChoice,
-  ): Promise<Finished> {
-    const { engine, done } = await this.open(kind, signal, session, extend, sandbox);
-    try {
-      const result = await runOnEngine(engine, request, this.checked.env);
-      if (!result.ok)
-        fail(result.refused.part === 'session' ? 'sessionId' : result.refused.part, `${result.refused.message}.`);
-      return result.finished;
-    } finally {
-      await done();
-    }
+  /** A run through the host's lifecycle, on a bus carrying this instance's listeners; tracked until it ends. */
+  private start(signal: AbortSignal | undefined, sessionId: string | undefined, setup: StartRun['setup']): HostRun {
+    const signals = [this.checked.options.signal, signal];
+    // Closed: the run ends aborted before it starts (nothing is written).
+    if (this.closed) signals.push(AbortSignal.abort('this murmur instance is closed'));
+    const run = startRun({
+      ...(sessionId !== undefined ? { sessionId } : {}),
+      signals,
+      env: this.checked.env,
+      attach: (bus) => this.attach(bus),
+      setup,
+    });
+    this.running.add(run);
+    const forget = () => this.running.delete(run);
+    run.done.then(forget, forget);
+    return run;
+  }
+
+  listSessions(): SessionSummary[] {
+    return listSessionSummaries(stateHome(this.cwd, this.checked.env));
   }
 
   async close(): Promise<void> {
-    const mcp = await this.mcp;
+    this.closed = true;
+    const runs = [...this.running];
+    for (const run of runs) run.abort('murmur.close() was called');
+    await Promise.allSettled(runs.map((run) => run.done));
+    const mcp = await this.mcp?.catch(() => undefined);
     this.mcp = undefined;
     await mcp?.close();
   }
@@ -384,6 +381,7 @@ export async function createMurmur(options: MurmurOptions): Promise<Murmur> {
         env,
         ...(options.model !== undefined ? { model: options.model } : {}),
         ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
+        words: MODEL_WORDS,
       });
     } catch (error) {
       if (error instanceof HostInputError) fail(error.option, error.message);

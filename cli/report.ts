@@ -102,8 +102,10 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${JSON.stringify(swarmReport(results, status, state.id))}\n`);
     } else {
       const answer = main ? (finalMessage(readTranscript(home, id, main.id)) ?? '') : '';
-      const report: RunReport = {
-        status: (main?.status ?? state.status) as RunReport['status'],
+      // A session as saved: a run that stopped with the process says so (running, interrupted).
+      const report: Omit<RunReport, 'status'> & { status: string } = {
+        kind: 'run',
+        status: main?.status ?? state.status,
         result: answer,
         usage: state.usage,
         agents: state.agents.map(

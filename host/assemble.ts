@@ -10,12 +10,15 @@ import { AgentDirectory } from '../orchestrator/agent-directory.js';
 import { HostInputError } from './errors.js';
 import { lockSession } from './session-lock.js';
 import { resolveSandbox } from './sandbox.js';
+import { abortReasonText } from './abort-reason.js';
 import { hostEngineOptions, interactionFor, permissionsFor, type HostInput } from './engine-options.js';
 import type { TracingInput } from './tracing/links.js';
 
 export interface AssemblyInput extends HostInput {
-  /** Aborting it aborts the run (finished work is kept). */
+  /** Aborting it aborts the run (finished work is kept); its reason becomes the run's. */
   signal?: AbortSignal;
+  /** The id of the new session (default a fresh one); a run handle gives it before the engine exists. */
+  sessionId?: string;
   /** Last changes to the engine options before the engine is built (a resumed run's replaying provider). */
   extend?: (options: EngineOptions) => void;
   /** Spans of the run's events go to this provider (host/tracing/; loaded only when given). */
@@ -40,7 +43,7 @@ export async function assembleEngine(input: AssemblyInput): Promise<Assembled> {
   const session =
     input.session === false
       ? undefined
-      : (input.session ?? SessionStore.create(stateHome(realpathSync(resolve(input.cwd)), input.env)));
+      : (input.session ?? SessionStore.create(stateHome(realpathSync(resolve(input.cwd)), input.env), input.sessionId));
   const locked = session ? lockSession(session) : undefined;
   if (locked && !locked.ok) throw new HostInputError('sessionId', locked.error);
   const lock = locked?.lock;
@@ -59,7 +62,7 @@ export async function assembleEngine(input: AssemblyInput): Promise<Assembled> {
       : undefined;
     // 6. The abort signal.
     const { signal } = input;
-    const abort = () => engine.abort();
+    const abort = () => engine.abort(abortReasonText(signal?.reason));
     if (signal?.aborted) abort();
     else signal?.addEventListener('abort', abort, { once: true });
     let closed: Promise<void> | undefined;

@@ -74,14 +74,35 @@ function ended(engine: Engine, finished: Finished): LifecycleResult {
   return { ok: true, finished };
 }
 
+/** Why the run was aborted (what the caller gave), or undefined when it was not. */
+function abortReason(engine: Engine): string | undefined {
+  return engine.signal.aborted ? String(engine.signal.reason) : undefined;
+}
+
+/** A run aborted before its main agent started: nothing ran and nothing new is saved (a new session is discarded). */
+function notStarted(engine: Engine, sessionId?: string): RunFinished {
+  const outcome: RunOutcome = {
+    status: 'aborted',
+    result: '',
+    reason: abortReason(engine) ?? 'aborted',
+    usage: { ...engine.agentTree.runUsage },
+    agents: engine.summaries(),
+  };
+  if (sessionId !== undefined) outcome.sessionId = sessionId;
+  return { kind: 'run', outcome };
+}
+
 async function finishSwarm(engine: Engine, run: SwarmRun, onItem?: ItemListener): Promise<LifecycleResult> {
-  const { results, status, reason } = await runSwarmOn(engine, run, onItem);
+  const { results, status, reason: lost } = await runSwarmOn(engine, run, onItem);
   const outcome: RunOutcome = {
     status,
     result: '',
     usage: { ...engine.agentTree.runUsage },
     agents: engine.summaries(),
   };
+  // An aborted swarm says why (the caller's reason), then whether its records are incomplete.
+  const why = status === 'aborted' ? abortReason(engine) : undefined;
+  const reason = why !== undefined && lost !== undefined ? `${why}; ${lost}` : (why ?? lost);
   if (reason !== undefined) outcome.reason = reason;
   if (engine.session) outcome.sessionId = engine.session.id;
   return ended(engine, { kind: 'swarm', status, results, outcome });
@@ -95,6 +116,7 @@ export async function runOnEngine(engine: Engine, request: RunRequest, env: Envi
       if (typeof profile === 'string') return refused('agent', `${JSON.stringify(request.agent)}: ${profile}`);
       await prepareOutput(engine, request.output);
       announce(engine, 'run', request.title ?? request.task);
+      if (engine.signal.aborted) return ended(engine, notStarted(engine));
       const answering = request.output ? { ...profile, output: request.output } : profile;
       return ended(engine, {
         kind: 'run',
@@ -124,6 +146,8 @@ export async function runOnEngine(engine: Engine, request: RunRequest, env: Envi
         return finishSwarm(engine, prepared.run, request.onItem);
       }
       announce(engine, 'run', resumable.title);
+      // Aborted before it went on: the session stays as it was, to be resumed later.
+      if (engine.signal.aborted) return ended(engine, notStarted(engine, resumable.session.id));
       const outcome = withRunOutput(engine, await engine.continueMain());
       // A scheduled task's run, resumed: its run record in the task's history says how it ended.
       const marker = readScheduledMarker(resumable.session.dir);

@@ -2,7 +2,10 @@
 // murmur.toml, else a key in the environment), and providers for agent definitions that name another model.
 import type { MurmurConfig } from '../orchestrator/config.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
+import type { ModelWords } from '../orchestrator/models/resolve.js';
 import { HostInputError } from './errors.js';
+
+export type { ModelWords };
 
 export interface ModelInput {
   /** A spec (`openai:gpt-4.1`, `scripted:FILE`); absent = MURMUR_MODEL, murmur.toml, then a key in the environment. */
@@ -12,29 +15,31 @@ export interface ModelInput {
   config: MurmurConfig;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** How messages name the choices (the front end's option names); default the command line's flags. */
+  words?: ModelWords;
 }
 
-/** The provider for `input`; a bad or missing spec throws a HostInputError naming `model` (or `baseUrl`). */
+/** The provider for `input`; a bad or missing spec throws a HostInputError naming `model` (or `baseUrl`, `env`). */
 export async function providerFromSpec(input: ModelInput): Promise<ModelProvider> {
   const { chooseModelSpec } = await import('../orchestrator/models/resolve.js');
-  const choice = chooseModelSpec({ flag: input.model, env: input.env, config: input.config.model });
+  const words = input.words ? { words: input.words } : {};
+  const choice = chooseModelSpec({ flag: input.model, env: input.env, config: input.config.model, ...words });
   if (!choice.ok) throw new HostInputError('model', choice.message);
-  return createModel(choice.spec, input.baseUrl ?? input.config.baseUrl, input.cwd, input.env);
+  return createModel(choice.spec, input.baseUrl ?? input.config.baseUrl, input);
 }
 
 async function createModel(
   spec: string,
   baseUrl: string | undefined,
-  cwd: string,
-  env: NodeJS.ProcessEnv,
+  { cwd, env, words }: Omit<ModelInput, 'config' | 'model'>,
 ): Promise<ModelProvider> {
   const { createProvider, ModelConfigError } = await import('../orchestrator/models/resolve.js');
   try {
-    return await createProvider(spec, { env, cwd, ...(baseUrl ? { baseUrl } : {}) });
+    return await createProvider(spec, { env, cwd, ...(baseUrl ? { baseUrl } : {}), ...(words ? { words } : {}) });
   } catch (error) {
+    if (error instanceof ModelConfigError) throw new HostInputError(error.option, error.message);
     const { ScriptError } = await import('../orchestrator/models/scripted.js');
-    if (error instanceof ModelConfigError || error instanceof ScriptError)
-      throw new HostInputError(/base.?url/i.test(error.message) ? 'baseUrl' : 'model', error.message);
+    if (error instanceof ScriptError) throw new HostInputError('model', error.message);
     throw error;
   }
 }
@@ -50,6 +55,6 @@ export function providerFactory(
   const runProvider = runModel.split(':', 1)[0];
   return (spec) => {
     const sameProvider = spec.split(':', 1)[0] === runProvider;
-    return createModel(spec, sameProvider ? (input.baseUrl ?? input.config.baseUrl) : undefined, input.cwd, input.env);
+    return createModel(spec, sameProvider ? (input.baseUrl ?? input.config.baseUrl) : undefined, input);
   };
 }

@@ -1,15 +1,19 @@
 // The reports as data: the objects `murmur run --json` and `murmur swarm --json` print, and the library returns.
 import type { AgentSummary, RunOutcome } from '../orchestrator/engine.js';
 import type { Usage } from '../orchestrator/types.js';
-import { reportJson, type ItemResult } from '../swarm/report.js';
+import { reportJson, type ItemResult, type OutcomeCounts } from '../swarm/report.js';
 
 /** The swarm report as text (`murmur swarm` without --json, `murmur report`, run_swarm's first block). */
 export { renderReport, type ItemResult } from '../swarm/report.js';
 
+/** How a finished run ended: completed, or why not (`reason` says more). An agent's end statuses (EndStatus). */
+export type RunStatus = 'completed' | 'failed' | 'timeout' | 'aborted' | 'budget';
+
 /** `O`: the type of a typed output's answer (`Static<typeof schema>` in the library). */
 export interface RunReport<O = unknown> {
-  /** completed, or why not (failed, aborted, timeout, interrupted…); `reason` says more. */
-  status: RunOutcome['status'];
+  kind: 'run';
+  /** completed, or why not: failed, aborted (by the caller: `reason` is theirs), timeout, budget. */
+  status: RunStatus;
   /** The main agent's last answer. */
   result: string;
   reason?: string;
@@ -23,22 +27,29 @@ export interface RunReport<O = unknown> {
 
 /** `O`: the type of each item's typed output; `I`: the type of the items given. */
 export interface SwarmReport<O = unknown, I = unknown> {
+  kind: 'swarm';
   /** completed when every item completed; aborted when the run was aborted; else failed. */
   status: 'completed' | 'failed' | 'aborted';
-  /** How many items ended each way (completed, failed, conflict, aborted). */
-  summary: Record<string, number>;
+  /** How many items ended each way (completed, failed, conflict, aborted); an outcome no item had is absent. */
+  summary: OutcomeCounts;
   /** The agents of items that did not complete, for a resume. */
   resumeAgentIds: string[];
   /** One row per item, in input order. */
   items: ItemResult<O, I>[];
-  /** Set when the session's records are incomplete: the first file that could not be written, and the error. */
+  /** Why it was aborted (the caller's reason), and whether the session's records are incomplete (the first file that could not be written, and the error). */
   reason?: string;
   sessionId?: string;
 }
 
+/** A finished run's main agent has ended: a status it can no longer have (running, idle, interrupted) is a failure. */
+function endStatus(status: RunOutcome['status']): RunStatus {
+  return status === 'running' || status === 'idle' || status === 'interrupted' ? 'failed' : status;
+}
+
 export function runReport(outcome: RunOutcome): RunReport {
   const report: RunReport = {
-    status: outcome.status,
+    kind: 'run',
+    status: endStatus(outcome.status),
     result: outcome.result,
     usage: outcome.usage,
     agents: outcome.agents,
@@ -56,6 +67,7 @@ export function swarmReport(
   reason?: string,
 ): SwarmReport {
   return {
+    kind: 'swarm',
     ...reportJson(results),
     status,
     ...(reason !== undefined ? { reason } : {}),

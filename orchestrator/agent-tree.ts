@@ -263,10 +263,10 @@ export class AgentTree {
     record.agent.abort(status);
   }
 
-  /** Aborts every agent; no new agent starts afterwards. */
-  abortAll(): void {
+  /** Aborts every agent (`reason` becomes their reason); no new agent starts afterwards. */
+  abortAll(reason = 'aborted'): void {
     this.stopped = true;
-    for (const record of this.records.values()) record.agent.abort('aborted');
+    for (const record of this.records.values()) record.agent.abort('aborted', reason);
   }
 
   get stopping(): boolean {
@@ -320,6 +320,8 @@ function stopFromOutside(cause: unknown, record: AgentRecord): StopRequest {
   let message: string;
   if (cause instanceof StopRequest) message = `${who} ${cause.status === 'timeout' ? 'timed out' : 'was aborted'}`;
   else if (cause instanceof Error && cause.name !== 'AbortError') message = cause.message;
+  // The run's abort (Engine.abort): the reason its caller gave.
+  else if (typeof cause === 'string' && cause !== 'aborted') message = cause;
   else message = `${who} was aborted`;
   return new StopRequest('aborted', message);
 }

@@ -225,7 +225,8 @@ export class Engine {
     // main had answered, but the run was aborted while work it started was still going: not completed.
     if (status === 'completed' && this.abortedWhileBusy) {
       status = 'aborted';
-      reason = 'the run was aborted before the background work finished';
+      const given = String(this.signal.reason);
+      reason = given !== 'aborted' ? given : 'the run was aborted before the background work finished';
     }
     // Work done, but not all of it on disk: never "completed" with a transcript or event missing.
     if (lost !== undefined) {
@@ -288,17 +289,17 @@ export class Engine {
     return this.records?.transcriptLoss(agentId);
   }
 
-  /** Aborted when the whole run is (swarms driven from outside a tool call listen to it). */
+  /** Aborted when the whole run is, with its reason (swarms driven from outside a tool call listen to it). */
   get signal(): AbortSignal {
     return this.stopController.signal;
   }
 
-  /** Aborts every agent and background task; finished work is kept. */
-  abort(): void {
+  /** Aborts every agent and background task (`reason` becomes theirs and the run's); finished work is kept. */
+  abort(reason = 'aborted'): void {
     if (!this.stopController.signal.aborted)
       this.abortedWhileBusy = this.agentTree.busyCount > 0 || this.tasks.activeCount() > 0 || this.timers.count() > 0;
-    this.stopController.abort();
-    this.agentTree.abortAll();
+    this.stopController.abort(reason);
+    this.agentTree.abortAll(reason);
     this.tasks.stopAll('the run was aborted');
     this.timers.cancel();
   }

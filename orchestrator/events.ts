@@ -8,6 +8,8 @@ import type { EndStatus, Message, Usage } from './types.js';
 interface Base {
   /** Epoch milliseconds, stamped by the bus from the engine's clock when the emitter leaves it out. */
   ts: number;
+  /** The run's session id, stamped by a bus made for one run (the library's): set on every event of that run. */
+  sessionId?: string;
 }
 
 /** A command (`murmur run`, `murmur swarm`, an MCP request) began: what it was asked and on which model. */
@@ -284,8 +286,14 @@ export class EventBus {
   private readonly emitter = new EventEmitter();
   private anyListeners = 0;
 
-  /** `now` stamps events that come without `ts`: the engine passes its clock. */
-  constructor(private readonly now: () => number = systemClock.now) {}
+  /**
+   * `now` stamps events that come without `ts`: the engine passes its clock. A bus made for one run gets its
+   * `sessionId`, stamped on every event (an event passed on from another bus must be a copy).
+   */
+  constructor(
+    private readonly now: () => number = systemClock.now,
+    private readonly sessionId?: string,
+  ) {}
 
   /** Whether anybody would receive an event of this type: lets hot paths skip building it. */
   wants(type: EventType): boolean {
@@ -295,6 +303,7 @@ export class EventBus {
   emit(input: EventInput): void {
     const event = input as MurmurEvent;
     if (event.ts === undefined) event.ts = this.now();
+    if (this.sessionId !== undefined) event.sessionId = this.sessionId;
     if (this.emitter.listenerCount(event.type) > 0) this.emitter.emit(event.type, event);
     if (this.anyListeners > 0) this.emitter.emit('*', event);
   }

@@ -42,8 +42,11 @@ export function escapeAttribute(text: string): string {
     .replace(/\r\n|\r|\n/g, '&#10;');
 }
 
-export function countOutcomes(results: readonly ItemResult[]): Record<string, number> {
-  const counts: Record<string, number> = {};
+/** How many items ended each way; an outcome no item had is absent. */
+export type OutcomeCounts = Partial<Record<ItemOutcome, number>>;
+
+export function countOutcomes(results: readonly ItemResult[]): OutcomeCounts {
+  const counts: OutcomeCounts = {};
   for (const outcome of OUTCOME_ORDER) {
     const n = results.filter((r) => r.outcome === outcome).length;
     if (n > 0) counts[outcome] = n;
@@ -110,7 +113,7 @@ export function renderReport(results: readonly ItemResult[], options: { resumeCo
 }
 
 export function reportJson(results: readonly ItemResult[]): {
-  summary: Record<string, number>;
+  summary: OutcomeCounts;
   resumeAgentIds: string[];
   items: ItemResult[];
 } {

@@ -307,7 +307,8 @@ export class SwarmRun {
         settleIfDone();
       };
       const onAbort = () => {
-        for (const stop of running.values()) stop.abort();
+        // Each running item stops with the swarm's reason (the caller's, when it gave one).
+        for (const stop of running.values()) stop.abort(signal.reason);
         for (const ctlIndex of controller.abort()) {
           const index = pending[ctlIndex]!;
           const s = this.items[index]!;

@@ -4,10 +4,28 @@
 import { resolve as resolvePath } from 'node:path';
 import type { ModelCapabilities, ModelProvider } from './provider.js';
 
-/** A bad model choice: the message names the bad value and what would be accepted. */
+/** A bad model choice: the message names the bad value and what would be accepted; `option` the choice at fault. */
 export class ModelConfigError extends Error {
   override name = 'ModelConfigError';
+  constructor(
+    message: string,
+    readonly option: 'model' | 'baseUrl' | 'env' = 'model',
+  ) {
+    super(message);
+  }
 }
+
+/** How a front end names the model choices in its messages: the command line's flags, or the library's options. */
+export interface ModelWords {
+  /** The choice of model (`--model`). */
+  model: string;
+  /** Choosing `spec` (`--model openai:gpt-4.1`). */
+  choose: (spec: string) => string;
+  /** The endpoint (`--base-url`). */
+  baseUrl: string;
+}
+
+export const FLAG_WORDS: ModelWords = { model: '--model', choose: (spec) => `--model ${spec}`, baseUrl: '--base-url' };
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -33,10 +51,12 @@ export function chooseModelSpec(input: {
   flag?: string | undefined;
   env: Env;
   config?: string | undefined;
+  words?: ModelWords;
 }): ModelChoice {
+  const words = input.words ?? FLAG_WORDS;
   if (input.flag !== undefined) {
     const flag = input.flag.trim();
-    if (!flag) return { ok: false, message: `--model needs a value; accepted forms: ${ACCEPTED_FORMS}` };
+    if (!flag) return { ok: false, message: `${words.model} needs a value; accepted forms: ${ACCEPTED_FORMS}` };
     return { ok: true, spec: flag, source: '--model' };
   }
   const fromEnv = value(input.env, 'MURMUR_MODEL');
@@ -46,14 +66,18 @@ export function chooseModelSpec(input: {
   if (value(input.env, 'OPENAI_API_KEY')) return { ok: true, spec: DEFAULT_OPENAI_MODEL, source: 'OPENAI_API_KEY' };
   if (value(input.env, 'ANTHROPIC_API_KEY'))
     return { ok: true, spec: DEFAULT_ANTHROPIC_MODEL, source: 'ANTHROPIC_API_KEY' };
+  const choices: [string, string][] = [
+    [DEFAULT_OPENAI_MODEL, `needs OPENAI_API_KEY; any compatible server with ${words.baseUrl}`],
+    [DEFAULT_ANTHROPIC_MODEL, 'needs ANTHROPIC_API_KEY'],
+    ['ollama:llama3.1', 'a local Ollama server, no key'],
+    ['scripted:FILE', 'a scripted model from a JSON file: offline, no key'],
+  ];
+  const width = Math.max(...choices.map(([spec]) => words.choose(spec).length)) + 2;
   return {
     ok: false,
     message: [
-      'No model chosen. Pick one with --model or the MURMUR_MODEL environment variable:',
-      `  --model ${DEFAULT_OPENAI_MODEL}              (needs OPENAI_API_KEY; any compatible server with --base-url)`,
-      `  --model ${DEFAULT_ANTHROPIC_MODEL}  (needs ANTHROPIC_API_KEY)`,
-      '  --model ollama:llama3.1             (a local Ollama server, no key)',
-      '  --model scripted:FILE               (a scripted model from a JSON file: offline, no key)',
+      `No model chosen. Pick one with ${words.model} or the MURMUR_MODEL environment variable:`,
+      ...choices.map(([spec, note]) => `  ${words.choose(spec).padEnd(width)}(${note})`),
       "or set OPENAI_API_KEY or ANTHROPIC_API_KEY to use that provider's default model.",
     ].join('\n'),
   };
@@ -80,7 +104,7 @@ export function parseModelSpec(spec: string): ParsedModelSpec {
   return { provider, model };
 }
 
-function checkBaseUrl(url: string, source: string): string {
+function checkBaseUrl(url: string, source: string, option: ModelConfigError['option'] = 'env'): string {
   let parsed: URL | undefined;
   try {
     parsed = new URL(url);
@@ -90,6 +114,7 @@ function checkBaseUrl(url: string, source: string): string {
   if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
     throw new ModelConfigError(
       `${source} "${url}" is not an http(s) URL; expected something like http://localhost:8000/v1`,
+      option,
     );
   }
   return url.replace(/\/+$/, '');
@@ -111,6 +136,8 @@ export interface CreateProviderOptions {
   cwd: string;
   /** Overrides the capabilities guessed from the model name (HTTP providers). */
   capabilities?: Partial<ModelCapabilities>;
+  /** How the messages name the choices (default: the command line's flags). */
+  words?: ModelWords;
 }
 
 /**
@@ -120,7 +147,8 @@ export interface CreateProviderOptions {
 export async function createProvider(spec: string, options: CreateProviderOptions): Promise<ModelProvider> {
   const { provider, model } = parseModelSpec(spec);
   const { env } = options;
-  const flagUrl = options.baseUrl?.trim() ? checkBaseUrl(options.baseUrl.trim(), '--base-url') : undefined;
+  const words = options.words ?? FLAG_WORDS;
+  const flagUrl = options.baseUrl?.trim() ? checkBaseUrl(options.baseUrl.trim(), words.baseUrl, 'baseUrl') : undefined;
   const capabilities = options.capabilities ? { capabilities: options.capabilities } : {};
   switch (provider) {
     case 'scripted': {
@@ -145,7 +173,7 @@ export async function createProvider(spec: string, options: CreateProviderOption
       const key = value(env, 'OPENAI_API_KEY');
       if (!key && !baseURL) {
         throw new ModelConfigError(
-          `${spec} needs an API key: set OPENAI_API_KEY (or point --base-url / OPENAI_BASE_URL at a server that needs none)`,
+          `${spec} needs an API key: set OPENAI_API_KEY (or point ${words.baseUrl} / OPENAI_BASE_URL at a server that needs none)`,
         );
       }
       const settings = {
@@ -164,7 +192,7 @@ export async function createProvider(spec: string, options: CreateProviderOption
       const key = value(env, 'ANTHROPIC_API_KEY');
       if (!key && !baseURL) {
         throw new ModelConfigError(
-          `${spec} needs an API key: set ANTHROPIC_API_KEY (or point --base-url / ANTHROPIC_BASE_URL at a server that needs none)`,
+          `${spec} needs an API key: set ANTHROPIC_API_KEY (or point ${words.baseUrl} / ANTHROPIC_BASE_URL at a server that needs none)`,
         );
       }
       const settings = {

@@ -6,16 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createMurmur,
-  defineTool,
-  MurmurOptionsError,
-  textResult,
-  Type,
-  type MurmurEvent,
-  type MurmurOptions,
-} from '../../api/index.js';
+import { createMurmur, defineTool, MurmurOptionsError, textResult, Type, type MurmurEvent } from '../../api/index.js';
 import { scriptedModel } from '../../api/testing.js';
+import { optionError, syncError } from './option-errors.js';
 import { applyFilters, type TurnFacts } from '../../roles/filters.js';
 import { builtinProfile } from '../../roles/profile.js';
 import type { RuntimeTool } from '../../tools/contract.js';
@@ -29,15 +22,6 @@ afterEach(async () => {
 });
 
 const answer = (text: string) => scriptedModel({ agents: [{ turns: [{ text }] }] });
-
-async function optionError(options: MurmurOptions): Promise<MurmurOptionsError> {
-  const error = await createMurmur(options).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(MurmurOptionsError);
-  return error as MurmurOptionsError;
-}
 
 describe('createMurmur options', () => {
   it('names the bad option and what is accepted', async () => {
@@ -94,9 +78,9 @@ describe('runs', () => {
       sessions: false,
     });
     expect((await murmur.run('look', { agent: 'explore' })).result).toBe('explored');
-    const error = await murmur.run('look', { agent: 'wizard' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(MurmurOptionsError);
-    expect((error as MurmurOptionsError).message).toContain('known: explore, worker');
+    // Refused at the call, synchronously: no handle, nothing started.
+    expect(() => murmur.run('look', { agent: 'wizard' })).toThrow(MurmurOptionsError);
+    expect(() => murmur.run('look', { agent: 'wizard' })).toThrow('known: explore, worker');
   });
 
   it('an aborted run is a value, and resume finishes it', async () => {
@@ -111,10 +95,13 @@ describe('runs', () => {
     expect(report.status).toBe('aborted');
     const again = await createMurmur({ cwd: dir, model: answer('finished now') });
     const resumed = await again.resume(report.sessionId!);
-    expect(resumed).toMatchObject({ status: 'completed', result: 'finished now', sessionId: report.sessionId });
-    expect((await again.resume('20200101-000000-zzzz').catch((e: unknown) => e)) as MurmurOptionsError).toMatchObject({
-      option: 'sessionId',
+    expect(resumed).toMatchObject({
+      kind: 'run',
+      status: 'completed',
+      result: 'finished now',
+      sessionId: report.sessionId,
     });
+    expect(syncError(() => again.resume('20200101-000000-zzzz'))).toMatchObject({ option: 'sessionId' });
   });
 
   it('a swarm with bad items is refused naming the option; a failed item is a value', async () => {
@@ -123,23 +110,13 @@ describe('runs', () => {
       model: scriptedModel({ agents: [{ turns: [{ text: 'ok' }] }] }),
       sessions: false,
     });
-    expect(await murmur.swarm({ template: 'no placeholder', items: ['a'] }).catch((e: unknown) => e)).toBeInstanceOf(
-      MurmurOptionsError,
+    expect(syncError(() => murmur.swarm({ template: 'no placeholder', items: ['a'] })).option).toBe('swarm');
+    expect(syncError(() => murmur.swarm({ template: '{{item}}', items: ['a'], role: 'main' })).option).toBe(
+      'swarm.role',
     );
-    expect(
-      (
-        (await murmur
-          .swarm({ template: '{{item}}', items: ['a'], role: 'main' })
-          .catch((e: unknown) => e)) as MurmurOptionsError
-      ).option,
-    ).toBe('swarm.role');
-    expect(
-      (
-        (await murmur
-          .swarm({ template: '{{item}}', items: ['a'], maxConcurrency: 0 })
-          .catch((e: unknown) => e)) as MurmurOptionsError
-      ).option,
-    ).toBe('swarm.maxConcurrency');
+    expect(syncError(() => murmur.swarm({ template: '{{item}}', items: ['a'], maxConcurrency: 0 })).option).toBe(
+      'swarm.maxConcurrency',
+    );
     const failing = await createMurmur({
       cwd: dir,
       model: scriptedModel({
@@ -216,7 +193,7 @@ describe('approvals and queues', () => {
     expect(results).toEqual(['mcp__everything__echo: ok']);
   }, 30_000);
 
-  it('a bad queue URL is refused naming swarm.queue, before anything starts', async () => {
+  it('a bad queue URL is refused naming swarm.queue, before anything starts (on done: checking it takes I/O)', async () => {
     const murmur = await createMurmur({ cwd: dir, model: answer('x'), sessions: false });
     const error = (await murmur
       .swarm({ template: '{{item}}', items: ['a'], queue: 'http://nowhere' })

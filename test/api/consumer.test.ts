@@ -1,8 +1,9 @@
 // A real consumer: the packed tarball, installed as npm installs it (test/package/installed.ts), used by a fresh ESM
 // TypeScript project (moduleResolution nodenext), type-checked with the repo's tsc and run on the scripted model;
 // deep imports must fail, for tsc and for Node. A second project has no @types/node at all: the published
-// declarations must not need it; it also type-checks and runs the README's "Your own model" and testing examples
-// (against a local endpoint this test starts) and the typed swarm output example.
+// declarations must not need it; it also type-checks and runs the README's run-handle, "Your own model" and testing
+// examples (against a local endpoint this test starts), a run's handle with its events, and the typed swarm output
+// example.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
@@ -62,9 +63,13 @@ try {
 console.log(JSON.stringify({ status: report.status, items: report.items.map((i) => [i.item, i.outcome, i.text]), calls, refused, sandbox, deep }));
 `;
 
-/** Runs a compiled program with Node in `cwd` (no model in the environment), collecting its output. */
-function runNode(file: string, cwd: string): Promise<{ stdout: string; stderr: string; code: number | null }> {
-  const child = spawn(process.execPath, [file], { cwd, env: { ...process.env, MURMUR_MODEL: '' } });
+/** Runs a compiled program with Node in `cwd` (no model in the environment unless given), collecting its output. */
+function runNode(
+  file: string,
+  cwd: string,
+  model = '',
+): Promise<{ stdout: string; stderr: string; code: number | null }> {
+  const child = spawn(process.execPath, [file], { cwd, env: { ...process.env, MURMUR_MODEL: model } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -192,6 +197,15 @@ describe('a consumer project', () => {
     // The custom tools example (readOnly, needsApproval as a function) type-checks and loads here too.
     writeFileSync(path.join(bare, 'custom-tool.ts'), asDocumented('custom-tool.ts'));
     writeFileSync(path.join(bare, 'typed-output.ts'), asDocumented('typed-output.ts'));
+    writeFileSync(path.join(bare, 'run-handle.ts'), asDocumented('run-handle.ts'));
+    // The run-handle example's model (MURMUR_MODEL): a glob, then an answer slower than its deadline.
+    const slow = { latencyMs: 5_000, text: 'late' };
+    const script = {
+      agents: [
+        { match: { role: 'main' }, turns: [{ toolCalls: [{ name: 'glob', arguments: { pattern: '*' } }] }, slow] },
+      ],
+    };
+    writeFileSync(path.join(bare, 'slow-script.json'), JSON.stringify(script));
     mkdirSync(path.join(bare, 'notes'));
     for (const name of ['plan.md', 'retro.md']) writeFileSync(path.join(bare, 'notes', name), `# ${name}\n`);
     const endpoint = await startHouseEndpoint();
@@ -202,6 +216,7 @@ import { askHouseModel } from './own-model.js';
 import { testCountNotes } from './scripted-test.js';
 import { closed, fixTickets } from './custom-tool.js';
 import { whereConfigured } from './typed-output.js';
+import { runWithDeadline } from './run-handle.js';
 import { scriptedModel } from 'murmur-agents/testing';
 import { defineTool, textResult, Type } from 'murmur-agents/tools';
 
@@ -211,8 +226,12 @@ const shout = defineTool({
 });
 const model = scriptedModel({ agents: [{ match: { role: 'main' }, turns: [{ text: 'typed without node types' }] }] });
 const murmur = await createMurmur({ cwd: '.', model, sessions: false, tools: [{ tool: shout, roles: ['main'] }] });
-const report: RunReport = await murmur.run('say it');
+const handle = murmur.run('say it');
+const events: string[] = [];
+for await (const event of handle.events()) if (event.sessionId === handle.sessionId) events.push(event.type);
+const report: RunReport = await handle;
 await murmur.close();
+const deadline = await runWithDeadline('.', 'Read every file', 200);
 await testCountNotes('.');
 const house = await askHouseModel('.', ${JSON.stringify(endpoint.url)}, 'How many notes are there?');
 const finder = scriptedModel({
@@ -225,7 +244,7 @@ const answered = await createMurmur({ cwd: '.', model: scriptedModel({ agents: [
 const counted = await answered.run('count', { output: Type.Object({ n: Type.Integer() }) });
 await answered.close();
 const n: number | undefined = counted.output?.n;
-console.log(JSON.stringify({ status: report.status, result: report.result, house, files, n, tickets: [typeof fixTickets, closed.length] }));
+console.log(JSON.stringify({ status: report.status, result: report.result, house, files, n, tickets: [typeof fixTickets, closed.length], events: [events[0], events.at(-1)], deadline: [deadline.status, deadline.reason, deadline.saved] }));
 `,
     );
     try {
@@ -233,7 +252,7 @@ console.log(JSON.stringify({ status: report.status, result: report.result, house
       expect(tsc.stdout + tsc.stderr).toBe('');
       expect(tsc.status).toBe(0);
       // Run without blocking this process: the endpoint the program calls lives here.
-      const run = await runNode(path.join(bare, 'out', 'main.js'), bare);
+      const run = await runNode(path.join(bare, 'out', 'main.js'), bare, 'scripted:slow-script.json');
       expect(run.stderr).toBe('');
       expect(JSON.parse(run.stdout)).toEqual({
         status: 'completed',
@@ -242,6 +261,8 @@ console.log(JSON.stringify({ status: report.status, result: report.result, house
         files: ['src/db/index.ts'],
         n: 2,
         tickets: ['function', 0],
+        events: ['run.start', 'run.end'],
+        deadline: ['aborted', 'no answer within 200 ms', 'aborted'],
       });
       expect(endpoint.requests).toHaveLength(2);
     } finally {

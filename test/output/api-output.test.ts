@@ -22,11 +22,14 @@ afterEach(async () => {
 
 const Capital = Type.Object({ country: Type.String(), capital: Type.String(), confident: Type.Boolean() });
 
-async function rejection(promise: Promise<unknown>): Promise<MurmurOptionsError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+/** A call's MurmurOptionsError: thrown at the call (what it can check there), or rejecting its `done`. */
+async function rejection(start: () => PromiseLike<unknown>): Promise<MurmurOptionsError> {
+  let error: unknown;
+  try {
+    await start();
+  } catch (e) {
+    error = e;
+  }
   expect(error).toBeInstanceOf(MurmurOptionsError);
   return error as MurmurOptionsError;
 }
@@ -210,15 +213,17 @@ describe('typed output options', () => {
     const model = scriptedModel({ agents: [] });
     const murmur = await createMurmur({ cwd: dir, model, sessions: false });
     try {
-      expect((await rejection(murmur.run('x', { output: { type: 'objekt' } as never }))).option).toBe('output');
-      expect((await rejection(murmur.run('x', { output: Capital, outputRetries: -1 }))).option).toBe('outputRetries');
-      expect((await rejection(murmur.run('x', { outputRetries: 2 }))).option).toBe('outputRetries');
-      const missing = await rejection(murmur.swarm({ template: 'Do {{title}}', items: [{ name: 'x' }] }));
+      expect((await rejection(() => murmur.run('x', { output: { type: 'objekt' } as never }))).option).toBe('output');
+      expect((await rejection(() => murmur.run('x', { output: Capital, outputRetries: -1 }))).option).toBe(
+        'outputRetries',
+      );
+      expect((await rejection(() => murmur.run('x', { outputRetries: 2 }))).option).toBe('outputRetries');
+      const missing = await rejection(() => murmur.swarm({ template: 'Do {{title}}', items: [{ name: 'x' }] }));
       expect(missing.option).toBe('swarm.items[0]');
       expect(missing.message).toContain('no field "title"');
-      const noPlaceholder = await rejection(murmur.swarm({ template: 'Do it', items: [{ name: 'x' }] }));
+      const noPlaceholder = await rejection(() => murmur.swarm({ template: 'Do it', items: [{ name: 'x' }] }));
       expect(noPlaceholder.option).toBe('swarm.template');
-      const thrown = await rejection(
+      const thrown = await rejection(() =>
         murmur.swarm({
           template: () => {
             throw new Error('boom');
@@ -227,9 +232,9 @@ describe('typed output options', () => {
         }),
       );
       expect(thrown.message).toContain('it threw for items[0]: boom');
-      expect((await rejection(murmur.swarm({ template: 'x {{item}}', items: ['a'], output: 5 as never }))).option).toBe(
-        'swarm.output',
-      );
+      expect(
+        (await rejection(() => murmur.swarm({ template: 'x {{item}}', items: ['a'], output: 5 as never }))).option,
+      ).toBe('swarm.output');
     } finally {
       await murmur.close();
     }
@@ -237,7 +242,7 @@ describe('typed output options', () => {
       def: { name: 'final_answer', description: 'x', parameters: Type.Object({}) },
       execute: () => textResult('x'),
     });
-    const taken = await rejection(createMurmur({ cwd: dir, model, tools: [{ tool, roles: ['worker'] }] }));
+    const taken = await rejection(() => createMurmur({ cwd: dir, model, tools: [{ tool, roles: ['worker'] }] }));
     expect(taken.option).toBe('tools[0]');
   });
 });

@@ -134,6 +134,7 @@ describe('murmur swarm', () => {
     expect(result.exitCode).toBe(1);
     const report = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(report).toEqual({
+      kind: 'swarm',
       summary: { completed: 1, failed: 1 },
       resumeAgentIds: ['a-2'],
       status: 'failed',
