@@ -70,6 +70,9 @@ export const COMMON_FLAGS: FlagSpecs = {
   sandbox,
 };
 
+/** The id of the new session (the web console names the session it starts, to open it): not for people. */
+const sessionId: FlagSpec = { kind: 'string', hidden: true };
+
 export const RUN_FLAGS: FlagSpecs = {
   ...COMMON_FLAGS,
   agent: {
@@ -77,6 +80,7 @@ export const RUN_FLAGS: FlagSpecs = {
     value: 'NAME',
     description: 'run as the agent defined in .murmur/agents/NAME.md (or ~/.murmur/agents/)',
   },
+  'session-id': sessionId,
 };
 
 export const SWARM_FLAGS: FlagSpecs = {
@@ -116,6 +120,7 @@ export const SWARM_FLAGS: FlagSpecs = {
     ...json,
     description: 'print one JSON object on stdout: {summary, resumeAgentIds, items, status, sessionId}',
   },
+  'session-id': sessionId,
 };
 
 const SESSIONS = "the session's";
