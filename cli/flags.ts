@@ -77,6 +77,9 @@ const outputSchema: FlagSpec = {
     'a JSON Schema the answer must match: the agent answers through final_answer, checked and sent back once if invalid',
 };
 
+/** The id of the new session (the web console names the session it starts, to open it): not for people. */
+const sessionId: FlagSpec = { kind: 'string', hidden: true };
+
 export const RUN_FLAGS: FlagSpecs = {
   ...COMMON_FLAGS,
   'output-schema': { ...outputSchema, description: `${outputSchema.description}; --json's output holds it` },
@@ -85,6 +88,7 @@ export const RUN_FLAGS: FlagSpecs = {
     value: 'NAME',
     description: 'run as the agent defined in .murmur/agents/NAME.md (or ~/.murmur/agents/)',
   },
+  'session-id': sessionId,
 };
 
 export const SWARM_FLAGS: FlagSpecs = {
@@ -131,6 +135,7 @@ export const SWARM_FLAGS: FlagSpecs = {
     ...json,
     description: 'print one JSON object on stdout: {summary, resumeAgentIds, items, status, sessionId}',
   },
+  'session-id': sessionId,
 };
 
 const SESSIONS = "the session's";

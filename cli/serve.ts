@@ -79,6 +79,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
         stores,
         home: stateHome(workspace, env),
         env,
+        mainScript: fileURLToPath(new URL('./main.js', import.meta.url)),
       });
       resolvePromise(s);
     });

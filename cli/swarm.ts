@@ -34,15 +34,11 @@ async function itemsFrom(args: ParsedArgs, cwd: string): Promise<string[]> {
     }
   }
   const pattern = stringFlag(args, 'glob')!;
-  const { glob } = await import('tinyglobby');
-  const files = await glob(pattern, {
-    cwd,
-    onlyFiles: true,
-    ignore: ['**/node_modules/**', '**/.git/**', '.murmur/**'],
-  });
+  const { globItems } = await import('../host/glob-items.js');
+  const files = await globItems(pattern, cwd);
   if (files.length === 0)
     throw new UsageError(`murmur swarm: --glob ${JSON.stringify(pattern)} matches no file under ${cwd}.`);
-  return files.sort();
+  return files;
 }
 
 /** What can be refused without a session: no folder is left behind by a swarm that never started. */

@@ -17,6 +17,7 @@ import { EventBus, type MurmurEvent } from '../orchestrator/events.js';
 import type { Engine, EngineOptions, RunOutcome } from '../orchestrator/engine.js';
 import type { EventLog } from '../orchestrator/events-log.js';
 import { SessionStore } from '../orchestrator/session.js';
+import { namedSession } from './named-session.js';
 import type { MurmurConfig } from '../orchestrator/config.js';
 import { assembleEngine } from '../host/assemble.js';
 import { HostInputError } from '../host/errors.js';
@@ -102,7 +103,7 @@ export async function openTerminalRun(
       ...(sandbox ? { sandbox } : {}),
       ...(asker ? { asker } : {}),
       ...(headlessReason !== undefined ? { headlessReason } : {}),
-      ...(options.session ? { session: options.session } : {}),
+      ...(options.session ? { session: options.session } : namedSession(command, args, cwd, env)),
       settings: {
         ...(permissionMode ? { permissionMode } : {}),
         ...(swarmMode ? { swarmMode: true } : {}),

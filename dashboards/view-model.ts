@@ -77,6 +77,8 @@ export function reduce(s: Snapshot, e: MurmurEvent): Snapshot {
       s.mode = e.mode;
       s.startedAt = e.ts;
       delete s.endedAt;
+      // A resumed session runs again: its last run.end no longer says how it stands.
+      delete s.runStatus;
       break;
     case 'run.end':
       s.endedAt = e.ts;

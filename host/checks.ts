@@ -28,3 +28,8 @@ export function agentNameProblem(cwd: string, env: Environment, name: string, fo
     return 'main cannot run swarm items; use worker, explore, verifier or a defined agent';
   return undefined;
 }
+
+/** The agents defined for the workspace (its `.murmur/agents/` and the user's), by name: what --agent and --role may name. */
+export function definedAgentNames(cwd: string, env: Environment): string[] {
+  return [...loadAgentDefinitions({ workspace: cwd, ...(env.HOME ? { userHome: env.HOME } : {}) }).profiles.keys()];
+}

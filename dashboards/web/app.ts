@@ -3,8 +3,9 @@
 // the start's token — from the link (then kept in an HttpOnly SameSite=Strict cookie and dropped from the URL),
 // the cookie, or `Authorization: Bearer` (→ 401: empty for scripts and the JSON API, a page saying how to get the
 // link for a browser; only the favicon needs no token). No CORS headers are ever sent. A request body is read up
-// to 1 MB (413 above). Changes go through the scheduled-task store and its validation, the same as
-// `murmur schedule`. The session routes are in session-routes.ts.
+// to 1 MB (32 MB for a new swarm's list of items; 413 above). Changes go through the scheduled-task store and its
+// validation, the same as `murmur schedule`. The session routes are in session-routes.ts; starting, stopping and
+// resuming work in run-routes.ts.
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { bodyLimit } from 'hono/body-limit';
@@ -17,6 +18,8 @@ import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { FAVICON_SVG, noTokenPage, wantsPage } from './no-token.js';
 import { newTaskPage, STATUS_FILTERS, taskPage, tasksPage, type FormChoices, type StatusFilter } from './pages.js';
 import { addSessionRoutes, sessionCache, type SessionCache } from './session-routes.js';
+import { addRunRoutes } from './run-routes.js';
+import { jsonBody } from './json-body.js';
 import { predictTimeline, zoneOptions } from './task-forms.js';
 
 export const COOKIE = 'murmur_console';
@@ -37,10 +40,14 @@ export interface ConsoleOptions {
   pollMs?: number;
   /** The folded sessions kept in memory (default: a cache of about 64 MB). */
   sessionCache?: SessionCache;
+  /** The murmur entry script that starts runs, swarms and resumes (absent: the console cannot start work). */
+  mainScript?: string;
 }
 
 /** The largest request body the console reads. Its JSON bodies (a scheduled task) are a few KB. */
 export const MAX_BODY_BYTES = 1 << 20;
+/** …except a new swarm's, whose items as a list may be large. */
+export const MAX_SWARM_BODY_BYTES = 32 << 20;
 
 const assets = { css: CONSOLE_CSS, js: CONSOLE_JS };
 
@@ -84,20 +91,6 @@ function inputOf(body: Record<string, unknown>): { input: TaskInput; errors: Fie
     else errors.push({ field: key, message: `${key} must be text, got ${JSON.stringify(value)}` });
   }
   return { input: input as TaskInput, errors };
-}
-
-async function jsonBody(c: Context): Promise<Record<string, unknown> | undefined> {
-  // Exactly JSON: `text/plain; application/json` is what a cross-site page can send without asking first.
-  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/json') return undefined;
-  try {
-    const body = (await c.req.json()) as unknown;
-    return typeof body === 'object' && body !== null && !Array.isArray(body)
-      ? (body as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 export function consoleApp(options: ConsoleOptions): Hono {
@@ -144,16 +137,16 @@ export function consoleApp(options: ConsoleOptions): Hono {
   });
   // A body is read only up to the limit: over it (by its Content-Length, or counted as it streams) the answer is
   // 413 at once and the connection is closed, so the rest is never read.
-  app.use(
-    '*',
+  const limit = (bytes: number) =>
     bodyLimit({
-      maxSize: MAX_BODY_BYTES,
+      maxSize: bytes,
       onError: (c) =>
-        c.json({ error: `the request body is over this console's limit of 1 MB (${MAX_BODY_BYTES} bytes)` }, 413, {
+        c.json({ error: `the request body is over this console's limit of ${bytes >> 20} MB (${bytes} bytes)` }, 413, {
           connection: 'close',
         }),
-    }),
-  );
+    });
+  const [small, large] = [limit(MAX_BODY_BYTES), limit(MAX_SWARM_BODY_BYTES)];
+  app.use('*', (c, next) => (c.req.path === '/api/swarms' ? large : small)(c, next));
 
   const allTasks = () => {
     const rows = [];
@@ -310,5 +303,7 @@ export function consoleApp(options: ConsoleOptions): Hono {
     cache: options.sessionCache ?? sessionCache(),
     pollMs: options.pollMs ?? 1000,
   });
+  const { workspace, home, mainScript } = options;
+  addRunRoutes(app, { workspace, home, env: options.env ?? process.env, assets, mainScript });
   return app;
 }

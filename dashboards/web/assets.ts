@@ -3,6 +3,7 @@
 // one DOM node, and a redraw is a loop over flat arrays.
 import { ITEM_STATES } from './session-model.js';
 import { TASK_FORM_JS } from './task-form-script.js';
+import { RUN_FORM_CSS, RUN_FORM_JS } from './run-form-script.js';
 
 export const CONSOLE_CSS = `
 :root{--bg:#f7f7f5;--fg:#1d1d1f;--muted:#6b6b70;--line:#dcdcd8;--card:#fff;--accent:#3558d6}
@@ -29,7 +30,7 @@ table{border-collapse:collapse;width:100%;background:#fff}th,td{text-align:left;
 .tree details>summary{cursor:pointer}
 .swarm{background:#fff;border:1px solid var(--line);border-radius:10px;padding:10px 14px;margin:12px 0}.swarm canvas{display:block;width:100%;border-top:1px solid var(--line)}
 .legend{display:flex;flex-wrap:wrap;gap:10px;font-size:12px;margin:6px 0}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
-`;
+${RUN_FORM_CSS}`;
 
 const COLORS: Record<string, string> = {
   queued: '#c9ccd3',
@@ -57,6 +58,7 @@ async function api(method, url, body) {
 }
 
 ${TASK_FORM_JS}
+${RUN_FORM_JS}
 // ---- the session page ----
 function tokens(n) { return n >= 1e6 ? (n / 1e6).toFixed(1) + 'M' : n >= 1e3 ? (n / 1e3).toFixed(1) + 'k' : String(n); }
 function renderMeta(m) {

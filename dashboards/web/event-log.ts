@@ -2,6 +2,7 @@
 // (asynchronous I/O) and its lines are handed out in slices of at most SLICE_MS, with a turn of the event loop
 // between slices, so a 168 MB log folds while every other request of the console still answers at once. Also the
 // raw event list, one page at a time from a byte cursor.
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
@@ -120,4 +121,21 @@ export async function readEventPage(
     }
   });
   return { events, next, more };
+}
+
+/** The last `bytes` bytes of a file as text (all of a shorter one), or undefined when it cannot be read. */
+export function readTail(file: string, bytes: number): string | undefined {
+  let fd: number | undefined;
+  try {
+    const size = statSync(file).size;
+    const length = Math.min(size, bytes);
+    fd = openSync(file, 'r');
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    return buffer.toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }

@@ -194,10 +194,14 @@ export function sessionsPage(sessions: readonly SessionSummary[], assets: Assets
     sessions.length === 0
       ? '<p class="empty">No sessions in this workspace yet.</p>'
       : `<table class="sessions"><thead><tr><th>Session</th><th>Command</th><th>Status</th><th>Start</th><th>Duration</th><th>Agents</th><th>Tokens</th><th>Cost</th></tr></thead><tbody>${rows}</tbody></table>`;
-  return layout('Sessions — murmur', `<header class="bar"><h1>Sessions</h1></header>${table}`, {
-    nav: 'sessions',
-    assets,
-  });
+  return layout(
+    'Sessions — murmur',
+    `<header class="bar"><h1>Sessions</h1><div class="actions"><a class="button" href="/runs/new">New run</a><a class="button" href="/swarms/new">New swarm</a></div></header>${table}`,
+    {
+      nav: 'sessions',
+      assets,
+    },
+  );
 }
 
 /**

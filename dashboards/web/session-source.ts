@@ -3,10 +3,10 @@
 // yield to the event loop, so a huge log holds no other request), and each finished agent's final message from
 // its transcript. A session from before events.jsonl existed still shows its agents
 // from state.json.
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { forEachLine, Slicer } from './event-log.js';
+import { forEachLine, readTail, Slicer } from './event-log.js';
 import { modelJson } from './model-json.js';
 import { agentRow, sessionFold, type AgentRow, type SessionFold, type SessionModel } from './session-model.js';
 import { SESSION_EVENTS_FILE } from '../../orchestrator/session-events.js';
@@ -306,22 +306,15 @@ function fromState(id: string, state: SessionState | undefined): SessionModel {
  * list shows a session "running" by its state.json until a later save, the events file knows it ended.
  */
 export function endedStatus(home: string, id: string): string | undefined {
-  const file = join(sessionDir(home, id), SESSION_EVENTS_FILE);
-  let fd: number | undefined;
+  const last = readTail(join(sessionDir(home, id), SESSION_EVENTS_FILE), 4096)
+    ?.trimEnd()
+    .split('\n')
+    .at(-1);
+  if (!last?.includes('"run.end"')) return undefined;
   try {
-    const size = statSync(file).size;
-    const length = Math.min(size, 4096);
-    fd = openSync(file, 'r');
-    const buffer = Buffer.alloc(length);
-    readSync(fd, buffer, 0, length, size - length);
-    const lines = buffer.toString('utf8').trimEnd().split('\n');
-    const last = lines.at(-1);
-    if (!last?.includes('"run.end"')) return undefined;
     const event = JSON.parse(last) as { type?: string; status?: string };
     return event.type === 'run.end' ? event.status : undefined;
   } catch {
     return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
