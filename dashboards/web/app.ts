@@ -17,6 +17,7 @@ import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { FAVICON_SVG, noTokenPage, wantsPage } from './no-token.js';
 import { newTaskPage, STATUS_FILTERS, taskPage, tasksPage, type FormChoices, type StatusFilter } from './pages.js';
 import { addSessionRoutes, sessionCache, type SessionCache } from './session-routes.js';
+import { addAnswerRoutes } from './answer-routes.js';
 import { predictTimeline, zoneOptions } from './task-forms.js';
 
 export const COOKIE = 'murmur_console';
@@ -304,6 +305,14 @@ export function consoleApp(options: ConsoleOptions): Hono {
     return c.json({ removed: row.task.id });
   });
 
+  addAnswerRoutes(app, {
+    ...options,
+    assets,
+    findTask,
+    pollMs: options.pollMs ?? 1000,
+    env: options.env ?? process.env,
+    jsonBody,
+  });
   addSessionRoutes(app, {
     home: options.home,
     assets,
