@@ -153,6 +153,8 @@ export const RESUME_FLAGS: FlagSpecs = {
     description: "a queue swarm's Redis URL again (one holding a password is not saved)",
     default: 'MURMUR_QUEUE, else the saved URL',
   },
+  // The web console's resume after a person answered there: requests nobody answered are held again, not denied.
+  hold: { kind: 'boolean', hidden: true },
 };
 
 export const SESSIONS_FLAGS: FlagSpecs = {

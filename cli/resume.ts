@@ -1,7 +1,7 @@
 // `murmur resume ID`: reopen a session left by a crash or an abort. Finished agents stay finished; the
 // interrupted ones continue from their transcripts (a swarm finishes only the items that had not completed).
 // The resume itself is the host's (host/resume.ts, host/lifecycle.ts); this turns flags into its inputs.
-import { parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
+import { boolFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { workspaceFrom } from './setup.js';
 import { RESUME_FLAGS } from './flags.js';
 import { openTerminalRun } from './terminal-run.js';
@@ -9,6 +9,8 @@ import { printFinished } from './print-outcome.js';
 import { queueFromFlagOrEnv } from './worker.js';
 import { openOutputJsonl } from './output-options.js';
 import { openResumable, type Resumable } from '../host/resume.js';
+import { answeringAsker } from '../orchestrator/cron/answers.js';
+import { holdingRun } from './hold-run.js';
 
 /** Continue with the model, endpoint and rules the session ran with, unless given again. */
 function flagsFromSession(args: ParsedArgs, resumable: Resumable): void {
@@ -46,8 +48,15 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
   // The lines file of `--output-jsonl` goes on: only the items without a line are appended.
   const jsonl = resumable.settings.outputJsonl;
   const onItem = jsonl !== undefined && resumable.swarm ? openOutputJsonl('resume', jsonl, true) : undefined;
+  // Started by the web console (--hold): a request nobody answered there is held again, as in a scheduled run.
+  const hold = boolFlag(args, 'hold') ? holdingRun(resumable.session, { record: true }) : undefined;
+  if (hold) args.flags.json = true;
+  const answered = resumable.held.some((call) => call.answer !== undefined);
   const terminal = await openTerminalRun('resume', args, {
     title: resumable.title,
+    ...(hold ? { asker: { asker: hold.asker } } : {}),
+    // Answers recorded in the console for the held calls are replayed; anything else is asked as usual.
+    ...(answered ? { answering: (asker) => answeringAsker(resumable.held, asker) } : {}),
     sessionKind: resumable.swarm ? 'swarm' : 'run',
     session: resumable.session,
     ...(resumable.settings.sandbox
@@ -55,13 +64,15 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
       : {}),
     ...(resumable.extend ? { extend: resumable.extend } : {}),
   });
+  hold?.attach(terminal);
   try {
     const finished = await terminal.run(
       { kind: 'resume', resumable, ...(queue ? { queue } : {}), ...(onItem ? { onItem } : {}) },
       (refused) => refused.message,
     );
+    if (hold?.holding()) return await new Promise<number>(() => undefined);
     return await terminal.finishRun(finished.outcome, printFinished(args, finished));
   } finally {
-    await terminal.close();
+    if (!hold?.holding()) await terminal.close();
   }
 }

@@ -3,12 +3,11 @@
 // An ordinary session with one difference: its asker holds a request that needs a person — the session is
 // saved at that call, the run ends "waiting for approval" (exit 75) and `murmur resume SID` carries on.
 import { boolFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
-import { openTerminalRun, type TerminalRun } from './terminal-run.js';
+import { openTerminalRun } from './terminal-run.js';
 import { printFinished } from './print-outcome.js';
 import { SessionStore, stateHome } from '../orchestrator/session.js';
-import { holdAsker, type HeldCall } from '../orchestrator/cron/hold-asker.js';
-import { SCHEDULED_FILE, writeHeld } from '../orchestrator/cron/held.js';
-import { HELD_EXIT_CODE } from '../orchestrator/cron/run-process.js';
+import { SCHEDULED_FILE } from '../orchestrator/cron/held.js';
+import { holdingRun } from './hold-run.js';
 import { workspaceFrom } from './setup.js';
 import writeFileAtomic from 'write-file-atomic';
 import { join } from 'node:path';
@@ -43,35 +42,19 @@ export async function scheduledRun(args: ParsedArgs): Promise<number> {
   args.flags.json = true;
   // The scheduler may be gone (killed) when the outcome is printed: a closed pipe must not stop the session's save.
   process.stdout.on('error', () => undefined);
-  let terminal: TerminalRun | undefined;
-  const held: HeldCall[] = [];
-  let holding = false;
-  const hold = (call: HeldCall) => {
-    held.push(call);
-    if (holding) return;
-    holding = true;
-    // Parallel calls of the same batch may be held too: gather them, then save the session and leave.
-    setTimeout(() => {
-      void (async () => {
-        writeHeld(session.dir, held);
-        await terminal?.close();
-        process.stdout.write(
-          `${JSON.stringify({ status: 'held', held: held.map((h) => h.summary).join('; '), sessionId })}\n`,
-          () => process.exit(HELD_EXIT_CODE),
-        );
-      })();
-    }, 50);
-  };
+  // The scheduler records the held run from this process's exit (run-process.ts).
+  const hold = holdingRun(session, { record: false });
   const title = prompt.split('\n', 1)[0]!;
-  terminal = await openTerminalRun('scheduler', args, {
+  const terminal = await openTerminalRun('scheduler', args, {
     title,
     sessionKind: 'run',
     session,
-    asker: { asker: holdAsker(hold) },
+    asker: { asker: hold.asker },
   });
+  hold.attach(terminal);
   // The scheduler went away (killed): stop, so the session is saved and the run is not left going unseen.
   const watchdog = setInterval(() => {
-    if (process.ppid !== parent) terminal?.engine.abort();
+    if (process.ppid !== parent) terminal.engine.abort();
   }, 500);
   watchdog.unref();
   try {
@@ -80,11 +63,11 @@ export async function scheduledRun(args: ParsedArgs): Promise<number> {
       return 1;
     }
     const finished = await terminal.run({ kind: 'task', task: prompt, title }, (refused) => refused.message);
-    if (holding) return await new Promise<number>(() => undefined);
+    if (hold.holding()) return await new Promise<number>(() => undefined);
     return await terminal.finishRun(finished.outcome, printFinished(args, finished));
   } finally {
     clearInterval(watchdog);
-    if (!holding) await terminal.close();
+    if (!hold.holding()) await terminal.close();
   }
 }
 

@@ -12,6 +12,7 @@ import {
 } from './setup.js';
 import { chooseScreenMode, createScreen, type Screen } from './screen.js';
 import { hostAsker, type HostAsker } from './approvals.js';
+import type { Asker } from '../orchestrator/permissions/asker.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
 import { EventBus, type MurmurEvent } from '../orchestrator/events.js';
 import type { Engine, EngineOptions, RunOutcome } from '../orchestrator/engine.js';
@@ -46,6 +47,8 @@ export interface TerminalRunOptions {
   extend?: (options: EngineOptions) => void;
   /** Who answers instead of the screen or terminal (a scheduled run's hold asker). */
   asker?: HostAsker;
+  /** Answers some requests before the asker does (answers recorded in the console for a held session's calls). */
+  answering?: (asker: Asker | undefined) => Asker;
   /** The sandbox a resumed session ran with (on, and with the network); --sandbox turns it on too. */
   sandbox?: SandboxChoice;
 }
@@ -79,7 +82,9 @@ export async function openTerminalRun(
     env,
     onAbort: () => aborter.abort(),
   });
-  const { asker, headlessReason } = options.asker ?? hostAsker({ mode, screen });
+  const chosen = options.asker ?? hostAsker({ mode, screen });
+  const asker = options.answering ? options.answering(chosen.asker) : chosen.asker;
+  const { headlessReason } = chosen;
   const permissionMode = stringFlag(args, 'permission-mode') as PermissionMode | undefined;
   const baseUrl = stringFlag(args, 'base-url');
   // Only a given flag counts: its absence must not override `swarmMode = true` in the configuration.

@@ -159,6 +159,7 @@ export function hostEngineOptions(input: HostInput, parts: EngineParts): EngineO
       extra: [...permissions.tools, scheduledTaskTool(cwd, env, provider.name, permissions), ...(input.tools ?? [])],
     },
     permission: permissions.permission,
+    sessionRules: { list: permissions.sessionRules, restore: permissions.restoreSessionRules },
     extraVetoes: permissions.extraVetoes,
     swarmTool: agentSwarmTool,
     swarmFor: (e, record) => swarmAdapterFor(e, record, { env }),

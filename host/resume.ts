@@ -9,6 +9,7 @@ import { readSavedState } from '../orchestrator/saved-state.js';
 import { markHeldResumed, prepareReplay, readHeld, replayingProvider } from '../orchestrator/cron/held.js';
 import type { Environment } from '../orchestrator/environment.js';
 import type { SavedSwarm } from '../swarm/saved-swarm.js';
+import type { HeldCall } from '../orchestrator/cron/hold-asker.js';
 
 /** A session that can be resumed, with what its engine needs. */
 export interface Resumable {
@@ -24,6 +25,8 @@ export interface Resumable {
   model: string | undefined;
   /** Last changes to the engine options (a held scheduled run's replaying provider); absent = none. */
   extend?: (options: EngineOptions) => void;
+  /** The calls the session was held at, with the answers recorded for them (the console's); [] when none. */
+  held: HeldCall[];
 }
 
 export type Opened = { ok: true; resumable: Resumable } | { ok: false; error: string };
@@ -45,6 +48,7 @@ export function openResumable(cwd: string, env: Environment, id: string): Opened
     title: state.task ?? `session ${id}`,
     settings: state.settings ?? {},
     model: state.model || undefined,
+    held: [],
   };
   if (state.kind === 'swarm') {
     const swarm = state.swarm as SavedSwarm | undefined;
@@ -60,6 +64,7 @@ export function openResumable(cwd: string, env: Environment, id: string): Opened
   // A scheduled run held at a call that needed a person: that call is made again (and asked) instead of being
   // marked interrupted — its assistant message is replayed as the model's next answer.
   const held = readHeld(session.dir);
+  resumable.held = held;
   if (held.length > 0) {
     const replay = prepareReplay(session, held);
     // Until replayed, held.json keeps the messages (a resume stopped before then can replay them next time).
@@ -76,6 +81,8 @@ export function openResumable(cwd: string, env: Environment, id: string): Opened
 /** Rebuilds the saved agents on the engine; for a run, the main agent is told which subagents were interrupted. */
 export function restoreOn(engine: Engine, resumable: Resumable): void {
   const { interrupted } = engine.restore(resumable.state);
+  // The session's "allow always" answers hold again, so a call already allowed is not asked twice.
+  engine.options.sessionRules?.restore(resumable.state.sessionRules ?? []);
   if (!resumable.swarm) noteInterruptedSubagents(engine, interrupted);
 }
 

@@ -60,6 +60,8 @@ export interface EngineOptions {
   sandbox?: ShellSandbox;
   /** Where the run's agents are registered as they spawn; the host makes it first when its permission setup looks agents up. */
   directory?: AgentDirectory;
+  /** The session's "allow always" rules: saved with its state, put back when it is resumed. */
+  sessionRules?: { list(): readonly string[]; restore(rules: readonly string[]): void };
   /** Where the run's files are appended (transcripts, events.jsonl, task logs): the process's pool unless given. */
   appendPool?: AppendPool;
 }

@@ -334,6 +334,8 @@ export class Engine {
     if (this.task !== undefined) state.task = this.task;
     if (this.sessionExtra) state.swarm = this.sessionExtra();
     if (this.options.settings) state.settings = this.options.settings;
+    const rules = this.options.sessionRules?.list() ?? [];
+    if (rules.length > 0) state.sessionRules = [...rules];
     return state;
   }
 
@@ -351,8 +353,8 @@ export class Engine {
     if (this.begun) this.session?.saveState(() => this.stateSnapshot());
   }
 
-  /** How a run without a main agent (a swarm) ended, for the saved state that `murmur sessions` and the console read. */
-  markEnded(status: 'completed' | 'failed' | 'aborted'): void {
+  /** How a run without a main agent (a swarm) ended, or that it waits for a person (held), for the saved state. */
+  markEnded(status: 'completed' | 'failed' | 'aborted' | 'waiting-for-approval'): void {
     this.status = status;
   }
 

@@ -33,6 +33,7 @@ export interface SessionState {
   cwd: string;
   model: string;
   task?: string;
+  /** `running`, how it ended (`completed`, `failed`, `aborted`, `interrupted`…), or `waiting-for-approval` (held). */
   status: string;
   agents: SavedAgent[];
   tasks: TaskInfo[];
@@ -41,6 +42,8 @@ export interface SessionState {
   swarm?: unknown;
   /** How the run was started, so `murmur resume` continues under the same rules and endpoint. */
   settings?: RunSettings;
+  /** The "allow always" answers of this session (permission rules, e.g. `bash(npm test)`); never murmur.toml's. */
+  sessionRules?: string[];
 }
 
 /** The command-line choices a resumed run keeps unless they are given again. */

@@ -20,6 +20,7 @@ import { newTaskPage, STATUS_FILTERS, taskPage, tasksPage, type FormChoices, typ
 import { addSessionRoutes, sessionCache, type SessionCache } from './session-routes.js';
 import { addRunRoutes } from './run-routes.js';
 import { jsonBody } from './json-body.js';
+import { addAnswerRoutes } from './answer-routes.js';
 import { predictTimeline, zoneOptions } from './task-forms.js';
 
 export const COOKIE = 'murmur_console';
@@ -297,6 +298,14 @@ export function consoleApp(options: ConsoleOptions): Hono {
     return c.json({ removed: row.task.id });
   });
 
+  addAnswerRoutes(app, {
+    ...options,
+    assets,
+    findTask,
+    pollMs: options.pollMs ?? 1000,
+    env: options.env ?? process.env,
+    jsonBody,
+  });
   addSessionRoutes(app, {
     home: options.home,
     assets,

@@ -4,6 +4,7 @@
 import { ITEM_STATES } from './session-model.js';
 import { TASK_FORM_JS } from './task-form-script.js';
 import { RUN_FORM_CSS, RUN_FORM_JS } from './run-form-script.js';
+import { ANSWER_CSS, ANSWER_JS } from './answer-script.js';
 
 export const CONSOLE_CSS = `
 :root{--bg:#f7f7f5;--fg:#1d1d1f;--muted:#6b6b70;--line:#dcdcd8;--card:#fff;--accent:#3558d6}
@@ -30,7 +31,8 @@ table{border-collapse:collapse;width:100%;background:#fff}th,td{text-align:left;
 .tree details>summary{cursor:pointer}
 .swarm{background:#fff;border:1px solid var(--line);border-radius:10px;padding:10px 14px;margin:12px 0}.swarm canvas{display:block;width:100%;border-top:1px solid var(--line)}
 .legend{display:flex;flex-wrap:wrap;gap:10px;font-size:12px;margin:6px 0}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
-${RUN_FORM_CSS}`;
+${RUN_FORM_CSS}
+${ANSWER_CSS}`;
 
 const COLORS: Record<string, string> = {
   queued: '#c9ccd3',
@@ -59,12 +61,14 @@ async function api(method, url, body) {
 
 ${TASK_FORM_JS}
 ${RUN_FORM_JS}
+${ANSWER_JS}
 // ---- the session page ----
 function tokens(n) { return n >= 1e6 ? (n / 1e6).toFixed(1) + 'M' : n >= 1e3 ? (n / 1e3).toFixed(1) + 'k' : String(n); }
 function renderMeta(m) {
   $('#status').textContent = m.status;
   $('#status').className = 'state state-' + m.status;
-  const end = m.endedAt || m.lastTs;
+  // A running session's elapsed time goes on between events (this page's clock).
+  const end = m.status === 'running' && following ? Math.max(m.lastTs, Date.now()) : m.endedAt || m.lastTs;
   $('#meta').textContent = [m.mode || 'run', m.model, new Date(m.startedAt || m.t0).toISOString().slice(0, 19).replace('T', ' ') + ' UTC',
     Math.round((end - (m.startedAt || m.t0)) / 1000) + ' s', m.agents.length + ' agents', tokens(m.tokens) + ' tokens', m.cost !== undefined ? '$' + m.cost.toFixed(4) : ''].filter(Boolean).join(' · ');
 }
@@ -175,15 +179,21 @@ function renderSwarms(m) {
 let current;
 function renderSession(m) {
   current = m;
-  renderMeta(m); renderSwarms(m); renderTree(m);
+  renderMeta(m); renderSwarms(m); renderTree(m); showPending(m);
   document.body.dataset.version = String((Number(document.body.dataset.version) || 0) + 1);
 }
 function setupSession(data) {
   renderSession(data.model);
   let resize;
   window.addEventListener('resize', () => { clearTimeout(resize); resize = setTimeout(() => current && renderSwarms(current), 100); });
-  if (!data.live || typeof EventSource === 'undefined') return;
-  const es = new EventSource('/api/sessions/' + encodeURIComponent(data.model.id) + '/events');
+  setInterval(() => current && current.status === 'running' && renderMeta(current), 1000);
+  if (data.live) followLive(data.model.id);
+}
+let following = false;
+function followLive(id) {
+  if (typeof EventSource === 'undefined') return;
+  following = true;
+  const es = new EventSource('/api/sessions/' + encodeURIComponent(id) + '/events');
   es.addEventListener('model', (ev) => { const m = JSON.parse(ev.data); renderSession(m); });
   es.addEventListener('end', () => es.close());
 }
@@ -195,5 +205,7 @@ const form = document.getElementById('task-form');
 if (form) setupForm(form);
 const actions = document.querySelector('.actions[data-task]');
 if (actions) setupActions(actions);
+const history = document.querySelector('#history[data-task]');
+if (history) setupHistoryLive(history);
 })();
 `;

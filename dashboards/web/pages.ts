@@ -138,15 +138,20 @@ function lateness(ms: number): string {
 }
 
 export function historyTable(task: ScheduledTask, history: readonly RunRecord[]): string {
-  if (history.length === 0) return '<p class="empty">No runs yet.</p>';
+  // Run now gives feedback at once: the request waits for the scheduler's next check.
+  const requested = task.runNowAt
+    ? `<tr class="requested"><td class="trigger">run now</td><td colspan="6">requested — it starts at the scheduler's next check</td></tr>`
+    : '';
+  if (history.length === 0 && !requested) return '<p class="empty">No runs yet.</p>';
   const rows = [...history]
     .reverse()
     .map((r) => {
       const session = r.sessionId ? `<a href="/sessions/${h(r.sessionId)}">${h(r.sessionId)}</a>` : '—';
-      return `<tr data-run="${h(r.id)}"><td class="trigger">${h(TRIGGERS[r.trigger] ?? r.trigger)}</td><td>${h(shortTime(isoInZone(r.planned, task.timezone), task.timezone))}</td><td>${h(shortTime(isoInZone(r.started, task.timezone), task.timezone))}</td><td>${h(lateness(r.lateMs))}</td><td class="state state-${h(r.state)}">${h(STATES[r.state] ?? r.state)}</td><td>${session}</td><td>${h(r.summary ?? '')}</td></tr>`;
+      const log = `<a class="log" href="/tasks/${h(task.id)}/runs/${h(r.id)}/log">log</a>`;
+      return `<tr data-run="${h(r.id)}" data-state="${h(r.state)}"><td class="trigger">${h(TRIGGERS[r.trigger] ?? r.trigger)}</td><td>${h(shortTime(isoInZone(r.planned, task.timezone), task.timezone))}</td><td>${h(shortTime(isoInZone(r.started, task.timezone), task.timezone))}</td><td>${h(lateness(r.lateMs))}</td><td class="state state-${h(r.state)}">${h(STATES[r.state] ?? r.state)}</td><td>${session}</td><td class="result">${h(r.summary ?? '')} ${log}</td></tr>`;
     })
     .join('');
-  return `<table class="history"><thead><tr><th>Trigger</th><th>Planned</th><th>Started</th><th>Lateness</th><th>State</th><th>Session</th><th>Result</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<table class="history"><thead><tr><th>Trigger</th><th>Planned</th><th>Started</th><th>Lateness</th><th>State</th><th>Session</th><th>Result</th></tr></thead><tbody>${requested}${rows}</tbody></table>`;
 }
 
 export function taskPage(
@@ -166,7 +171,10 @@ export function taskPage(
     `<button class="button danger" data-action="delete">Delete</button>`,
   ].join('');
   const tabs = `<div class="tabs"><a href="/tasks/${h(task.id)}?tab=settings" class="tab${tab === 'settings' ? ' on' : ''}">Settings</a><a href="/tasks/${h(task.id)}?tab=history" class="tab${tab === 'history' ? ' on' : ''}">History</a></div>`;
-  const body = tab === 'settings' ? taskForm(choices, task) : historyTable(task, history);
+  const body =
+    tab === 'settings'
+      ? taskForm(choices, task)
+      : `<div id="history" data-task="${h(task.id)}">${historyTable(task, history)}</div>`;
   const header = `<header class="bar"><h1>${h(task.title)}</h1><div class="actions" data-task="${h(task.id)}" data-title="${h(task.title)}">${actions}</div></header><p class="meta">${h(status)}${task.ended ? ` (${h(task.ended.reason)})` : ''} · ${h(describeSchedule(task))}${task.ended || task.paused ? '' : ` · ${h(whenNext(task, now))}`} · ${h(runCount(task, history))} · ${h(task.workspace)}</p><p class="error" data-error="action"></p>`;
   return layout(`${task.title} — murmur`, `${header}${tabs}${body}`, { nav: 'tasks', assets });
 }
@@ -187,7 +195,12 @@ export function sessionsPage(sessions: readonly SessionSummary[], assets: Assets
       const start =
         s.createdAt !== undefined ? new Date(s.createdAt).toISOString().slice(0, 19).replace('T', ' ') + ' UTC' : '—';
       const cost = s.usage.cost !== undefined ? `$${s.usage.cost.toFixed(4)}` : '—';
-      return `<tr><td><a href="/sessions/${h(s.id)}">${h(s.id)}</a></td><td>${h(s.kind)}${s.task ? ` — ${h(s.task.slice(0, 80))}` : ''}</td><td class="state state-${h(s.status)}">${h(s.status)}</td><td>${h(start)}</td><td>${h(duration(s.updatedAt !== undefined && s.createdAt !== undefined ? s.updatedAt - s.createdAt : undefined))}</td><td>${s.agents}</td><td>${s.tokens}</td><td>${h(cost)}</td></tr>`;
+      const what = s.problem
+        ? ` — <span class="problem">${h(s.problem)}</span>`
+        : s.task
+          ? ` — ${h(s.task.slice(0, 80))}`
+          : '';
+      return `<tr><td><a href="/sessions/${h(s.id)}">${h(s.id)}</a></td><td>${h(s.kind)}${what}</td><td class="state state-${h(s.status)}">${h(s.status)}</td><td>${h(start)}</td><td>${h(duration(s.updatedAt !== undefined && s.createdAt !== undefined ? s.updatedAt - s.createdAt : undefined))}</td><td>${s.agents}</td><td>${s.tokens}</td><td>${h(cost)}</td></tr>`;
     })
     .join('');
   const table =

@@ -9,6 +9,7 @@ import { isLineStart, readEventPage } from './event-log.js';
 import { sessionPage, sessionsPage, type Assets } from './pages.js';
 import { endedStatus, eventsFileOf, isSessionId, SessionSource } from './session-source.js';
 import { SizeLru } from './size-lru.js';
+import { missingSessionPage } from './answer-pages.js';
 
 /** The folded sessions kept by default: about 64 MB (the one in use stays even when it alone is bigger). */
 export const SESSION_CACHE_BYTES = 64 << 20;
@@ -70,7 +71,7 @@ export function addSessionRoutes(app: Hono, options: SessionRouteOptions): void 
   app.get('/sessions', (c) => c.html(sessionsPage(sessions(), assets)));
   app.get('/sessions/:id', async (c) => {
     const found = await modelOf(c.req.param('id'));
-    if (!found) return c.html('<!doctype html><p>No such session. <a href="/sessions">All sessions</a></p>', 404);
+    if (!found) return c.html(missingSessionPage(home, c.req.param('id'), assets), 404);
     const live = found.model.status === 'running';
     return c.html(sessionPage(found.model, assets, { live, modelJson: found.json }));
   });

@@ -11,6 +11,7 @@ import { modelJson } from './model-json.js';
 import { agentRow, sessionFold, type AgentRow, type SessionFold, type SessionModel } from './session-model.js';
 import { SESSION_EVENTS_FILE } from '../../orchestrator/session-events.js';
 import { readTranscriptFile } from '../../orchestrator/session.js';
+import { HELD_FILE } from '../../orchestrator/cron/held.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
 import type { Message, ToolResultMessage } from '../../orchestrator/types.js';
 import type { SessionState } from '../../orchestrator/engine.js';
@@ -182,7 +183,9 @@ export class SessionSource {
     await this.readFinals(model);
     // A process killed before run.end: its saved status says more than "running" (read only when the events
     // stopped coming, so a live session is never re-parsed from state.json).
-    if (hasEvents && this.cached && model.status === 'running' && this.idlePolls >= 2) {
+    // A session held for a person (held.json) says so at once.
+    const held = existsSync(join(this.dir, HELD_FILE));
+    if (hasEvents && this.cached && model.status === 'running' && (this.idlePolls >= 2 || held)) {
       const state = readState(this.home, this.id);
       if (state && state.status !== 'running' && state.status !== 'idle')
         model = this.cached.model = { ...model, status: state.status };

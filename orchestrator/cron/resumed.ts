@@ -37,3 +37,19 @@ export function recordResumedRun(
     process.emitWarning(`murmur: cannot update the scheduled run of this session: ${(error as Error).message}`);
   }
 }
+
+/** A resumed run held again at a request that needs a person: its record waits for approval again. */
+export function recordHeldRun(marker: ScheduledMarker, sessionId: string, held: string): void {
+  try {
+    const store = new CronStore(marker.workspace, marker.home);
+    store.mutateHistory(marker.taskId, (runs) => {
+      const run = runs.find((r) => r.id === marker.runId && r.sessionId === sessionId);
+      if (!run) return;
+      run.state = 'waiting-for-approval';
+      run.summary = `waiting for approval: ${held}; answer it in the console, or continue it with: murmur resume ${sessionId}`;
+      delete run.ended;
+    });
+  } catch (error) {
+    process.emitWarning(`murmur: cannot update the scheduled run of this session: ${(error as Error).message}`);
+  }
+}

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Launcher, RunHandle, RunResult } from './active-runs.js';
+import { logExcerpt, logSize } from './run-log.js';
 
 /** The exit status of a run held at a call that needs a person (EX_TEMPFAIL). */
 export const HELD_EXIT_CODE = 75;
@@ -26,6 +27,8 @@ export function resultOf(
   signal: NodeJS.Signals | null,
   stdout: string,
   sessionId: string | undefined,
+  /** The first lines the run wrote to its log (its stderr): the reason of a run that failed without saying why. */
+  logText?: string,
 ): RunResult {
   let json: { status?: string; result?: string; reason?: string; held?: string } | undefined;
   const last = stdout.trim().split('\n').at(-1);
@@ -50,13 +53,15 @@ export function resultOf(
     return { state: 'interrupted', summary: `the run was stopped${resume}` };
   if (json?.status)
     return { state: 'failed', summary: firstLine(`${json.status}${json.reason ? `: ${json.reason}` : ''}`) };
-  return { state: 'failed', summary: `the run exited with status ${code ?? '?'} (see its log)` };
+  const status = `the run exited with status ${code ?? '?'}`;
+  return { state: 'failed', summary: logText ? `${status}: ${logText}` : `${status} (see its log)` };
 }
 
 export function processLauncher(options: ProcessLauncherOptions): Launcher {
   return ({ store, task, run, prompt }): RunHandle => {
     const logFile = store.runLogFile(run.id);
     mkdirSync(dirname(logFile), { recursive: true });
+    const from = logSize(logFile);
     const log = openSync(logFile, 'a');
     const args = [
       options.mainScript,
@@ -96,7 +101,9 @@ export function processLauncher(options: ProcessLauncherOptions): Launcher {
     child.stdin!.end(prompt);
     const done = new Promise<RunResult>((resolve) => {
       child.on('error', (error) => resolve({ state: 'failed', summary: `could not start the run: ${error.message}` }));
-      child.on('close', (code, signal) => resolve(resultOf(code, signal, stdout, run.sessionId)));
+      child.on('close', (code, signal) =>
+        resolve(resultOf(code, signal, stdout, run.sessionId, logExcerpt(logFile, from))),
+      );
     });
     const kill = () => {
       // The whole process group: the run and whatever it started (bash, MCP servers).

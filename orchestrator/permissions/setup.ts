@@ -63,8 +63,10 @@ export interface PermissionSetup {
   /** registry.extra: enter_plan_mode and exit_plan_mode, made over `planMode`. */
   tools: readonly RuntimeTool[];
   broker: ApprovalBroker;
-  /** The rules added by "allow always" answers, as written. */
+  /** The rules added by "allow always" answers, as written (saved with the session). */
   sessionRules(): readonly string[];
+  /** Puts back the "allow always" rules of a resumed session (a rule that no longer parses is dropped). */
+  restoreSessionRules(rules: readonly string[]): void;
   /**
    * An approval exempt from the mode, the rules and `headless = "allow"` (like a plan's): always asks the person
    * through the one asker, and is refused when nobody can answer. Used by create_scheduled_task.
@@ -294,6 +296,12 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
     tools: createPlanModeTools(planMode),
     broker,
     sessionRules: () => session.map((r) => r.text),
+    restoreSessionRules(rules) {
+      for (const text of rules) {
+        const rule = parseRule(text, 'allow', 'session');
+        if (!isRuleProblem(rule) && !session.some((r) => r.text === rule.text)) session.push(rule);
+      }
+    },
   };
 }
 
