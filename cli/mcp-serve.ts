@@ -151,6 +151,7 @@ function registerTools(server: McpServer, z: Zod, ctx: ServeContext, track: Trac
           .describe('main (default), explore, worker, verifier, or a defined agent name.'),
       },
       outputSchema: {
+        kind: z.literal('run'),
         status: z.string(),
         result: z.string(),
         reason: z.string().optional(),
@@ -189,10 +190,12 @@ function registerTools(server: McpServer, z: Zod, ctx: ServeContext, track: Trac
         description: z.string().optional().describe('A short title for the swarm.'),
       },
       outputSchema: {
+        kind: z.literal('swarm'),
         status: z.enum(['completed', 'failed', 'aborted']),
         summary: z.record(z.string(), z.number()),
         resumeAgentIds: z.array(z.string()),
         items: z.array(item),
+        reason: z.string().optional(),
         sessionId: z.string().optional(),
       },
     },
@@ -289,6 +292,7 @@ async function runAgent(
 
 function agentResult(outcome: RunOutcome): CallToolResult {
   const json: Record<string, unknown> = {
+    kind: 'run',
     status: outcome.status,
     result: outcome.result,
     usage: outcome.usage,
