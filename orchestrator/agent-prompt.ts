@@ -15,6 +15,8 @@ export interface AgentPromptInputs {
   definitions: ReadonlyMap<string, AgentProfile>;
   /** The skills the agent sees (absent: the host has none). */
   skills?: SkillCatalog | undefined;
+  /** The run's shell sandbox, if any. */
+  sandbox?: { network: boolean } | undefined;
 }
 
 export function agentSystemPrompt(profile: AgentProfile, inputs: AgentPromptInputs): string {
@@ -22,5 +24,6 @@ export function agentSystemPrompt(profile: AgentProfile, inputs: AgentPromptInpu
   if (inputs.held.has('agent') || inputs.held.has('agent_swarm'))
     facts.subagentTypes = allowedSubagentTypes(profile, inputs.definitions);
   if (inputs.held.has('skill') && inputs.skills) facts.skillsSection = skillsPromptSection(inputs.skills);
+  if (inputs.held.has('bash') && inputs.sandbox) facts.sandbox = { network: inputs.sandbox.network };
   return systemPromptFor(profile, facts);
 }

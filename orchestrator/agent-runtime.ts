@@ -164,6 +164,7 @@ function configureAgent(
     held,
     definitions: deps.definitions,
     skills: skills?.catalog,
+    sandbox: deps.env.sandbox,
   });
   const output = record.profile.output;
   const system = output ? `${prompt}\n\n${outputInstruction(output)}` : prompt;

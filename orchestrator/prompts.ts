@@ -9,6 +9,8 @@ export interface PromptFacts {
   /** The skills section, when its catalog holds the skill tool. */
   skillsSection?: string;
   now?: Date;
+  /** Its bash runs in the sandbox (said, so it does not mistake a refusal for a broken machine). */
+  sandbox?: { network: boolean };
 }
 
 export function systemPromptFor(profile: AgentProfile, facts: PromptFacts): string {
@@ -23,6 +25,11 @@ export function systemPromptFor(profile: AgentProfile, facts: PromptFacts): stri
     `workspace: ${facts.cwd}`,
     `date: ${(facts.now ?? new Date()).toISOString().slice(0, 10)}`,
     `platform: ${process.platform}`,
+    ...(facts.sandbox
+      ? [
+          `shell: bash commands run in a sandbox: only the workspace is writable, /tmp is private, other processes are not visible${facts.sandbox.network ? '' : ', and there is no network'}`,
+        ]
+      : []),
     '</environment>',
   ];
   parts.push(env.join('\n'));

@@ -32,6 +32,22 @@ const base: AgentPromptInputs = {
 };
 
 describe('agentSystemPrompt', () => {
+  it('says the shell is sandboxed only to an agent that holds bash, and whether the network is there', () => {
+    const sandbox = { network: false };
+    const withBash = agentSystemPrompt(builtinProfile('worker'), { ...base, held: new Set(['bash']), sandbox });
+    expect(withBash).toContain('shell: bash commands run in a sandbox: only the workspace is writable');
+    expect(withBash).toContain('there is no network');
+    const networked = agentSystemPrompt(builtinProfile('worker'), {
+      ...base,
+      held: new Set(['bash']),
+      sandbox: { network: true },
+    });
+    expect(networked).toContain('shell: bash commands run in a sandbox');
+    expect(networked).not.toContain('no network');
+    expect(agentSystemPrompt(builtinProfile('explore'), { ...base, sandbox })).not.toContain('sandbox');
+    expect(agentSystemPrompt(builtinProfile('worker'), { ...base, held: new Set(['bash']) })).not.toContain('sandbox');
+  });
+
   it('is the profile’s prompt with the environment', () => {
     const prompt = agentSystemPrompt(builtinProfile('main'), base);
     expect(prompt.startsWith(builtinProfile('main').prompt)).toBe(true);
