@@ -89,6 +89,8 @@ export const RUN_FLAGS: FlagSpecs = {
     description: 'run as the agent defined in .murmur/agents/NAME.md (or ~/.murmur/agents/)',
   },
   'session-id': sessionId,
+  // The web console's runs: a request that needs a person is held (as in a scheduled run), not denied.
+  hold: { kind: 'boolean', hidden: true },
 };
 
 export const SWARM_FLAGS: FlagSpecs = {
@@ -136,6 +138,8 @@ export const SWARM_FLAGS: FlagSpecs = {
     description: 'print one JSON object on stdout: {summary, resumeAgentIds, items, status, sessionId}',
   },
   'session-id': sessionId,
+  // The web console's runs: a request that needs a person is held (as in a scheduled run), not denied.
+  hold: { kind: 'boolean', hidden: true },
 };
 
 const SESSIONS = "the session's";

@@ -1,7 +1,8 @@
-// Holding a run at a request that needs a person, for a run nobody watches: a scheduled run, and a resume that the
-// web console started after a person answered there. The calls of one batch are gathered, then the session is
-// saved at that call with the status `waiting-for-approval` (held.json names the calls, with what their cards
-// show), a scheduled run's record says so, one JSON line is printed and the process exits 75 (HELD_EXIT_CODE).
+// Holding a run at a request that needs a person, for a run nobody watches: a scheduled run, a run or swarm the web
+// console started (`murmur run|swarm --hold`), and a resume that the console started after a person answered there.
+// The calls of one batch are gathered, then the session is saved at that call with the status
+// `waiting-for-approval` (held.json names the calls, with what their cards show), a scheduled run's record says so,
+// one JSON line is printed and the process exits 75 (HELD_EXIT_CODE).
 import type { Asker } from '../orchestrator/permissions/asker.js';
 import { holdAsker, type HeldCall } from '../orchestrator/cron/hold-asker.js';
 import { readScheduledMarker, writeHeld } from '../orchestrator/cron/held.js';
@@ -9,6 +10,7 @@ import { recordHeldRun } from '../orchestrator/cron/resumed.js';
 import { HELD_EXIT_CODE } from '../orchestrator/cron/run-process.js';
 import type { SessionStore } from '../orchestrator/session.js';
 import type { TerminalRun } from './terminal-run.js';
+import { boolFlag, type ParsedArgs } from './args.js';
 
 export interface HoldingRun {
   asker: Asker;
@@ -18,8 +20,11 @@ export interface HoldingRun {
   attach(terminal: TerminalRun): void;
 }
 
-/** `record`: update a scheduled run's record here (a resume's; a scheduled run's own scheduler records its exit). */
-export function holdingRun(session: SessionStore, options: { record: boolean }): HoldingRun {
+/**
+ * `session`: the held session (default: the run's own, once it is open). `record`: update a scheduled run's record
+ * here (a resume's; a scheduled run's own scheduler records its exit).
+ */
+export function holdingRun(session: SessionStore | undefined, options: { record: boolean }): HoldingRun {
   const held: HeldCall[] = [];
   let holding = false;
   let terminal: TerminalRun | undefined;
@@ -30,13 +35,15 @@ export function holdingRun(session: SessionStore, options: { record: boolean }):
     // Parallel calls of the same batch may be held too: gather them, then save the session and leave.
     setTimeout(() => {
       void (async () => {
-        writeHeld(session.dir, held);
+        const saved = session ?? terminal?.engine.session;
+        if (!saved) throw new Error('a held run needs its session');
+        writeHeld(saved.dir, held);
         terminal?.engine.markEnded('waiting-for-approval');
         await terminal?.close();
         const summary = held.map((h) => h.summary).join('; ');
-        const marker = options.record ? readScheduledMarker(session.dir) : undefined;
-        if (marker) recordHeldRun(marker, session.id, summary);
-        process.stdout.write(`${JSON.stringify({ status: 'held', held: summary, sessionId: session.id })}\n`, () =>
+        const marker = options.record ? readScheduledMarker(saved.dir) : undefined;
+        if (marker) recordHeldRun(marker, saved.id, summary);
+        process.stdout.write(`${JSON.stringify({ status: 'held', held: summary, sessionId: saved.id })}\n`, () =>
           process.exit(HELD_EXIT_CODE),
         );
       })();
@@ -49,4 +56,11 @@ export function holdingRun(session: SessionStore, options: { record: boolean }):
       terminal = run;
     },
   };
+}
+
+/** `murmur run|swarm --hold` (hidden; the web console starts its work so): the hold, and `--json` on. */
+export function commandHold(args: ParsedArgs): HoldingRun | undefined {
+  if (!boolFlag(args, 'hold')) return undefined;
+  args.flags.json = true;
+  return holdingRun(undefined, { record: false });
 }

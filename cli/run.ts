@@ -5,6 +5,7 @@ import { RUN_FLAGS } from './flags.js';
 import { loadAgentDefinitions, profileOrProblem } from '../roles/definitions.js';
 import { openTerminalRun } from './terminal-run.js';
 import { printFinished } from './print-outcome.js';
+import { commandHold } from './hold-run.js';
 import { outputSpecFrom } from './output-options.js';
 
 export async function runCommand(argv: readonly string[]): Promise<number> {
@@ -16,15 +17,23 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   checkAgentFlag(args);
   const agent = stringFlag(args, 'agent');
   const output = await outputSpecFrom('run', args);
-  const terminal = await openTerminalRun('run', args, { title: task, sessionKind: 'run' });
+  // Started by the web console (--hold): a request that needs a person is held, to be answered on its page.
+  const hold = commandHold(args);
+  const terminal = await openTerminalRun('run', args, {
+    title: task,
+    sessionKind: 'run',
+    ...(hold ? { asker: { asker: hold.asker } } : {}),
+  });
+  hold?.attach(terminal);
   try {
     const finished = await terminal.run(
       { kind: 'task', task, ...(agent !== undefined ? { agent } : {}), ...(output ? { output } : {}) },
       (refused) => `--agent ${refused.message}`,
     );
+    if (hold?.holding()) return await new Promise<number>(() => undefined);
     return await terminal.finishRun(finished.outcome, printFinished(args, finished));
   } finally {
-    await terminal.close();
+    if (!hold?.holding()) await terminal.close();
   }
 }
 

@@ -9,7 +9,13 @@ import { workspaceFrom } from './setup.js';
 import { allStores, CronStore, findTask, previewSchedule } from '../orchestrator/cron/store.js';
 import type { FieldError, TaskField, TaskInput } from '../orchestrator/cron/validate.js';
 import { isoInZone } from '../orchestrator/cron/schedule.js';
-import { describeSchedule, taskObject, taskStatus, type ScheduledTaskStatus } from '../orchestrator/cron/task-view.js';
+import {
+  describeSchedule,
+  lateWords,
+  taskObject,
+  taskStatus,
+  type ScheduledTaskStatus,
+} from '../orchestrator/cron/task-view.js';
 import { serviceHolder } from '../orchestrator/cron/lock.js';
 import type { ScheduledTask } from '../orchestrator/cron/types.js';
 
@@ -124,7 +130,7 @@ function printTask(store: CronStore, task: ScheduledTask, args: ParsedArgs, verb
         print('  history:');
         for (const run of history.slice(-20)) {
           print(
-            `    ${isoInZone(run.started, task.timezone)}  ${run.trigger.padEnd(9)} ${run.state.padEnd(20)} late ${Math.round(run.lateMs / 1000)} s  session ${run.sessionId ?? '—'}${run.summary ? `  ${run.summary}` : ''}`,
+            `    ${isoInZone(run.started, task.timezone)}  ${run.trigger.padEnd(9)} ${run.state.padEnd(20)} ${lateWords(run.lateMs)}  session ${run.sessionId ?? '—'}${run.summary ? `  ${run.summary}` : ''}`,
           );
         }
       }

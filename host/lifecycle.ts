@@ -151,7 +151,8 @@ export async function runOnEngine(engine: Engine, request: RunRequest, env: Envi
       const outcome = withRunOutput(engine, await engine.continueMain());
       // A scheduled task's run, resumed: its run record in the task's history says how it ended.
       const marker = readScheduledMarker(resumable.session.dir);
-      if (marker) recordResumedRun(marker, outcome, resumable.session.id);
+      const inConsole = resumable.held.some((call) => call.answer !== undefined);
+      if (marker) recordResumedRun(marker, outcome, resumable.session.id, inConsole);
       return ended(engine, { kind: 'run', outcome });
     }
   }

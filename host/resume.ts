@@ -59,10 +59,10 @@ export function openResumable(cwd: string, env: Environment, id: string): Opened
       };
     resumable.swarm = swarm;
     resumable.title = swarm.description;
-    return { ok: true, resumable };
   }
-  // A scheduled run held at a call that needed a person: that call is made again (and asked) instead of being
-  // marked interrupted — its assistant message is replayed as the model's next answer.
+  // A run or swarm held at a call that needed a person (scheduled, or started by the console): that call is made
+  // again (and asked) instead of being marked interrupted — its assistant message is replayed as the model's next
+  // answer.
   const held = readHeld(session.dir);
   resumable.held = held;
   if (held.length > 0) {

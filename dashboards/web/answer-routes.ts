@@ -12,9 +12,10 @@ import type { RunRecord, ScheduledTask } from '../../orchestrator/cron/types.js'
 import { sessionRunBy } from '../../host/session-holder.js';
 import { answerFor, answerWords } from './answer-input.js';
 import { runLogPage } from './answer-pages.js';
-import { historyTable, type Assets } from './pages.js';
+import { historyTable, taskMetaLine, type Assets } from './pages.js';
 import { isSessionId, readState, sessionDir } from './session-source.js';
 import { startResume } from './start-resume.js';
+import { consoleLogFile } from './run-launch.js';
 
 export interface AnswerRouteOptions {
   home: string;
@@ -23,6 +24,8 @@ export interface AnswerRouteOptions {
   findTask: (id: string) => { store: CronStore; task: ScheduledTask; history: RunRecord[] } | undefined;
   pollMs: number;
   env: NodeJS.ProcessEnv;
+  /** The console's clock (the task page's "next" time). */
+  now?: () => number;
   /** The murmur entry script that resumes a session (default: this process's, `murmur serve`'s). */
   mainScript?: string;
   /** Requests JSON bodies the same way as the task routes (Content-Type: application/json, an object). */
@@ -74,7 +77,8 @@ export function addAnswerRoutes(app: Hono, options: AnswerRouteOptions): void {
         { error: `session ${id} is being run by another murmur (${runBy}); answer it once that run has stopped` },
         409,
       );
-    const recorded = recordAnswer(dir, body.callId, (call) => answerFor(call, body));
+    const agentId = typeof body.agentId === 'string' ? body.agentId : undefined;
+    const recorded = recordAnswer(dir, body.callId, (call) => answerFor(call, body), Date.now(), agentId);
     if (!recorded.ok) return c.json({ error: recorded.error }, recorded.status);
     if (recorded.unanswered > 0) return c.json({ recorded: body.callId, waiting: recorded.unanswered }, 200);
     const marker = readScheduledMarker(dir);
@@ -86,12 +90,13 @@ export function addAnswerRoutes(app: Hono, options: AnswerRouteOptions): void {
       marker,
       answered: recorded.calls.map((call) => `${answerWords(call.answer!)}: ${call.summary}`).join('; '),
       env: options.env,
+      logFile: consoleLogFile(home, id),
     });
     if (!started.ok) return c.json({ error: started.error }, 500);
     return c.json({ recorded: body.callId, waiting: 0, resumed: started.pid }, 202);
   });
 
-  // A task's history, live: its rows (as the History tab draws them) whenever the runs change.
+  // A task's history, live: its rows (as the History tab draws them) and its header line whenever the runs change.
   app.get('/api/tasks/:id/events', (c) => {
     const id = c.req.param('id');
     if (!options.findTask(id)) return c.json({ error: `no scheduled task "${id}"` }, 404);
@@ -108,6 +113,11 @@ export function addAnswerRoutes(app: Hono, options: AnswerRouteOptions): void {
         if (html !== sent) {
           sent = html;
           await stream.writeSSE({ event: 'history', data: html });
+          // The header line's status and run count follow the table.
+          await stream.writeSSE({
+            event: 'meta',
+            data: taskMetaLine(row.task, row.history, (options.now ?? Date.now)()),
+          });
         }
         await stream.sleep(options.pollMs);
       }

@@ -29,7 +29,7 @@ function planCard(c) {
 }
 function answerBody(card, c, kind, button) {
   const feedback = card.querySelector('input[name=feedback]');
-  const body = { callId: c.callId, kind };
+  const body = { callId: c.callId, agentId: c.agentId, kind };
   if (feedback && feedback.value.trim()) body.feedback = feedback.value.trim();
   if (kind === 'option') body.label = button.dataset.label;
   if (kind === 'answered') {
@@ -96,6 +96,7 @@ function setupHistoryLive(box) {
   if (typeof EventSource === 'undefined') return;
   const es = new EventSource('/api/tasks/' + encodeURIComponent(box.dataset.task) + '/events');
   es.addEventListener('history', (ev) => { box.innerHTML = ev.data; box.dataset.version = String((Number(box.dataset.version) || 0) + 1); });
+  es.addEventListener('meta', (ev) => { const meta = $('#task-meta'); if (meta) meta.textContent = ev.data; });
 }
 `;
 

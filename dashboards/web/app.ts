@@ -21,6 +21,7 @@ import { addSessionRoutes, sessionCache, type SessionCache } from './session-rou
 import { addRunRoutes } from './run-routes.js';
 import { jsonBody } from './json-body.js';
 import { addAnswerRoutes } from './answer-routes.js';
+import { knownModels } from './model-choices.js';
 import { predictTimeline, zoneOptions } from './task-forms.js';
 
 export const COOKIE = 'murmur_console';
@@ -166,18 +167,17 @@ export function consoleApp(options: ConsoleOptions): Hono {
   const storeFor = (workspace: string | undefined) =>
     (workspace ? options.stores().find((s) => s.workspace === workspace) : undefined) ??
     options.stores().find((s) => s.workspace === options.workspace)!;
-  const choices = (): FormChoices => {
+  const taskModels = () => allTasks().map(({ task }) => task.model);
+  const choices = async (): Promise<FormChoices> => {
     const stores = options.stores();
-    const models = new Set<string>();
-    const envModel = (options.env ?? process.env).MURMUR_MODEL;
-    if (envModel) models.add(envModel);
-    for (const { task } of allTasks()) if (task.model) models.add(task.model);
+    const workspaces = [options.workspace, ...stores.map((s) => s.workspace).filter((w) => w !== options.workspace)];
+    const models = await knownModels(options.env ?? process.env, workspaces, taskModels());
     // The same list of zone names the CLI checks against (Node's own list lacks Asia/Kolkata and others).
     const zone = defaultTimeZone();
     const zones = zoneOptions(zone, ...allTasks().map(({ task }) => task.timezone));
     return {
-      workspaces: [options.workspace, ...stores.map((s) => s.workspace).filter((w) => w !== options.workspace)],
-      models: [...models],
+      workspaces,
+      models,
       zones,
       defaultZone: zone,
       today: localDateText(now(), zone),
@@ -196,12 +196,12 @@ export function consoleApp(options: ConsoleOptions): Hono {
     const filter = STATUS_FILTERS.includes(status) ? status : 'all';
     return c.html(tasksPage(allTasks(), filter, now(), assets));
   });
-  app.get('/tasks/new', (c) => c.html(newTaskPage(choices(), assets)));
-  app.get('/tasks/:id', (c) => {
+  app.get('/tasks/new', async (c) => c.html(newTaskPage(await choices(), assets)));
+  app.get('/tasks/:id', async (c) => {
     const row = findTask(c.req.param('id'));
     if (!row) return c.html('<!doctype html><p>No such scheduled task. <a href="/tasks">All tasks</a></p>', 404);
     const tab = c.req.query('tab') === 'history' ? 'history' : 'settings';
-    return c.html(taskPage(row.task, row.history, tab, choices(), now(), assets));
+    return c.html(taskPage(row.task, row.history, tab, await choices(), now(), assets));
   });
   // ---- the JSON API ----
   const badInput = (c: Context, errors: FieldError[]) => c.json({ errors }, 400);
@@ -313,6 +313,6 @@ export function consoleApp(options: ConsoleOptions): Hono {
     pollMs: options.pollMs ?? 1000,
   });
   const { workspace, home, mainScript } = options;
-  addRunRoutes(app, { workspace, home, env: options.env ?? process.env, assets, mainScript });
+  addRunRoutes(app, { workspace, home, env: options.env ?? process.env, assets, mainScript, taskModels });
   return app;
 }

@@ -137,6 +137,10 @@ function lateness(ms: number): string {
   return ms < 0 ? `${text} early` : `${text} late`;
 }
 
+/** A run that stands for several missed fires says how many. */
+const coalesced = (r: RunRecord) =>
+  r.coalescedCount > 1 ? ` <span class="coalesced">(${r.coalescedCount} fires in one)</span>` : '';
+
 export function historyTable(task: ScheduledTask, history: readonly RunRecord[]): string {
   // Run now gives feedback at once: the request waits for the scheduler's next check.
   const requested = task.runNowAt
@@ -148,10 +152,17 @@ export function historyTable(task: ScheduledTask, history: readonly RunRecord[])
     .map((r) => {
       const session = r.sessionId ? `<a href="/sessions/${h(r.sessionId)}">${h(r.sessionId)}</a>` : '—';
       const log = `<a class="log" href="/tasks/${h(task.id)}/runs/${h(r.id)}/log">log</a>`;
-      return `<tr data-run="${h(r.id)}" data-state="${h(r.state)}"><td class="trigger">${h(TRIGGERS[r.trigger] ?? r.trigger)}</td><td>${h(shortTime(isoInZone(r.planned, task.timezone), task.timezone))}</td><td>${h(shortTime(isoInZone(r.started, task.timezone), task.timezone))}</td><td>${h(lateness(r.lateMs))}</td><td class="state state-${h(r.state)}">${h(STATES[r.state] ?? r.state)}</td><td>${session}</td><td class="result">${h(r.summary ?? '')} ${log}</td></tr>`;
+      return `<tr data-run="${h(r.id)}" data-state="${h(r.state)}"><td class="trigger">${h(TRIGGERS[r.trigger] ?? r.trigger)}${coalesced(r)}</td><td>${h(shortTime(isoInZone(r.planned, task.timezone), task.timezone))}</td><td>${h(shortTime(isoInZone(r.started, task.timezone), task.timezone))}</td><td>${h(lateness(r.lateMs))}</td><td class="state state-${h(r.state)}">${h(STATES[r.state] ?? r.state)}</td><td>${session}</td><td class="result">${h(r.summary ?? '')} ${log}</td></tr>`;
     })
     .join('');
   return `<table class="history"><thead><tr><th>Trigger</th><th>Planned</th><th>Started</th><th>Lateness</th><th>State</th><th>Session</th><th>Result</th></tr></thead><tbody>${requested}${rows}</tbody></table>`;
+}
+
+/** The task page's header line (status, schedule, next run, run count, workspace); kept live with its History. */
+export function taskMetaLine(task: ScheduledTask, history: readonly RunRecord[], now: number): string {
+  const ended = task.ended ? ` (${task.ended.reason})` : '';
+  const next = task.ended || task.paused ? '' : ` · ${whenNext(task, now)}`;
+  return `${taskStatus(task, history)}${ended} · ${describeSchedule(task)}${next} · ${runCount(task, history)} · ${task.workspace}`;
 }
 
 export function taskPage(
@@ -162,7 +173,6 @@ export function taskPage(
   now: number,
   assets: Assets,
 ): string {
-  const status = taskStatus(task, history);
   const actions = [
     task.paused
       ? `<button class="button" data-action="unpause">Resume</button>`
@@ -175,7 +185,7 @@ export function taskPage(
     tab === 'settings'
       ? taskForm(choices, task)
       : `<div id="history" data-task="${h(task.id)}">${historyTable(task, history)}</div>`;
-  const header = `<header class="bar"><h1>${h(task.title)}</h1><div class="actions" data-task="${h(task.id)}" data-title="${h(task.title)}">${actions}</div></header><p class="meta">${h(status)}${task.ended ? ` (${h(task.ended.reason)})` : ''} · ${h(describeSchedule(task))}${task.ended || task.paused ? '' : ` · ${h(whenNext(task, now))}`} · ${h(runCount(task, history))} · ${h(task.workspace)}</p><p class="error" data-error="action"></p>`;
+  const header = `<header class="bar"><h1>${h(task.title)}</h1><div class="actions" data-task="${h(task.id)}" data-title="${h(task.title)}">${actions}</div></header><p class="meta" id="task-meta">${h(taskMetaLine(task, history, now))}</p><p class="error" data-error="action"></p>`;
   return layout(`${task.title} — murmur`, `${header}${tabs}${body}`, { nav: 'tasks', assets });
 }
 

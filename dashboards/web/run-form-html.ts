@@ -4,11 +4,12 @@
 import { h, options } from './html.js';
 import { layout, type Assets } from './pages.js';
 import { EFFORTS, MODES } from './run-input.js';
+import type { ModelOption } from './model-choices.js';
 
 export interface RunChoices {
   workspace: string;
   /** Model specs to suggest (the default first). */
-  models: string[];
+  models: ModelOption[];
   /** Agents defined for the workspace. */
   agents: string[];
 }
@@ -16,7 +17,7 @@ export interface RunChoices {
 const errorLine = (name: string) => `<p class="error" data-error="${name}" role="alert"></p>`;
 
 function commonSelectors(choices: RunChoices): string {
-  const models = choices.models.map((m) => `<option value="${h(m)}"></option>`).join('');
+  const models = choices.models.map((m) => `<option value="${h(m.spec)}" label="${h(m.why)}"></option>`).join('');
   return `<div class="selectors">
 <label>Model <input name="model" list="model-list" placeholder="the workspace's default" autocomplete="off"><datalist id="model-list">${models}</datalist></label>
 <label>Effort <select name="effort">${options([['', 'default'], ...EFFORTS.map((e) => [e, e] as const)], '')}</select></label>

@@ -7,6 +7,7 @@ export const RUN_FORM_CSS = `
 .start-form .selectors{grid-template-columns:repeat(3,1fr)}.start-form .selectors input:not([type=checkbox]){width:100%}.start-form .selectors label:has(>[type=checkbox]){align-self:end}
 .start-form textarea[name=items]{font-family:ui-monospace,monospace}
 .control-note{color:var(--muted);font-size:13px;margin:0 0 8px}
+.model-other{width:100%;font:inherit;padding:4px;margin-top:4px;box-sizing:border-box}
 `;
 
 export const RUN_FORM_JS = `

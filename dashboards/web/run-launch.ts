@@ -62,8 +62,9 @@ export async function launchMurmur(options: LaunchOptions): Promise<Launched> {
   }
   const deadline = Date.now() + (options.timeoutMs ?? 20_000);
   while (Date.now() < deadline) {
-    // 0, 1 and 130 are a run that ran (completed, did not complete, stopped); 2 is refused input, others a crash.
-    if (exit && !exit.error && [0, 1, 130].includes(exit.code ?? -1)) return { ok: true, pid: pid! };
+    // 0, 1, 75 and 130 are a run that ran (completed, did not complete, held for a person, stopped); 2 is refused
+    // input, others a crash.
+    if (exit && !exit.error && [0, 1, 75, 130].includes(exit.code ?? -1)) return { ok: true, pid: pid! };
     if (!exit && options.ready()) return { ok: true, pid: pid! };
     if (exit) {
       const said = logTail(options.logFile);

@@ -11,6 +11,7 @@ import { definedAgentNames } from '../../host/checks.js';
 import { globItems } from '../../host/glob-items.js';
 import type { Assets } from './pages.js';
 import { jsonBody } from './json-body.js';
+import { knownModels } from './model-choices.js';
 import { newRunPage, newSwarmPage, type RunChoices } from './run-form-html.js';
 import { checkRun, checkSwarm, type Checked, type FieldError } from './run-input.js';
 import { consoleLogFile, launchMurmur } from './run-launch.js';
@@ -28,6 +29,8 @@ export interface RunRouteOptions {
   mainScript: string | undefined;
   /** How long a start waits for its session to appear. */
   startTimeoutMs?: number;
+  /** The models scheduled tasks use (offered in the forms too). */
+  taskModels?: () => (string | undefined)[];
 }
 
 /** Matches listed with a glob's count (the first few, to see what it means). */
@@ -48,9 +51,9 @@ function fieldOf(reason: string): string {
 export function addRunRoutes(app: Hono, options: RunRouteOptions): void {
   const { home, workspace, env, assets } = options;
   const ctx = { workspace, env };
-  const choices = (): RunChoices => ({
+  const choices = async (): Promise<RunChoices> => ({
     workspace,
-    models: env.MURMUR_MODEL ? [env.MURMUR_MODEL] : [],
+    models: await knownModels(env, [workspace], options.taskModels?.() ?? []),
     agents: definedAgentNames(workspace, env),
   });
   const cannotStart = (c: Context) =>
@@ -72,7 +75,8 @@ export function addRunRoutes(app: Hono, options: RunRouteOptions): void {
       writeFileSync(file, `${checked.items.join('\n')}\n`);
       args.splice(2, 0, `--items-file=${file}`);
     }
-    args.splice(1, 0, `--session-id=${sessionId}`);
+    // Nobody is at a terminal: a request that needs a person is held, and answered on the session's page.
+    args.splice(1, 0, `--session-id=${sessionId}`, '--hold');
     const launched = await launchMurmur({
       mainScript: options.mainScript,
       workspace,
@@ -89,8 +93,8 @@ export function addRunRoutes(app: Hono, options: RunRouteOptions): void {
     return c.json({ sessionId, url: `/sessions/${sessionId}`, pid: launched.pid, log }, 201);
   };
 
-  app.get('/runs/new', (c) => c.html(newRunPage(choices(), assets)));
-  app.get('/swarms/new', (c) => c.html(newSwarmPage(choices(), assets)));
+  app.get('/runs/new', async (c) => c.html(newRunPage(await choices(), assets)));
+  app.get('/swarms/new', async (c) => c.html(newSwarmPage(await choices(), assets)));
 
   app.post('/api/runs', async (c) => {
     const body = await jsonBody(c);
@@ -144,7 +148,7 @@ export function addRunRoutes(app: Hono, options: RunRouteOptions): void {
       mainScript: options.mainScript,
       workspace,
       env,
-      args: ['resume', id, `--cwd=${workspace}`, '--no-dashboard', '--json'],
+      args: ['resume', id, `--cwd=${workspace}`, '--no-dashboard', '--json', '--hold'],
       logFile: log,
       // Held by the resume, and its run.start written after the run.end that closed the last run.
       ready: () => serviceHolder(lockFileOf(home, id)) !== undefined && endedStatus(home, id) === undefined,

@@ -1,6 +1,7 @@
 // Carrying on a held session once a person answered in the console: `murmur resume ID --hold` in a child
 // process of its own (detached, as the scheduler starts runs, so it outlives the console), which replays the
-// recorded answers and holds again whatever nobody answered yet. Its stderr goes to the scheduled run's log. A
+// recorded answers and holds again whatever nobody answered yet. Its stderr goes to the scheduled run's log (for
+// work the console started, to the console's log of that session). A
 // scheduled run's record shows it running at once; the resume itself records how it ended — and if it never could
 // (refused, killed), the console records the reason from its log while it watches.
 import { spawn } from 'node:child_process';
@@ -20,6 +21,8 @@ export interface ResumeStart {
   marker: ScheduledMarker | undefined;
   /** What was answered, for the run's record. */
   answered: string;
+  /** Where its stderr goes when it is not a scheduled run's (whose log is the run's): the console's log of it. */
+  logFile?: string;
   env: NodeJS.ProcessEnv;
 }
 
@@ -43,7 +46,7 @@ function updateRun(
 /** Starts the resume; its pid, or an error message. */
 export function startResume(start: ResumeStart): { ok: true; pid: number } | { ok: false; error: string } {
   const { marker, sessionId } = start;
-  const logFile = marker ? new CronStore(marker.workspace, marker.home).runLogFile(marker.runId) : undefined;
+  const logFile = marker ? new CronStore(marker.workspace, marker.home).runLogFile(marker.runId) : start.logFile;
   let from = 0;
   let log: number | 'ignore' = 'ignore';
   if (logFile) {

@@ -7,10 +7,12 @@ import { describeSchedule } from '../../orchestrator/cron/task-view.js';
 import type { ScheduledTask } from '../../orchestrator/cron/types.js';
 import { h, options } from './html.js';
 import { choiceOf, type ScheduleChoice, type ScheduleKind } from './task-forms.js';
+import { modelField, type ModelOption } from './model-choices.js';
 
 export interface FormChoices {
   workspaces: string[];
-  models: string[];
+  /** The models offered (the configured default first); "Other…" takes any spec. */
+  models: ModelOption[];
   zones: string[];
   defaultZone: string;
   /** Today in the default zone (YYYY-MM-DD): the first day offered for a custom or one-time schedule. */
@@ -137,7 +139,7 @@ ${scheduleBlock(c, choices, task)}
     [...defaults, ['manual', 'manual'], ['auto', 'auto'], ['yolo', 'yolo']],
     task?.permissionMode,
   )}</select></label>
-<label>Model <select name="model">${options([...defaults, ...choices.models.map((m) => [m, m] as const)], task?.model)}</select></label>
+${modelField(choices.models, task?.model)}
 <label>Effort <select name="effort">${options(
     [...defaults, ['low', 'low'], ['medium', 'medium'], ['high', 'high']],
     task?.effort,

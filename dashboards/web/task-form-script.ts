@@ -52,6 +52,12 @@ function taskInput(form) {
   input.title = v('title');
   input.prompt = form.elements.prompt.value;
   for (const k of ['permissionMode', 'model', 'effort']) if (v(k)) input[k] = v(k);
+  // "Other…": the model is the spec typed next to the select.
+  if (v('model') === 'other') {
+    delete input.model;
+    if (v('modelOther')) input.model = v('modelOther');
+    else errors.push({ field: 'model', message: 'Type the model (for example openai:gpt-4.1 or scripted:FILE), or choose one from the list.' });
+  }
   if (v('workspace') && !form.elements.workspace.disabled) input.workspace = v('workspace');
   return { input, errors };
 }
@@ -81,7 +87,7 @@ function renderErrors(form) {
     el.textContent += (el.textContent ? ' ' : '') + e.message;
   }
 }
-const group = (name) => (SCHEDULE_FIELDS.has(name) ? 'schedule' : name);
+const group = (name) => (SCHEDULE_FIELDS.has(name) ? 'schedule' : name === 'modelOther' ? 'model' : name);
 const fmt = (iso, zone) => iso ? esc(iso.slice(0, 10) + ' ' + iso.slice(11, 16)) + '<span class="zone">' + esc(zone) + '</span>' : 'none';
 let previewTimer, previewSeq = 0;
 function preview(form) {
@@ -117,6 +123,8 @@ function setupForm(form) {
   };
   form.addEventListener('input', edited);
   form.addEventListener('change', edited);
+  const model = form.elements.model, other = form.elements.modelOther;
+  if (model && other) model.addEventListener('change', () => { other.hidden = model.value !== 'other'; if (!other.hidden) other.focus(); });
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     const id = form.dataset.task;

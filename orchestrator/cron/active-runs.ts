@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import { firePrompt, type FireSpec } from './firing.js';
 import type { CronStore } from './store.js';
 import type { RunRecord, RunState, ScheduledTask } from './types.js';
+import { lateWords } from './task-view.js';
 
 /** After a kill, how long to wait for a run's end before it is recorded as interrupted anyway. */
 const KILL_WAIT_MS = 3_000;
@@ -84,7 +85,7 @@ export class ActiveRuns {
       .filter(Boolean)
       .join(', ');
     log(
-      `fire ${task.id} "${task.title}" (${fire.trigger}${extra ? `, ${extra}` : ''}) late ${Math.round(run.lateMs / 1000)} s: session ${run.sessionId}`,
+      `fire ${task.id} "${task.title}" (${fire.trigger}${extra ? `, ${extra}` : ''}) ${lateWords(run.lateMs)}: session ${run.sessionId}`,
     );
     let handle: RunHandle;
     try {

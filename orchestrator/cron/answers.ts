@@ -9,21 +9,23 @@ import type { HeldAnswer, HeldCall } from './hold-asker.js';
 
 /** Replays the recorded answers by call id; other requests go to `fallback` (none: left unanswered). */
 export function answeringAsker(calls: readonly HeldCall[], fallback: Asker | undefined): Asker {
-  const answerOf = (callId: string, kind: HeldCall['kind']) =>
-    calls.find((c) => c.callId === callId && c.kind === kind && c.answer !== undefined)?.answer;
+  // By agent and call id: ids are unique per agent only (a scripted model's, call_1_1, repeat across a swarm's items).
+  const answerOf = (agentId: string, callId: string, kind: HeldCall['kind']) =>
+    calls.find((c) => c.agentId === agentId && c.callId === callId && c.kind === kind && c.answer !== undefined)
+      ?.answer;
   return {
     async approve(request, signal) {
-      const answer = answerOf(request.callId, 'approval');
+      const answer = answerOf(request.requester.agentId, request.callId, 'approval');
       if (answer) return answer as ApprovalAnswer;
       return fallback ? fallback.approve(request, signal) : undefined;
     },
     async question(request, requester, signal) {
-      const answer = answerOf(request.callId, 'question');
+      const answer = answerOf(requester.agentId, request.callId, 'question');
       if (answer) return answer as QuestionReply;
       return fallback ? fallback.question(request, requester, signal) : undefined;
     },
     async plan(request, signal) {
-      const answer = answerOf(request.callId, 'plan');
+      const answer = answerOf(request.requester.agentId, request.callId, 'plan');
       if (answer) return answer as PlanDecision;
       return fallback ? fallback.plan(request, signal) : undefined;
     },
@@ -44,9 +46,11 @@ export function recordAnswer(
   callId: string,
   answer: (call: HeldCall) => HeldAnswer | string,
   now = Date.now(),
+  /** The asking agent, when given: call ids repeat across agents (a swarm's items). */
+  agentId?: string,
 ): Recorded {
   const calls = readHeld(sessionDir);
-  const call = calls.find((c) => c.callId === callId);
+  const call = calls.find((c) => c.callId === callId && (agentId === undefined || c.agentId === agentId));
   if (!call)
     return {
       ok: false,

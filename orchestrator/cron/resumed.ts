@@ -1,4 +1,5 @@
-// A scheduled run's session finished by `murmur resume`: its run record follows (succeeded only with output).
+// A scheduled run's session finished by `murmur resume` (in a terminal, or started by an answer in the web console):
+// its run record follows (succeeded only with output), saying which.
 import type { RunOutcome } from '../engine.js';
 import type { ScheduledMarker } from './held.js';
 import { CronStore } from './store.js';
@@ -22,6 +23,8 @@ export function recordResumedRun(
   marker: ScheduledMarker,
   outcome: Pick<RunOutcome, 'status' | 'result' | 'reason'>,
   sessionId: string,
+  /** Whether a person answered the held call in the web console (else the resume was a terminal's). */
+  answeredInConsole = false,
 ): void {
   try {
     const store = new CronStore(marker.workspace, marker.home);
@@ -30,7 +33,7 @@ export function recordResumedRun(
       const run = runs.find((r) => r.id === marker.runId && r.sessionId === sessionId);
       if (!run) return;
       run.state = state;
-      run.summary = `${summary} (after murmur resume)`;
+      run.summary = `${summary} (${answeredInConsole ? 'after an answer in the console' : 'after murmur resume'})`;
       run.ended = Date.now();
     });
   } catch (error) {

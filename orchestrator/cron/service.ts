@@ -259,7 +259,8 @@ function newRun(task: ScheduledTask, fire: FireSpec, now: number): RunRecord {
     trigger: fire.trigger,
     planned: fire.planned,
     started: now,
-    lateMs: Math.max(0, now - fire.planned),
+    // Negative for an early one-shot fire: the history says how early, never "on time".
+    lateMs: now - fire.planned,
     sessionId: newSessionId(new Date(now)),
     state: 'running',
     coalescedCount: fire.coalescedCount,

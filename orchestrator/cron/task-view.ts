@@ -82,3 +82,9 @@ export function taskObject(
   if (withHistory) out.history = history.map((r) => runObject(r, task.timezone));
   return out;
 }
+
+/** A run's lateness for a log line: `late 12 s`, or `early 45 s` for an early one-shot fire. */
+export function lateWords(lateMs: number): string {
+  const s = Math.round(Math.abs(lateMs) / 1000);
+  return lateMs < 0 && s > 0 ? `early ${s} s` : `late ${s} s`;
+}

@@ -54,6 +54,7 @@ export interface RunRecord {
   /** The ideal (unjittered) time this run stands for. */
   planned: number;
   started: number;
+  /** started − planned; negative when it ran early (a one-shot task at :00 or :30 fires up to 90 s before it). */
   lateMs: number;
   sessionId?: string;
   state: RunState;

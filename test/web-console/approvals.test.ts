@@ -161,7 +161,7 @@ describe.skipIf(!available)('approvals and questions answered in the console', (
 
     const done = await finished(task);
     expect(done).toMatchObject({ state: 'succeeded', sessionId: run.sessionId });
-    expect(done.summary).toContain('approved and ran');
+    expect(done.summary).toBe('approved and ran (after an answer in the console)');
     expect(transcript(run.sessionId)).toContain('approved-run');
     // The History page, never reloaded, shows the outcome.
     const row = history.locator(`#history tr[data-run="${run.id}"]`);

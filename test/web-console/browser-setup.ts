@@ -90,10 +90,10 @@ export async function openConsole(
 }
 
 /** One console for a describe block (`murmur serve --no-scheduler`: nothing fires while the suite works). */
-export function consoleForSuite(): () => Console {
+export function consoleForSuite(script: unknown = { agents: [] }): () => Console {
   let con: Console | undefined;
   beforeAll(async () => {
-    con = await openConsole({ agents: [] }, {}, ['--no-scheduler']);
+    con = await openConsole(script, {}, ['--no-scheduler']);
   }, 60_000);
   afterAll(async () => {
     await con?.close();
