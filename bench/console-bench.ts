@@ -1,8 +1,10 @@
 // Benchmark: what does the web console cost a live swarm? The same 1,000-item scripted swarm (`murmur swarm`, a
 // real child process writing its session's events.jsonl) runs alternately with a `murmur serve` and no page open,
 // and with a Chromium page on the session following it over server-sent events (the Debian package `chromium`;
-// skipped with a message when missing). Target: ratio ≤ 1.05. Then the size of `murmur report --html` for those
-// 1,000 items (target under 2 MB).
+// skipped with a message when missing). Target: ratio ≤ 1.05. The page's frame times while it follows the swarm
+// (requestAnimationFrame intervals and the timeline's own paints), and once more while a person scrolls and zooms
+// the timeline of the live swarm (frame-stats.ts). Then the size of `murmur report --html` for those 1,000 items
+// (target under 2 MB).
 //
 // Run from the build: `node dist/bench/console-bench.js` (or through the bench runner via benchConsole).
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { murmurBin } from './package-bin.js';
+import { collectFrames, frameLine, interact, recordFrames, type FrameStats } from './frame-stats.js';
 
 const ITEMS = 1000;
 const AT_ONCE = 50;
@@ -25,6 +28,9 @@ export interface ConsoleBenchResult {
   browserMs?: number;
   ratio?: number;
   reportBytes: number;
+  /** Frame times while following the live swarm, and while scrolling and zooming its timeline. */
+  frames?: FrameStats;
+  framesInteracting?: FrameStats;
 }
 
 function median(values: number[]): number {
@@ -78,7 +84,9 @@ export async function benchConsole(report: (line: string) => void = console.log)
   if (page) await page.goto(link);
 
   let lastSession = '';
-  const runOnce = async (withBrowser: boolean): Promise<number> => {
+  const followed: FrameStats[] = [];
+  let interacting: FrameStats | undefined;
+  const runOnce = async (withBrowser: boolean, person = false): Promise<number> => {
     const before = new Set(existsSync(sessionsDir) ? readdirSync(sessionsDir) : []);
     const started = performance.now();
     const child = execa(
@@ -107,17 +115,28 @@ export async function benchConsole(report: (line: string) => void = console.log)
     if (withBrowser && page) {
       // Open the session page as soon as the session exists, then let it follow the run live.
       for (;;) {
-        const id = existsSync(sessionsDir) ? readdirSync(sessionsDir).find((s) => !before.has(s)) : undefined;
+        // A session whose events.jsonl is not there yet would open as "no such session" and never follow it.
+        const id = existsSync(sessionsDir)
+          ? readdirSync(sessionsDir).find((s) => !before.has(s) && existsSync(join(sessionsDir, s, 'events.jsonl')))
+          : undefined;
         if (id) {
           await page.goto(`${base}/sessions/${id}`);
+          // The rAF recorder costs a frame loop of its own: only on the person's run, not on the timed ones.
+          if (person) await recordFrames(page);
           break;
         }
         if (child.exitCode !== null) break;
         await new Promise((r) => setTimeout(r, 10));
       }
     }
+    if (withBrowser && page && person) await interact(page, () => child.exitCode !== null);
     const result = await child;
     const ms = performance.now() - started;
+    if (withBrowser && page) {
+      const stats = await collectFrames(page);
+      if (person) interacting = stats;
+      else followed.push(stats);
+    }
     if (result.exitCode !== 0)
       throw new Error(`the bench swarm failed (${result.exitCode}): ${String(result.stderr).slice(0, 500)}`);
     lastSession = readdirSync(sessionsDir).find((s) => !before.has(s)) ?? lastSession;
@@ -133,6 +152,7 @@ export async function benchConsole(report: (line: string) => void = console.log)
       none.push(await runOnce(false));
       if (browser) withPage.push(await runOnce(true));
     }
+    if (browser) await runOnce(true, true);
     const reportRun = await execa(process.execPath, [MAIN, 'report', lastSession, '--html', '--cwd', workspace], {
       cwd: workspace,
       env,
@@ -145,10 +165,15 @@ export async function benchConsole(report: (line: string) => void = console.log)
     if (withPage.length > 0) {
       result.browserMs = median(withPage);
       result.ratio = result.browserMs / result.noneMs;
+      result.frames = followed.sort((a, b) => a.p95 - b.p95)[Math.floor(followed.length / 2)];
+      result.framesInteracting = interacting;
     }
     report(
       `console: live ${ITEMS}-item swarm ${Math.round(result.noneMs)} ms with no page, ${result.browserMs !== undefined ? `${Math.round(result.browserMs)} ms with a browser following it (ratio ${result.ratio!.toFixed(3)}, target <= 1.05)` : 'no browser run'}; report.html for ${ITEMS} items ${(reportBytes / 1024).toFixed(0)} KB (target < 2048 KB)`,
     );
+    if (result.frames) report(`console: timeline frames while following it: ${frameLine(result.frames)}`);
+    if (result.framesInteracting)
+      report(`console: timeline frames while scrolling and zooming it live: ${frameLine(result.framesInteracting)}`);
     return result;
   } finally {
     await browser?.close();

@@ -22,6 +22,7 @@ import { addRunRoutes } from './run-routes.js';
 import { jsonBody } from './json-body.js';
 import { addAnswerRoutes } from './answer-routes.js';
 import { knownModels } from './model-choices.js';
+import { addTranscriptRoutes } from './transcript-page.js';
 import { predictTimeline, zoneOptions } from './task-forms.js';
 
 export const COOKIE = 'murmur_console';
@@ -314,5 +315,6 @@ export function consoleApp(options: ConsoleOptions): Hono {
   });
   const { workspace, home, mainScript } = options;
   addRunRoutes(app, { workspace, home, env: options.env ?? process.env, assets, mainScript, taskModels });
+  addTranscriptRoutes(app, { home, assets });
   return app;
 }

@@ -1,7 +1,9 @@
 // The console's stylesheet and script, served by the console itself (/assets/…) and inlined into a report: no
 // CDN, no framework, nothing fetched from anywhere else. The timeline is one <canvas>: thousands of bars cost
 // one DOM node, and a redraw is a loop over flat arrays.
-import { ITEM_STATES } from './session-model.js';
+import { TIMELINE_DRAW_JS } from './timeline-draw.js';
+import { TIMELINE_CSS, TIMELINE_VIEW_JS } from './timeline-view.js';
+import { TRANSCRIPT_CSS } from './transcript-page.js';
 import { TASK_FORM_JS } from './task-form-script.js';
 import { RUN_FORM_CSS, RUN_FORM_JS } from './run-form-script.js';
 import { ANSWER_CSS, ANSWER_JS } from './answer-script.js';
@@ -23,33 +25,22 @@ main{max-width:1200px;margin:0 auto;padding:18px 24px}
 .selectors{display:grid;grid-template-columns:repeat(4,1fr);gap:10px}.selectors select{width:100%}
 .error{color:#b3261e;margin:2px 0;font-size:13px}.error:empty{display:none}
 .timeline{list-style:none;display:flex;flex-wrap:wrap;gap:8px;padding:0;margin:0;align-items:center}.timeline li{padding:6px 10px;border-radius:6px;background:#eef1fb;white-space:nowrap}.timeline li+li:before{content:"→ ";color:var(--muted)}
-.timeline li.theoretical{opacity:.45;background:#f0f0ee;font-style:italic}.timeline .zone{color:var(--muted);font-size:12px;margin-left:4px}
+.timeline li.theoretical{opacity:.7;background:#f0f0ee;font-style:italic}.timeline li.theoretical .zone{color:inherit}.timeline .zone{color:var(--muted);font-size:12px;margin-left:4px}
 .tabs{display:flex;gap:4px;border-bottom:1px solid var(--line);margin:8px 0 14px}.tab{padding:6px 14px;text-decoration:none;color:var(--muted)}.tab.on{color:var(--fg);border-bottom:2px solid var(--accent)}
 table{border-collapse:collapse;width:100%;background:#fff}th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);font-size:13px;vertical-align:top}
 .state-succeeded,.state-completed{color:#1b7f3b}.state-failed{color:#b3261e}.state-waiting-for-approval{color:#a15c00}.state-running{color:var(--accent)}
 .tree{font-size:13px}.tree ul{list-style:none;margin:0;padding-left:18px;border-left:1px dotted var(--line)}.tree>ul{padding-left:0;border:0}.tree li{margin:2px 0}.tree .final{color:var(--muted);white-space:pre-wrap;margin:2px 0 6px}
 .tree details>summary{cursor:pointer}
-.swarm{background:#fff;border:1px solid var(--line);border-radius:10px;padding:10px 14px;margin:12px 0}.swarm canvas{display:block;width:100%;border-top:1px solid var(--line)}
+.swarm{background:#fff;border:1px solid var(--line);border-radius:10px;padding:10px 14px;margin:12px 0}
 .legend{display:flex;flex-wrap:wrap;gap:10px;font-size:12px;margin:6px 0}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
 ${RUN_FORM_CSS}
-${ANSWER_CSS}`;
-
-const COLORS: Record<string, string> = {
-  queued: '#c9ccd3',
-  launched: '#4f7bea',
-  rate_limited: '#f0a020',
-  verifying: '#9b59d0',
-  completed: '#2e9e5b',
-  failed: '#d64541',
-  aborted: '#7d7d7d',
-  conflict: '#e0589b',
-};
+${ANSWER_CSS}
+${TIMELINE_CSS}
+${TRANSCRIPT_CSS}`;
 
 // The page's script (plain ES2020, no build step). Kept as text so the same bytes are served and inlined.
 export const CONSOLE_JS = `(() => {
 'use strict';
-const STATES = ${JSON.stringify(ITEM_STATES)};
-const COLORS = ${JSON.stringify(COLORS)};
 const $ = (s, r = document) => r.querySelector(s);
 const esc = (t) => String(t ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 async function api(method, url, body) {
@@ -73,13 +64,18 @@ function renderMeta(m) {
     Math.round((end - (m.startedAt || m.t0)) / 1000) + ' s', m.agents.length + ' agents', tokens(m.tokens) + ' tokens', m.cost !== undefined ? '$' + m.cost.toFixed(4) : ''].filter(Boolean).join(' · ');
 }
 function renderTree(m) {
+  // A verifier hangs under its item's worker: a swarm of 14 items with verifiers is 14 items, not 28.
+  const workerOf = new Map(), itemKey = (a) => JSON.stringify([a.swarmId, a.item]);
+  for (const a of m.agents) if (a.swarmId && a.item && a.role !== 'verifier' && !workerOf.has(itemKey(a))) workerOf.set(itemKey(a), a.id);
+  const parentOf = (a) => (a.role === 'verifier' && a.swarmId && a.item && workerOf.get(itemKey(a))) || a.parentId;
   const kids = new Map();
-  for (const a of m.agents) { const p = a.parentId || ''; if (!kids.has(p)) kids.set(p, []); kids.get(p).push(a); }
+  for (const a of m.agents) { const p = parentOf(a) || ''; if (!kids.has(p)) kids.set(p, []); kids.get(p).push(a); }
   const ids = new Set(m.agents.map((a) => a.id));
-  const roots = m.agents.filter((a) => !a.parentId || !ids.has(a.parentId));
+  const roots = m.agents.filter((a) => !parentOf(a) || !ids.has(parentOf(a)));
   const item = (a) => {
     const children = kids.get(a.id) || [];
-    const head = '<b>' + esc(a.id) + '</b> ' + esc(a.role) + ' · <span class="state state-' + esc(a.state) + '">' + esc(a.state) + '</span> · ' + a.turns + ' turns · ' + tokens(a.tokens) + ' tokens' + (a.item ? ' · ' + esc(a.item) : '') + (a.reason ? ' · ' + esc(a.reason) : '');
+    const name = tlLinks() ? '<a href="/sessions/' + encodeURIComponent(m.id) + '/agents/' + encodeURIComponent(a.id) + '" title="Transcript of ' + esc(a.id) + '"><b>' + esc(a.id) + '</b></a>' : '<b>' + esc(a.id) + '</b>';
+    const head = name + ' ' + esc(a.role) + ' · <span class="state state-' + esc(a.state) + '">' + esc(a.state) + '</span> · ' + a.turns + ' turns · ' + tokens(a.tokens) + ' tokens' + (a.item ? ' · ' + esc(a.item) : '') + (a.reason ? ' · ' + esc(a.reason) : '');
     const final = a.final ? '<div class="final">' + esc(a.final) + '</div>' : '';
     // A large group is drawn only when opened: a live swarm of 1,000 items does not rebuild 1,000 rows a second.
     if (children.length > 50) return '<li>' + head + final + '<details data-group="' + esc(a.id) + '"' + (openGroups.has(a.id) ? ' open' : '') + '><summary>' + children.length + ' subagents</summary>' + (openGroups.has(a.id) ? '<ul>' + children.map(item).join('') + '</ul>' : '') + '</details></li>';
@@ -92,7 +88,8 @@ function renderTree(m) {
   for (const a of roots) if (a.swarmId) { if (!swarms.has(a.swarmId)) swarms.set(a.swarmId, []); swarms.get(a.swarmId).push(a); }
   const groups = [...swarms].map(([id, list]) => {
     const key = 'swarm:' + id, open = openGroups.has(key);
-    return '<li><b>swarm ' + esc(id) + '</b><details data-group="' + esc(key) + '"' + (open ? ' open' : '') + '><summary>' + list.length + ' items</summary>' + (open ? '<ul>' + list.map(item).join('') + '</ul>' : '') + '</details></li>';
+    const nv = list.reduce((k, a) => k + (kids.get(a.id) || []).filter((c) => c.role === 'verifier').length, 0);
+    return '<li><b>swarm ' + esc(id) + '</b><details data-group="' + esc(key) + '"' + (open ? ' open' : '') + '><summary>' + list.length + ' item' + (list.length === 1 ? '' : 's') + (nv ? ' (' + nv + ' verifier' + (nv === 1 ? '' : 's') + ')' : '') + '</summary>' + (open ? '<ul>' + list.map(item).join('') + '</ul>' : '') + '</details></li>';
   });
   tree.innerHTML = '<ul>' + loose.map(item).join('') + groups.join('') + '</ul>';
   for (const d of tree.querySelectorAll('details[data-group]')) d.addEventListener('toggle', () => {
@@ -102,80 +99,8 @@ function renderTree(m) {
   });
 }
 const openGroups = new Set();
-const ROW = 3, LEFT = 0, AXIS = 18;
-function drawSwarm(canvas, s, m) {
-  const n = s.items.length;
-  const width = canvas.clientWidth || 1000;
-  const rowH = n > 200 ? ROW : n > 50 ? 6 : 14;
-  const height = n * rowH + AXIS + 40;
-  const dpr = window.devicePixelRatio || 1;
-  canvas.width = Math.round(width * dpr); canvas.height = Math.round(height * dpr); canvas.style.height = height + 'px';
-  const g = canvas.getContext('2d');
-  g.setTransform(dpr, 0, 0, dpr, 0, 0);
-  g.clearRect(0, 0, width, height);
-  const start = s.startedAt - m.t0;
-  const end = Math.max((s.endedAt || m.endedAt || m.lastTs) - m.t0, start + 1);
-  const x = (t) => LEFT + ((t - start) / (end - start)) * (width - LEFT - 4);
-  const top = 40;
-  // Per item: its state changes in order, then one rect per span.
-  const last = new Array(n).fill(-1), lastT = new Array(n).fill(start);
-  let bars = 0;
-  const drawn = new Uint8Array(n);
-  const c = s.changes;
-  for (let i = 0; i < c.length; i += 3) {
-    const idx = c[i], t = c[i + 1], st = c[i + 2];
-    if (idx >= n) continue;
-    if (last[idx] >= 0) { g.fillStyle = COLORS[STATES[last[idx]]] || '#999'; g.fillRect(x(lastT[idx]), top + idx * rowH, Math.max(1, x(t) - x(lastT[idx])), Math.max(1, rowH - 1)); }
-    last[idx] = st; lastT[idx] = t;
-    if (!drawn[idx]) { drawn[idx] = 1; bars++; }
-  }
-  for (let idx = 0; idx < n; idx++) {
-    if (last[idx] < 0) continue;
-    const st = STATES[last[idx]];
-    const running = st === 'launched' || st === 'verifying' || st === 'rate_limited' || st === 'queued';
-    const stop = running ? end : lastT[idx] + (end - start) * 0.004;
-    g.fillStyle = COLORS[st] || '#999';
-    g.fillRect(x(lastT[idx]), top + idx * rowH, Math.max(2, x(stop) - x(lastT[idx])), Math.max(1, rowH - 1));
-  }
-  const mk = s.marks;
-  const MARK = ['#111', '#f0a020', '#1b7f3b', '#b3261e'];
-  for (let i = 0; i < mk.length; i += 3) {
-    g.fillStyle = MARK[mk[i + 2]] || '#111';
-    g.fillRect(x(mk[i + 1]) - 1, top + mk[i] * rowH - 1, 3, rowH + 1);
-  }
-  // Capacity: a step line over the same time axis, scaled to the top strip.
-  const cap = s.capacity;
-  let maxCap = s.maxConcurrency || 1;
-  for (let i = 1; i < cap.length; i += 2) maxCap = Math.max(maxCap, cap[i]);
-  g.strokeStyle = '#3558d6'; g.lineWidth = 1.5; g.beginPath();
-  for (let i = 0; i < cap.length; i += 2) {
-    const px = x(cap[i]), py = top - 4 - (cap[i + 1] / maxCap) * 30;
-    if (i === 0) g.moveTo(px, py); else g.lineTo(px, py);
-    if (i + 2 < cap.length) g.lineTo(x(cap[i + 2]), py); else g.lineTo(x(end), py);
-  }
-  g.stroke();
-  g.fillStyle = '#6b6b70'; g.font = '11px system-ui';
-  g.fillText('capacity (max ' + maxCap + ')', 4, 10);
-  g.fillText(((end - start) / 1000).toFixed(1) + ' s', width - 50, height - 4);
-  canvas.dataset.bars = String(bars);
-  canvas.dataset.items = String(n);
-  canvas.dataset.changes = String(c.length / 3);
-}
-function renderSwarms(m) {
-  const box = $('#swarms');
-  for (const s of m.swarms) {
-    let el = box.querySelector('[data-swarm="' + CSS.escape(s.id) + '"]');
-    if (!el) {
-      el = document.createElement('div');
-      el.className = 'swarm'; el.dataset.swarm = s.id;
-      el.innerHTML = '<h2></h2><div class="legend">' + STATES.map((st) => '<span><i style="background:' + COLORS[st] + '"></i>' + st + '</span>').join('') + '<span><i style="background:#111"></i>retry</span><span><i style="background:#f0a020"></i>429</span><span><i style="background:#1b7f3b"></i>pass</span><span><i style="background:#b3261e"></i>fail</span><span><i style="background:#3558d6"></i>capacity</span></div><p class="meta counts"></p><canvas class="timeline-canvas"></canvas>';
-      box.appendChild(el);
-    }
-    el.querySelector('h2').textContent = 'Swarm ' + s.id + ' — ' + s.description + ' (' + s.items.length + ' items, ' + s.role + ')';
-    el.querySelector('.counts').textContent = Object.entries(s.counts).map(([k, v]) => k + ': ' + v).join(' · ');
-    drawSwarm(el.querySelector('canvas'), s, m);
-  }
-}
+${TIMELINE_DRAW_JS}
+${TIMELINE_VIEW_JS}
 let current;
 function renderSession(m) {
   current = m;

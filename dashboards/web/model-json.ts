@@ -24,13 +24,20 @@ export async function modelJson(model: SessionModel): Promise<string> {
 }
 
 async function swarmJson(out: Parts, swarm: SwarmTimeline, slicer: Slicer): Promise<void> {
-  const { items, changes, marks, capacity, ...rest } = swarm;
+  const { items, changes, marks, capacity, agentIds, rounds, verdicts, tokens, verifiers, verifierIds, ...rest } =
+    swarm;
   out.push(opened(rest));
   const lists: [string, readonly unknown[]][] = [
     ['items', items],
     ['changes', changes],
     ['marks', marks],
     ['capacity', capacity],
+    ['agentIds', agentIds],
+    ['rounds', rounds],
+    ['verdicts', verdicts],
+    ['tokens', tokens],
+    ['verifiers', verifiers],
+    ['verifierIds', verifierIds],
   ];
   for (const [i, [key, values]] of lists.entries()) {
     out.push(`${i > 0 ? ',' : ''}"${key}":`);

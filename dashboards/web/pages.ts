@@ -49,7 +49,7 @@ export function layout(
   const nav = assets.inline
     ? '<span class="brand">murmur report</span>'
     : `<a class="brand" href="/">murmur</a><a href="/tasks"${options.nav === 'tasks' ? ' class="on"' : ''}>Scheduled tasks</a><a href="/sessions"${options.nav === 'sessions' ? ' class="on"' : ''}>Sessions</a>`;
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${h(title)}</title>${head}</head><body><nav>${nav}</nav><main>${body}</main>${data}${script}</body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${h(title)}</title>${head}</head><body><nav aria-label="Console">${nav}</nav><main>${body}</main>${data}${script}</body></html>`;
 }
 
 // ---- scheduled tasks ----
@@ -94,7 +94,7 @@ function summary(prompt: string): string {
 export function tasksPage(rows: readonly TaskRow[], filter: StatusFilter, now: number, assets: Assets): string {
   const filters = STATUS_FILTERS.map(
     (f) =>
-      `<a href="/tasks${f === 'all' ? '' : `?status=${f}`}" class="filter${f === filter ? ' on' : ''}" data-filter="${f}">${f[0]!.toUpperCase()}${f.slice(1)}</a>`,
+      `<a href="/tasks${f === 'all' ? '' : `?status=${f}`}" class="filter${f === filter ? ' on" aria-current="page' : ''}" data-filter="${f}">${f[0]!.toUpperCase()}${f.slice(1)}</a>`,
   ).join('');
   const shown = rows.filter((r) => filter === 'all' || taskStatus(r.task, r.history) === filter);
   const cards = shown
@@ -109,7 +109,7 @@ export function tasksPage(rows: readonly TaskRow[], filter: StatusFilter, now: n
       : '';
   return layout(
     'Scheduled tasks — murmur',
-    `<header class="bar"><h1>Scheduled tasks</h1><a class="button" href="/tasks/new">New task</a></header><div class="filters" role="tablist">${filters}</div>${empty}<div class="cards">${cards}</div>`,
+    `<header class="bar"><h1>Scheduled tasks</h1><a class="button" href="/tasks/new">New task</a></header><nav class="filters" aria-label="Filter by status">${filters}</nav>${empty}<div class="cards">${cards}</div>`,
     { nav: 'tasks', assets },
   );
 }
@@ -243,6 +243,6 @@ export function sessionPage(
   return layout(`${model.id} — murmur`, body, {
     nav: 'sessions',
     assets,
-    dataJson: `{"page":"session","live":${options.live},"model":${options.modelJson ?? JSON.stringify(model)}}`,
+    dataJson: `{"page":"session","live":${options.live},"transcripts":${!assets.inline},"model":${options.modelJson ?? JSON.stringify(model)}}`,
   });
 }

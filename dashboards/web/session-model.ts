@@ -53,6 +53,18 @@ export interface SwarmTimeline {
   capacity: number[];
   maxConcurrency?: number;
   counts: Record<string, number>;
+  /** Per item: its worker's agent id ('' before it starts). */
+  agentIds: string[];
+  /** Per item: verify rounds with a verdict so far. */
+  rounds: number[];
+  /** Per item: the last verdict (0 none, 1 pass, 2 fail). */
+  verdicts: number[];
+  /** Per item: tokens of its worker and verifiers. */
+  tokens: number[];
+  /** Flat triples [itemIndex, start ms since t0, end ms since t0 or -1 while it runs]: verifiers, in their item's row. */
+  verifiers: number[];
+  /** The verifiers' agent ids, one per triple of `verifiers`. */
+  verifierIds: string[];
 }
 
 export interface SessionModel {
@@ -94,6 +106,8 @@ interface TimelineState {
   /** Item → its index (the first, if an item repeats): an agent's row found without searching the list. */
   indexOf: Map<string, number>;
   itemChars: number;
+  /** A verifier's agent id → its triple's offset in `verifiers`. */
+  verifierAt: Map<string, number>;
 }
 
 // The console shows no transcript lines and no log: the dashboard's rings kept to one entry each, so a session
@@ -135,6 +149,12 @@ export function sessionFold(id: string): SessionFold {
           marks: [],
           capacity: [],
           counts: {},
+          agentIds: e.items.map(() => ''),
+          rounds: e.items.map(() => 0),
+          verdicts: e.items.map(() => 0),
+          tokens: [],
+          verifiers: [],
+          verifierIds: [],
         };
         if (e.parentId !== undefined) view.parentId = e.parentId;
         if (e.maxConcurrency !== undefined) view.maxConcurrency = e.maxConcurrency;
@@ -144,7 +164,7 @@ export function sessionFold(id: string): SessionFold {
           if (!indexOf.has(item)) indexOf.set(item, index);
           itemChars += item.length;
         });
-        swarms.set(e.swarmId, { view, indexOf, itemChars });
+        swarms.set(e.swarmId, { view, indexOf, itemChars, verifierAt: new Map() });
         break;
       }
       case 'swarm.item': {
@@ -153,7 +173,7 @@ export function sessionFold(id: string): SessionFold {
         const t = rel(e.ts);
         swarm.changes.push(e.index, t, ITEM_STATES.indexOf(e.state));
         if (e.state === 'rate_limited') swarm.marks.push(e.index, t, 1);
-        if (e.verdict !== undefined) swarm.marks.push(e.index, t, e.verdict === 'pass' ? 2 : 3);
+        noteItem(swarm, e, t);
         if (e.agentId !== undefined) rowOfAgent.set(e.agentId, { swarm, index: e.index });
         if (e.verifierId !== undefined) rowOfAgent.set(e.verifierId, { swarm, index: e.index });
         if (e.capacity !== undefined) swarm.capacity.push(t, e.capacity);
@@ -165,7 +185,17 @@ export function sessionFold(id: string): SessionFold {
           const index = timeline?.indexOf.get(e.item);
           if (timeline && index !== undefined && !rowOfAgent.has(e.agentId))
             rowOfAgent.set(e.agentId, { swarm: timeline.view, index });
+          if (timeline && index !== undefined && e.role === 'verifier' && !timeline.verifierAt.has(e.agentId)) {
+            timeline.verifierAt.set(e.agentId, timeline.view.verifiers.length);
+            timeline.view.verifiers.push(index, rel(e.ts), -1);
+            timeline.view.verifierIds.push(e.agentId);
+          }
         }
+        break;
+      }
+      case 'agent.end': {
+        const at = e.swarmId === undefined ? undefined : swarms.get(e.swarmId)?.verifierAt.get(e.agentId);
+        if (at !== undefined) swarms.get(e.swarmId!)!.view.verifiers[at + 2] = rel(e.ts);
         break;
       }
       case 'model.retry': {
@@ -199,7 +229,8 @@ export function sessionFold(id: string): SessionFold {
         bytes +=
           view.items.length * ITEM_BYTES +
           itemChars * CHAR_BYTES +
-          (view.changes.length + view.marks.length + view.capacity.length) * NUMBER_BYTES;
+          (view.changes.length + view.marks.length + view.capacity.length + view.verifiers.length) * NUMBER_BYTES +
+          view.items.length * 4 * NUMBER_BYTES;
       return bytes;
     },
     parts() {
@@ -212,11 +243,12 @@ export function sessionFold(id: string): SessionFold {
         startedAt: snapshot.startedAt,
         lastTs,
         tokens: totalTokens(snapshot.usage),
-        swarms: [...swarms.values()].map(({ view }) => {
+        swarms: [...swarms.values()].map((timeline) => {
+          const { view } = timeline;
           const counts: Record<string, number> = {};
           const live = snapshot.swarms.get(view.id);
           if (live) for (const [state, n] of Object.entries(live.counts)) if (n > 0) counts[state] = n;
-          return { ...view, counts };
+          return { ...view, counts, tokens: itemTokens(timeline, snapshot) };
         }),
         events: snapshot.events,
       };
@@ -230,6 +262,31 @@ export function sessionFold(id: string): SessionFold {
       return { ...rest, agents: agents.map((a) => agentRow(a, finals)) };
     },
   };
+}
+
+/** What a `swarm.item` says of its row: the worker, and a verdict once per round (a pass repeats on "completed"). */
+function noteItem(swarm: SwarmTimeline, e: Extract<MurmurEvent, { type: 'swarm.item' }>, t: number): void {
+  const i = e.index;
+  if (i < 0 || i >= swarm.agentIds.length) return;
+  if (e.agentId !== undefined && e.verifierId !== e.agentId) swarm.agentIds[i] = e.agentId;
+  if (e.verdict === undefined) return;
+  const rounds = e.rounds ?? swarm.rounds[i]! + 1;
+  const verdict = e.verdict === 'pass' ? 1 : 2;
+  if (rounds === swarm.rounds[i] && verdict === swarm.verdicts[i]) return;
+  swarm.rounds[i] = rounds;
+  swarm.verdicts[i] = verdict;
+  swarm.marks.push(i, t, verdict + 1);
+}
+
+/** Tokens per item: its worker's and its verifiers' (every agent of the swarm that names the item). */
+function itemTokens(timeline: TimelineState, snapshot: Snapshot): number[] {
+  const tokens = new Array<number>(timeline.view.items.length).fill(0);
+  for (const a of snapshot.agents.values()) {
+    if (a.swarmId !== timeline.view.id || a.item === undefined) continue;
+    const index = timeline.indexOf.get(a.item);
+    if (index !== undefined) tokens[index]! += totalTokens(a.usage);
+  }
+  return tokens;
 }
 
 /** An agent of the dashboard's snapshot as a row of the console's tree. */
