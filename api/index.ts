@@ -9,6 +9,9 @@ export {
   type SessionSummary,
 } from './murmur.js';
 export type { RunHandle, RunEvents, EventsOptions, MurmurEvent, EventOf } from './handle-types.js';
+export { defineAgent, type AgentDefinition, type DefinedAgent, type AgentRole } from './agents.js';
+export type { ToolCallInfo, ToolCallDecision, ToolCallHandler } from './tool-hook.js';
+export type { ToolAccess } from './tool-access.js';
 export type { SwarmTemplate, TypedSwarmReport } from './output.js';
 export { MurmurOptionsError } from './errors.js';
 export type {

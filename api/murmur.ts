@@ -7,27 +7,38 @@ import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
 import { stateHome, type SessionStore } from '../orchestrator/session.js';
 import { listSessionSummaries, type SessionSummary } from '../orchestrator/session-list.js';
 import { ConfigError } from '../orchestrator/config.js';
-import { BUILTIN_TOOL_NAMES } from '../tools/registry.js';
-import { PLAN_MODE_TOOL_NAMES } from '../tools/interact/plan-mode.js';
-import { CREATE_SCHEDULED_TASK } from '../tools/agents/create-scheduled-task.js';
-import { openResumable } from '../host/resume.js';
+import { codeAgentsUsed, openResumable } from '../host/resume.js';
 import { connectQueueTarget, queueUrlFromEnv, type QueueTarget } from '../host/queue.js';
-import { agentNameProblem } from '../host/checks.js';
 import { reportOf, swarmTitle, type RunRequest } from '../host/lifecycle.js';
 import { startRun, type HostRun, type RunSetup, type StartRun } from '../host/run-handle.js';
 import { HostInputError } from '../host/errors.js';
 import type { SandboxChoice } from '../host/sandbox.js';
 import { providerFactory, providerFromSpec } from '../host/models.js';
 import type { RunReport, SwarmReport } from '../host/reports.js';
+import type { AgentProfile } from '../roles/profile.js';
 import { checkOptions, type CheckedOptions, type MurmurOptions } from './options.js';
 import { fail } from './option-error.js';
 import { handleOn } from './run-handle.js';
 import type { EventOf, MurmurEvent, RunHandle } from './handle-types.js';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { FINAL_ANSWER } from '../orchestrator/final-answer.js';
-import { outputSpecOf, planItems, typedSwarmReport, type SwarmTemplate, type TypedSwarmReport } from './output.js';
+import { loadOutputChecks } from '../orchestrator/final-answer.js';
+import { outputSpecOf, planItems, typedSwarmReport, type TypedSwarmReport } from './output.js';
 import { tracingFor } from './tracing.js';
 import { askerFrom, checkSignal, checkSwarmNumbers } from './run-checks.js';
+import {
+  agentNameOf,
+  agentsNaming,
+  checkAgents,
+  checkResumable,
+  type AgentNames,
+  type RegisteredAgent,
+} from './agents.js';
+import { checkToolAccess, knownTools, type ToolAccess } from './tool-access.js';
+import { toolCallHook } from './tool-hook.js';
+import type { KnownTools } from '../host/tool-names.js';
+import type { RunOptions, SwarmOptions } from './run-options.js';
+
+export type { RunOptions, SwarmOptions };
 
 /** What `resume()` ends with: a run's report or a swarm's, told apart by `kind`. */
 export type ResumeReport = RunReport | SwarmReport;
@@ -37,43 +48,12 @@ export type { SessionSummary };
 /** The library's words for the model choices in messages (not the command line's flags). */
 const MODEL_WORDS = { model: 'the model option', choose: (spec: string) => `model: '${spec}'`, baseUrl: 'baseUrl' };
 
-export interface RunOptions<S extends TSchema = TSchema> {
-  /** A role (`worker`, `explore`…) or a defined agent's name; absent = the main agent. */
-  agent?: string;
-  /** Aborts this run (finished work is kept). */
-  signal?: AbortSignal;
-  /** A typed output: the agent answers through final_answer, checked against this schema; the report's `output`. */
-  output?: S;
-  /** Invalid answers sent back with the validation errors before the run fails (default 1). */
-  outputRetries?: number;
-}
-
-export interface SwarmOptions<T = string, S extends TSchema = TSchema> {
-  /**
-   * The prompt for each item: a string where every {{item}} is replaced by the item (by its JSON for an object;
-   * {{field}} by that field of an object item), or a function of the item.
-   */
-  template: SwarmTemplate<T>;
-  /** Strings, or any values with a template function or {{field}} placeholders (each row's `input`). */
-  items: readonly T[];
-  /** A typed output for every item: each worker answers through final_answer; each row's `output`. */
-  output?: S;
-  /** Invalid answers sent back with the validation errors before an item fails (default 1). */
-  outputRetries?: number;
-  /** explore, worker (default), verifier, or a defined agent's name. */
-  role?: string;
-  /** A verifier checks each completed item; failures go back to the worker. */
-  verify?: boolean;
-  /** Verify rounds per item (default 2). */
-  maxRounds?: number;
-  /** worktree: each worker in its own git worktree, merged back when it completes. */
-  isolation?: 'none' | 'worktree';
-  maxConcurrency?: number;
-  /** A short title (default: the template's first line and the item count). */
-  description?: string;
-  /** Run the items on `murmur worker`s through this Redis queue (redis://…) instead of in this process. */
-  queue?: string;
-  signal?: AbortSignal;
+/** What a run adds to the instance's engine values: a resumed session (and how to build its engine), its sandbox, its tool access. */
+interface RunParts {
+  session?: SessionStore;
+  extend?: (options: EngineOptions) => void;
+  sandbox?: SandboxChoice;
+  toolAccess?: ToolAccess;
 }
 
 type Listener = (event: BusEvent) => void;
@@ -82,14 +62,6 @@ interface Subscription {
   listener: Listener;
   offs: Map<EventBus, () => void>;
 }
-
-/** Names a library user's tool may not take: the built-in tools and the host's own. */
-const TAKEN_TOOL_NAMES: ReadonlySet<string> = new Set([
-  ...BUILTIN_TOOL_NAMES,
-  CREATE_SCHEDULED_TASK,
-  ...PLAN_MODE_TOOL_NAMES,
-  FINAL_ANSWER,
-]);
 
 export interface Murmur {
   /** The workspace (absolute). */
@@ -131,10 +103,18 @@ class MurmurInstance implements Murmur {
   readonly cwd: string;
   readonly model: string;
 
+  /** The agents defined in code, as the engine runs them (joined to the definition files'). */
+  private readonly profiles: AgentProfile[];
+  private readonly agentsFor: AgentNames;
+
   constructor(
     private readonly checked: CheckedOptions,
     private readonly provider: ModelProvider,
+    private readonly agents: ReadonlyMap<string, RegisteredAgent>,
+    private readonly known: KnownTools,
   ) {
+    this.profiles = [...agents.values()].map((agent) => agent.profile);
+    this.agentsFor = { agents, cwd: checked.cwd, env: checked.env };
     this.cwd = checked.cwd;
     this.model = provider.name;
     // A copy for each run: each run's bus stamps its own sessionId.
@@ -169,14 +149,11 @@ class MurmurInstance implements Murmur {
   }
 
   /** The engine's plain values for a run on `bus` (the instance's MCP servers started first, once). */
-  private async setup(
-    kind: 'run' | 'swarm',
-    bus: EventBus,
-    session?: SessionStore,
-    extend?: (options: EngineOptions) => void,
-    sandbox?: SandboxChoice,
-  ): Promise<RunSetup['assembly']> {
+  private async setup(kind: 'run' | 'swarm', bus: EventBus, run: RunParts = {}): Promise<RunSetup['assembly']> {
+    const { session, extend, sandbox, toolAccess } = run;
     const { cwd, config, env, options } = this.checked;
+    // Agents of yours with a typed output answer through final_answer: its checker is loaded before they run.
+    if (this.profiles.some((profile) => profile.output)) await loadOutputChecks();
     // A closed instance starts no MCP servers again: its run ends aborted before it starts.
     if (!this.closed) this.mcp ??= createMcpSource({ cwd, config, env, bus: this.shared, provider: this.provider });
     const mcp = this.closed
@@ -220,14 +197,22 @@ class MurmurInstance implements Murmur {
         ...(options.effort ? { effort: options.effort } : {}),
       },
       ...(extend ? { extend } : {}),
-      tools: (options.tools ?? []).map(({ tool, roles }) => ({ ...tool, grantedTo: [...roles] })),
+      // A tool of yours that an agent of yours names in its `tools` is granted to it too.
+      tools: (options.tools ?? []).map(({ tool, roles }) => ({
+        ...tool,
+        grantedTo: [...roles, ...agentsNaming(tool.def.name, this.agents)],
+      })),
+      ...(this.profiles.length > 0 ? { agents: this.profiles } : {}),
+      ...(options.onToolCall ? { onToolCall: toolCallHook(options.onToolCall, bus.sessionId ?? '') } : {}),
+      ...(toolAccess ? { toolAccess } : {}),
       ...(tracing ? { tracing } : {}),
     };
   }
 
   run<S extends TSchema = TSchema>(task: string, options: RunOptions<S> = {}): RunHandle<RunReport<Static<S>>> {
     if (typeof task !== 'string' || task.trim() === '') fail('task', 'give the task as a non-empty string.');
-    if (options.agent !== undefined) this.checkProfile('agent', options.agent, false);
+    const agent = options.agent === undefined ? undefined : agentNameOf('agent', options.agent, false, this.agentsFor);
+    const toolAccess = checkToolAccess('toolAccess', options.toolAccess, this.known);
     checkSignal('signal', options.signal);
     const setup = async (bus: EventBus): Promise<RunSetup> => {
       // The schema is checked as the run starts (a bad one rejects `done` with MurmurOptionsError).
@@ -235,10 +220,10 @@ class MurmurInstance implements Murmur {
       const request: RunRequest = {
         kind: 'task',
         task: task.trim(),
-        ...(options.agent !== undefined ? { agent: options.agent } : {}),
+        ...(agent !== undefined ? { agent } : {}),
         ...(output ? { output } : {}),
       };
-      return { assembly: await this.setup('run', bus), request };
+      return { assembly: await this.setup('run', bus, toolAccess ? { toolAccess } : {}), request };
     };
     return handleOn(
       this.start(options.signal, undefined, setup),
@@ -251,14 +236,15 @@ class MurmurInstance implements Murmur {
   ): RunHandle<TypedSwarmReport<Static<S>, T>> {
     if (typeof options !== 'object' || options === null) fail('swarm', 'give { template, items }.');
     const planned = planItems(options.template, options.items);
-    if (options.role !== undefined) this.checkProfile('swarm.role', options.role, true);
+    const role = options.role === undefined ? undefined : agentNameOf('swarm.role', options.role, true, this.agentsFor);
+    const toolAccess = checkToolAccess('swarm.toolAccess', options.toolAccess, this.known);
     checkSwarmNumbers(options);
     checkSignal('swarm.signal', options.signal);
     const description = swarmTitle(planned.template ?? '(template function)', planned.labels, options.description);
     const setup = async (bus: EventBus): Promise<RunSetup> => {
       const output = await outputSpecOf('swarm.', options.output, options.outputRetries);
       const queue = options.queue === undefined ? undefined : await this.queue(options.queue);
-      const assembly = await this.setup('swarm', bus);
+      const assembly = await this.setup('swarm', bus, toolAccess ? { toolAccess } : {});
       return {
         assembly,
         request: {
@@ -273,7 +259,7 @@ class MurmurInstance implements Murmur {
             verify: options.verify === true,
             maxItems: Number.POSITIVE_INFINITY,
             minItems: 1,
-            ...(options.role !== undefined ? { subagentType: options.role } : {}),
+            ...(role !== undefined ? { subagentType: role } : {}),
             ...(options.isolation !== undefined ? { isolation: options.isolation } : {}),
             ...(options.maxConcurrency !== undefined ? { maxConcurrency: options.maxConcurrency } : {}),
             ...(options.maxRounds !== undefined ? { maxRounds: options.maxRounds } : {}),
@@ -294,6 +280,7 @@ class MurmurInstance implements Murmur {
     const opened = openResumable(this.cwd, this.checked.env, sessionId);
     if (!opened.ok) fail('sessionId', `${opened.error}.`);
     const { resumable } = opened;
+    checkResumable(resumable.session.id, codeAgentsUsed(resumable), this.agents);
     const savedQueue = resumable.swarm?.queue;
     // A queue URL with a password is never saved: MURMUR_QUEUE gives it again.
     const fromEnv = queueUrlFromEnv(this.checked.env);
@@ -312,7 +299,11 @@ class MurmurInstance implements Murmur {
       const queue = queueUrl ? await this.queue(queueUrl) : undefined;
       const kind = resumable.swarm ? 'swarm' : 'run';
       return {
-        assembly: await this.setup(kind, bus, resumable.session, resumable.extend, sandbox),
+        assembly: await this.setup(kind, bus, {
+          session: resumable.session,
+          ...(resumable.extend ? { extend: resumable.extend } : {}),
+          ...(sandbox ? { sandbox } : {}),
+        }),
         request: { kind: 'resume', resumable, ...(queue ? { queue } : {}) },
       };
     };
@@ -351,11 +342,6 @@ class MurmurInstance implements Murmur {
     await mcp?.close();
   }
 
-  private checkProfile(option: string, name: string, forItems: boolean): void {
-    const problem = agentNameProblem(this.cwd, this.checked.env, name, forItems);
-    if (problem) fail(option, `${problem}.`);
-  }
-
   private async queue(raw: string): Promise<QueueTarget> {
     const connected = await connectQueueTarget(raw, 'queue');
     if (!connected.ok) fail('swarm.queue', `${connected.error}.`);
@@ -367,10 +353,13 @@ class MurmurInstance implements Murmur {
 export async function createMurmur(options: MurmurOptions): Promise<Murmur> {
   const checked = await checkOptions(options);
   const { cwd, config, env } = checked;
-  for (const [index, { tool }] of (options.tools ?? []).entries()) {
-    if (TAKEN_TOOL_NAMES.has(tool.def.name))
-      fail(`tools[${index}]`, `${JSON.stringify(tool.def.name)} is the name of a built-in tool; choose another.`);
-  }
+  const known = await knownTools(
+    cwd,
+    env,
+    config,
+    (options.tools ?? []).map(({ tool }) => tool.def.name),
+  );
+  const agents = await checkAgents(options.agents, { cwd, env, known });
   let provider: ModelProvider;
   if (typeof options.model === 'object') provider = options.model;
   else {
@@ -388,5 +377,5 @@ export async function createMurmur(options: MurmurOptions): Promise<Murmur> {
       throw error;
     }
   }
-  return new MurmurInstance(checked, provider);
+  return new MurmurInstance(checked, provider, agents, known);
 }

@@ -14,6 +14,13 @@ import { agentNameProblem } from '../host/checks.js';
 import type { Environment } from '../orchestrator/environment.js';
 import type { TracerProvider } from '@opentelemetry/api';
 import { tracingProblem, type TracingOptions } from './tracing.js';
+import { BUILTIN_TOOL_NAMES } from '../tools/registry.js';
+import { PLAN_MODE_TOOL_NAMES } from '../tools/interact/plan-mode.js';
+import { CREATE_SCHEDULED_TASK } from '../tools/agents/create-scheduled-task.js';
+import { FINAL_ANSWER } from '../orchestrator/final-answer.js';
+import { normalizeName } from '../roles/names.js';
+import type { DefinedAgent } from './agents.js';
+import type { ToolCallHandler } from './tool-hook.js';
 
 export type PermissionMode = 'manual' | 'auto' | 'yolo';
 export type Effort = 'low' | 'medium' | 'high';
@@ -98,6 +105,10 @@ export interface MurmurOptions {
   tracerProvider?: TracerProvider;
   /** `{ captureContent: true }`: prompts, completions and tool arguments and results on the spans too. */
   tracing?: TracingOptions;
+  /** Agents defined in code (defineAgent): usable as run()'s agent, a swarm's role and a subagent, by name or object. */
+  agents?: readonly DefinedAgent[];
+  /** Called before the permission checks on every tool call of every agent: allow, deny with a reason, or rewrite. */
+  onToolCall?: ToolCallHandler;
 }
 
 /** An MCP server started as a process speaking MCP on its stdin and stdout. */
@@ -156,6 +167,8 @@ const KNOWN = new Set([
   'sandbox',
   'tracerProvider',
   'tracing',
+  'agents',
+  'onToolCall',
 ]);
 
 export interface CheckedOptions {
@@ -217,11 +230,12 @@ export async function checkOptions(options: MurmurOptions): Promise<CheckedOptio
   if (options.baseUrl !== undefined && typeof options.baseUrl !== 'string') fail('baseUrl', 'must be a URL string.');
   isFunction('onApproval', options.onApproval);
   isFunction('onQuestion', options.onQuestion);
+  isFunction('onToolCall', options.onToolCall);
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
     fail('signal', 'must be an AbortSignal.');
   if (options.env !== undefined && (typeof options.env !== 'object' || options.env === null))
     fail('env', 'must be an object of strings.');
-  checkTools(options.tools, cwd, options.env ?? process.env);
+  checkTools(options.tools, cwd, options.env ?? process.env, codeAgentNames(options.agents));
 
   checkMcpServers(options.mcpServers, cwd, options.env ?? process.env);
   const tracing = tracingProblem(options);
@@ -271,10 +285,29 @@ function checkMcpServers(servers: unknown, cwd: string, env: Environment): void 
   if (problem) fail(problem.field ?? 'mcpServers', `${problem.message.replace(', ignored', '')}.`);
 }
 
+/** Names a library user's tool may not take: the built-in tools and the host's own. */
+const TAKEN_TOOL_NAMES: ReadonlySet<string> = new Set([
+  ...BUILTIN_TOOL_NAMES,
+  CREATE_SCHEDULED_TASK,
+  ...PLAN_MODE_TOOL_NAMES,
+  FINAL_ANSWER,
+]);
+
 /** What model providers accept as a function name (OpenAI's rule, the strictest). */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
-function checkTools(tools: unknown, cwd: string, env: Environment): void {
+/** The names of the agents defined in code (checked later, with createMurmur's `agents`): tools may be granted to them. */
+function codeAgentNames(agents: unknown): ReadonlySet<string> {
+  if (!Array.isArray(agents)) return new Set();
+  return new Set(
+    agents.flatMap((agent: unknown) => {
+      const name = (agent as { name?: unknown } | null)?.name;
+      return typeof name === 'string' ? [normalizeName(name)] : [];
+    }),
+  );
+}
+
+function checkTools(tools: unknown, cwd: string, env: Environment, codeAgents: ReadonlySet<string>): void {
   if (tools === undefined) return;
   if (!Array.isArray(tools)) fail('tools', 'give a list of { tool, roles }.');
   const names = new Set<string>();
@@ -299,7 +332,10 @@ function checkTools(tools: unknown, cwd: string, env: Environment): void {
         `${at}.tool.def.name`,
         `${JSON.stringify(e.tool.def.name)} is not a tool name models accept: use 1 to 64 letters, digits, _ or -.`,
       );
+    if (TAKEN_TOOL_NAMES.has(e.tool.def.name))
+      fail(at, `${JSON.stringify(e.tool.def.name)} is the name of a built-in tool; choose another.`);
     e.roles.forEach((role, r) => {
+      if (codeAgents.has(normalizeName(role))) return;
       const problem = agentNameProblem(cwd, env, role, false);
       if (problem) fail(`${at}.roles[${r}]`, `${problem}, or main.`);
     });

@@ -8,7 +8,7 @@ import { openTerminalRun } from './terminal-run.js';
 import { printFinished } from './print-outcome.js';
 import { queueFromFlagOrEnv } from './worker.js';
 import { openOutputJsonl } from './output-options.js';
-import { openResumable, type Resumable } from '../host/resume.js';
+import { codeAgentsUsed, openResumable, type Resumable } from '../host/resume.js';
 import { answeringAsker } from '../orchestrator/cron/answers.js';
 import { holdingRun } from './hold-run.js';
 
@@ -39,6 +39,11 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
   const opened = openResumable(cwd, process.env, id);
   if (!opened.ok) throw new UsageError(`murmur resume: ${opened.error}.`);
   const { resumable } = opened;
+  const [code] = codeAgentsUsed(resumable);
+  if (code !== undefined)
+    throw new UsageError(
+      `murmur resume: session ${resumable.session.id} used the agent "${code}", which its program defined in code (defineAgent); murmur resume does not know it. Resume it from that program: murmur.resume('${resumable.session.id}') on a createMurmur made with the same options (agents included).`,
+    );
   flagsFromSession(args, resumable);
   // A queue swarm reattaches to its queue: --queue, else MURMUR_QUEUE, else the saved URL (only kept without a password).
   const savedQueue = resumable.swarm?.queue;

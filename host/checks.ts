@@ -2,7 +2,7 @@
 // template and items, and an agent or role name. Each returns what is wrong, in words the front end puts after
 // its own name for the value (`--role`, `swarm.role`…), or undefined when it is fine.
 import { loadAgentDefinitions } from '../roles/definitions.js';
-import { knownProfileNames, resolveProfile } from '../roles/profile.js';
+import { knownProfileNames, resolveProfile, type AgentProfile } from '../roles/profile.js';
 import type { Environment } from '../orchestrator/environment.js';
 import { validateSwarmItems } from '../swarm/validate.js';
 
@@ -18,9 +18,19 @@ export function swarmItemsProblem(
   return checked.ok ? undefined : checked.error.replace('prompt_template', templateName);
 }
 
-/** A role or a defined agent's name of the workspace; `forItems`: it must be able to run swarm items (not main). */
-export function agentNameProblem(cwd: string, env: Environment, name: string, forItems: boolean): string | undefined {
-  const definitions = loadAgentDefinitions({ workspace: cwd, ...(env.HOME ? { userHome: env.HOME } : {}) }).profiles;
+/**
+ * A role or a defined agent's name of the workspace (or of `code`, the agents its host defined in code); `forItems`:
+ * it must be able to run swarm items (not main).
+ */
+export function agentNameProblem(
+  cwd: string,
+  env: Environment,
+  name: string,
+  forItems: boolean,
+  code?: ReadonlyMap<string, AgentProfile>,
+): string | undefined {
+  const files = loadAgentDefinitions({ workspace: cwd, ...(env.HOME ? { userHome: env.HOME } : {}) }).profiles;
+  const definitions = code && code.size > 0 ? new Map([...files, ...code]) : files;
   const profile = resolveProfile(name, definitions);
   if (!profile)
     return `${JSON.stringify(name)} is not a role or a defined agent; known: ${knownProfileNames(definitions).join(', ')}`;

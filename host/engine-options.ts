@@ -12,7 +12,9 @@ import type { SessionStore } from '../orchestrator/session.js';
 import { DEFAULT_LIMITS, type AgentTreeLimits } from '../orchestrator/agent-tree.js';
 import type { AgentDirectory } from '../orchestrator/agent-directory.js';
 import { Semaphore } from '../orchestrator/model-gate.js';
-import type { FrontEnd } from '../roles/filters.js';
+import type { FrontEnd, ToolAccess } from '../roles/filters.js';
+import type { AgentProfile } from '../roles/profile.js';
+import type { ToolCallHook } from '../orchestrator/runtime-ports.js';
 import type { Asker } from '../orchestrator/permissions/asker.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
 import {
@@ -64,6 +66,12 @@ export interface HostInput {
   modelGate?: Semaphore;
   /** The host's own tools (a library user's), added to the registry; the catalog's filters still apply. */
   tools?: readonly RuntimeTool[];
+  /** Agents defined in code (the library's defineAgent), beside the definition files' (names saved with the session). */
+  agents?: readonly AgentProfile[];
+  /** The host's hook on every tool call, before permissions. */
+  onToolCall?: ToolCallHook;
+  /** The run's tool access (saved with the session, so a resume keeps it). */
+  toolAccess?: ToolAccess;
 }
 
 /** What the assembly made before the options, in this order: the agent directory, the permission setup and interaction adapters, the session. */
@@ -184,6 +192,15 @@ export function hostEngineOptions(input: HostInput, parts: EngineParts): EngineO
       sandbox: true,
       ...(parts.sandbox.network ? { sandboxNetwork: true } : {}),
     };
+  }
+  if (input.onToolCall) options.onToolCall = input.onToolCall;
+  if (input.agents && input.agents.length > 0) {
+    options.agents = input.agents;
+    options.settings = { ...options.settings, codeAgents: input.agents.map((agent) => agent.name) };
+  }
+  if (input.toolAccess) {
+    options.toolAccess = input.toolAccess;
+    options.settings = { ...options.settings, toolAccess: input.toolAccess };
   }
   // A swarm session's items are subagents without a parent: the spawn cap for one agent's children does not apply.
   if (input.sessionKind === 'swarm') options.limits = { maxAgents: Number.POSITIVE_INFINITY };

@@ -75,7 +75,32 @@ export function openResumable(cwd: string, env: Environment, id: string): Opened
       if (providerFor) options.providerFor = async (spec) => replayingProvider(await providerFor(spec), replay);
     };
   }
+  keepToolAccess(resumable);
   return { ok: true, resumable };
+}
+
+/** A resumed run keeps the tool access it was started with (saved with its settings). */
+function keepToolAccess(resumable: Resumable): void {
+  const access = resumable.settings.toolAccess;
+  if (!access) return;
+  const earlier = resumable.extend;
+  resumable.extend = (options) => {
+    earlier?.(options);
+    options.toolAccess = access;
+    options.settings = { ...options.settings, toolAccess: access };
+  };
+}
+
+/**
+ * The agents defined in code (the library's defineAgent) that the session's agents or its swarm's items used: only a
+ * host that defines them again can resume it.
+ */
+export function codeAgentsUsed(resumable: Resumable): string[] {
+  const code = new Set(resumable.settings.codeAgents ?? []);
+  if (code.size === 0) return [];
+  const used = new Set(resumable.state.agents.map((agent) => agent.profile));
+  if (resumable.swarm) used.add(resumable.swarm.role);
+  return [...code].filter((name) => used.has(name));
 }
 
 /** Rebuilds the saved agents on the engine; for a run, the main agent is told which subagents were interrupted. */

@@ -6,7 +6,7 @@ import { collectCandidates, type SourceOptions } from '../tools/catalog.js';
 import type { RuntimeTool } from '../tools/contract.js';
 import { SKILL_TOOL_NAME } from '../tools/interact/skill.js';
 import { toLoopTools, type LoopTools } from '../tools/loop-tools.js';
-import { applyFilters, type FrontEnd, type TurnFacts } from '../roles/filters.js';
+import { applyFilters, type FrontEnd, type ToolAccess, type TurnFacts } from '../roles/filters.js';
 import type { AgentProfile } from '../roles/profile.js';
 import type { EventBus } from './events.js';
 import type { ModelCapabilities } from './models/provider.js';
@@ -20,6 +20,8 @@ export interface FactsInputs {
   frontEnd: FrontEnd;
   features: { delegation: boolean; webSearch: boolean };
   mcpOrigin?: McpOriginOf | undefined;
+  /** The run's tool access; absent = no limit. */
+  toolAccess?: ToolAccess | undefined;
 }
 
 /** What the facts need of an agent (the scheduler's AgentRecord fits). */
@@ -42,6 +44,7 @@ export function turnFactsFor(agent: FactsAgent, inputs: FactsInputs): TurnFacts 
     desktopAvailable: false,
   };
   if (inputs.mcpOrigin) facts.mcpOrigin = inputs.mcpOrigin;
+  if (inputs.toolAccess) facts.access = inputs.toolAccess;
   return facts;
 }
 

@@ -1,10 +1,11 @@
-// Builder: one agent's tool-call pipeline, assembled once — its batch vetoes (built-in, then the host's), its
-// permission gate, and its after-call stages in order (the result budget first, then the skill chain). A function
-// of the agent, the host's ports and the agent's context; the shell bridge decides calls through the same hooks.
+// Builder: one agent's tool-call pipeline, assembled once — its batch vetoes (built-in, then the host's), the host's
+// call hook, its permission gate, and its after-call stages in order (the result budget first, then the skill
+// chain). A function of the agent, the host's ports and the agent's context; the shell bridge decides calls through
+// the same hooks.
 import { resultBudgetStage } from '../tools/budget.js';
 import type { AfterCallStage } from '../tools/call-stage.js';
 import { skillChainTracker } from '../tools/interact/skill.js';
-import type { BatchVetoFor, GateAgent, PermissionGate, ResultBudgetFor } from './runtime-ports.js';
+import type { BatchVetoFor, GateAgent, PermissionGate, ResultBudgetFor, ToolCallHook } from './runtime-ports.js';
 import type { AgentToolContext, BatchHooks, BatchVeto } from './tool-batch.js';
 import { batchVetoes } from './vetoes.js';
 
@@ -13,6 +14,8 @@ export interface PipelinePorts {
   permission?: PermissionGate | undefined;
   resultBudget?: ResultBudgetFor | undefined;
   extraVetoes?: BatchVetoFor | undefined;
+  /** The host's hook on every call (before the gate). */
+  onToolCall?: ToolCallHook | undefined;
 }
 
 export interface AgentPipeline {
@@ -39,6 +42,8 @@ export function pipelineFor(
       return undefined;
     },
   };
+  const hook = ports.onToolCall;
+  if (hook) hooks.onCall = (call, tool, args, signal) => hook(agent, call, tool, args, signal);
   const gate = ports.permission;
   if (gate) hooks.beforeCall = (call, tool, args, signal) => gate(agent, call, tool, args, signal);
   const stages: AfterCallStage[] = [];

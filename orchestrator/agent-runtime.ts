@@ -6,7 +6,7 @@
 import type { EnvPolicy, SessionPaths, WorkspacePolicy } from '../tools/adapters.js';
 import type { SkillCatalog } from '../tools/adapters-interaction.js';
 import type { AgentPorts, ToolRegistry } from '../tools/registry.js';
-import type { FrontEnd } from '../roles/filters.js';
+import type { FrontEnd, ToolAccess } from '../roles/filters.js';
 import type { AgentProfile } from '../roles/profile.js';
 import type { AgentLoopConfig } from './agent.js';
 import { catalogFor, filterLocal, mayDelegate, sourceOptionsFor, turnFactsFor } from './agent-catalog.js';
@@ -24,6 +24,7 @@ import type {
   PermissionGate,
   ResultBudgetFor,
   SwarmPortFor,
+  ToolCallHook,
 } from './runtime-ports.js';
 import type { AgentConfigurer, AgentRecord, AgentTree, AgentTreeHooks } from './agent-tree.js';
 import {
@@ -74,6 +75,10 @@ export interface RuntimeDeps {
   resultBudget?: ResultBudgetFor;
   /** Extra vetoes (plan mode) that run before permissions. */
   extraVetoes?: BatchVetoFor;
+  /** The host's hook on every tool call, before permissions (the library's onToolCall). */
+  onToolCall?: ToolCallHook;
+  /** The run's tool access: filters every agent's catalog (the library's toolAccess). */
+  toolAccess?: ToolAccess;
   maxTurns: number;
   maxOutputTokens?: number;
   /** murmur-tools for agents' shells; absent = off. */

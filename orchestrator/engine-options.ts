@@ -5,7 +5,7 @@ import type { InteractionAdapters } from '../tools/adapters-interaction.js';
 import type { AgentSwarmToolFactory } from '../tools/agents/agent-swarm.js';
 import type { RegistryDeps } from '../tools/registry.js';
 import type { AgentProfile } from '../roles/profile.js';
-import type { FrontEnd } from '../roles/filters.js';
+import type { FrontEnd, ToolAccess } from '../roles/filters.js';
 import type { AgentDirectory } from './agent-directory.js';
 import type { AppendPool } from './append-pool.js';
 import type { AgentRecord, AgentTreeLimits } from './agent-tree.js';
@@ -16,7 +16,7 @@ import type { Environment } from './environment.js';
 import type { EventBus } from './events.js';
 import type { Semaphore } from './model-gate.js';
 import type { ModelProvider } from './models/provider.js';
-import type { BatchVetoFor, McpToolSource, PermissionGate, ResultBudgetFor } from './runtime-ports.js';
+import type { BatchVetoFor, McpToolSource, PermissionGate, ResultBudgetFor, ToolCallHook } from './runtime-ports.js';
 import type { RunSettings } from './saved-state.js';
 import type { SessionStore } from './session.js';
 import type { AgentStatus, AgentSummary, Usage } from './types.js';
@@ -37,6 +37,12 @@ export interface EngineOptions {
   session?: SessionStore | false;
   sessionKind?: 'run' | 'swarm';
   definitions?: ReadonlyMap<string, AgentProfile>;
+  /** Agents the host defined in code, joined to the definitions (their names clash with none). */
+  agents?: readonly AgentProfile[];
+  /** The host's hook on every tool call of every agent, before permissions. */
+  onToolCall?: ToolCallHook;
+  /** The run's tool access: filters the catalog of every agent of the run. */
+  toolAccess?: ToolAccess;
   /** Interaction adapters (user channel, todos, skills, web policy, search). */
   interaction?: InteractionAdapters;
   registry?: RegistryDeps;

@@ -4,12 +4,7 @@ import { setMaxListeners } from 'node:events';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { buildToolRegistry } from '../tools/registry.js';
-import {
-  loadAgentDefinitions,
-  describeProblem,
-  profileOrProblem,
-  type DefinitionProblem,
-} from '../roles/definitions.js';
+import { profileOrProblem, type DefinitionProblem } from '../roles/definitions.js';
 import { builtinProfile, type AgentProfile } from '../roles/profile.js';
 import type { AgentRunResult } from './agent.js';
 import { makeConfigurer, type RuntimeDeps } from './agent-runtime.js';
@@ -29,6 +24,7 @@ import { sharedAppendPool } from './append-pool.js';
 import type { AgentSummary } from './types.js';
 import { hiddenByDenyRules } from './permissions/hidden-paths.js';
 import { restoreAgents } from './restore-agents.js';
+import { definitionsFor, pipelinePorts } from './engine-definitions.js';
 import { summaryOf } from './agent-summary.js';
 import { SAVED_STATE_VERSION, type SessionState } from './saved-state.js';
 import { CRON_TOOL_NAMES, limitsFrom, type EngineOptions, type RunOutcome } from './engine-options.js';
@@ -89,19 +85,9 @@ export class Engine {
     this.runId = this.session?.id ?? newSessionId(this.clock.now());
     const appendPool = options.appendPool ?? sharedAppendPool();
     if (this.session) this.records = new RunRecords(this.bus, this.session, appendPool);
-    if (options.definitions) this.definitions = options.definitions;
-    else {
-      const loaded = loadAgentDefinitions({ workspace: this.cwd, ...(env.HOME ? { userHome: env.HOME } : {}) });
-      for (const problem of loaded.problems) {
-        this.bus.emit({
-          type: 'log',
-          level: 'warn',
-          message: `agent definition ${problem.warning ? 'loaded with a warning' : 'skipped'}: ${describeProblem(problem)}`,
-        });
-      }
-      this.definitions = loaded.profiles;
-      this.definitionProblems = loaded.problems;
-    }
+    const loaded = definitionsFor(options, this.cwd, env, this.bus);
+    this.definitions = loaded.profiles;
+    this.definitionProblems = loaded.problems;
 
     // Built in dependency order: the agent directory first (background results and timers are delivered through it),
     // then the task registry and timers, then the tools and runtime that use them, then the agent tree that fills it.
@@ -161,9 +147,7 @@ export class Engine {
     if (options.mcp) Object.assign(runtime, options.mcp);
     if (options.interaction?.skills) runtime.skills = options.interaction.skills;
     if (options.swarmFor && options.swarmTool) runtime.swarmFor = (record) => options.swarmFor!(this, record);
-    if (options.permission) runtime.permission = options.permission;
-    if (options.extraVetoes) runtime.extraVetoes = options.extraVetoes;
-    if (options.resultBudget) runtime.resultBudget = options.resultBudget;
+    Object.assign(runtime, pipelinePorts(options));
     if (this.config.tools?.shellBridge !== false && options.shellBridge !== false) {
       const tasks = this.tasks;
       this.shellBridge = new EngineShellBridge(this.bus, processLeaseServer, {

@@ -292,7 +292,7 @@ export class EventBus {
    */
   constructor(
     private readonly now: () => number = systemClock.now,
-    private readonly sessionId?: string,
+    readonly sessionId?: string,
   ) {}
 
   /** Whether anybody would receive an event of this type: lets hot paths skip building it. */

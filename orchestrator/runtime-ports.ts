@@ -6,13 +6,13 @@ import type { ResultBudget } from '../tools/budget.js';
 import type { RuntimeTool, ToolResult } from '../tools/contract.js';
 import type { McpOrigin } from '../roles/filters.js';
 import type { AgentRecord } from './agent-tree.js';
-import type { BatchVeto } from './tool-batch.js';
+import type { BatchVeto, CallDecision } from './tool-batch.js';
 import type { ToolCall } from './types.js';
 
 /** What the gate and the budget know of the calling agent (the scheduler's AgentRecord fits). */
 export interface GateAgent {
   readonly id: string;
-  readonly profile: { readonly name: string };
+  readonly profile: { readonly name: string; readonly role?: string };
   /** Its own workspace root (a swarm worktree), when not the run's. */
   readonly workspaceRoot?: string | undefined;
 }
@@ -29,6 +29,19 @@ export type PermissionGate = (
   args: unknown,
   signal: AbortSignal,
 ) => Promise<ToolResult | undefined> | ToolResult | undefined;
+
+/**
+ * The host's hook on every tool call of `agent` (the library's onToolCall), before the permission gate: undefined
+ * goes on, `deny` refuses, `args` replaces the checked arguments. Contract: never throws or rejects (a failure is a
+ * denial); only this call waits for it.
+ */
+export type ToolCallHook = (
+  agent: GateAgent,
+  call: ToolCall,
+  tool: RuntimeTool,
+  args: unknown,
+  signal: AbortSignal,
+) => Promise<CallDecision> | CallDecision;
 
 /**
  * The result budget of one agent (the first after-call stage), made once when the agent is configured; `hasRead`

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TaskInfo } from '../tools/adapters.js';
 import type { OutputSpec } from '../roles/profile.js';
+import type { ToolAccess } from '../roles/filters.js';
 import type { AgentSummary, Usage } from './types.js';
 
 /** The version this murmur writes. Raise it (and add a migration and a fixture) when the format changes. */
@@ -61,6 +62,10 @@ export interface RunSettings {
   output?: OutputSpec;
   /** `murmur swarm --output-jsonl`: the file (absolute) a resume goes on appending the unwritten items to. */
   outputJsonl?: string;
+  /** The run's tool access (the library's `toolAccess`): a resume keeps it. */
+  toolAccess?: ToolAccess;
+  /** The agents its host defined in code (the library's defineAgent): only the library can resume a session using them. */
+  codeAgents?: string[];
 }
 
 export type SavedStateRead = { ok: true; state: SessionState } | { ok: false; error: string };

@@ -33,6 +33,7 @@ const FILTER_REASONS: Record<string, (facts: TurnFacts) => string> = {
   delegation: () => 'this agent may not delegate',
   'profile caps': () => 'subagents and the feature switches leave it out',
   'role caps': (facts) => `the ${facts.profile.role} role may not use it`,
+  'tool access': () => "the run's toolAccess leaves it out",
 };
 
 /** Why the filters keep a tool from this agent: the first filter that drops it, or undefined when none does. */
@@ -233,6 +234,7 @@ export function agentBridge(input: AgentBridgeInput): BridgeAgent {
       const call = { id: shellCallId(), name: tool.def.name, arguments: rawArguments };
       // The same gate and after-call stages as the agent's catalog calls; batch vetoes concern a model message only.
       const pipeline: BatchHooks = {};
+      if (hooks.onCall) pipeline.onCall = hooks.onCall;
       if (hooks.beforeCall) pipeline.beforeCall = hooks.beforeCall;
       if (hooks.afterCall) pipeline.afterCall = hooks.afterCall;
       const { message, refused } = await runToolCallOutcome(call, {

@@ -24,8 +24,24 @@ export type CallGate = (
   signal: AbortSignal,
 ) => Promise<ToolResult | undefined> | ToolResult | undefined;
 
+/** What the host's call hook decides: undefined goes on to the gate, `deny` refuses, `args` replaces the arguments. */
+export type CallDecision = undefined | { deny: ToolResult } | { args: unknown };
+
+/**
+ * The host's hook on every call, before the gate: it sees the checked arguments and may refuse the call or rewrite
+ * them (the new ones are checked against the tool's schema again). Must not throw or reject: the batch does not catch it.
+ */
+export type CallHook = (
+  call: ToolCall,
+  tool: RuntimeTool,
+  args: unknown,
+  signal: AbortSignal,
+) => Promise<CallDecision> | CallDecision;
+
 export interface BatchHooks {
   vetoBatch?: BatchVeto;
+  /** The host's hook (onToolCall), before the gate. */
+  onCall?: CallHook;
   beforeCall?: CallGate;
   /** Run in order on every result, refusals included (the budget gate, the skill chain…). */
   afterCall?: readonly AfterCallStage[];
@@ -97,6 +113,12 @@ export function prepareCall(call: ToolCall, tools: ReadonlyMap<string, RuntimeTo
   return problem ? refused(problem) : { kind: 'ready', tool, args };
 }
 
+/** Arguments rewritten by the host's hook go through the tool's schema again: a refusal naming the rule, or undefined. */
+function rewriteProblem(tool: RuntimeTool, args: unknown): ToolResult | undefined {
+  const problem = checkArguments(tool.def, args);
+  return problem ? refusal(`${problem} (the arguments as the host's onToolCall rewrote them)`) : undefined;
+}
+
 function noop(): void {}
 
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
@@ -149,10 +171,20 @@ async function runCall(
     if (slot) slot.refused = 'denied';
     result = refusal(`Tool "${call.name}" was not run: the agent was aborted.`);
   } else {
-    const gate = options.hooks?.beforeCall;
+    let args = prepared.args;
     let denied: ToolResult | undefined;
-    if (gate) {
-      const answer = gate(call, prepared.tool, prepared.args, options.signal);
+    const hook = options.hooks?.onCall;
+    if (hook) {
+      const decided = hook(call, prepared.tool, args, options.signal);
+      const decision = isPromise(decided) ? await decided : decided;
+      if (decision !== undefined) {
+        if ('deny' in decision) denied = decision.deny;
+        else denied = rewriteProblem(prepared.tool, (args = decision.args));
+      }
+    }
+    const gate = options.hooks?.beforeCall;
+    if (gate && !denied) {
+      const answer = gate(call, prepared.tool, args, options.signal);
       denied = isPromise(answer) ? await answer : answer;
     }
     if (denied) {
@@ -164,7 +196,7 @@ async function runCall(
       const update = observer?.update;
       const onUpdate = update ? (u: { text: string }) => update.call(observer, call, u.text) : noop;
       try {
-        const out = prepared.tool.impl(context, prepared.args as never, options.signal, onUpdate);
+        const out = prepared.tool.impl(context, args as never, options.signal, onUpdate);
         result = checked(call, isPromise(out) ? await out : out);
       } catch (error) {
         result = failed(call, error);

@@ -40,7 +40,8 @@ const KNOWN_FIELDS = [
 const EFFORTS = ['low', 'medium', 'high'] as const;
 const NAME_RULE = /^[a-z0-9][a-z0-9_-]*$/;
 
-class FieldError extends Error {
+/** A field of a definition that is wrong: its name and the message (thrown by profileFrom). */
+export class FieldError extends Error {
   constructor(
     readonly field: string,
     message: string,
@@ -77,7 +78,8 @@ export function parseDuration(value: unknown, field: string): number {
   return ms;
 }
 
-function profileFrom(
+/** A defined agent's profile from its fields (a file's front matter, or an agent defined in code) and its prompt. */
+export function profileFrom(
   path: string,
   fallbackName: string,
   data: Record<string, unknown>,

@@ -22,6 +22,16 @@ export interface TurnFacts {
   desktopAvailable: boolean;
   /** The MCP server and tool behind a tool (from the MCP source), so names never have to be parsed back. */
   mcpOrigin?: (tool: RuntimeTool) => McpOrigin | undefined;
+  /** The run's tool access (every agent of the run); absent = no limit. */
+  access?: ToolAccess;
+}
+
+/** A run's tool access (the library's `toolAccess`): tool names or `mcp__server__*` patterns; `deny` wins. */
+export interface ToolAccess {
+  /** Only these tools (when given). */
+  allow?: readonly string[];
+  /** Never these tools. */
+  deny?: readonly string[];
 }
 
 export interface McpOrigin {
@@ -169,6 +179,21 @@ export const filterRoleCaps: ToolFilter = (tools, { facts }) => {
   return tools.filter((t) => (t.grantedTo !== undefined ? granted(t) : spec.allows(t, originOf(t, facts))));
 };
 
+function listed(entries: readonly string[], name: string): boolean {
+  return entries.some((entry) => matchesNamePattern(name, canonicalToolName(entry)));
+}
+
+/** 9. The run's tool access: a tool its `deny` names, or one its `allow` (when given) leaves out, is not offered. */
+export const filterToolAccess: ToolFilter = (tools, { facts }) => {
+  const access = facts.access;
+  if (!access) return tools;
+  const { allow, deny } = access;
+  return tools.filter((t) => {
+    const name = normalizeName(t.def.name);
+    return (allow === undefined || listed(allow, name)) && (deny === undefined || !listed(deny, name));
+  });
+};
+
 export const FILTER_PIPELINE: readonly { name: string; filter: ToolFilter }[] = [
   { name: 'excluded', filter: filterExcluded },
   { name: 'model capability', filter: filterModelCapability },
@@ -178,6 +203,7 @@ export const FILTER_PIPELINE: readonly { name: string; filter: ToolFilter }[] = 
   { name: 'delegation', filter: filterDelegation },
   { name: 'profile caps', filter: filterProfileCaps },
   { name: 'role caps', filter: filterRoleCaps },
+  { name: 'tool access', filter: filterToolAccess },
 ];
 
 export function applyFilters(

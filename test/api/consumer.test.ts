@@ -2,8 +2,8 @@
 // TypeScript project (moduleResolution nodenext), type-checked with the repo's tsc and run on the scripted model;
 // deep imports must fail, for tsc and for Node. A second project has no @types/node at all: the published
 // declarations must not need it; it also type-checks and runs the README's run-handle, "Your own model" and testing
-// examples (against a local endpoint this test starts), a run's handle with its events, and the typed swarm output
-// example.
+// examples (against a local endpoint this test starts), a run's handle with its events, the typed swarm output
+// example, and the agents-in-code example (defineAgent, onToolCall, toolAccess).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
@@ -198,6 +198,7 @@ describe('a consumer project', () => {
     writeFileSync(path.join(bare, 'custom-tool.ts'), asDocumented('custom-tool.ts'));
     writeFileSync(path.join(bare, 'typed-output.ts'), asDocumented('typed-output.ts'));
     writeFileSync(path.join(bare, 'run-handle.ts'), asDocumented('run-handle.ts'));
+    writeFileSync(path.join(bare, 'code-agents.ts'), asDocumented('code-agents.ts'));
     // The run-handle example's model (MURMUR_MODEL): a glob, then an answer slower than its deadline.
     const slow = { latencyMs: 5_000, text: 'late' };
     const script = {
@@ -217,6 +218,7 @@ import { testCountNotes } from './scripted-test.js';
 import { closed, fixTickets } from './custom-tool.js';
 import { whereConfigured } from './typed-output.js';
 import { runWithDeadline } from './run-handle.js';
+import { whereRead } from './code-agents.js';
 import { scriptedModel } from 'murmur-agents/testing';
 import { defineTool, textResult, Type } from 'murmur-agents/tools';
 
@@ -244,7 +246,16 @@ const answered = await createMurmur({ cwd: '.', model: scriptedModel({ agents: [
 const counted = await answered.run('count', { output: Type.Object({ n: Type.Integer() }) });
 await answered.close();
 const n: number | undefined = counted.output?.n;
-console.log(JSON.stringify({ status: report.status, result: report.result, house, files, n, tickets: [typeof fixTickets, closed.length], events: [events[0], events.at(-1)], deadline: [deadline.status, deadline.reason, deadline.saved] }));
+// Agents in code and onToolCall: the finder answers typed; the hook refuses the main agent's read of .env.
+const agents = scriptedModel({
+  agents: [
+    { match: { role: 'finder' }, turns: [{ toolCalls: [{ name: 'final_answer', arguments: { file: 'notes/plan.md', line: 1 } }] }] },
+    { match: { role: 'main' }, turns: [{ toolCalls: [{ name: 'read', arguments: { path: '.env' } }] }, { text: 'no default' }] },
+  ],
+});
+const where = await whereRead('.', 'PORT', agents);
+const line: number | undefined = where.location?.line;
+console.log(JSON.stringify({ status: report.status, result: report.result, house, files, n, tickets: [typeof fixTickets, closed.length], events: [events[0], events.at(-1)], deadline: [deadline.status, deadline.reason, deadline.saved], where: [where.location?.file, line, where.summary, where.calls] }));
 `,
     );
     try {
@@ -263,6 +274,7 @@ console.log(JSON.stringify({ status: report.status, result: report.result, house
         tickets: ['function', 0],
         events: ['run.start', 'run.end'],
         deadline: ['aborted', 'no answer within 200 ms', 'aborted'],
+        where: ['notes/plan.md', 1, 'no default', ['finder: final_answer', 'main: read']],
       });
       expect(endpoint.requests).toHaveLength(2);
     } finally {

@@ -21,6 +21,7 @@ describe('README "Use it from code"', () => {
       asDocumented('research-fanout.ts'),
       asDocumented('typed-output.ts'),
       asDocumented('custom-tool.ts'),
+      asDocumented('code-agents.ts'),
       asDocumented('run-handle.ts'),
       asDocumented('scripted-test.ts'),
       asDocumented('own-model.ts'),

@@ -17,8 +17,10 @@ import {
   filterProfileCaps,
   filterRoleCaps,
   filterSelector,
+  filterToolAccess,
   type TurnFacts,
 } from '../../roles/filters.js';
+import { filterRefusal } from '../../orchestrator/shell-bridge.js';
 import { builtinProfile, type AgentProfile } from '../../roles/profile.js';
 import type { SubagentAdapter, SwarmAdapter } from '../../tools/adapters.js';
 import type { UserChannel } from '../../tools/adapters-interaction.js';
@@ -217,7 +219,19 @@ describe('the filters, in order', () => {
       'delegation',
       'profile caps',
       'role caps',
+      'tool access',
     ]);
+  });
+
+  it("9. keeps only what the run's toolAccess allows, never what it denies; the shell bridge names it", () => {
+    const tools = [fakeTool('read'), fakeTool('bash'), fakeTool('mcp__gh__search', 'configured')];
+    const access = (a: TurnFacts['access']) => names(filterToolAccess(tools, filterContext(facts({ access: a }))));
+    expect(access({ allow: ['read', 'mcp__gh__*'] })).toEqual(['read', 'mcp__gh__search']);
+    expect(access({ allow: ['read', 'bash'], deny: [' Bash '] })).toEqual(['read']);
+    expect(access(undefined)).toEqual(['read', 'bash', 'mcp__gh__search']);
+    expect(filterRefusal(fakeTool('bash'), facts({ access: { deny: ['bash'] } }))).toBe(
+      "bash is not available to the main agent: the run's toolAccess leaves it out.",
+    );
   });
 
   it('1. drops the names excluded for this turn (compared normalised)', () => {

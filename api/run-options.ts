@@ -1,0 +1,51 @@
+// The options of one run and one swarm of a murmur instance (types only).
+import type { TSchema } from '@sinclair/typebox';
+import type { DefinedAgent } from './agents.js';
+import type { SwarmTemplate } from './output.js';
+import type { ToolAccess } from '../roles/filters.js';
+
+export interface RunOptions<S extends TSchema = TSchema> {
+  /**
+   * A role (`worker`, `explore`…), a defined agent's name, or an agent of `agents` (its output types the report's
+   * when `output` is not given); absent = the main agent.
+   */
+  agent?: string | DefinedAgent<S>;
+  /** Which tools the run's agents may see (every agent of the run); approvals stay with `permissions`. */
+  toolAccess?: ToolAccess;
+  /** Aborts this run (finished work is kept). */
+  signal?: AbortSignal;
+  /** A typed output: the agent answers through final_answer, checked against this schema; the report's `output`. */
+  output?: S;
+  /** Invalid answers sent back with the validation errors before the run fails (default 1). */
+  outputRetries?: number;
+}
+
+export interface SwarmOptions<T = string, S extends TSchema = TSchema> {
+  /**
+   * The prompt for each item: a string where every {{item}} is replaced by the item (by its JSON for an object;
+   * {{field}} by that field of an object item), or a function of the item.
+   */
+  template: SwarmTemplate<T>;
+  /** Strings, or any values with a template function or {{field}} placeholders (each row's `input`). */
+  items: readonly T[];
+  /** A typed output for every item: each worker answers through final_answer; each row's `output`. */
+  output?: S;
+  /** Invalid answers sent back with the validation errors before an item fails (default 1). */
+  outputRetries?: number;
+  /** explore, worker (default), verifier, a defined agent's name, or an agent of `agents`. */
+  role?: string | DefinedAgent<S>;
+  /** Which tools the swarm's agents may see (items and verifiers); approvals stay with `permissions`. */
+  toolAccess?: ToolAccess;
+  /** A verifier checks each completed item; failures go back to the worker. */
+  verify?: boolean;
+  /** Verify rounds per item (default 2). */
+  maxRounds?: number;
+  /** worktree: each worker in its own git worktree, merged back when it completes. */
+  isolation?: 'none' | 'worktree';
+  maxConcurrency?: number;
+  /** A short title (default: the template's first line and the item count). */
+  description?: string;
+  /** Run the items on `murmur worker`s through this Redis queue (redis://…) instead of in this process. */
+  queue?: string;
+  signal?: AbortSignal;
+}
