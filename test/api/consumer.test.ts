@@ -199,6 +199,14 @@ describe('a consumer project', () => {
     writeFileSync(path.join(bare, 'typed-output.ts'), asDocumented('typed-output.ts'));
     writeFileSync(path.join(bare, 'run-handle.ts'), asDocumented('run-handle.ts'));
     writeFileSync(path.join(bare, 'code-agents.ts'), asDocumented('code-agents.ts'));
+    // The tracing example, with the SDK the application brings (here: the one installed with the package).
+    writeFileSync(path.join(bare, 'tracing.ts'), asDocumented('tracing.ts'));
+    mkdirSync(path.join(bare, 'node_modules', '@opentelemetry'));
+    symlinkSync(
+      path.join(pkg.dir, 'node_modules', '@opentelemetry', 'sdk-trace-base'),
+      path.join(bare, 'node_modules', '@opentelemetry', 'sdk-trace-base'),
+      'dir',
+    );
     // The run-handle example's model (MURMUR_MODEL): a glob, then an answer slower than its deadline.
     const slow = { latencyMs: 5_000, text: 'late' };
     const script = {
@@ -219,6 +227,8 @@ import { closed, fixTickets } from './custom-tool.js';
 import { whereConfigured } from './typed-output.js';
 import { runWithDeadline } from './run-handle.js';
 import { whereRead } from './code-agents.js';
+import { tracedBatch } from './tracing.js';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { scriptedModel } from 'murmur-agents/testing';
 import { defineTool, textResult, Type } from 'murmur-agents/tools';
 
@@ -234,6 +244,17 @@ for await (const event of handle.events()) if (event.sessionId === handle.sessio
 const report: RunReport = await handle;
 await murmur.close();
 const deadline = await runWithDeadline('.', 'Read every file', 200);
+const finished: ReadableSpan[] = [];
+// A collecting exporter (the SDK's in-memory one forgets its spans when the provider shuts down).
+const exporter: SpanExporter = {
+  export: (batch, done) => {
+    finished.push(...batch);
+    done({ code: 0 });
+  },
+  shutdown: async () => undefined,
+};
+const traced = await tracedBatch('.', ['notes/plan.md'], exporter);
+const spans = [...new Set(finished.map((span) => span.name.split(' ')[0]))].sort();
 await testCountNotes('.');
 const house = await askHouseModel('.', ${JSON.stringify(endpoint.url)}, 'How many notes are there?');
 const finder = scriptedModel({
@@ -255,7 +276,7 @@ const agents = scriptedModel({
 });
 const where = await whereRead('.', 'PORT', agents);
 const line: number | undefined = where.location?.line;
-console.log(JSON.stringify({ status: report.status, result: report.result, house, files, n, tickets: [typeof fixTickets, closed.length], events: [events[0], events.at(-1)], deadline: [deadline.status, deadline.reason, deadline.saved], where: [where.location?.file, line, where.summary, where.calls] }));
+console.log(JSON.stringify({ status: report.status, result: report.result, house, files, n, tickets: [typeof fixTickets, closed.length], events: [events[0], events.at(-1)], deadline: [deadline.status, deadline.reason, deadline.saved], where: [where.location?.file, line, where.summary, where.calls], traced: [traced.kind, spans] }));
 `,
     );
     try {
@@ -274,6 +295,8 @@ console.log(JSON.stringify({ status: report.status, result: report.result, house
         tickets: ['function', 0],
         events: ['run.start', 'run.end'],
         deadline: ['aborted', 'no answer within 200 ms', 'aborted'],
+        // The example's swarm on this project's scripted model (no worker is scripted): its spans still reach the exporter.
+        traced: ['swarm', ['chat', 'invoke_agent', 'murmur.run', 'murmur.swarm', 'murmur.swarm.item']],
         where: ['notes/plan.md', 1, 'no default', ['finder: final_answer', 'main: read']],
       });
       expect(endpoint.requests).toHaveLength(2);
