@@ -2,6 +2,7 @@
 // answer without the token or from a foreign origin is refused and nothing is recorded; answering a session that
 // another process runs is refused naming it; a run that failed before its session started shows the reason on
 // its History row and its log opens; a session link to no session (yet) and an unreadable session say why.
+import { seriousViolations } from './axe.js';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -106,6 +107,7 @@ describe.skipIf(!available)('answers only from the console, and failed runs that
     await page.waitForURL(/\/runs\/.+\/log$/);
     expect(await page.locator('pre.log').textContent()).toContain('gone.json');
     await page.screenshot({ path: screenshotPath('run-log'), fullPage: true });
+    expect(await seriousViolations(page)).toEqual([]);
     const runId = (await runsOf(con, task.id)).at(-1)!.id;
     const plain = await fetch(`${con.served.base}/api/tasks/${task.id}/runs/${runId}/log`, {
       headers: { authorization: `Bearer ${con.served.token}` },

@@ -3,6 +3,7 @@
 // the card on its session page is answered as a person would (Approve; Deny with a reason, which the agent sees;
 // Always allow, saved with the session so a later identical call in a later resume is not asked; a question).
 // Checked by what was saved: `murmur schedule show`, `murmur sessions --json`, state.json and the transcripts.
+import { seriousViolations } from './axe.js';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -146,6 +147,8 @@ describe.skipIf(!available)('approvals and questions answered in the console', (
     expect(await card.textContent()).toContain('wants to run bash');
     expect(await card.textContent()).toMatch(/Why asked: .+/);
     await page.screenshot({ path: screenshotPath('session-approval-card'), fullPage: true });
+    // The card is a page a person acts on: no serious or critical accessibility violation there either.
+    expect(await seriousViolations(page)).toEqual([]);
     await card.getByRole('button', { name: 'Approve', exact: true }).click();
     // The page follows the resumed run live: running (its elapsed time ticking), then completed.
     await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toBe('running');
