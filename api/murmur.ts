@@ -292,9 +292,7 @@ class MurmurInstance implements Murmur {
         `session ${resumable.session.id} ran on a queue whose URL was not saved (it held a password); set MURMUR_QUEUE to resume it.`,
       );
     // A session whose shells ran in the sandbox resumes in it.
-    const sandbox: SandboxChoice | undefined = resumable.settings.sandbox
-      ? { enabled: true, ...(resumable.settings.sandboxNetwork ? { network: true } : {}) }
-      : undefined;
+    const { sandbox } = resumable;
     const setup = async (bus: EventBus): Promise<RunSetup> => {
       const queue = queueUrl ? await this.queue(queueUrl) : undefined;
       const kind = resumable.swarm ? 'swarm' : 'run';

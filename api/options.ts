@@ -9,7 +9,7 @@ import type { ApprovalAnswer, ApprovalRequest, Requester } from '../orchestrator
 import type { QuestionReply, QuestionRequest } from '../tools/adapters-interaction.js';
 import type { RuntimeTool } from '../tools/contract.js';
 import { describeRuleProblem, parseRuleLists } from '../orchestrator/permissions/rules.js';
-import { MurmurOptionsError } from './errors.js';
+import { fail } from './option-error.js';
 import { agentNameProblem } from '../host/checks.js';
 import type { Environment } from '../orchestrator/environment.js';
 import type { TracerProvider } from '@opentelemetry/api';
@@ -176,10 +176,6 @@ export interface CheckedOptions {
   config: MurmurConfig;
   env: Environment;
   options: MurmurOptions;
-}
-
-function fail(option: string, message: string): never {
-  throw new MurmurOptionsError(option, `murmur: option ${option}: ${message}`);
 }
 
 function oneOf(option: string, value: unknown, accepted: readonly string[]): void {

@@ -6,7 +6,7 @@ import type { ItemResult } from '../swarm/report.js';
 import type { SwarmReport } from '../host/reports.js';
 import { swarmItemsProblem } from '../host/checks.js';
 import { outputSchemaProblem, type OutputSpec } from '../host/output.js';
-import { MurmurOptionsError } from './errors.js';
+import { fail } from './option-error.js';
 
 /** What a swarm's template may be: a string with `{{item}}` (or, for object items, `{{field}}`), or a function. */
 export type SwarmTemplate<T> = string | ((item: T) => string);
@@ -16,10 +16,6 @@ export type TypedSwarmReport<O, T> = Omit<SwarmReport<O, T>, 'items'> & { items:
 
 /** The answer's type for an `output` schema (`unknown` without one). */
 export type OutputOf<S extends TSchema> = Static<S>;
-
-function fail(option: string, message: string): never {
-  throw new MurmurOptionsError(option, `murmur: option ${option}: ${message}`);
-}
 
 /** The host's output spec for `output` and `outputRetries` (`prefix`: '' for run(), 'swarm.' for swarm()). */
 export async function outputSpecOf(

@@ -7,7 +7,7 @@ import type { Asker } from '../orchestrator/permissions/asker.js';
 import { holdAsker, type HeldCall } from '../orchestrator/cron/hold-asker.js';
 import { readScheduledMarker, writeHeld } from '../orchestrator/cron/held.js';
 import { recordHeldRun } from '../orchestrator/cron/resumed.js';
-import { HELD_EXIT_CODE } from '../orchestrator/cron/run-process.js';
+import { HELD_EXIT_CODE } from '../orchestrator/cron/held.js';
 import type { SessionStore } from '../orchestrator/session.js';
 import type { TerminalRun } from './terminal-run.js';
 import { boolFlag, type ParsedArgs } from './args.js';

@@ -64,9 +64,7 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
     ...(answered ? { answering: (asker) => answeringAsker(resumable.held, asker) } : {}),
     sessionKind: resumable.swarm ? 'swarm' : 'run',
     session: resumable.session,
-    ...(resumable.settings.sandbox
-      ? { sandbox: { enabled: true, ...(resumable.settings.sandboxNetwork ? { network: true } : {}) } }
-      : {}),
+    ...(resumable.sandbox ? { sandbox: resumable.sandbox } : {}),
     ...(resumable.extend ? { extend: resumable.extend } : {}),
   });
   hold?.attach(terminal);

@@ -2,6 +2,7 @@
 // what is wrong when it cannot be resumed), say how the engine must be built for it (a scheduled run held at a call
 // that needed a person replays that call), and — once the engine exists — restore it and tell the main agent which
 // subagents were interrupted. The lifecycle (lifecycle.ts) runs what was restored.
+import type { SandboxChoice } from './sandbox.js';
 import type { Engine, EngineOptions, RunSettings, SessionState } from '../orchestrator/engine.js';
 import type { AgentRecord } from '../orchestrator/agent-tree.js';
 import { SessionStore, stateHome } from '../orchestrator/session.js';
@@ -27,6 +28,13 @@ export interface Resumable {
   extend?: (options: EngineOptions) => void;
   /** The calls the session was held at, with the answers recorded for them (the console's); [] when none. */
   held: HeldCall[];
+  /** The sandbox its shells ran in (from its settings): a resume runs them there again; absent = none. */
+  sandbox?: SandboxChoice;
+}
+
+/** The sandbox a session's settings say its shells ran in. */
+function savedSandbox(settings: RunSettings): SandboxChoice | undefined {
+  return settings.sandbox ? { enabled: true, ...(settings.sandboxNetwork ? { network: true } : {}) } : undefined;
 }
 
 export type Opened = { ok: true; resumable: Resumable } | { ok: false; error: string };
@@ -50,6 +58,8 @@ export function openResumable(cwd: string, env: Environment, id: string): Opened
     model: state.model || undefined,
     held: [],
   };
+  const sandbox = savedSandbox(resumable.settings);
+  if (sandbox) resumable.sandbox = sandbox;
   if (state.kind === 'swarm') {
     const swarm = state.swarm as SavedSwarm | undefined;
     if (!swarm)

@@ -2,13 +2,10 @@
 // answers): the live holder of its `owner.lock` (session-lock.ts), in the words `murmur resume` uses.
 import { join } from 'node:path';
 import { serviceHolder } from '../orchestrator/cron/lock.js';
-import { SESSION_LOCK_FILE } from './session-lock.js';
+import { describeHolder, SESSION_LOCK_FILE } from './session-lock.js';
 
 /** "pid 4242 on box, since 2026-…" for the process running the session in `sessionDir`; undefined when none. */
 export function sessionRunBy(sessionDir: string): string | undefined {
   const holder = serviceHolder(join(sessionDir, SESSION_LOCK_FILE));
-  if (!holder) return undefined;
-  const where = holder.host !== undefined ? ` on ${holder.host}` : '';
-  const since = holder.startedAt > 0 ? `, since ${new Date(holder.startedAt).toISOString()}` : '';
-  return `pid ${holder.pid}${where}${since}`;
+  return holder ? describeHolder(holder) : undefined;
 }

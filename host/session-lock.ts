@@ -5,7 +5,13 @@
 // as the scheduler's service lock (orchestrator/cron/lock.ts), refreshed while held so a holder on another machine
 // sharing the folder is judged by its heartbeat.
 import { join } from 'node:path';
-import { refreshServiceLock, releaseServiceLock, takeServiceLock, withLock } from '../orchestrator/cron/lock.js';
+import {
+  refreshServiceLock,
+  releaseServiceLock,
+  takeServiceLock,
+  withLock,
+  type ServiceHolder,
+} from '../orchestrator/cron/lock.js';
 import type { SessionStore } from '../orchestrator/session.js';
 
 export const SESSION_LOCK_FILE = 'owner.lock';
@@ -33,11 +39,9 @@ export function lockSession(session: SessionStore, now = Date.now()): Locked {
   const taken = withLock(`${path}.mutex`, () => takeServiceLock(path, now), { waitLimitMs: 5_000 });
   if (!taken.ok) {
     const { holder } = taken;
-    const where = holder.host !== undefined ? ` on ${holder.host}` : '';
-    const since = holder.startedAt > 0 ? `, since ${new Date(holder.startedAt).toISOString()}` : '';
     return {
       ok: false,
-      error: `session ${session.id} is being run by another murmur (pid ${holder.pid}${where}${since}); wait for it to end, or stop it (kill ${holder.pid}) and resume again`,
+      error: `session ${session.id} is being run by another murmur (${describeHolder(holder)}); wait for it to end, or stop it (kill ${holder.pid}) and resume again`,
     };
   }
   heldHere.add(path);
@@ -56,4 +60,11 @@ export function lockSession(session: SessionStore, now = Date.now()): Locked {
       },
     },
   };
+}
+
+/** "pid 4242 on box, since 2026-…": who holds a session, for messages. */
+export function describeHolder(holder: ServiceHolder): string {
+  const where = holder.host !== undefined ? ` on ${holder.host}` : '';
+  const since = holder.startedAt > 0 ? `, since ${new Date(holder.startedAt).toISOString()}` : '';
+  return `pid ${holder.pid}${where}${since}`;
 }

@@ -1,7 +1,7 @@
 // A thin stateful wrapper around the loop: the conversation, the inbox, the status, abort and timeout.
 import { getEventListeners, setMaxListeners } from 'node:events';
 import { type Clock, systemClock } from './clock.js';
-import { answerText, FINAL_ANSWER } from './final-answer.js';
+import { answerText, isAcceptedAnswer } from './final-answer.js';
 import type { EventBus, EventInput } from './events.js';
 import { runAgentLoop, StopRequest, type LoopConfig, type LoopOutcome, type LoopSelf, type LoopState } from './loop.js';
 import {
@@ -84,8 +84,7 @@ export class Agent {
     this.state = { messages, turns: 0, toolCalls: 0, usage: emptyUsage(), lastText: '' };
     for (const m of messages) {
       // A typed output's answer is its handoff (as the loop made it when the agent answered).
-      if (m.role === 'tool' && m.toolName === FINAL_ANSWER && !m.isError && isAnswer(m.details))
-        this.state.lastText = answerText(m.details.output);
+      if (isAcceptedAnswer(m)) this.state.lastText = answerText(m.details.output);
       if (m.role !== 'assistant') continue;
       this.state.turns++;
       this.state.toolCalls += m.toolCalls.length;
@@ -307,10 +306,6 @@ export class Agent {
 }
 
 const EMPTY: UserMessage[] = [];
-
-function isAnswer(details: unknown): details is { output: unknown } {
-  return typeof details === 'object' && details !== null && 'output' in details;
-}
 
 /**
  * Controllers of runs that ended normally, unaborted, with no listener left on their signal: the next run (of

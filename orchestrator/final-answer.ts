@@ -4,7 +4,7 @@
 // and the rule. The loop asks a judge after each answer: a valid final answer ends the agent; an invalid one (or
 // text without the call) is sent back, `retries` times, then the agent fails with the errors as its reason.
 import type { TSchema } from '@sinclair/typebox';
-import type { RuntimeTool, ToolResult } from '../tools/contract.js';
+import { resultText, type RuntimeTool, type ToolResult } from '../tools/contract.js';
 import type { LoopTools } from '../tools/loop-tools.js';
 import { toolSchema } from '../tools/loop-tools.js';
 import { loadJsonSchemaValidators, type ArgumentValidator } from '../tools/mcp/json-schema.js';
@@ -93,7 +93,8 @@ export function withFinalAnswer(
   };
 }
 
-function accepted(message: Message): message is ToolResultMessage & { details: { output: unknown } } {
+/** A valid final answer's tool result (its checked value in `details.output`). */
+export function isAcceptedAnswer(message: Message): message is ToolResultMessage & { details: { output: unknown } } {
   return (
     message.role === 'tool' &&
     message.toolName === FINAL_ANSWER &&
@@ -108,7 +109,7 @@ function accepted(message: Message): message is ToolResultMessage & { details: {
 export function finalAnswerOf(messages: readonly Message[]): { value: unknown } | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i]!;
-    if (accepted(message)) return { value: message.details.output };
+    if (isAcceptedAnswer(message)) return { value: message.details.output };
   }
   return undefined;
 }
@@ -116,10 +117,6 @@ export function finalAnswerOf(messages: readonly Message[]): { value: unknown } 
 /** A final answer as the agent's handoff text (its parent, a verifier and the report read it). */
 export function answerText(value: unknown): string {
   return JSON.stringify(value, null, 2) ?? 'null';
-}
-
-function resultText(message: ToolResultMessage): string {
-  return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
 }
 
 export type AnswerEnd = { status: 'completed'; text: string } | { status: 'failed'; reason: string };
@@ -145,7 +142,7 @@ export class AnswerJudge {
   afterBatch(results: readonly ToolResultMessage[]): AnswerEnd | undefined {
     let refused: ToolResultMessage | undefined;
     for (const result of results) {
-      if (accepted(result)) return { status: 'completed', text: answerText(result.details.output) };
+      if (isAcceptedAnswer(result)) return { status: 'completed', text: answerText(result.details.output) };
       if (result.toolName === FINAL_ANSWER) refused = result;
     }
     if (!refused) return undefined;

@@ -233,10 +233,7 @@ export function agentBridge(input: AgentBridgeInput): BridgeAgent {
     async call(tool, rawArguments, signal) {
       const call = { id: shellCallId(), name: tool.def.name, arguments: rawArguments };
       // The same gate and after-call stages as the agent's catalog calls; batch vetoes concern a model message only.
-      const pipeline: BatchHooks = {};
-      if (hooks.onCall) pipeline.onCall = hooks.onCall;
-      if (hooks.beforeCall) pipeline.beforeCall = hooks.beforeCall;
-      if (hooks.afterCall) pipeline.afterCall = hooks.afterCall;
+      const { vetoBatch: _batchOnly, ...pipeline } = hooks;
       const { message, refused } = await runToolCallOutcome(call, {
         tools: new Map([[tool.def.name, tool]]),
         context,

@@ -10,6 +10,9 @@ import type { SessionStore } from '../session.js';
 import type { AssistantMessage, Message } from '../types.js';
 import type { HeldCall } from './hold-asker.js';
 
+/** A run held for a person exits with this status (the scheduler and the console read it as held, not failed). */
+export const HELD_EXIT_CODE = 75;
+
 export const HELD_FILE = 'held.json';
 /** Ties a session to the scheduled run that started it. */
 export const SCHEDULED_FILE = 'scheduled.json';

@@ -7,8 +7,9 @@ import { dirname } from 'node:path';
 import type { Launcher, RunHandle, RunResult } from './active-runs.js';
 import { logExcerpt, logSize } from './run-log.js';
 
-/** The exit status of a run held at a call that needs a person (EX_TEMPFAIL). */
-export const HELD_EXIT_CODE = 75;
+import { HELD_EXIT_CODE } from './held.js';
+
+export { HELD_EXIT_CODE };
 
 export interface ProcessLauncherOptions {
   /** The murmur entry script (dist/cli/main.js). */

@@ -1,5 +1,5 @@
 // The library's `sandbox` option: agents' bash under bubblewrap as with --sandbox (a write outside the workspace is
-// refused, the network is not there), kept by resume through the run's saved settings, checked against murmur.toml's
+// refused), saved with the run's settings (which a resume reads), checked against murmur.toml's
 // schema, and a sandbox that cannot work here throws MurmurOptionsError naming `sandbox` before any run starts.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -41,7 +41,10 @@ describe.skipIf(!available)('createMurmur({ sandbox })', () => {
     const state = JSON.parse(readFileSync(path.join(dir, '.murmur', 'sessions', id!, 'state.json'), 'utf8'));
     expect(state.settings).toMatchObject({ sandbox: true });
   });
+});
 
+// No bwrap needed: a bad key, and a PATH without bwrap, hold on any machine.
+describe('createMurmur({ sandbox }) refusals', () => {
   it('a bad key is named; a sandbox that cannot work throws MurmurOptionsError naming sandbox', async () => {
     const bad = await createMurmur({ cwd: dir, model: bashThen('true'), sandbox: { netwrk: true } as never }).then(
       () => undefined,

@@ -117,11 +117,7 @@ describe.runIf(available)('murmur swarm --queue', () => {
         },
       );
       const checkout = clone(repo, root, 'w');
-      const worker = murmur(
-        ['worker', '--queue', redis.url, '--cwd', checkout, '--name', 'plain', '--concurrency', '2'],
-        checkout,
-        { ...childEnv(dir), CLONE: checkout },
-      );
+      const worker = startWorker(redis.url, checkout, dir, 'plain', [], { CLONE: checkout });
       try {
         const result = await murmur(
           [
@@ -150,8 +146,8 @@ describe.runIf(available)('murmur swarm --queue', () => {
         }
         expect(existsSync(path.join(checkout, 'escaped'))).toBe(false);
       } finally {
-        worker.kill('SIGTERM');
-        await worker;
+        worker.child.kill('SIGTERM');
+        await worker.child;
       }
     },
   );

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ShellBridgeLease, ShellSandbox } from '../adapters.js';
+import { isInside } from '../fs/workspace-paths.js';
 
 /** Folders and files under the home folder that hold credentials: never mounted in the sandbox. */
 export const HOME_SECRETS: readonly string[] = [
@@ -65,11 +66,6 @@ function isDir(file: string): boolean {
   }
 }
 
-function inside(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
-
 /**
  * The repository folder a worktree commits into (its `.git` is a file naming `<repo>/.git/worktrees/<name>`, whose
  * `commondir` leads back to `<repo>/.git`); undefined for a plain repository or none.
@@ -117,7 +113,7 @@ export function sandboxMounts(input: SandboxInput): SandboxMounts {
   for (const folder of sandbox.readable) if (isDir(folder)) mounts.push({ kind: 'ro-bind', path: folder });
   // An agent working inside a hidden folder (its worktree under .murmur/) gets its own folders back.
   for (const folder of writable)
-    if (hidden.some((dir) => dir !== folder && inside(dir, folder))) mounts.push({ kind: 'bind', path: folder });
+    if (hidden.some((dir) => dir !== folder && isInside(dir, folder))) mounts.push({ kind: 'bind', path: folder });
   if (lease) {
     // The lease folder holds every agent's endpoint: only this agent's, the command and its launcher come in.
     const endpoint = lease.variables.MURMUR_TOOLS_ENDPOINT;
