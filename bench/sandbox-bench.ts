@@ -1,12 +1,14 @@
 // What the sandbox costs a bash command: the same commands through the bash tool's process-group runner, unconfined
-// and under bubblewrap with the mounts an agent gets (a workspace, its home's secret folders, a murmur-tools lease
-// folder), interleaved in one process so machine noise hits both. Reports medians and their ratio.
+// and under bubblewrap with the mounts an agent gets (a git workspace with its protected paths read-only, its
+// home's secret folders) plus the check of protected paths after each command, interleaved in one process so
+// machine noise hits both. Reports medians and their ratio.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { findBwrap } from '../host/sandbox.js';
 import { runInProcessGroup, type ProcessWrapper } from '../tools/shell/process-group.js';
 import { bwrapArguments, sandboxMounts } from '../tools/shell/sandbox.js';
+import { restoreProtected, snapshotProtected } from '../tools/shell/sandbox-guard.js';
 
 const ROUNDS = 30;
 const COMMANDS = { true: 'true', 'ls + grep': 'ls -la . && grep -c x a.txt', git: 'git status --short' };
@@ -16,16 +18,25 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-async function timed(command: string, cwd: string, wrapper: ProcessWrapper | undefined): Promise<number> {
+/** A sandboxed command as bash runs one: its mounts from disk, then the command, then the protected-path check. */
+interface Boxed {
+  wrapper(): { wrapper: ProcessWrapper; guarded: string[] };
+  root: string;
+}
+
+async function timed(command: string, cwd: string, boxed: Boxed | undefined): Promise<number> {
   const started = process.hrtime.bigint();
+  const plan = boxed?.wrapper();
+  const snapshot = plan && boxed ? snapshotProtected(plan.guarded, [boxed.root]) : undefined;
   const run = await runInProcessGroup({
     command,
     cwd,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd },
-    ...(wrapper ? { wrapper } : {}),
+    ...(plan ? { wrapper: plan.wrapper } : {}),
     timeoutMs: 30_000,
     onOutput: () => {},
   });
+  if (snapshot && boxed) restoreProtected(snapshot, boxed.root);
   if (run.exitCode !== 0) throw new Error(`${command} failed (${run.exitCode ?? run.signal})`);
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
@@ -41,20 +52,18 @@ export async function benchSandbox(report: (line: string) => void): Promise<void
     writeFileSync(path.join(root, 'a.txt'), 'x\n');
     mkdirSync(path.join(root, '.ssh'));
     mkdirSync(path.join(root, '.murmur'));
-    await timed('git init -q', root, undefined);
+    await timed('git init -q && mkdir .vscode && touch murmur.toml .mcp.json .bashrc', root, undefined);
     const sandbox = { bwrap, network: false, runRoot: root, stateDirs: [path.join(root, '.murmur')], readable: [] };
-    const wrapper = (): ProcessWrapper => ({
-      file: bwrap,
-      args: bwrapArguments(
-        sandboxMounts({ sandbox, root, extraRoots: [], cwd: root, home: root, runtimeDir: undefined }),
-      ),
-    });
+    const wrapper = () => {
+      const plan = sandboxMounts({ sandbox, root, extraRoots: [], cwd: root, home: root, runtimeDir: undefined });
+      return { wrapper: { file: bwrap, args: bwrapArguments(plan) }, guarded: plan.guarded };
+    };
     for (const [name, command] of Object.entries(COMMANDS)) {
       const plain: number[] = [];
       const boxed: number[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         plain.push(await timed(command, root, undefined));
-        boxed.push(await timed(command, root, wrapper()));
+        boxed.push(await timed(command, root, { wrapper, root }));
       }
       const [p, b] = [median(plain), median(boxed)];
       report(

@@ -11,7 +11,7 @@
 // reading their many files from node_modules cost more than the rest of the start-up: measured with the startup
 // benchmark, everything external made a one-turn run 6.9x `node -e 0`, these inlined 3.1x (TypeBox alone is
 // ~800 module resolutions, execa ~260).
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,6 +28,16 @@ export const INLINED_FOR_STARTUP = [
   'tinyglobby',
   'croner',
 ];
+
+/** The files package.json's `bin` names, absolute: they must come out executable (mode 0755), or `npx murmur`
+ * in a checkout says "Permission denied" (the temp-file-and-rename below makes every file anew, at 0644). */
+export function binFiles(root: string): Set<string> {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    bin?: string | Record<string, string>;
+  };
+  const bins = typeof manifest.bin === 'string' ? [manifest.bin] : Object.values(manifest.bin ?? {});
+  return new Set(bins.map((file) => resolve(root, file)));
+}
 
 /** The package's runtime dependencies that the bundle imports from node_modules (all but the inlined ones). */
 export function externalPackages(root: string): string[] {
@@ -80,15 +90,19 @@ export async function buildBundle(root: string, outDir = BUNDLE_DIR): Promise<vo
     logLevel: 'warning',
     write: false,
   });
-  replaceOutputs(join(root, outDir), result.outputFiles);
+  replaceOutputs(join(root, outDir), result.outputFiles, binFiles(root));
 }
 
 /**
  * Puts the new files in place one atomic rename each, then removes what the build no longer makes (chunk names
  * carry content hashes, so old ones would pile up). A `murmur` started during a rebuild finds a whole main.js and
- * the chunks it names, never an empty folder.
+ * the chunks it names, never an empty folder. The files package.json's `bin` names are made executable.
  */
-function replaceOutputs(dir: string, files: readonly { path: string; contents: Uint8Array }[]): void {
+function replaceOutputs(
+  dir: string,
+  files: readonly { path: string; contents: Uint8Array }[],
+  executables: ReadonlySet<string>,
+): void {
   mkdirSync(dir, { recursive: true });
   const made = new Set(files.map((file) => basename(file.path)));
   // Chunks first, entry points last: an entry point never names a chunk that is not there yet.
@@ -96,6 +110,8 @@ function replaceOutputs(dir: string, files: readonly { path: string; contents: U
   for (const file of entryFirst) {
     const temporary = `${file.path}.${process.pid}.tmp`;
     writeFileSync(temporary, file.contents);
+    // Before the rename, so the bin is never in place without its exec bits.
+    if (executables.has(resolve(file.path))) chmodSync(temporary, 0o755);
     renameSync(temporary, file.path);
   }
   for (const name of readdirSync(dir)) if (!made.has(name)) rmSync(join(dir, name), { recursive: true, force: true });

@@ -68,7 +68,13 @@ async function startLines(bus: EventBus, title: string, model: string, env: Node
 
 async function startScreen(options: ScreenOptions): Promise<Screen> {
   const { mode, bus, title, model, env } = options;
-  if (mode === 'quiet') return { mode, stop: () => undefined };
+  if (mode === 'quiet') {
+    // Nothing of the run's progress with --json, but what murmur cannot contain is still said (stdout stays JSON).
+    const off = bus.on('log', (event) => {
+      if (event.containment) process.stderr.write(`murmur: ${event.level}: ${event.message}\n`);
+    });
+    return { mode, stop: () => off() };
+  }
   if (mode === 'lines') return startLines(bus, title, model, env);
   try {
     const { startDashboard } = await import('../dashboards/tui.js');

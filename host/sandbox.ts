@@ -3,7 +3,7 @@
 // namespaces a command runs in, checked once per process before anything of the run is on disk. A sandbox that
 // cannot work is a HostInputError naming `sandbox`: the run never falls back to unconfined commands.
 import { execFile } from 'node:child_process';
-import { accessSync, constants, realpathSync } from 'node:fs';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { MurmurConfig } from '../orchestrator/config.js';
 import { stateHome } from '../orchestrator/session.js';
@@ -62,6 +62,17 @@ function probe(bwrap: string, network: boolean): Promise<string | undefined> {
   return running;
 }
 
+/** As root, the uid owning a workspace that is another user's (a bind-mounted checkout), else undefined. */
+function foreignOwner(root: string): number | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  try {
+    const { uid } = statSync(root);
+    return uid === 0 ? undefined : uid;
+  } catch {
+    return undefined;
+  }
+}
+
 function cannotStart(reason: string): HostInputError {
   return new HostInputError('sandbox', `the shell sandbox is on, but ${reason}`);
 }
@@ -93,12 +104,20 @@ export async function resolveSandbox(
   const complaint = await probe(bwrap, network);
   if (complaint !== undefined)
     throw cannotStart(
-      `bubblewrap cannot create the namespaces it needs here (${bwrap} said: ${complaint}). In a container this is ` +
+      `bubblewrap cannot create the namespaces it needs here — a user namespace with no capabilities, and PID, IPC, ` +
+        `UTS${network ? '' : ' and network'} namespaces (${bwrap} said: ${complaint}). In a container this is ` +
         "usually the runtime's default seccomp profile (Docker: --security-opt seccomp=unconfined, or --privileged); " +
         'on a host, unprivileged user namespaces may be off (sysctl kernel.unprivileged_userns_clone=1, or ' +
         'kernel.apparmor_restrict_unprivileged_userns=0). Or turn the sandbox off.',
     );
   const root = realpathSync(cwd);
+  const foreign = foreignOwner(root);
+  if (foreign !== undefined)
+    throw cannotStart(
+      `murmur runs as root and ${root} belongs to uid ${foreign}: sandboxed commands run as root with no capabilities, ` +
+        "which cannot write another user's files, so every write in the workspace would fail. Run murmur as that " +
+        'user (runuser -u USER -- murmur …, or docker run --user), give the workspace to root (chown), or turn the sandbox off.',
+    );
   const home = stateHome(root, env);
   const workspaceState = path.join(root, '.murmur');
   const stateDirs = [...new Set([workspaceState, home])];

@@ -58,6 +58,7 @@ export function swarmHostFor(engine: Engine, options: SwarmHostOptions = {}): Sw
     config: engine.config,
     stateHome: home,
     runHome: engine.session?.dir ?? join(home, 'unsaved', engine.runId),
+    sandboxed: engine.options.sandbox !== undefined,
     spawnRoom: () => ({ limit: agentTree.limits.maxAgents, spawned: agentTree.spawnedCount }),
     profile(type, parentId) {
       if (parentId === undefined) return engine.profile(type);

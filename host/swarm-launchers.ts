@@ -17,6 +17,14 @@ import { itemTraceparent } from './tracing/links.js';
 
 /** The local launcher: the plan's items run as this engine's subagents. */
 async function localLauncher(host: SwarmHost, plan: SwarmPlan): Promise<ItemLauncher> {
+  const warn = (message: string) => host.emit({ type: 'log', level: 'warn', message });
+  if (plan.verify && !host.sandboxed)
+    host.emit({
+      type: 'log',
+      level: 'warn',
+      message: unconfinedVerifiers(plan.isolation !== undefined),
+      containment: true,
+    });
   return new LocalLauncher(
     {
       swarmId: plan.swarmId,
@@ -27,9 +35,17 @@ async function localLauncher(host: SwarmHost, plan: SwarmPlan): Promise<ItemLaun
       maxRounds: plan.maxRounds,
       itemTimeoutMs: plan.settings.itemTimeoutMs,
       ...(plan.isolation ? { isolation: plan.isolation } : {}),
+      sandboxed: host.sandboxed,
     },
-    { agents: host, cwd: host.cwd, inRepo: (await repoRoot(host.cwd)) !== undefined },
+    { agents: host, cwd: host.cwd, inRepo: (await repoRoot(host.cwd)) !== undefined, warn },
   );
+}
+
+/** Said once per swarm with verifiers and no sandbox: what holds of "a verifier never edits" and what does not. */
+export function unconfinedVerifiers(isolated: boolean): string {
+  return isolated
+    ? "verifiers' shells are not confined (no --sandbox): what a verifier changes in its item's worktree is put back after its verdict, but its commands can still write elsewhere"
+    : "verifiers' shells are not confined (no --sandbox, no --isolation worktree): a verifier's commands could change the workspace while it checks; run with --sandbox (or --isolation worktree) to keep its work unchanged";
 }
 
 /**

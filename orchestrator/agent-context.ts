@@ -18,7 +18,7 @@ export interface ContextInputs {
 /** What the context needs of an agent (the scheduler's AgentRecord fits). */
 export interface ContextAgent {
   id: string;
-  profile: { name: string };
+  profile: { name: string; role?: string };
   /** Its own workspace root (a swarm worktree), when not the run's. */
   workspaceRoot?: string | undefined;
 }
@@ -37,8 +37,21 @@ export function buildToolContext(agent: ContextAgent, inputs: ContextInputs): Ag
     cwd: root,
     workspace: root === inputs.cwd ? inputs.workspace : { ...inputs.workspace, root },
     reads: createReadLedger(),
-    env: inputs.env,
+    env: verifierInPlace(agent, root, inputs) ? readOnlyShell(inputs.env) : inputs.env,
   };
   if (inputs.session) context.session = inputs.session;
   return context;
+}
+
+/**
+ * A verifier checking work in the run's own workspace (no worktree of its own): its sandboxed shell sees that
+ * workspace read-only, as it must not change the work it checks while workers may be editing it. In a worktree the
+ * swarm puts back whatever the verifier changed instead (swarm/verifier-guard.ts).
+ */
+function verifierInPlace(agent: ContextAgent, root: string, inputs: ContextInputs): boolean {
+  return agent.profile.role === 'verifier' && root === inputs.cwd && inputs.env.sandbox !== undefined;
+}
+
+function readOnlyShell(env: EnvPolicy): EnvPolicy {
+  return env.sandbox ? { ...env, sandbox: { ...env.sandbox, readOnlyWorkspace: true } } : env;
 }

@@ -16,7 +16,7 @@ export interface AgentPromptInputs {
   /** The skills the agent sees (absent: the host has none). */
   skills?: SkillCatalog | undefined;
   /** The run's shell sandbox, if any. */
-  sandbox?: { network: boolean } | undefined;
+  sandbox?: { network: boolean; readOnlyWorkspace?: boolean; worktree?: boolean } | undefined;
 }
 
 export function agentSystemPrompt(profile: AgentProfile, inputs: AgentPromptInputs): string {
@@ -24,6 +24,11 @@ export function agentSystemPrompt(profile: AgentProfile, inputs: AgentPromptInpu
   if (inputs.held.has('agent') || inputs.held.has('agent_swarm'))
     facts.subagentTypes = allowedSubagentTypes(profile, inputs.definitions);
   if (inputs.held.has('skill') && inputs.skills) facts.skillsSection = skillsPromptSection(inputs.skills);
-  if (inputs.held.has('bash') && inputs.sandbox) facts.sandbox = { network: inputs.sandbox.network };
+  if (inputs.held.has('bash') && inputs.sandbox)
+    facts.sandbox = {
+      network: inputs.sandbox.network,
+      readOnly: inputs.sandbox.readOnlyWorkspace === true,
+      worktree: inputs.sandbox.worktree === true,
+    };
   return systemPromptFor(profile, facts);
 }

@@ -169,7 +169,12 @@ function configureAgent(
     held,
     definitions: deps.definitions,
     skills: skills?.catalog,
-    sandbox: deps.env.sandbox,
+    sandbox: context.env?.sandbox
+      ? {
+          ...context.env.sandbox,
+          worktree: record.workspaceRoot !== undefined && record.workspaceRoot !== shared.contextInputs.cwd,
+        }
+      : undefined,
   });
   const output = record.profile.output;
   const system = output ? `${prompt}\n\n${outputInstruction(output)}` : prompt;

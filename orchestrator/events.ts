@@ -209,6 +209,8 @@ export interface LogEvent extends Base {
   level: 'info' | 'warn' | 'error';
   message: string;
   agentId?: string;
+  /** Says what murmur does not contain here (an unconfined verifier): shown even with --json, on stderr. */
+  containment?: true;
 }
 
 export type MurmurEvent =

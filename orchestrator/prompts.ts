@@ -10,7 +10,7 @@ export interface PromptFacts {
   skillsSection?: string;
   now?: Date;
   /** Its bash runs in the sandbox (said, so it does not mistake a refusal for a broken machine). */
-  sandbox?: { network: boolean };
+  sandbox?: { network: boolean; readOnly?: boolean; worktree?: boolean };
 }
 
 export function systemPromptFor(profile: AgentProfile, facts: PromptFacts): string {
@@ -27,7 +27,12 @@ export function systemPromptFor(profile: AgentProfile, facts: PromptFacts): stri
     `platform: ${process.platform}`,
     ...(facts.sandbox
       ? [
-          `shell: bash commands run in a sandbox: only the workspace is writable, /tmp is private, other processes are not visible${facts.sandbox.network ? '' : ', and there is no network'}`,
+          `shell: bash commands run in a sandbox: ${facts.sandbox.readOnly ? 'the workspace is read-only (you check work, you do not change it) but for its git-ignored folders such as node_modules and dist' : 'only the workspace is writable'}, git's config and hooks, murmur.toml, .mcp.json, editor folders and shell start-up files are read-only, /tmp is private, other processes are not visible${facts.sandbox.network ? '' : ', and there is no network'}`,
+          ...(facts.sandbox.worktree
+            ? [
+                "git: your worktree is on a detached HEAD and the repository's refs are read-only: commit there if you like (murmur records your commits on your item's branch), but do not create branches, tags or stashes",
+              ]
+            : []),
         ]
       : []),
     '</environment>',

@@ -21,6 +21,8 @@ export interface LocalLauncherSpec {
   /** Per attempt. */
   itemTimeoutMs: number;
   isolation?: WorktreeIsolation;
+  /** The items' agents run sandboxed: an isolated item is checked after its agent (item-seal.ts). */
+  sandboxed?: boolean;
 }
 
 export interface LocalLauncherDeps {
@@ -29,6 +31,10 @@ export interface LocalLauncherDeps {
   cwd: string;
   /** Whether cwd is in a git repository (diffs for verifiers). */
   inRepo: boolean;
+  /** A folder that is this launcher's alone (a queue worker's item tree): verifiers' changes there are put back. */
+  ownTree?: string;
+  /** A log line for the person watching. */
+  warn?(message: string): void;
 }
 
 /** One attempt's copy of its item: reports go to the runner and move this copy the same way. */
@@ -135,6 +141,25 @@ export class LocalLauncher implements ItemLauncher {
     return attempt.kind === 'rate_limited' ? { ...attempt, text: agent.lastText } : attempt;
   }
 
+  /**
+   * A sandboxed item whose agent changed the repository's protected git files or a ref beyond its own branch is
+   * not merged: it fails naming them, and its branch is kept under a new name for a person to inspect.
+   */
+  private async rejectIfUnsealed(index: number, s: SwarmItem, agent: SwarmAgent): Promise<Attempt | undefined> {
+    const isolation = this.spec.isolation;
+    if (!isolation || !this.spec.sandboxed) return undefined;
+    const broken = await isolation.sealBroken(index);
+    if (broken.length === 0) return undefined;
+    const kept = await isolation.reject(index);
+    const reason =
+      `not merged: while it ran, ${broken.join(', ')} changed, which an item may not touch (protected git files, ` +
+      `refs other than its own branch); its work is kept on branch ${kept} for a person to inspect, and a resume starts it again from a fresh worktree`;
+    this.deps.warn?.(`item ${s.item}: ${reason}`);
+    const result = this.itemResult(index, s, agent, 'failed', reason);
+    result.branch = kept;
+    return { kind: 'done', result };
+  }
+
   /** One launch of an item: the worker's run, then verify rounds and the merge. */
   private async attempt(index: number, s: AttemptItem, signal: AbortSignal): Promise<Attempt> {
     const { agents } = this.deps;
@@ -147,6 +172,7 @@ export class LocalLauncher implements ItemLauncher {
       // A new agent starts from a clean worktree; a continuing one goes on in its own.
       const isolation = this.spec.isolation;
       root = isolation ? await (agent ? isolation.prepare(index) : isolation.prepareFresh(index)) : undefined;
+      if (isolation && this.spec.sandboxed) await isolation.seal(index);
     } catch (error) {
       return { kind: 'done', result: this.itemResult(index, s.item, agent, 'failed', (error as Error).message) };
     }
@@ -195,12 +221,20 @@ export class LocalLauncher implements ItemLauncher {
         maxRounds: this.spec.maxRounds,
         timeoutMs,
         signal,
+        ...(this.spec.isolation
+          ? { worktree: this.spec.isolation.pathOf(index) }
+          : this.deps.ownTree !== undefined
+            ? { worktree: this.deps.ownTree }
+            : {}),
+        ...(this.deps.warn ? { warn: this.deps.warn } : {}),
         spawnVerifier: () => this.spawn(start.item, this.spec.verifierProfile, `verify ${start.item}`, root),
         result: (outcome, reason) => this.itemResult(index, s.item, worker, outcome, reason),
       });
       if (verified) return this.limited(verified, agent);
     }
     if (this.spec.isolation) {
+      const rejected = await this.rejectIfUnsealed(index, s.item, agent);
+      if (rejected) return rejected;
       const merged = await this.spec.isolation.mergeBack(index, start.item);
       if (merged.kind === 'conflict') {
         const result = this.itemResult(index, s.item, agent, 'conflict', merged.reason);

@@ -70,6 +70,8 @@ export interface SwarmHost extends SwarmAgents {
   readonly stateHome: string;
   /** Where this run keeps its files (worktrees, kept patches): its session's folder, else one of its own. */
   readonly runHome: string;
+  /** The agents' shells run in the sandbox (isolated items are then checked after their agent). */
+  readonly sandboxed: boolean;
   /** The run's spawn cap, and how many agents it has started so far (swarm items count against it). */
   spawnRoom(): { limit: number; spawned: number };
   /**

@@ -5,6 +5,7 @@ import type { ItemReport, SwarmItem } from './item-state.js';
 import { type Attempt, endsWithHandoff, rateLimited } from './item-launcher.js';
 import { escapeText, type ItemResult } from './report.js';
 import type { SwarmAgent, SwarmAgents } from './swarm-host.js';
+import { markWork, restoreWork } from './verifier-guard.js';
 
 /** How much of a verifier's reasons a failed item's `reason` keeps (the worker's rework prompt gets them all). */
 const REASON_CHARS = 1_000;
@@ -79,6 +80,13 @@ export interface VerifyContext {
   maxRounds: number;
   timeoutMs: number;
   signal: AbortSignal;
+  /**
+   * The item's own worktree (nobody else writes there): what a verifier changes in it is put back after its
+   * verdict. Absent in the shared workspace, where the sandbox keeps a verifier's shell read-only instead.
+   */
+  worktree?: string;
+  /** Says something about the item to the person watching (a log line). */
+  warn?(message: string): void;
   /** Starts the round's verifier, or says why it could not. */
   spawnVerifier(): SwarmAgent | string;
   /** The item's end as a result. */
@@ -124,7 +132,13 @@ export async function verifyRounds(c: VerifyContext): Promise<Attempt | undefine
     const answered = prompt === undefined && verifier.status !== 'failed' && endsWithHandoff(verifier.messages);
     let text = verifier.lastText;
     if (!answered) {
+      const mark = c.worktree !== undefined ? await markWork(c.worktree) : undefined;
       const check = await c.agents.run(verifier.id, prompt, c.signal, c.timeoutMs);
+      const undone = mark && c.worktree !== undefined ? await restoreWork(c.worktree, mark) : [];
+      if (undone.length > 0)
+        c.warn?.(
+          `verifier ${verifier.id} changed ${undone.join(', ')} while checking ${s.item}; murmur put the work back as the worker left it`,
+        );
       const limited = rateLimited(check);
       if (limited) return limited;
       if (check.status !== 'completed') {

@@ -3,7 +3,9 @@
 // complete (with its worktree while that holds work), so nothing is lost and a resume continues where it was.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
+import { gitDirOf } from '../tools/fs/protected-paths.js';
 import { git, repoRoot, serialised } from './git.js';
+import { brokenSeal, type ItemSeal, type SealPlace, sealItem } from './item-seal.js';
 
 export type MergeOutcome =
   { kind: 'merged'; files: number } | { kind: 'unchanged' } | { kind: 'conflict'; branch: string; reason: string };
@@ -26,6 +28,8 @@ const COMMITTER = ['-c', 'user.name=murmur', '-c', 'user.email=murmur@localhost'
 export class WorktreeIsolation {
   /** Items that work somewhere else than their default slot (resumed subagents keep their own worktree). */
   private readonly adopted = new Map<number, Slot>();
+  /** What each sealed item's repository looked like when its agent started (item-seal.ts). */
+  private readonly seals = new Map<number, ItemSeal>();
 
   private constructor(
     readonly root: string,
@@ -44,6 +48,9 @@ export class WorktreeIsolation {
    * `stateDir`; `stateHome` (murmur's state folder, default `stateDir`) is kept out of `git status`. `runId`
    * (the session's id) goes into the branch names.
    */
+  /** The repository's git folder (shared by every worktree). */
+  private commonDir: string | undefined;
+
   static async open(
     cwd: string,
     stateDir: string,
@@ -81,6 +88,52 @@ export class WorktreeIsolation {
       branch: `${this.branchPrefix}${this.swarmId}/item-${index + 1}`,
       workspace: join(path, this.subdir),
     };
+  }
+
+  private async sealPlace(index: number): Promise<SealPlace> {
+    if (this.commonDir === undefined) {
+      const found = await git(this.root, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+      this.commonDir = found.ok ? found.stdout.trim() : join(this.root, '.git');
+    }
+    const { path } = this.slot(index);
+    return {
+      root: this.root,
+      commonDir: this.commonDir,
+      worktree: path,
+      worktreeGitDir: gitDirOf(join(path, '.git')),
+      ownPrefix: this.branchPrefix,
+    };
+  }
+
+  /** Notes the repository's protected files and refs before the item's agent runs in a sandbox. */
+  async seal(index: number): Promise<void> {
+    this.seals.set(index, await sealItem(await this.sealPlace(index)));
+  }
+
+  /** What the item changed among them since its seal (none when it was not sealed). */
+  async sealBroken(index: number): Promise<string[]> {
+    const seal = this.seals.get(index);
+    return seal ? brokenSeal(seal, await this.sealPlace(index)) : [];
+  }
+
+  /**
+   * An item that broke its seal is not merged: its worktree goes, its branch is kept under a new name for a person
+   * to inspect, and a resume starts it again from the base in a fresh worktree. Returns the kept branch.
+   */
+  async reject(index: number): Promise<string> {
+    await this.recordOnBranch(index);
+    const { path, branch } = this.slot(index);
+    return serialised(this.root, async () => {
+      await git(this.root, ['worktree', 'remove', '--force', path]);
+      await git(this.root, ['worktree', 'prune']);
+      for (let n = 1; ; n++) {
+        const kept = `${branch}-rejected${n === 1 ? '' : `-${n}`}`;
+        const taken = await git(this.root, ['rev-parse', '--verify', '-q', `refs/heads/${kept}`]);
+        if (taken.ok) continue;
+        const moved = await git(this.root, ['branch', '-m', branch, kept]);
+        return moved.ok ? kept : branch;
+      }
+    });
   }
 
   branchOf(index: number): string {
@@ -122,13 +175,21 @@ export class WorktreeIsolation {
    */
   async prepare(index: number): Promise<string> {
     const { path, branch, workspace } = this.slot(index);
-    if (existsSync(join(path, '.git'))) return workspace;
+    if (existsSync(join(path, '.git'))) {
+      // A worktree made on its branch (before worktrees were detached): detached now, its files untouched.
+      const onBranch = await git(path, ['symbolic-ref', '-q', 'HEAD']);
+      if (onBranch.ok) await git(path, ['checkout', '-q', '--detach']);
+      return workspace;
+    }
+    // The worktree is on a detached HEAD at its branch: an agent's commits move only that HEAD (the sandbox keeps
+    // refs read-only), and murmur records them on the branch from outside (recordOnBranch).
     const made = await serialised(this.root, async () => {
       const exists = await git(this.root, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`]);
-      return git(
-        this.root,
-        exists.ok ? ['worktree', 'add', path, branch] : ['worktree', 'add', '-b', branch, path, this.base],
-      );
+      if (!exists.ok) {
+        const created = await git(this.root, ['branch', branch, this.base]);
+        if (!created.ok) return created;
+      }
+      return git(this.root, ['worktree', 'add', '--detach', path, branch]);
     });
     if (!made.ok) throw new Error(`git worktree add failed for ${branch}: ${made.stderr.trim()}`);
     mkdirSync(workspace, { recursive: true });
@@ -148,6 +209,7 @@ export class WorktreeIsolation {
       const from = await this.forkPoint(path);
       await git(path, ['reset', '-q', '--hard', from]);
       await git(path, ['clean', '-q', '-fd']);
+      await this.recordOnBranch(index);
     }
     return workspace;
   }
@@ -156,6 +218,14 @@ export class WorktreeIsolation {
   private async forkPoint(path: string): Promise<string> {
     const found = await git(path, ['merge-base', this.base, 'HEAD']);
     return found.ok && found.stdout.trim() ? found.stdout.trim() : this.base;
+  }
+
+  /** Points the item's branch at its worktree's HEAD: the commits made there (by murmur or the agent) are the branch's. */
+  async recordOnBranch(index: number): Promise<void> {
+    const { path, branch } = this.slot(index);
+    const head = await git(path, ['rev-parse', '--verify', '-q', 'HEAD']);
+    if (!head.ok) return;
+    await serialised(this.root, () => git(this.root, ['update-ref', `refs/heads/${branch}`, head.stdout.trim()]));
   }
 
   /** Whether the branch's commits change anything against its fork point (a worker may commit on its own). */
@@ -173,6 +243,7 @@ export class WorktreeIsolation {
       if (!commit.ok)
         return { kind: 'conflict', branch, reason: `cannot commit the item's changes: ${commit.stderr.trim()}` };
     }
+    await this.recordOnBranch(index);
     // What the branch holds, not what is staged: the worker's own commits count, and so does our commit when a
     // crash came between it and the apply below.
     const from = await this.forkPoint(path);
@@ -222,6 +293,7 @@ export class WorktreeIsolation {
       const exists = await git(this.root, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`]);
       return exists.ok ? { branch } : undefined;
     }
+    await this.recordOnBranch(index);
     const status = await git(path, ['status', '--porcelain', '--untracked-files=all']);
     // Anything unclear (git failing) counts as work: keeping too much is cheap, losing work is not.
     const dirty = !status.ok || status.stdout.trim() !== '';

@@ -116,6 +116,8 @@ export interface ShellSandbox {
   stateDirs: readonly string[];
   /** Folders inside those shown again, read-only (skills, whose scripts commands run). */
   readable: readonly string[];
+  /** A verifier's shell in the run's own workspace: read-only there but for git-ignored folders. */
+  readOnlyWorkspace?: boolean;
 }
 
 export interface SubagentRequest {

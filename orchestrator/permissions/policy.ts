@@ -1,6 +1,8 @@
 // The permission policy: for one call, allow, ask or deny — from the rules first (deny wins), then from the
-// mode. Pure: the call is described beforehand (subject.ts) and nothing here waits or prints.
+// mode. A write or edit of a protected path (tools/fs/protected-paths.ts) asks in every mode unless a rule names the
+// path (protected.ts). Pure: the call is described beforehand (subject.ts) and nothing here waits or prints.
 import { allowedBy, firstHit } from './match.js';
+import { FILE_CHANGE_TOOLS, namingRules, protectedReason, protectedTarget, type ProtectedTarget } from './protected.js';
 import type { PermissionRule } from './rules.js';
 import type { CallSubject } from './subject.js';
 
@@ -38,18 +40,6 @@ export const SELF_CHECKED_TOOLS: ReadonlySet<string> = new Set([
   'final_answer',
 ]);
 
-const FILE_EDIT_TOOLS: ReadonlySet<string> = new Set(['write', 'edit']);
-
-/**
- * Files that steer murmur or git themselves: an agent that rewrote them would change the rules, the MCP
- * servers or the hooks of the next run. Auto mode asks before touching them (plan files excepted).
- */
-const CONTROL_FILES = /^(murmur\.toml|\.mcp\.json|\.git(\/.*)?|\.murmur\/(?!sessions\/[^/]+\/plans\/|plans\/).*)$/;
-
-export function isControlFile(relative: string | undefined): boolean {
-  return relative !== undefined && CONTROL_FILES.test(relative);
-}
-
 export interface PolicyRules {
   allow: readonly PermissionRule[];
   ask: readonly PermissionRule[];
@@ -66,11 +56,22 @@ export interface PolicyInput {
   sandboxedBash?: boolean;
   /** For auto mode: whether the call's path lies in the workspace (symlinks followed). */
   insideWorkspace?: boolean;
+  /**
+   * The extra roots (`[workspace] extraRoots`, absolute, as written and with symlinks followed): a protected name at
+   * the top of one (its murmur.toml, .vscode…) is protected like the workspace's own.
+   */
+  extraRoots?: readonly string[];
 }
 
 export type Decision =
   | { kind: 'allow'; why: string; rules?: readonly PermissionRule[] }
-  | { kind: 'ask'; why: string; rule?: PermissionRule }
+  | {
+      kind: 'ask';
+      why: string;
+      rule?: PermissionRule;
+      /** Set when the call writes a protected path: only a person or a rule naming the path may allow it. */
+      protected?: ProtectedTarget;
+    }
   | { kind: 'deny'; why: string; rule: PermissionRule };
 
 function ruleNames(rules: readonly PermissionRule[]): string {
@@ -82,7 +83,7 @@ function askReason(subject: CallSubject, input: PolicyInput): string {
   const { tool } = subject;
   if (tool === 'agent_swarm') return 'agent_swarm starts many agents at once and swarm mode is off';
   if (tool === 'bash') return 'bash runs commands';
-  if (FILE_EDIT_TOOLS.has(tool)) {
+  if (FILE_CHANGE_TOOLS.has(tool)) {
     return input.mode === 'auto' ? `${tool} touches a file outside the workspace` : `${tool} changes files`;
   }
   if (tool === 'task_stop') return 'task_stop stops a running task';
@@ -90,25 +91,52 @@ function askReason(subject: CallSubject, input: PolicyInput): string {
   return `${tool} is not known to be read-only`;
 }
 
+/**
+ * The protected path a write or edit would change (tools/fs/protected-paths.ts), or undefined. Such a call asks a
+ * person in every mode, yolo included; only a deny rule (refuses), or an allow or session rule that names the path
+ * itself (see namesProtectedPath), settles it without a person.
+ */
+export function protectedWrite(
+  subject: CallSubject,
+  input: Pick<PolicyInput, 'extraRoots'>,
+): ProtectedTarget | undefined {
+  return FILE_CHANGE_TOOLS.has(subject.tool) ? protectedTarget(subject, input.extraRoots) : undefined;
+}
+
 export function decide(subject: CallSubject, input: PolicyInput): Decision {
   const { rules, mode } = input;
   const denied = firstHit(rules.deny, subject);
   if (denied) return { kind: 'deny', why: `the rule "${denied.text}" in ${denied.source} denies it`, rule: denied };
 
-  const session = allowedBy(rules.session, subject);
+  // A protected path: generic allow rules do not count, only those that name the path.
+  const guarded = protectedWrite(subject, input);
+  const allowing = (list: readonly PermissionRule[]) =>
+    guarded ? namingRules(list, subject, guarded) : allowedBy(list, subject);
+  // Every question about a protected path carries it: headless = "allow" and generic rules must not settle it.
+  const ask = (why: string, rule?: PermissionRule): Decision => ({
+    kind: 'ask',
+    why,
+    ...(rule ? { rule } : {}),
+    ...(guarded ? { protected: guarded } : {}),
+  });
+
+  const session = allowing(rules.session);
   if (session) return { kind: 'allow', why: `allowed for this session by ${ruleNames(session)}`, rules: session };
 
   // A host's tool that needs approval asks in every mode; only the session's "allow always" (above) skips it.
-  if (subject.approval === 'required') return { kind: 'ask', why: `${subject.tool}'s definition asks for approval` };
+  if (subject.approval === 'required') return ask(`${subject.tool}'s definition asks for approval`);
 
-  // yolo asks for nothing (plan approval is not a permission call: exit_plan_mode asks for it itself).
+  // yolo asks for nothing (plan approval is not a permission call: exit_plan_mode asks for it itself) — but for a
+  // protected path, below.
   if (mode !== 'yolo') {
-    const ask = firstHit(rules.ask, subject);
-    if (ask) return { kind: 'ask', why: `the rule "${ask.text}" in ${ask.source} asks for it`, rule: ask };
+    const asked = firstHit(rules.ask, subject);
+    if (asked) return ask(`the rule "${asked.text}" in ${asked.source} asks for it`, asked);
   }
 
-  const allowed = allowedBy(rules.allow, subject);
+  const allowed = allowing(rules.allow);
   if (allowed) return { kind: 'allow', why: `allowed by ${ruleNames(allowed)}`, rules: allowed };
+
+  if (guarded) return ask(protectedReason(subject.tool, guarded));
 
   if (mode === 'yolo') return { kind: 'allow', why: 'yolo mode allows every call' };
   if (subject.tool === 'agent_swarm') {
@@ -126,19 +154,13 @@ export function decide(subject: CallSubject, input: PolicyInput): Decision {
     return { kind: 'allow', why: `${subject.tool} changes nothing by itself` };
   if (mode === 'auto' && subject.tool === 'bash' && input.sandboxedBash === true)
     return { kind: 'allow', why: 'auto mode allows bash in the sandbox ([sandbox] autoAllowBash)' };
+  // Protected paths asked above, in every mode.
   if (
     mode === 'auto' &&
-    FILE_EDIT_TOOLS.has(subject.tool) &&
+    FILE_CHANGE_TOOLS.has(subject.tool) &&
     subject.path !== undefined &&
     input.insideWorkspace === true
-  ) {
-    if (isControlFile(subject.path.relative) || isControlFile(subject.path.real?.relative)) {
-      return {
-        kind: 'ask',
-        why: `${subject.tool} would change ${subject.path.relative ?? subject.path.input}, which steers murmur or git itself`,
-      };
-    }
+  )
     return { kind: 'allow', why: 'auto mode allows edits inside the workspace' };
-  }
   return { kind: 'ask', why: askReason(subject, input) };
 }

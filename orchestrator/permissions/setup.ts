@@ -2,6 +2,7 @@
 // implements — the permission gate, the user channel (ask), the approval of create_scheduled_task (approve) and
 // plan mode (plan), with the plan-mode tools made over it. The host builds it once and hands its parts to the
 // engine (EngineOptions.permission / extraVetoes, interaction.user, registry.extra).
+import path from 'node:path';
 import type { PlanDecision, PlanModeAdapter, PlanModeState, UserChannel } from '../../tools/adapters-interaction.js';
 import { errorResult, type RuntimeTool, type ToolResult } from '../../tools/contract.js';
 import { createPlanModeTools } from '../../tools/interact/plan-mode.js';
@@ -17,6 +18,7 @@ import { allowedBy } from './match.js';
 import type { BatchVetoFor, PermissionGate } from '../runtime-ports.js';
 import { exitPlanAloneVeto, isPlanFileWrite, PlanModeStore, planModeVeto } from './plan-mode.js';
 import { decide, type Decision, type PermissionMode } from './policy.js';
+import { namesProtectedPath, namingRules, type ProtectedTarget } from './protected.js';
 import { describeRuleProblem, parseRule, parseRuleLists, isRuleProblem, type PermissionRule } from './rules.js';
 import { callPath, describeSubject, type CallSubject } from './subject.js';
 import { suggestRules, tomlAllowLine } from './suggest.js';
@@ -105,6 +107,14 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
   const headlessReason = options.headlessReason ?? DEFAULT_HEADLESS_REASON;
   const headlessAllows = settings.headless === 'allow';
   const approvePlans = settings.approvePlans === true;
+  // Extra roots as the engine resolves them (against the workspace), and with symlinks followed: protected names at
+  // their top count like the workspace's own.
+  const extraRoots = (config.workspace?.extraRoots ?? []).map((p) => path.resolve(options.workspaceRoot, p));
+  let realExtraRoots: Promise<string[]> | undefined;
+  const allExtraRoots = async (): Promise<string[]> => {
+    realExtraRoots ??= Promise.all(extraRoots.map((p) => realOrNearest(p)));
+    return [...new Set([...extraRoots, ...(await realExtraRoots)])];
+  };
 
   const log = (agentId: string, level: 'info' | 'warn', message: string) =>
     options.bus?.emit({ type: 'log', level, agentId, message });
@@ -135,10 +145,11 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
       sandboxedBash,
       rules: { ...parsed, session },
       ...(insideWorkspace !== undefined ? { insideWorkspace } : {}),
+      ...(subject.path && extraRoots.length > 0 ? { extraRoots: await allExtraRoots() } : {}),
     };
     const decision = decide(subject, input);
     // The plan file is the agent's own scratch file in the session folder: writing it needs no approval.
-    if (decision.kind === 'ask' && isPlanFileWrite(subject, plan))
+    if (decision.kind === 'ask' && !decision.protected && isPlanFileWrite(subject, plan))
       return { kind: 'allow', why: 'the plan file may always be written in plan mode' };
     return decision;
   };
@@ -160,13 +171,22 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
         { permission: 'deny', rule: decision.rule.text },
       );
     }
-    const alwaysRules = suggestRules(subject);
+    const guarded = decision.protected;
+    // For a protected path, "allow always" adds only a rule that names the path itself (none when no rule can).
+    const alwaysRules = suggestRules(subject).filter((text) => !guarded || namesPath(text, subject, guarded));
     if (!broker.asker) {
-      if (headlessAllows) {
+      // headless = "allow" does not cover a protected path: a person must decide, or a rule that names it.
+      if (headlessAllows && !guarded) {
         log(record.id, 'info', `allowed without asking (permissions.headless = "allow"): ${summary}`);
         return undefined;
       }
       log(record.id, 'warn', `denied ${summary}: it needs approval and ${headlessReason}`);
+      if (guarded)
+        return errorResult(protectedHeadlessDenial(subject, decision.why, headlessReason, alwaysRules), {
+          permission: 'headless-deny',
+          wouldAllow: alwaysRules,
+          protectedPath: guarded.shown,
+        });
       return errorResult(headlessDenial(subject, decision.why, headlessReason, alwaysRules, mode), {
         permission: 'headless-deny',
         wouldAllow: alwaysRules,
@@ -185,7 +205,9 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
     log(record.id, 'info', `waiting for approval: ${summary} (${describeRequester(requester)})`);
     // An "allow always" given meanwhile for an identical call settles this one without asking again.
     const settled = (): ApprovalAnswer | undefined =>
-      allowedBy(session, subject) ? { kind: 'allow_once' } : undefined;
+      (guarded ? namingRules(session, subject, guarded) : allowedBy(session, subject))
+        ? { kind: 'allow_once' }
+        : undefined;
     const answered = (answer: ApprovalAnswer) => {
       if (answer.kind !== 'allow_always') return;
       for (const text of alwaysRules) {
@@ -303,6 +325,36 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
       }
     },
   };
+}
+
+/** Whether a suggested rule's text names the protected path (so "allow always" may offer it). */
+function namesPath(text: string, subject: CallSubject, target: ProtectedTarget): boolean {
+  const rule = parseRule(text, 'allow', 'session');
+  return !isRuleProblem(rule) && namesProtectedPath(rule, subject, target);
+}
+
+/**
+ * The message to the model when nobody can approve a write or edit of a protected path: `permissions.headless =
+ * "allow"` does not cover it, so only a rule in murmur.toml that names the path pre-approves it.
+ */
+export function protectedHeadlessDenial(
+  subject: CallSubject,
+  why: string,
+  headlessReason: string,
+  wouldAllow: readonly string[],
+): string {
+  const summary = callSummary(subject);
+  const how =
+    wouldAllow.length > 0
+      ? `To pre-approve this path, add a rule that names it to murmur.toml: ${tomlAllowLine(wouldAllow)} ` +
+        `(a generic rule such as "${subject.tool}" or "${subject.tool}(**)" does not cover protected paths).`
+      : 'Its path goes through a symbolic link into a protected path, so no rule can pre-approve it; a rule can name ' +
+        'the path the link leads to, for writes made to that path itself.';
+  return (
+    `Not run: ${summary} needs a person's approval (${why}), but nobody can approve it here (${headlessReason}); ` +
+    'permissions.headless = "allow" does not cover protected paths. ' +
+    `${how} Do not retry it as is: carry on without it, or say in your reply what you need.`
+  );
 }
 
 /** The message to the model when nobody can approve: why, and the rule that would allow the call. */

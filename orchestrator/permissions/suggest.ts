@@ -14,6 +14,7 @@ export function suggestRules(subject: CallSubject): string[] {
   }
   if (subject.path !== undefined) {
     // `./` anchors the path at the workspace root, so the rule does not also cover a same-named file deeper down.
+    // For a protected path this is the rule that names it exactly (protected.ts), the only kind that pre-approves it.
     if (subject.path.relative !== undefined) return [`${tool}(./${escapeGlob(subject.path.relative)})`];
     return [`${tool}(${escapeGlob(subject.path.absolute.replace(/\\/g, '/'))})`];
   }

@@ -202,7 +202,7 @@ export class QueueWorker {
           maxRounds: spec.maxRounds,
           itemTimeoutMs: spec.itemTimeoutMs,
         },
-        { agents: run, cwd, inRepo: true },
+        { agents: run, cwd, inRepo: true, ownTree: tree },
       );
       // The item's copy here moves with the launcher's reports; the coordinator hears its moves as job progress.
       const start = queuedItem(spec.item, { prompt: spec.prompt });

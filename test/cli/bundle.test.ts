@@ -1,7 +1,7 @@
 // The bundled command (`npm run build` → dist/bundle/main.js, the package's bin): it starts, runs a scripted
 // task, and its crash traces name source files through the maps beside the chunks.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -27,6 +27,11 @@ describe('the bundled murmur command', () => {
     expect(readFileSync(join(root, bin), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
     expect(node([bin, '--help'])).toContain('murmur run');
     expect(node([bin, '--version']).trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  // Checked on the bundle `npm test` builds first; the build writes every file anew (temp file + rename).
+  it.skipIf(process.platform === 'win32')('is executable, so `npx murmur` in a checkout starts it', () => {
+    expect((statSync(join(root, bin)).mode & 0o111).toString(8)).toBe('111');
   });
 
   it('runs a one-turn task on the scripted model and lists its session', () => {

@@ -83,9 +83,11 @@ describe('the installed package', () => {
     );
   });
 
-  it('ships a LICENSE, source maps of the bundle only (without sources), and fits in 1 MB', () => {
+  it('ships a LICENSE, source maps of the bundle only (without sources), and fits in 1.05 MB', () => {
     expect(readFileSync(path.join(pkg.dir, 'LICENSE'), 'utf8')).toContain('MIT License');
-    expect(pkg.tarballBytes).toBeLessThan(1_000_000);
+    // 0.98 MB before the containment work (protected paths, the hardened git), 1.01 MB after; the package split
+    // (the library without the command line's weight) is its own issue.
+    expect(pkg.tarballBytes).toBeLessThan(1_050_000);
     const maps: string[] = [];
     const walk = (dir: string) => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -104,7 +106,8 @@ describe('the installed package', () => {
 
   it('runs the demo', async () => {
     const ran = await murmur(['demo', '--no-dashboard', '--json'], { timeout: 90_000 });
-    expect(ran.stderr).toBe('');
+    // --json keeps stderr quiet but for what murmur cannot contain: the demo's verifiers run without a sandbox.
+    expect(ran.stderr).toMatch(/^murmur: warn: verifiers' shells are not confined [^\n]*\n?$/);
     expect(JSON.parse(ran.stdout)).toMatchObject({ summary: { completed: 12 } });
     expect(ran.exitCode).toBe(0);
   }, 100_000);

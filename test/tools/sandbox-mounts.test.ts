@@ -56,7 +56,7 @@ describe('the sandbox mount plan', () => {
     ]);
   });
 
-  it("a worktree agent: the run's workspace read-only, its worktree and the repository's .git writable", () => {
+  it("a worktree agent: the run's workspace read-only, its worktree, the objects and its own git folder writable", () => {
     const ws = folder('repo');
     folder('repo', '.git', 'worktrees', 'item-1');
     writeFileSync(path.join(ws, '.git', 'worktrees', 'item-1', 'commondir'), '../..\n');
@@ -75,16 +75,77 @@ describe('the sandbox mount plan', () => {
         binDir: '/tmp/murmur-tools-x/bin',
       },
     });
+    const gitDir = path.join(ws, '.git', 'worktrees', 'item-1');
     expect(plan.mounts).toEqual([
       { kind: 'ro-bind', path: ws },
       { kind: 'bind', path: worktree },
-      { kind: 'bind', path: path.join(ws, '.git') },
+      // Its own worktree git folder (HEAD, index), not the repository's refs, config or hooks.
+      { kind: 'bind', path: gitDir },
       { kind: 'hide-dir', path: path.join(ws, '.murmur') },
       { kind: 'bind', path: worktree },
+      // How git finds the repository from the worktree stays as murmur made it.
+      { kind: 'ro-bind', path: path.join(worktree, '.git') },
+      { kind: 'ro-bind', path: path.join(gitDir, 'commondir') },
       { kind: 'hide-dir', path: '/tmp/murmur-tools-x' },
       { kind: 'ro-bind', path: '/tmp/murmur-tools-x/bin' },
       { kind: 'ro-bind', path: '/tmp/murmur-tools-x/murmur-tools.cjs' },
       { kind: 'bind', path: '/tmp/murmur-tools-x/agents/a.sock' },
+    ]);
+  });
+
+  it('protected paths in a writable repository are read-only, and the folders above them pinned', () => {
+    const ws = folder('repo');
+    folder('repo', '.git', 'hooks');
+    folder('repo', '.git', 'objects');
+    folder('repo', '.git', 'modules', 'lib', 'hooks');
+    folder('repo', '.vscode');
+    writeFileSync(path.join(ws, '.git', 'config'), '[core]\n');
+    writeFileSync(path.join(ws, '.git', 'modules', 'lib', 'config'), '[core]\n');
+    writeFileSync(path.join(ws, 'murmur.toml'), '');
+    writeFileSync(path.join(ws, '.bashrc'), '');
+    const plan = sandboxMounts({
+      sandbox: sandboxFor(ws),
+      root: ws,
+      extraRoots: [],
+      cwd: ws,
+      home: undefined,
+      runtimeDir: undefined,
+    });
+    const git = path.join(ws, '.git');
+    expect(plan.mounts).toEqual([
+      { kind: 'bind', path: ws },
+      { kind: 'bind', path: git },
+      { kind: 'bind', path: path.join(git, 'modules') },
+      { kind: 'bind', path: path.join(git, 'modules', 'lib') },
+      { kind: 'ro-bind', path: path.join(ws, 'murmur.toml') },
+      { kind: 'ro-bind', path: path.join(ws, '.vscode') },
+      { kind: 'ro-bind', path: path.join(ws, '.bashrc') },
+      { kind: 'ro-bind', path: path.join(git, 'config') },
+      { kind: 'ro-bind', path: path.join(git, 'hooks') },
+      { kind: 'ro-bind', path: path.join(git, 'modules', 'lib', 'config') },
+      { kind: 'ro-bind', path: path.join(git, 'modules', 'lib', 'hooks') },
+    ]);
+    // Those that do not exist yet are still watched (removed after a command that makes them).
+    expect(plan.guarded).toContain(path.join(ws, '.mcp.json'));
+    expect(plan.guarded).toContain(path.join(git, 'info'));
+  });
+
+  it("a verifier's workspace: read-only but for its existing git-ignored folders", () => {
+    const ws = folder('ws');
+    const modules = folder('ws', 'node_modules');
+    const plan = sandboxMounts({
+      sandbox: sandboxFor(ws),
+      root: ws,
+      extraRoots: [],
+      cwd: ws,
+      home: undefined,
+      runtimeDir: undefined,
+      readOnlyRoot: true,
+      ignoredFolders: [modules, path.join(ws, 'dist'), path.join(ws, '.vscode')],
+    });
+    expect(plan.mounts).toEqual([
+      { kind: 'ro-bind', path: ws },
+      { kind: 'bind', path: modules },
     ]);
   });
 
@@ -101,6 +162,15 @@ describe('the sandbox mount plan', () => {
     expect(args).toContain('--unshare-pid');
     expect(args).toContain('--unshare-net');
     expect(args).toContain('--die-with-parent');
+    // Root outside is no one inside: a user namespace without capabilities, no nested namespaces, a new session.
+    expect(args.slice(0, 6)).toEqual([
+      '--unshare-user',
+      '--cap-drop',
+      'ALL',
+      '--disable-userns',
+      '--new-session',
+      '--die-with-parent',
+    ]);
     expect(args.join(' ')).toContain(
       '--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind /w /w --tmpfs /w/.murmur --ro-bind /dev/null /h/.netrc --chdir /w/src --',
     );

@@ -20,7 +20,9 @@ import { resolveToolPath } from '../fs/workspace-paths.js';
 import { isRecord } from '../util/is-record.js';
 import { HeadTailBuffer } from './output-buffer.js';
 import { runInProcessGroup, type GroupRunResult, type ProcessWrapper } from './process-group.js';
+import { ignoredFolders } from './ignored-folders.js';
 import { bwrapArguments, sandboxMounts } from './sandbox.js';
+import { restoreProtected, snapshotProtected, undoneNote, type ProtectedSnapshot } from './sandbox-guard.js';
 import { scrubSecrets } from './secret-env.js';
 
 export const BASH_DEFAULT_TIMEOUT_MS = 60_000;
@@ -119,7 +121,7 @@ type BackgroundStart = (
   input: BashInput,
   cwd: string,
   env: Record<string, string>,
-  wrapper: ProcessWrapper | undefined,
+  confinement: Confinement | undefined,
 ) => ToolResult;
 
 const noBackground: BackgroundStart = () =>
@@ -129,7 +131,7 @@ const noBackground: BackgroundStart = () =>
 
 const startInBackground =
   (tasks: TaskStore): BackgroundStart =>
-  (ctx, input, cwd, env, wrapper) => {
+  (ctx, input, cwd, env, confinement) => {
     const description = input.description?.trim();
     if (!description)
       return errorResult('run_in_background needs a description: a few words saying what the command does.');
@@ -139,15 +141,18 @@ const startInBackground =
       description,
       meta: { command: input.command, cwd },
       async run(io: { signal: AbortSignal; write(chunk: string): void }): Promise<TaskOutcome> {
+        const snapshot = confinement?.before();
         const run = await runInProcessGroup({
           command: input.command,
           cwd,
           env,
-          ...(wrapper ? { wrapper } : {}),
+          ...(confinement ? { wrapper: confinement.wrapper } : {}),
           ...(timeoutMs !== undefined ? { timeoutMs } : {}),
           signal: io.signal,
           onOutput: (text) => io.write(text),
         });
+        const undone = confinement && snapshot ? confinement.after(snapshot) : '';
+        if (undone) io.write(`\n${undone}\n`);
         const status = statusLine(run, timeoutMs);
         if (run.timedOut) return { status: 'timeout', result: status.text };
         if (run.aborted) return { status: 'aborted', result: status.text };
@@ -172,28 +177,45 @@ async function addBridgeLease(ctx: ToolContext, env: Record<string, string>): Pr
   return lease;
 }
 
-/** Where the command's processes run: the run's sandbox when it has one (see sandbox.ts), else unconfined. */
-function wrapperFor(
+/** Where the command's processes run, and what to undo after it: the run's sandbox when it has one (see sandbox.ts). */
+interface Confinement {
+  wrapper: ProcessWrapper;
+  /** The protected paths as they were before the command (sandbox-guard.ts). */
+  before(): ProtectedSnapshot;
+  /** Undoes what the command did to them; the sentence for its result, '' when nothing. */
+  after(snapshot: ProtectedSnapshot): string;
+}
+
+function confinementFor(
   ctx: ToolContext,
   cwd: string,
   env: Record<string, string>,
   lease: ShellBridgeLease | undefined,
-): ProcessWrapper | undefined {
+): Confinement | undefined {
   const sandbox = ctx.env?.sandbox;
   if (!sandbox) return undefined;
+  const root = ctx.workspace?.root ?? ctx.cwd;
+  const extraRoots = ctx.workspace?.extraRoots ?? [];
+  const readOnlyRoot = sandbox.readOnlyWorkspace === true;
   const plan = sandboxMounts({
     sandbox,
-    root: ctx.workspace?.root ?? ctx.cwd,
-    extraRoots: ctx.workspace?.extraRoots ?? [],
+    root,
+    extraRoots,
     cwd,
     home: env.HOME,
     runtimeDir: env.XDG_RUNTIME_DIR,
     lease,
+    ...(readOnlyRoot ? { readOnlyRoot, ignoredFolders: ignoredFolders(root) } : {}),
   });
   // Inside, /tmp is the sandbox's own; the agent socket of the user's ssh-agent is not there.
   env.TMPDIR = '/tmp';
   delete env.SSH_AUTH_SOCK;
-  return { file: sandbox.bwrap, args: bwrapArguments(plan) };
+  const roots = readOnlyRoot ? extraRoots : [root, ...extraRoots];
+  return {
+    wrapper: { file: sandbox.bwrap, args: bwrapArguments(plan) },
+    before: () => snapshotProtected(plan.guarded, roots),
+    after: (snapshot) => undoneNote(restoreProtected(snapshot, root)),
+  };
 }
 
 async function executeBash(
@@ -219,15 +241,16 @@ async function executeBash(
   const env = scrubSecrets(process.env, ctx.env?.secretPatterns ?? []);
   // Added after the secrets are stripped, so the stripping never removes the lease.
   const lease = await addBridgeLease(ctx, env);
-  const wrapper = wrapperFor(ctx, folder.path, env, lease);
-  if (inBackground) return background(ctx, input, folder.path, env, wrapper);
+  const confinement = confinementFor(ctx, folder.path, env, lease);
+  if (inBackground) return background(ctx, input, folder.path, env, confinement);
   const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
   const output = new HeadTailBuffer(BASH_MAX_OUTPUT_CHARS);
+  const snapshot = confinement?.before();
   const run = await runInProcessGroup({
     command: input.command,
     cwd: folder.path,
     env,
-    ...(wrapper ? { wrapper } : {}),
+    ...(confinement ? { wrapper: confinement.wrapper } : {}),
     timeoutMs,
     signal,
     onOutput: (text) => {
@@ -235,9 +258,10 @@ async function executeBash(
       onUpdate({ text });
     },
   });
+  const undone = confinement && snapshot ? confinement.after(snapshot) : '';
   const status = statusLine(run, timeoutMs);
   const text = output.toString().replace(/\n+$/, '');
-  const body = `${text === '' ? '(no output)' : text}\n\n${status.text}`;
+  const body = `${text === '' ? '(no output)' : text}\n\n${status.text}${undone ? `\n${undone}` : ''}`;
   const details = {
     exitCode: run.exitCode,
     timedOut: run.timedOut,
