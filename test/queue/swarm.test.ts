@@ -101,9 +101,16 @@ describe.runIf(available)('murmur swarm --queue', () => {
     async () => {
       const { dir, redis } = fixture;
       const root = path.join(dir, 'sandboxed');
-      // Each item records the processes its shell sees (a handful in its own PID namespace) and tries to write in
-      // the worker's clone outside its worktree (the clone is under /tmp: the write lands in the private /tmp).
-      const record = 'touch "$CLONE/escaped" 2>/dev/null; ls -d /proc/[0-9]* | wc -l > seen-$1';
+      // Each item records the processes its shell sees (a handful in its own PID namespace), tries to write in the
+      // worker's clone outside its worktree (the clone is under /tmp: the write lands in the private /tmp), and tries
+      // to plant code in the clone's git folder that the worker's own git would run on the host for later items
+      // (a post-checkout hook at the next `worktree add`, an fsmonitor at the next `add -A`).
+      const marker = path.join(root, 'planted-code-ran');
+      const plant =
+        'g=$(git rev-parse --path-format=absolute --git-common-dir); ' +
+        `printf '#!/bin/sh\\ntouch ${marker}\\n' > "$g/hooks/post-checkout" 2>/dev/null; chmod +x "$g/hooks/post-checkout" 2>/dev/null; ` +
+        `git config core.fsmonitor "touch ${marker}" 2>/dev/null; `;
+      const record = `${plant}touch "$CLONE/escaped" 2>/dev/null; ls -d /proc/[0-9]* | wc -l > seen-$1`;
       const { repo, script } = workspace(
         root,
         { 'a.txt': 'a\n', 'b.txt': 'a\n' },
@@ -145,6 +152,10 @@ describe.runIf(available)('murmur swarm --queue', () => {
           expect(Number(procs)).toBeLessThanOrEqual(8);
         }
         expect(existsSync(path.join(checkout, 'escaped'))).toBe(false);
+        // Nothing planted in the clone, so nothing ran for the second item or will run for the next swarm's.
+        expect(existsSync(path.join(checkout, '.git', 'hooks', 'post-checkout'))).toBe(false);
+        expect(readFileSync(path.join(checkout, '.git', 'config'), 'utf8')).not.toContain('fsmonitor');
+        expect(existsSync(marker)).toBe(false);
       } finally {
         worker.child.kill('SIGTERM');
         await worker.child;
