@@ -3,7 +3,16 @@
 // network, while murmur-tools still works; a worktree swarm's items commit in their worktrees and are merged back;
 // a resume stays in the sandbox; auto mode runs sandboxed bash with `autoAllowBash`; and a sandbox that cannot
 // work (bwrap missing, no namespaces) is exit 2 before anything is on disk, for run, worker and mcp serve.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -271,6 +280,19 @@ describe('a sandbox that cannot work: exit 2 before anything starts', () => {
     expect(serve.exitCode).toBe(2);
     expect(serve.stderr).toContain('murmur mcp serve: the shell sandbox is on, but bubblewrap');
   });
+
+  it.runIf(process.getuid?.() === 0)(
+    'as root, a workspace owned by another user: exit 2 naming the owner (root without capabilities could not write it), nothing on disk',
+    async () => {
+      chownSync(dir, 1000, 1000);
+      const run = await murmur(['run', 'go', '--model', `scripted:${model()}`, '--sandbox']);
+      expect(run.exitCode).toBe(2);
+      expect(run.stderr).toContain(`murmur runs as root and ${dir} belongs to uid 1000`);
+      expect(run.stderr).toContain('Run murmur as that user');
+      expect(sessions()).toEqual([]);
+      expect(existsSync(path.join(dir, 'ran.txt'))).toBe(false);
+    },
+  );
 
   it('bwrap that cannot create namespaces (a container seccomp profile): exit 2 saying so', async () => {
     const PATH = pathWithout(dir, NO_NAMESPACES_BWRAP);
