@@ -42,7 +42,7 @@ async function localLauncher(host: SwarmHost, plan: SwarmPlan): Promise<ItemLaun
 }
 
 /** Said once per swarm with verifiers and no sandbox: what holds of "a verifier never edits" and what does not. */
-export function unconfinedVerifiers(isolated: boolean): string {
+function unconfinedVerifiers(isolated: boolean): string {
   return isolated
     ? "verifiers' shells are not confined (no --sandbox): what a verifier changes in its item's worktree is put back after its verdict, but its commands can still write elsewhere"
     : "verifiers' shells are not confined (no --sandbox, no --isolation worktree): a verifier's commands could change the workspace while it checks; run with --sandbox (or --isolation worktree) to keep its work unchanged";

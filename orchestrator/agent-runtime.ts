@@ -172,7 +172,7 @@ function configureAgent(
     sandbox: context.env?.sandbox
       ? {
           ...context.env.sandbox,
-          worktree: record.workspaceRoot !== undefined && record.workspaceRoot !== shared.contextInputs.cwd,
+          worktree: context.cwd !== shared.contextInputs.cwd,
         }
       : undefined,
   });

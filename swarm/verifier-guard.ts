@@ -35,7 +35,10 @@ async function treeOf(worktree: string, index: string, scratch: string): Promise
   return written.ok ? written.stdout.trim() : undefined;
 }
 
-/** Records the worktree before a verifier runs; undefined when git cannot (the verifier then runs unguarded). */
+/**
+ * Records the worktree (its top folder: paths below are relative to it) before a verifier runs; undefined when git
+ * cannot (the verifier then runs unguarded).
+ */
 export async function markWork(worktree: string): Promise<WorkMark | undefined> {
   const index = await indexFile(worktree);
   const head = await git(worktree, ['rev-parse', '--verify', '-q', 'HEAD']);
@@ -74,18 +77,17 @@ export async function restoreWork(worktree: string, mark: WorkMark): Promise<str
       const diff = await git(worktree, ['diff-tree', '-r', '--no-renames', '--name-status', '-z', mark.tree, now]);
       const fields = diff.stdout.split('\0').filter(Boolean);
       const restore: string[] = [];
-      const top = (await git(worktree, ['rev-parse', '--show-toplevel'])).stdout.trim() || worktree;
       for (let i = 0; i + 1 < fields.length; i += 2) {
         const status = fields[i]!;
         const file = fields[i + 1]!;
         changed.push(file);
-        if (status === 'A') rmSync(path.join(top, file), { force: true, recursive: true });
+        if (status === 'A') rmSync(path.join(worktree, file), { force: true, recursive: true });
         else restore.push(file);
       }
       if (restore.length > 0) {
         const env = { GIT_INDEX_FILE: path.join(mark.folder, 'restore-index') };
-        await git(top, ['read-tree', mark.tree], undefined, { env });
-        await git(top, ['checkout-index', '-f', '-z', '--stdin'], `${restore.join('\0')}\0`, { env });
+        await git(worktree, ['read-tree', mark.tree], undefined, { env });
+        await git(worktree, ['checkout-index', '-f', '-z', '--stdin'], `${restore.join('\0')}\0`, { env });
       }
     }
     try {

@@ -2,7 +2,7 @@
 // protected-paths.ts holds the one list), and whether a rule names that protected path itself. A write or edit there
 // asks a person in every mode; a generic allow rule (`write`, `write(**)`, `edit(*.json)`) does not pre-approve it.
 import path from 'node:path';
-import { isProtectedPath } from '../../tools/fs/protected-paths.js';
+import { isProtectedPath, protectedKind, type ProtectedKind } from '../../tools/fs/protected-paths.js';
 import { pathMatches, toolMatches } from './match.js';
 import type { PermissionRule } from './rules.js';
 import type { CallPath, CallSubject } from './subject.js';
@@ -49,15 +49,9 @@ function shortestProtected(rel: readonly string[]): number | undefined {
   return rel.length;
 }
 
-const GIT = /(^|\/)\.git(\/|$)|^\.git(modules|config)$/;
-const EDITOR = /^\.(vscode|idea)(\/|$)/;
-const SHELL = /^\.(bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zshenv|zprofile|zlogin|envrc)$/;
-
-function steersOf(within: string): string {
-  if (GIT.test(within)) return 'git';
-  if (EDITOR.test(within)) return 'the editor';
-  if (SHELL.test(within)) return 'the shell';
-  return 'murmur';
+function steersOf(within: string): ProtectedKind {
+  // `within` is protected by construction (a path in its root, or the part from a `.git` segment on).
+  return protectedKind(within) ?? 'murmur';
 }
 
 /** The protected entries of one form of the path, and the path inside its root that made it protected. */

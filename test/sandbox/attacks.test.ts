@@ -124,6 +124,38 @@ async function sandboxedRunAttack(
   return { c, headBefore, configBefore, problems };
 }
 
+/**
+ * `murmur swarm --verify` over a.txt in the case's workspace: the worker appends `worker-edit`, the verifier runs
+ * `verifierCommand` then answers `verdict`; what the command said and the verifier's bash outcomes.
+ */
+async function verifiedSwarm(c: AttackCase, verifierCommand: string, verdict: string, flags: readonly string[]) {
+  const events = path.join(c.host, 'events.jsonl');
+  const model = scriptFile(c, {
+    agents: [
+      bashAgent('echo worker-edit >> $1', { role: 'worker', prompt: 'Edit (\\S+)' }),
+      bashAgent(verifierCommand, { role: 'verifier' }, verdict),
+    ],
+  });
+  const ran = await murmurAs(c, [
+    'swarm',
+    '--verify',
+    '--items',
+    'a.txt',
+    '--template',
+    'Edit {{item}}',
+    '--permission-mode',
+    'yolo',
+    '--model',
+    `scripted:${model}`,
+    '--json',
+    '--events',
+    events,
+    ...flags,
+  ]);
+  const verifierBash = toolOutcomes(c, eventsIn(events)).filter((o) => o.role === 'verifier' && o.tool === 'bash');
+  return { ran, verifierBash };
+}
+
 const WORKTREE_ATTACKS: WorktreeAttack[] = [
   {
     name: "hooks in the main repository's git dir (one item also commits its own work)",
@@ -498,38 +530,13 @@ describe.skipIf(!available)('attacks from inside the sandbox, checked on the hos
       it.each(COMBINATIONS)('sandbox $sandbox, worktree isolation $worktree', async ({ sandbox, worktree }) => {
         c = await makeCase(who, 'verifier');
         repoAs(c, { 'a.txt': 'original\n' });
-        const events = path.join(c.host, 'events.jsonl');
-        const model = scriptFile(c, {
-          agents: [
-            bashAgent('echo worker-edit >> $1', { role: 'worker', prompt: 'Edit (\\S+)' }),
-            bashAgent(
-              'echo X >> a.txt; echo Y > new-by-verifier.txt',
-              { role: 'verifier' },
-              'VERDICT: pass\nThe edit is there.',
-            ),
-          ],
-        });
-        const ran = await murmurAs(c, [
-          'swarm',
-          '--verify',
-          '--items',
-          'a.txt',
-          '--template',
-          'Edit {{item}}',
-          '--permission-mode',
-          'yolo',
-          '--model',
-          `scripted:${model}`,
-          '--json',
-          '--events',
-          events,
-          ...(sandbox ? ['--sandbox'] : []),
-          ...(worktree ? ['--isolation', 'worktree'] : []),
-        ]);
-        expect(ran.exitCode, ran.stderr).toBe(0);
-        const verifierBash = toolOutcomes(c, eventsIn(events)).filter(
-          (o) => o.role === 'verifier' && o.tool === 'bash',
+        const { ran, verifierBash } = await verifiedSwarm(
+          c,
+          'echo X >> a.txt; echo Y > new-by-verifier.txt',
+          'VERDICT: pass\nThe edit is there.',
+          [...(sandbox ? ['--sandbox'] : []), ...(worktree ? ['--isolation', 'worktree'] : [])],
         );
+        expect(ran.exitCode, ran.stderr).toBe(0);
         expect(verifierBash, 'the verifier ran its bash').toHaveLength(1);
         const saidUnconfined = ran.stderr.split('\n').filter((line) => /not confined/i.test(line));
         if (!sandbox && !worktree) {
@@ -556,37 +563,13 @@ describe.skipIf(!available)('attacks from inside the sandbox, checked on the hos
         mkdirSync(path.join(c.workspace, 'node_modules', 'left-pad'), { recursive: true });
         writeFileSync(path.join(c.workspace, 'node_modules', 'left-pad', 'index.js'), 'module.exports = 1;\n');
         mkdirSync(path.join(c.workspace, 'dist'));
-        const events = path.join(c.host, 'events.jsonl');
-        const model = scriptFile(c, {
-          agents: [
-            bashAgent('echo worker-edit >> $1', { role: 'worker', prompt: 'Edit (\\S+)' }),
-            bashAgent(
-              'mkdir -p node_modules/.cache && echo x > node_modules/.cache/x && echo y > dist/out.js',
-              { role: 'verifier' },
-              'VERDICT: pass\nBuilt and tested.',
-            ),
-          ],
-        });
-        const ran = await murmurAs(c, [
-          'swarm',
-          '--verify',
-          '--sandbox',
-          '--items',
-          'a.txt',
-          '--template',
-          'Edit {{item}}',
-          '--permission-mode',
-          'yolo',
-          '--model',
-          `scripted:${model}`,
-          '--json',
-          '--events',
-          events,
-        ]);
-        expect(ran.exitCode, ran.stderr).toBe(0);
-        const verifierBash = toolOutcomes(c, eventsIn(events)).filter(
-          (o) => o.role === 'verifier' && o.tool === 'bash',
+        const { ran, verifierBash } = await verifiedSwarm(
+          c,
+          'mkdir -p node_modules/.cache && echo x > node_modules/.cache/x && echo y > dist/out.js',
+          'VERDICT: pass\nBuilt and tested.',
+          ['--sandbox'],
         );
+        expect(ran.exitCode, ran.stderr).toBe(0);
         expect(verifierBash).toHaveLength(1);
         expect(verifierBash[0]!.isError, verifierBash[0]!.text).toBe(false);
         expect(read(path.join(c.workspace, 'dist', 'out.js'))).toBe('y\n');

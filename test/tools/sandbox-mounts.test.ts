@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bwrapArguments, sandboxMounts, worktreeCommonDir } from '../../tools/shell/sandbox.js';
+import { bwrapArguments, type SandboxInput, sandboxMounts, worktreeCommonDir } from '../../tools/shell/sandbox.js';
 import type { ShellSandbox } from '../../tools/adapters.js';
 import { removeDir, tempDir } from '../swarm/helpers.js';
 
@@ -33,20 +33,26 @@ function sandboxFor(root: string, extra: Partial<ShellSandbox> = {}): ShellSandb
   };
 }
 
+/** The plan for an agent whose workspace (and working folder) is `root`, in the run whose workspace is `runRoot`. */
+function planFor(root: string, runRoot: string, extra: Partial<SandboxInput> = {}) {
+  return sandboxMounts({
+    sandbox: sandboxFor(runRoot),
+    root,
+    extraRoots: [],
+    cwd: root,
+    home: undefined,
+    runtimeDir: undefined,
+    ...extra,
+  });
+}
+
 describe('the sandbox mount plan', () => {
   it('a workspace that is also the home folder: its secrets and state are hidden after it is mounted', () => {
     const ws = folder('ws');
     folder('ws', '.ssh');
     folder('ws', '.murmur', 'skills');
     writeFileSync(path.join(ws, '.netrc'), 'machine x password y\n');
-    const plan = sandboxMounts({
-      sandbox: sandboxFor(ws),
-      root: ws,
-      extraRoots: [],
-      cwd: ws,
-      home: ws,
-      runtimeDir: undefined,
-    });
+    const plan = planFor(ws, ws, { home: ws });
     expect(plan.mounts).toEqual([
       { kind: 'bind', path: ws },
       { kind: 'hide-dir', path: path.join(ws, '.ssh') },
@@ -63,13 +69,7 @@ describe('the sandbox mount plan', () => {
     const worktree = folder('repo', '.murmur', 'sessions', 's1', 'worktrees', 'w', 'item-1');
     writeFileSync(path.join(worktree, '.git'), `gitdir: ${path.join(ws, '.git', 'worktrees', 'item-1')}\n`);
     expect(worktreeCommonDir(worktree)).toBe(path.join(ws, '.git'));
-    const plan = sandboxMounts({
-      sandbox: sandboxFor(ws),
-      root: worktree,
-      extraRoots: [],
-      cwd: worktree,
-      home: undefined,
-      runtimeDir: undefined,
+    const plan = planFor(worktree, ws, {
       lease: {
         variables: { MURMUR_TOOLS_LEASE: 't', MURMUR_TOOLS_ENDPOINT: '/tmp/murmur-tools-x/agents/a.sock' },
         binDir: '/tmp/murmur-tools-x/bin',
@@ -103,14 +103,7 @@ describe('the sandbox mount plan', () => {
     writeFileSync(path.join(ws, '.git', 'modules', 'lib', 'config'), '[core]\n');
     writeFileSync(path.join(ws, 'murmur.toml'), '');
     writeFileSync(path.join(ws, '.bashrc'), '');
-    const plan = sandboxMounts({
-      sandbox: sandboxFor(ws),
-      root: ws,
-      extraRoots: [],
-      cwd: ws,
-      home: undefined,
-      runtimeDir: undefined,
-    });
+    const plan = planFor(ws, ws);
     const git = path.join(ws, '.git');
     expect(plan.mounts).toEqual([
       { kind: 'bind', path: ws },
@@ -133,13 +126,7 @@ describe('the sandbox mount plan', () => {
   it("a verifier's workspace: read-only but for its existing git-ignored folders", () => {
     const ws = folder('ws');
     const modules = folder('ws', 'node_modules');
-    const plan = sandboxMounts({
-      sandbox: sandboxFor(ws),
-      root: ws,
-      extraRoots: [],
-      cwd: ws,
-      home: undefined,
-      runtimeDir: undefined,
+    const plan = planFor(ws, ws, {
       readOnlyRoot: true,
       ignoredFolders: [modules, path.join(ws, 'dist'), path.join(ws, '.vscode')],
     });

@@ -6,27 +6,29 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-/** Entries at the top of a writable root (a workspace, a worktree, an extra root). Folders end with `/`. */
-export const PROTECTED_IN_ROOT: readonly string[] = [
-  'murmur.toml',
-  '.mcp.json',
-  '.gitmodules',
-  '.gitconfig',
-  '.murmur/agents/',
-  '.murmur/skills/',
-  '.vscode/',
-  '.idea/',
-  '.bashrc',
-  '.bash_profile',
-  '.bash_login',
-  '.bash_logout',
-  '.profile',
-  '.zshrc',
-  '.zshenv',
-  '.zprofile',
-  '.zlogin',
-  '.envrc',
-];
+/** Entries at the top of a writable root (a workspace, a worktree, an extra root), by what they steer. Folders end with `/`. */
+const IN_ROOT_BY_KIND = {
+  murmur: ['murmur.toml', '.mcp.json', '.murmur/agents/', '.murmur/skills/'],
+  git: ['.gitmodules', '.gitconfig'],
+  'the editor': ['.vscode/', '.idea/'],
+  'the shell': [
+    '.bashrc',
+    '.bash_profile',
+    '.bash_login',
+    '.bash_logout',
+    '.profile',
+    '.zshrc',
+    '.zshenv',
+    '.zprofile',
+    '.zlogin',
+    '.envrc',
+  ],
+} as const;
+
+/** What a protected path makes run when it changes: the next run of murmur, git, the editor, a shell. */
+export type ProtectedKind = keyof typeof IN_ROOT_BY_KIND;
+
+export const PROTECTED_IN_ROOT: readonly string[] = Object.values(IN_ROOT_BY_KIND).flat();
 
 /**
  * Entries inside a git directory (a repository's `.git`, or the common folder of its worktrees): what git reads to
@@ -57,8 +59,13 @@ function entryRegex(entry: string): string {
 }
 
 // Case-insensitive: on macOS and Windows `MURMUR.TOML` is murmur.toml; on Linux asking once too often is harmless.
-const IN_ROOT = new RegExp(`^(?:${PROTECTED_IN_ROOT.map(entryRegex).join('|')})$`, 'i');
-const IN_GIT_DIR = new RegExp(`^(?:${PROTECTED_IN_GIT_DIR.map(entryRegex).join('|')})$`, 'i');
+const listRegex = (entries: readonly string[]) => new RegExp(`^(?:${entries.map(entryRegex).join('|')})$`, 'i');
+const IN_ROOT = listRegex(PROTECTED_IN_ROOT);
+const KINDS = Object.entries(IN_ROOT_BY_KIND).map(([kind, entries]) => ({
+  kind: kind as ProtectedKind,
+  regex: listRegex(entries),
+}));
+const IN_GIT_DIR = listRegex(PROTECTED_IN_GIT_DIR);
 /** murmur's state folder: everything but an agent's plan files steers a later run. */
 const MURMUR_STATE = /^\.murmur\/(?!sessions\/[^/]+\/plans\/|plans\/).*$/i;
 
@@ -68,18 +75,23 @@ const MURMUR_STATE = /^\.murmur\/(?!sessions\/[^/]+\/plans\/|plans\/).*$/i;
  * pointer file itself; a `.git` folder as a whole is protected when written as one path (replacing it replaces all).
  */
 export function isProtectedPath(relative: string | undefined): boolean {
-  if (relative === undefined) return false;
+  return protectedKind(relative) !== undefined;
+}
+
+/** What a protected path (see isProtectedPath) steers; undefined when it is not protected. */
+export function protectedKind(relative: string | undefined): ProtectedKind | undefined {
+  if (relative === undefined) return undefined;
   const rel = relative
     .replace(/\\/g, '/')
     .replace(/^\.\/+/, '')
     .replace(/\/+$/, '');
-  if (rel === '' || rel === '.' || rel.startsWith('../')) return false;
-  if (IN_ROOT.test(rel) || MURMUR_STATE.test(rel)) return true;
+  if (rel === '' || rel === '.' || rel.startsWith('../')) return undefined;
+  if (MURMUR_STATE.test(rel)) return 'murmur';
+  if (IN_ROOT.test(rel)) return KINDS.find(({ regex }) => regex.test(rel))!.kind;
   const parts = rel.split('/');
   const git = parts.findIndex((part) => part.toLowerCase() === '.git');
-  if (git < 0) return false;
-  if (git === parts.length - 1) return true;
-  return IN_GIT_DIR.test(parts.slice(git + 1).join('/'));
+  if (git < 0) return undefined;
+  return git === parts.length - 1 || IN_GIT_DIR.test(parts.slice(git + 1).join('/')) ? 'git' : undefined;
 }
 
 /** Names in `dir` that are folders; none when it cannot be read. */

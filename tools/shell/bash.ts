@@ -22,7 +22,7 @@ import { HeadTailBuffer } from './output-buffer.js';
 import { runInProcessGroup, type GroupRunResult, type ProcessWrapper } from './process-group.js';
 import { ignoredFolders } from './ignored-folders.js';
 import { bwrapArguments, sandboxMounts } from './sandbox.js';
-import { restoreProtected, snapshotProtected, undoneNote, type ProtectedSnapshot } from './sandbox-guard.js';
+import { restoreProtected, snapshotProtected, undoneNote } from './sandbox-guard.js';
 import { scrubSecrets } from './secret-env.js';
 
 export const BASH_DEFAULT_TIMEOUT_MS = 60_000;
@@ -141,7 +141,7 @@ const startInBackground =
       description,
       meta: { command: input.command, cwd },
       async run(io: { signal: AbortSignal; write(chunk: string): void }): Promise<TaskOutcome> {
-        const snapshot = confinement?.before();
+        const settle = confinement?.watch();
         const run = await runInProcessGroup({
           command: input.command,
           cwd,
@@ -151,7 +151,7 @@ const startInBackground =
           signal: io.signal,
           onOutput: (text) => io.write(text),
         });
-        const undone = confinement && snapshot ? confinement.after(snapshot) : '';
+        const undone = settle?.() ?? '';
         if (undone) io.write(`\n${undone}\n`);
         const status = statusLine(run, timeoutMs);
         if (run.timedOut) return { status: 'timeout', result: status.text };
@@ -180,10 +180,11 @@ async function addBridgeLease(ctx: ToolContext, env: Record<string, string>): Pr
 /** Where the command's processes run, and what to undo after it: the run's sandbox when it has one (see sandbox.ts). */
 interface Confinement {
   wrapper: ProcessWrapper;
-  /** The protected paths as they were before the command (sandbox-guard.ts). */
-  before(): ProtectedSnapshot;
-  /** Undoes what the command did to them; the sentence for its result, '' when nothing. */
-  after(snapshot: ProtectedSnapshot): string;
+  /**
+   * Notes the protected paths just before the command (sandbox-guard.ts); the function it returns, called when the
+   * command has ended, undoes what the command did to them and gives the sentence for its result ('' when nothing).
+   */
+  watch(): () => string;
 }
 
 function confinementFor(
@@ -213,8 +214,10 @@ function confinementFor(
   const roots = readOnlyRoot ? extraRoots : [root, ...extraRoots];
   return {
     wrapper: { file: sandbox.bwrap, args: bwrapArguments(plan) },
-    before: () => snapshotProtected(plan.guarded, roots),
-    after: (snapshot) => undoneNote(restoreProtected(snapshot, root)),
+    watch: () => {
+      const snapshot = snapshotProtected(plan.guarded, roots);
+      return () => undoneNote(restoreProtected(snapshot, root));
+    },
   };
 }
 
@@ -245,7 +248,7 @@ async function executeBash(
   if (inBackground) return background(ctx, input, folder.path, env, confinement);
   const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
   const output = new HeadTailBuffer(BASH_MAX_OUTPUT_CHARS);
-  const snapshot = confinement?.before();
+  const settle = confinement?.watch();
   const run = await runInProcessGroup({
     command: input.command,
     cwd: folder.path,
@@ -258,7 +261,7 @@ async function executeBash(
       onUpdate({ text });
     },
   });
-  const undone = confinement && snapshot ? confinement.after(snapshot) : '';
+  const undone = settle?.() ?? '';
   const status = statusLine(run, timeoutMs);
   const text = output.toString().replace(/\n+$/, '');
   const body = `${text === '' ? '(no output)' : text}\n\n${status.text}${undone ? `\n${undone}` : ''}`;

@@ -80,15 +80,9 @@ function isDir(file: string): boolean {
  * `commondir` leads back to `<repo>/.git`); undefined for a plain repository or none.
  */
 export function worktreeCommonDir(root: string): string | undefined {
-  let pointer: string;
-  try {
-    pointer = readFileSync(path.join(root, '.git'), 'utf8');
-  } catch {
-    return undefined;
-  }
-  const match = /^gitdir:\s*(.+)$/m.exec(pointer);
-  if (!match) return undefined;
-  const gitDir = path.resolve(root, match[1]!.trim());
+  const dotGit = path.join(root, '.git');
+  const gitDir = gitDirOf(dotGit);
+  if (gitDir === undefined || gitDir === dotGit) return undefined;
   try {
     return path.resolve(gitDir, readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
   } catch {
@@ -105,7 +99,7 @@ interface WorktreeGit {
 function worktreeGit(root: string): WorktreeGit | undefined {
   const commonDir = worktreeCommonDir(root);
   const gitDir = gitDirOf(path.join(root, '.git'));
-  if (!commonDir || !gitDir || gitDir === commonDir || !isDir(commonDir) || !isDir(gitDir)) return undefined;
+  if (!commonDir || !gitDir || gitDir === commonDir || !isDir(commonDir)) return undefined;
   return { gitDir, commonDir };
 }
 
