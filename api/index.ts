@@ -6,6 +6,7 @@ export {
   type RunOptions,
   type SwarmOptions,
   type ResumeReport,
+  type ResumeOptions,
   type SessionSummary,
 } from './murmur.js';
 export type { RunHandle, RunEvents, EventsOptions, MurmurEvent, EventOf } from './handle-types.js';
@@ -60,6 +61,8 @@ export type {
 } from '../orchestrator/types.js';
 export type { ApprovalRequest, ApprovalAnswer, Requester, AgentLabel } from '../orchestrator/permissions/asker.js';
 export type { QuestionRequest, QuestionReply } from '../tools/adapters-interaction.js';
+export type { Interruption, InterruptionAnswer, PlanDecision } from '../protocol/interruptions.js';
+export type { Answers } from '../host/answers.js';
 export {
   defineTool,
   textResult,

@@ -12,6 +12,8 @@ import { connectQueueTarget, queueUrlFromEnv, type QueueTarget } from '../host/q
 import { reportOf, swarmTitle, type RunRequest } from '../host/lifecycle.js';
 import { startRun, type HostRun, type RunSetup, type StartRun } from '../host/run-handle.js';
 import { HostInputError } from '../host/errors.js';
+import { applyAnswers } from '../host/answers.js';
+import type { Interruption } from '../protocol/interruptions.js';
 import type { SandboxChoice } from '../host/sandbox.js';
 import { providerFactory, providerFromSpec } from '../host/models.js';
 import type { RunReport, SwarmReport } from '../host/reports.js';
@@ -36,9 +38,9 @@ import {
 import { checkToolAccess, knownTools, type ToolAccess } from './tool-access.js';
 import { toolCallHook } from './tool-hook.js';
 import type { KnownTools } from '../host/tool-names.js';
-import type { RunOptions, SwarmOptions } from './run-options.js';
+import type { ResumeOptions, RunOptions, SwarmOptions } from './run-options.js';
 
-export type { RunOptions, SwarmOptions };
+export type { ResumeOptions, RunOptions, SwarmOptions };
 
 /** What `resume()` ends with: a run's report or a swarm's, told apart by `kind`. */
 export type ResumeReport = RunReport | SwarmReport;
@@ -51,6 +53,8 @@ const MODEL_WORDS = { model: 'the model option', choose: (spec: string) => `mode
 /** What a run adds to the instance's engine values: a resumed session (and how to build its engine), its sandbox, its tool access. */
 interface RunParts {
   session?: SessionStore;
+  /** What the resumed session waits for, with the answers given to this resume. */
+  interruptions?: readonly Interruption[];
   extend?: (options: EngineOptions) => void;
   sandbox?: SandboxChoice;
   toolAccess?: ToolAccess;
@@ -83,8 +87,12 @@ export interface Murmur {
   swarm<T = string, S extends TSchema = TSchema>(
     options: SwarmOptions<T, S>,
   ): RunHandle<TypedSwarmReport<Static<S>, T>>;
-  /** Continues a session left by a crash or an abort (a swarm finishes only the items that had not completed). */
-  resume(sessionId: string, options?: { signal?: AbortSignal }): RunHandle<ResumeReport>;
+  /**
+   * Continues a session left by a crash, an abort or a wait for a person (a swarm finishes only the items that had
+   * not completed). `answers` answer what it waits for (its report's `interruptions`), by `agentId/callId` or call
+   * id: the waiting calls run (or are refused with the person's reason) exactly where they stopped.
+   */
+  resume(sessionId: string, options?: ResumeOptions): RunHandle<ResumeReport>;
   /** The workspace's sessions, newest first: what `murmur sessions --json` prints. */
   listSessions(): SessionSummary[];
   /** Aborts the runs still going (their reports say so), waits for them, and stops the MCP servers it started. */
@@ -150,7 +158,7 @@ class MurmurInstance implements Murmur {
 
   /** The engine's plain values for a run on `bus` (the instance's MCP servers started first, once). */
   private async setup(kind: 'run' | 'swarm', bus: EventBus, run: RunParts = {}): Promise<RunSetup['assembly']> {
-    const { session, extend, sandbox, toolAccess } = run;
+    const { session, extend, sandbox, toolAccess, interruptions } = run;
     const { cwd, config, env, options } = this.checked;
     // Agents of yours with a typed output answer through final_answer: its checker is loaded before they run.
     if (this.profiles.some((profile) => profile.output)) await loadOutputChecks();
@@ -165,6 +173,10 @@ class MurmurInstance implements Murmur {
         });
     const asker = askerFrom(options);
     const tracing = tracingFor(options);
+    // Without a handler, a call that needs a person ends the run `waiting` with it among the report's interruptions
+    // (answered by resume(id, { answers })); `permissions.headless` settles such calls by policy instead.
+    // Only a kept session can be resumed: without one (sessions: false) such calls are settled by policy.
+    const holdForPerson = !asker && config.permissions?.headless === undefined && options.sessions !== false;
     return {
       cwd,
       config,
@@ -189,6 +201,8 @@ class MurmurInstance implements Murmur {
       ...(asker
         ? { asker }
         : { headlessReason: 'murmur runs as a library without an approval handler, so nobody can answer' }),
+      ...(holdForPerson ? { holdForPerson: true } : {}),
+      ...(interruptions && interruptions.length > 0 ? { interruptions } : {}),
       ...(session ? { session } : options.sessions === false ? { session: false } : {}),
       settings: {
         ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
@@ -273,13 +287,17 @@ class MurmurInstance implements Murmur {
     );
   }
 
-  resume(sessionId: string, options: { signal?: AbortSignal } = {}): RunHandle<ResumeReport> {
+  resume(sessionId: string, options: ResumeOptions = {}): RunHandle<ResumeReport> {
     if (typeof sessionId !== 'string' || sessionId.trim() === '')
       fail('sessionId', 'give the id of a session of this workspace.');
     checkSignal('signal', options.signal);
     const opened = openResumable(this.cwd, this.checked.env, sessionId);
     if (!opened.ok) fail('sessionId', `${opened.error}.`);
     const { resumable } = opened;
+    if (options.answers !== undefined && (typeof options.answers !== 'object' || options.answers === null))
+      fail('answers', 'give an object: { "AGENT/CALL": { kind: "allow_once" }, … }.');
+    const answered = applyAnswers(resumable.interruptions, options.answers ?? {});
+    if (!answered.ok) fail('answers', `${answered.error}.`);
     checkResumable(resumable.session.id, codeAgentsUsed(resumable), this.agents);
     const savedQueue = resumable.swarm?.queue;
     // A queue URL with a password is never saved: MURMUR_QUEUE gives it again.
@@ -299,6 +317,7 @@ class MurmurInstance implements Murmur {
       return {
         assembly: await this.setup(kind, bus, {
           session: resumable.session,
+          interruptions: answered.interruptions,
           ...(resumable.extend ? { extend: resumable.extend } : {}),
           ...(sandbox ? { sandbox } : {}),
         }),

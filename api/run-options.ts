@@ -1,4 +1,5 @@
 // The options of one run and one swarm of a murmur instance (types only).
+import type { Answers } from '../host/answers.js';
 import type { TSchema } from '@sinclair/typebox';
 import type { DefinedAgent } from './agents.js';
 import type { SwarmTemplate } from './output.js';
@@ -48,4 +49,10 @@ export interface SwarmOptions<T = string, S extends TSchema = TSchema> {
   /** Run the items on `murmur worker`s through this Redis queue (redis://…) instead of in this process. */
   queue?: string;
   signal?: AbortSignal;
+}
+
+export interface ResumeOptions {
+  signal?: AbortSignal;
+  /** Answers to what the session waits for, by `agentId/callId` (or the call id when one agent made it). */
+  answers?: Answers;
 }

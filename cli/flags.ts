@@ -159,6 +159,19 @@ export const RESUME_FLAGS: FlagSpecs = {
   },
   // The web console's resume after a person answered there: requests nobody answered are held again, not denied.
   hold: { kind: 'boolean', hidden: true },
+  approve: {
+    kind: 'list',
+    value: 'CALL…',
+    description:
+      'approve calls the session waits for (AGENT/CALL, or the call id alone when one agent made it; see the cards it printed)',
+  },
+  always: { kind: 'boolean', description: 'with --approve: allow such calls for the rest of the session' },
+  deny: {
+    kind: 'list',
+    value: 'CALL…',
+    description: 'deny calls the session waits for; --reason says why to the agent',
+  },
+  reason: { kind: 'string', value: 'TEXT', description: 'with --deny: what the agent is told' },
 };
 
 export const SESSIONS_FLAGS: FlagSpecs = {

@@ -10,6 +10,7 @@ import { stateHome } from '../orchestrator/session.js';
 import { renderReport, swarmReport, type ItemResult, type RunReport } from '../host/reports.js';
 import type { SessionState } from '../orchestrator/engine.js';
 import { REPORT_FLAGS } from './flags.js';
+import type { Interruption } from '../protocol/interruptions.js';
 
 interface SavedSwarmState {
   items?: { item: string; result?: ItemResult }[];
@@ -91,15 +92,17 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
 
   const results = swarmResults(state);
   const main = mainAgent(state);
+  // The session's past, as the run's own report says it: its first start, its time in all, what it waits for.
+  const past = pastOf(state);
   if (boolFlag(args, 'json')) {
     if (state.kind === 'swarm' && results) {
       const status =
-        state.status === 'aborted'
-          ? 'aborted'
+        state.status === 'aborted' || state.status === 'waiting'
+          ? state.status
           : results.every((r) => r.outcome === 'completed')
             ? 'completed'
             : 'failed';
-      process.stdout.write(`${JSON.stringify(swarmReport(results, status, state.id))}\n`);
+      process.stdout.write(`${JSON.stringify(swarmReport(results, status, state.id, undefined, past))}\n`);
     } else {
       const answer = main ? (finalMessage(readTranscript(home, id, main.id)) ?? '') : '';
       // A session as saved: a run that stopped with the process says so (running, interrupted).
@@ -123,6 +126,7 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
           }),
         ),
         sessionId: state.id,
+        ...past,
       };
       if (main?.reason !== undefined) report.reason = main.reason;
       process.stdout.write(`${JSON.stringify(report)}\n`);
@@ -143,4 +147,18 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
   const answer = main ? finalMessage(readTranscript(home, id, main.id)) : undefined;
   process.stdout.write(`${answer ?? '(no final answer)'}\n\nAgents:\n${agentTree(state)}\n`);
   return 0;
+}
+
+/** A saved session's start, its time in all (its segments, the last open one up to its last save) and what it waits for. */
+function pastOf(state: SessionState): { startedAt: number; durationMs?: number; interruptions?: Interruption[] } {
+  const past: { startedAt: number; durationMs?: number; interruptions?: Interruption[] } = {
+    startedAt: state.createdAt,
+  };
+  if (state.segments)
+    past.durationMs = state.segments.reduce(
+      (sum, s) => sum + Math.max(0, (s.endedAt ?? state.updatedAt) - s.startedAt),
+      0,
+    );
+  if (state.interruptions && state.interruptions.length > 0) past.interruptions = state.interruptions;
+  return past;
 }

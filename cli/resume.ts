@@ -9,8 +9,9 @@ import { printFinished } from './print-outcome.js';
 import { queueFromFlagOrEnv } from './worker.js';
 import { openOutputJsonl } from './output-options.js';
 import { codeAgentsUsed, openResumable, type Resumable } from '../host/resume.js';
-import { answeringAsker } from '../orchestrator/cron/answers.js';
-import { holdingRun } from './hold-run.js';
+import { applyAnswers } from '../host/answers.js';
+import { findInterruption } from '../orchestrator/permissions/interruption-desk.js';
+import type { Interruption, InterruptionAnswer } from '../protocol/interruptions.js';
 
 /** Continue with the model, endpoint and rules the session ran with, unless given again. */
 function flagsFromSession(args: ParsedArgs, resumable: Resumable): void {
@@ -53,29 +54,71 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
   // The lines file of `--output-jsonl` goes on: only the items without a line are appended.
   const jsonl = resumable.settings.outputJsonl;
   const onItem = jsonl !== undefined && resumable.swarm ? openOutputJsonl('resume', jsonl, true) : undefined;
-  // Started by the web console (--hold): a request nobody answered there is held again, as in a scheduled run.
-  const hold = boolFlag(args, 'hold') ? holdingRun(resumable.session, { record: true }) : undefined;
+  // Started by the web console (--hold): what nobody answered there waits again; the command exits 75.
+  const hold = boolFlag(args, 'hold');
   if (hold) args.flags.json = true;
-  const answered = resumable.held.some((call) => call.answer !== undefined);
+  const interruptions = answeredHere(args, resumable);
   const terminal = await openTerminalRun('resume', args, {
     title: resumable.title,
-    ...(hold ? { asker: { asker: hold.asker } } : {}),
-    // Answers recorded in the console for the held calls are replayed; anything else is asked as usual.
-    ...(answered ? { answering: (asker) => answeringAsker(resumable.held, asker) } : {}),
+    ...(hold ? { hold: true } : {}),
+    ...(interruptions.length > 0 ? { interruptions } : {}),
     sessionKind: resumable.swarm ? 'swarm' : 'run',
     session: resumable.session,
     ...(resumable.sandbox ? { sandbox: resumable.sandbox } : {}),
     ...(resumable.extend ? { extend: resumable.extend } : {}),
   });
-  hold?.attach(terminal);
   try {
     const finished = await terminal.run(
       { kind: 'resume', resumable, ...(queue ? { queue } : {}), ...(onItem ? { onItem } : {}) },
       (refused) => refused.message,
     );
-    if (hold?.holding()) return await new Promise<number>(() => undefined);
     return await terminal.finishRun(finished.outcome, printFinished(args, finished));
   } finally {
-    if (!hold?.holding()) await terminal.close();
+    await terminal.close();
   }
+}
+
+/** The session's interruptions with --approve / --deny answered (an answer naming nothing that waits is a usage error). */
+function answeredHere(args: ParsedArgs, resumable: Resumable): Interruption[] {
+  const approve = (args.flags.approve as string[] | undefined) ?? [];
+  const deny = (args.flags.deny as string[] | undefined) ?? [];
+  const reason = stringFlag(args, 'reason');
+  if (approve.length === 0 && deny.length === 0) {
+    if (reason !== undefined || boolFlag(args, 'always'))
+      throw new UsageError(
+        `murmur resume: --${reason !== undefined ? 'reason goes with --deny' : 'always goes with --approve'} CALL.`,
+      );
+    return resumable.interruptions;
+  }
+  const answers: Record<string, InterruptionAnswer> = {};
+  const approval: InterruptionAnswer = boolFlag(args, 'always') ? { kind: 'allow_always' } : { kind: 'allow_once' };
+  for (const name of approve) answers[name] = answerFor(resumable, name, approval);
+  for (const name of deny)
+    answers[name] = answerFor(
+      resumable,
+      name,
+      reason !== undefined ? { kind: 'deny', feedback: reason } : { kind: 'deny' },
+    );
+  const applied = applyAnswers(resumable.interruptions, answers);
+  if (!applied.ok) throw new UsageError(`murmur resume: ${applied.error}.`);
+  return applied.interruptions;
+}
+
+/** --approve / --deny in the words of the interruption's kind (a plan is approved or rejected, a question declined). */
+function answerFor(resumable: Resumable, name: string, answer: InterruptionAnswer): InterruptionAnswer {
+  const found = findInterruption(resumable.interruptions, name);
+  if (!found.ok) throw new UsageError(`murmur resume: ${found.error}.`);
+  const { kind } = found.interruption;
+  const denied = answer.kind === 'deny';
+  const feedback = denied ? answer.feedback : undefined;
+  if (kind === 'plan')
+    return denied ? { kind: 'reject', ...(feedback ? { reason: feedback } : {}) } : { kind: 'approve' };
+  if (kind === 'question') {
+    if (!denied)
+      throw new UsageError(
+        `murmur resume: ${name} is a question (${found.interruption.summary}); it cannot be approved — answer it in a terminal (murmur resume ${resumable.session.id}) or the console, or --deny it.`,
+      );
+    return { kind: 'declined', ...(feedback ? { reason: feedback } : {}) };
+  }
+  return answer;
 }

@@ -1,11 +1,10 @@
 // `murmur run "TASK"`: the main agent on a task, with the screen, the event log and the session on disk.
-import { parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
+import { boolFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { workspaceFrom } from './setup.js';
 import { RUN_FLAGS } from './flags.js';
 import { loadAgentDefinitions, profileOrProblem } from '../roles/definitions.js';
 import { openTerminalRun } from './terminal-run.js';
 import { printFinished } from './print-outcome.js';
-import { commandHold } from './hold-run.js';
 import { outputSpecFrom } from './output-options.js';
 
 export async function runCommand(argv: readonly string[]): Promise<number> {
@@ -17,23 +16,22 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   checkAgentFlag(args);
   const agent = stringFlag(args, 'agent');
   const output = await outputSpecFrom('run', args);
-  // Started by the web console (--hold): a request that needs a person is held, to be answered on its page.
-  const hold = commandHold(args);
+  // Started by the web console (--hold): a request that needs a person waits, to be answered on its page (exit 75).
+  const hold = boolFlag(args, 'hold');
+  if (hold) args.flags.json = true;
   const terminal = await openTerminalRun('run', args, {
     title: task,
     sessionKind: 'run',
-    ...(hold ? { asker: { asker: hold.asker } } : {}),
+    ...(hold ? { hold: true } : {}),
   });
-  hold?.attach(terminal);
   try {
     const finished = await terminal.run(
       { kind: 'task', task, ...(agent !== undefined ? { agent } : {}), ...(output ? { output } : {}) },
       (refused) => `--agent ${refused.message}`,
     );
-    if (hold?.holding()) return await new Promise<number>(() => undefined);
     return await terminal.finishRun(finished.outcome, printFinished(args, finished));
   } finally {
-    if (!hold?.holding()) await terminal.close();
+    await terminal.close();
   }
 }
 

@@ -1,13 +1,12 @@
 // One run of a scheduled task, in the child process the scheduler starts (`murmur scheduler --exec-run RUN
 // --task ID --session-id SID --cwd DIR [--model M] [--permission-mode P] [--effort E]`, prompt on stdin).
-// An ordinary session with one difference: its asker holds a request that needs a person — the session is
-// saved at that call, the run ends "waiting for approval" (exit 75) and `murmur resume SID` carries on.
+// An ordinary session with one difference: nobody watches it, so a call that needs a person waits — the run ends
+// `waiting` with the call among its interruptions (exit 75), and `murmur resume SID` (or the console) carries on.
 import { boolFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { openTerminalRun } from './terminal-run.js';
 import { printFinished } from './print-outcome.js';
 import { SessionStore, stateHome } from '../orchestrator/session.js';
 import { SCHEDULED_FILE } from '../orchestrator/cron/held.js';
-import { holdingRun } from './hold-run.js';
 import { workspaceFrom } from './setup.js';
 import writeFileAtomic from 'write-file-atomic';
 import { join } from 'node:path';
@@ -42,16 +41,9 @@ export async function scheduledRun(args: ParsedArgs): Promise<number> {
   args.flags.json = true;
   // The scheduler may be gone (killed) when the outcome is printed: a closed pipe must not stop the session's save.
   process.stdout.on('error', () => undefined);
-  // The scheduler records the held run from this process's exit (run-process.ts).
-  const hold = holdingRun(session, { record: false });
+  // The scheduler records the waiting run from this process's exit (run-process.ts).
   const title = prompt.split('\n', 1)[0]!;
-  const terminal = await openTerminalRun('scheduler', args, {
-    title,
-    sessionKind: 'run',
-    session,
-    asker: { asker: hold.asker },
-  });
-  hold.attach(terminal);
+  const terminal = await openTerminalRun('scheduler', args, { title, sessionKind: 'run', session, hold: true });
   // The scheduler went away (killed): stop, so the session is saved and the run is not left going unseen.
   const watchdog = setInterval(() => {
     if (process.ppid !== parent) terminal.engine.abort();
@@ -63,11 +55,10 @@ export async function scheduledRun(args: ParsedArgs): Promise<number> {
       return 1;
     }
     const finished = await terminal.run({ kind: 'task', task: prompt, title }, (refused) => refused.message);
-    if (hold.holding()) return await new Promise<number>(() => undefined);
     return await terminal.finishRun(finished.outcome, printFinished(args, finished));
   } finally {
     clearInterval(watchdog);
-    if (!hold.holding()) await terminal.close();
+    await terminal.close();
   }
 }
 

@@ -4,7 +4,7 @@ import { workspaceFrom } from './setup.js';
 import { SESSIONS_FLAGS } from './flags.js';
 import { stateHome } from '../orchestrator/session.js';
 import { listSessionSummaries, type SessionSummary } from '../orchestrator/session-list.js';
-import { fit, formatCost, formatTokens, oneLine } from '../dashboards/format.js';
+import { fit, formatCost, formatDuration, formatTokens, oneLine } from '../dashboards/format.js';
 
 export async function sessionsCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs('sessions', argv, SESSIONS_FLAGS);
@@ -50,16 +50,20 @@ export function formatSessionTable(sessions: readonly SessionSummary[], columns:
     s.kind,
     s.status,
     formatStart(s.createdAt),
+    // The time its runs took, across resumes (a session from before state version 2: its first to last save).
+    formatDuration(
+      s.durationMs ?? (s.createdAt !== undefined && s.updatedAt !== undefined ? s.updatedAt - s.createdAt : 0),
+    ),
     countOf(s),
     formatTokens(s.tokens),
     s.usage.cost !== undefined ? formatCost(s.usage.cost) : '-',
     oneLine(s.problem ?? s.task ?? ''),
   ]);
-  const header = ['ID', 'COMMAND', 'STATUS', 'STARTED', 'ITEMS/AGENTS', 'TOKENS', 'COST', 'TASK'];
+  const header = ['ID', 'COMMAND', 'STATUS', 'STARTED', 'TIME', 'ITEMS/AGENTS', 'TOKENS', 'COST', 'TASK'];
   const widths = header.slice(0, -1).map((title, i) => Math.max(title.length, ...rows.map((r) => r[i]!.length)));
   const used = widths.reduce((sum, w) => sum + w + 2, 0);
   const taskWidth = Math.max(20, columns - used - 1);
-  const right = new Set([5, 6]);
+  const right = new Set([4, 6, 7]);
   const line = (cells: string[]) =>
     `${cells
       .map((cell, i) => (i < widths.length ? fit(cell, widths[i]!, right.has(i)) : fit(cell, taskWidth)))

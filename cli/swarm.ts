@@ -6,7 +6,6 @@ import { workspaceFrom } from './setup.js';
 import { SWARM_FLAGS } from './flags.js';
 import { openTerminalRun } from './terminal-run.js';
 import { printFinished } from './print-outcome.js';
-import { commandHold } from './hold-run.js';
 import type { SwarmLaunch } from '../host/swarm.js';
 import { swarmTitle } from '../host/lifecycle.js';
 import { agentNameProblem, swarmItemsProblem } from '../host/checks.js';
@@ -70,16 +69,16 @@ export async function swarmCommand(argv: readonly string[]): Promise<number> {
   const output = await outputSpecFrom('swarm', args);
   const jsonl = outputJsonlPath(args);
   const onItem = jsonl !== undefined ? openOutputJsonl('swarm', jsonl, false) : undefined;
-  // Started by the web console (--hold): a request that needs a person is held, to be answered on its page.
-  const hold = commandHold(args);
+  // Started by the web console (--hold): a request that needs a person waits, to be answered on its page (exit 75).
+  const hold = boolFlag(args, 'hold');
+  if (hold) args.flags.json = true;
   const terminal = await openTerminalRun('swarm', args, {
     title: description,
     sessionKind: 'swarm',
-    ...(hold ? { asker: { asker: hold.asker } } : {}),
+    ...(hold ? { hold: true } : {}),
     // Saved with the session: a resume appends the items not yet written.
     ...(jsonl !== undefined ? { extend: (o) => void (o.settings = { ...o.settings, outputJsonl: jsonl }) } : {}),
   });
-  hold?.attach(terminal);
   try {
     const role = stringFlag(args, 'role');
     const isolation = stringFlag(args, 'isolation') as 'none' | 'worktree' | undefined;
@@ -98,9 +97,8 @@ export async function swarmCommand(argv: readonly string[]): Promise<number> {
       ...(output ? { output } : {}),
     };
     const finished = await terminal.run({ kind: 'swarm', launch, ...(onItem ? { onItem } : {}) }, (r) => r.message);
-    if (hold?.holding()) return await new Promise<number>(() => undefined);
     return await terminal.finishRun(finished.outcome, printFinished(args, finished));
   } finally {
-    if (!hold?.holding()) await terminal.close();
+    await terminal.close();
   }
 }

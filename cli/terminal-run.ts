@@ -11,8 +11,9 @@ import {
   workspaceFrom,
 } from './setup.js';
 import { chooseScreenMode, createScreen, type Screen } from './screen.js';
-import { hostAsker, type HostAsker } from './approvals.js';
-import type { Asker } from '../orchestrator/permissions/asker.js';
+import { hostAsker } from './approvals.js';
+import type { Interruption } from '../protocol/interruptions.js';
+import { HELD_EXIT_CODE } from '../orchestrator/cron/held.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
 import { EventBus, type MurmurEvent } from '../orchestrator/events.js';
 import type { Engine, EngineOptions, RunOutcome } from '../orchestrator/engine.js';
@@ -45,10 +46,13 @@ export interface TerminalRunOptions {
   session?: SessionStore;
   /** Adds engine options (the swarm's tool and adapter). */
   extend?: (options: EngineOptions) => void;
-  /** Who answers instead of the screen or terminal (a scheduled run's hold asker). */
-  asker?: HostAsker;
-  /** Answers some requests before the asker does (answers recorded in the console for a held session's calls). */
-  answering?: (asker: Asker | undefined) => Asker;
+  /**
+   * Nobody watches (a scheduled run, work the web console started): a call that needs a person is held as an
+   * interruption and the run ends `waiting` (exit 75), instead of being asked on a screen or settled by policy.
+   */
+  hold?: boolean;
+  /** What a resumed session waits for, with the answers given since (the console's, or --approve / --deny). */
+  interruptions?: readonly Interruption[];
   /** The sandbox a resumed session ran with (on, and with the network); --sandbox turns it on too. */
   sandbox?: SandboxChoice;
 }
@@ -82,9 +86,12 @@ export async function openTerminalRun(
     env,
     onAbort: () => aborter.abort(),
   });
-  const chosen = options.asker ?? hostAsker({ mode, screen });
-  const asker = options.answering ? options.answering(chosen.asker) : chosen.asker;
-  const { headlessReason } = chosen;
+  const chosen = options.hold ? {} : hostAsker({ mode, screen });
+  const { asker, headlessReason } = chosen;
+  const interruptions = options.interruptions ?? [];
+  // With nobody to ask, a session that waits for a person goes on waiting (its calls are not settled by policy).
+  const holdForPerson =
+    options.hold === true || (!asker && interruptions.length > 0 && config.permissions?.headless === undefined);
   const permissionMode = stringFlag(args, 'permission-mode') as PermissionMode | undefined;
   const baseUrl = stringFlag(args, 'base-url');
   // Only a given flag counts: its absence must not override `swarmMode = true` in the configuration.
@@ -108,6 +115,8 @@ export async function openTerminalRun(
       ...(sandbox ? { sandbox } : {}),
       ...(asker ? { asker } : {}),
       ...(headlessReason !== undefined ? { headlessReason } : {}),
+      ...(holdForPerson ? { holdForPerson: true } : {}),
+      ...(interruptions.length > 0 ? { interruptions } : {}),
       ...(options.session ? { session: options.session } : namedSession(command, args, cwd, env)),
       settings: {
         ...(permissionMode ? { permissionMode } : {}),
@@ -151,15 +160,19 @@ export async function openTerminalRun(
       started.stop();
       process.stdout.write(stdoutText);
       const json = boolFlag(args, 'json');
+      const cwdFlag = stringFlag(args, 'cwd');
+      const inCwd = cwdFlag ? ` --cwd ${JSON.stringify(cwdFlag)}` : '';
+      if (outcome.status === 'waiting' && !json) {
+        process.stderr.write(`${waitingText(outcome, inCwd)}\n`);
+        return HELD_EXIT_CODE;
+      }
+      if (outcome.status === 'waiting') return HELD_EXIT_CODE;
       if (outcome.status !== 'completed' && !json) {
         process.stderr.write(
           `murmur: ${command} ended ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}\n`,
         );
-        const cwdFlag = stringFlag(args, 'cwd');
         if (outcome.sessionId)
-          process.stderr.write(
-            `murmur: to continue, run: murmur resume ${outcome.sessionId}${cwdFlag ? ` --cwd ${JSON.stringify(cwdFlag)}` : ''}\n`,
-          );
+          process.stderr.write(`murmur: to continue, run: murmur resume ${outcome.sessionId}${inCwd}\n`);
       }
       if (outcome.status === 'completed') return 0;
       return outcome.status === 'aborted' ? 130 : 1;
@@ -174,4 +187,18 @@ export async function openTerminalRun(
       await eventLog?.close();
     },
   };
+}
+
+/** What a run that waits for a person says on stderr: each call it waits for, and how to answer it. */
+function waitingText(outcome: RunOutcome, inCwd: string): string {
+  const list = outcome.interruptions ?? [];
+  const lines = [`murmur: waiting for a person: ${list.length} call(s) need an answer`];
+  for (const i of list) lines.push(`  ${i.agentId}/${i.callId}  ${i.kind}: ${i.summary}`);
+  const id = outcome.sessionId ?? 'ID';
+  const first = list[0] ? `${list[0].agentId}/${list[0].callId}` : 'AGENT/CALL';
+  lines.push(
+    `murmur: answer in a terminal with: murmur resume ${id}${inCwd}`,
+    `murmur: or without one: murmur resume ${id}${inCwd} --approve ${first} (or --deny ${first} --reason "…")`,
+  );
+  return lines.join('\n');
 }

@@ -73,13 +73,14 @@ export function startLineReporter(options: LineReporterOptions): LineReporter {
 
   const summary = (): string => {
     const p = progress(snapshot);
-    const done = p.completed + p.failed + p.aborted;
-    const parts = [`${done}/${p.total} done`];
+    // Done is completed: items that failed, were aborted or wait for a person are counted on their own.
+    const parts = [`${p.completed}/${p.total} done`];
     if (p.running > 0) parts.push(`${p.running} running`);
     if (p.queued > 0) parts.push(`${p.queued} queued`);
     if (p.rateLimited > 0) parts.push(paint('magenta', `${p.rateLimited} rate-limited`));
     if (p.failed > 0) parts.push(paint('red', `${p.failed} failed`));
     if (p.aborted > 0) parts.push(paint('yellow', `${p.aborted} aborted`));
+    if (p.waiting > 0) parts.push(paint('yellow', `${p.waiting} waiting for a person`));
     parts.push(`tokens ${formatTokens(snapshot.usage.input)} in / ${formatTokens(snapshot.usage.output)} out`);
     if (snapshot.costKnown) parts.push(formatCost(snapshot.usage.cost ?? 0));
     if (isRateLimited(snapshot)) parts.push(paint('magenta', 'RATE LIMITED'));

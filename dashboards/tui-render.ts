@@ -30,6 +30,7 @@ const STATE_COLOR: Record<AgentViewState, string> = {
   running: 'cyan',
   verifying: 'blue',
   rate_limited: 'magenta',
+  waiting: 'yellow',
   queued: 'gray',
   completed: 'green',
   failed: 'red',
@@ -43,6 +44,7 @@ const STATE_LABEL: Record<AgentViewState, string> = {
   running: 'running',
   verifying: 'verifying',
   rate_limited: 'rate-limited',
+  waiting: 'waiting',
   queued: 'queued',
   completed: 'completed',
   failed: 'failed',
@@ -120,8 +122,7 @@ export function splitCells(counts: readonly number[], width: number): number[] {
 export function renderProgress(s: Snapshot, width: number): string[] {
   const p = progress(s);
   const counts = BAR_GROUPS.map((g) => p[g.key]);
-  const done = p.completed + p.failed + p.aborted;
-  const tail = ` ${done}/${p.total}`;
+  const tail = ` ${p.completed}/${p.total} done`;
   const barWidth = Math.max(1, width - tail.length - 2);
   const cells = splitCells(counts, barWidth);
   let bar = '';

@@ -76,6 +76,7 @@ export function reduce(s: Snapshot, e: MurmurEvent): Snapshot {
       s.model = e.model;
       s.mode = e.mode;
       s.startedAt = e.ts;
+      s.sessionStartedAt ??= e.ts;
       delete s.endedAt;
       // A resumed session runs again: its last run.end no longer says how it stands.
       delete s.runStatus;
@@ -83,6 +84,8 @@ export function reduce(s: Snapshot, e: MurmurEvent): Snapshot {
     case 'run.end':
       s.endedAt = e.ts;
       s.runStatus = e.status;
+      if (e.startedAt !== undefined) s.sessionStartedAt = Math.min(e.startedAt, s.sessionStartedAt ?? e.startedAt);
+      if (e.durationMs !== undefined) s.sessionMs = e.durationMs;
       log(
         s,
         e.ts,

@@ -8,6 +8,7 @@ const STATE_RANK: Record<AgentViewState, number> = {
   verifying: 1,
   rate_limited: 2,
   queued: 3,
+  waiting: 4,
   failed: 4,
   timeout: 4,
   budget: 4,
@@ -47,12 +48,23 @@ export interface Progress {
   rateLimited: number;
   failed: number;
   aborted: number;
+  /** Items (or agents) stopped at a call that needs a person. */
+  waiting: number;
   total: number;
 }
 
 /** Progress by swarm item when there is a swarm (items not started yet count as queued), else by agent. */
 export function progress(s: Snapshot): Progress {
-  const p: Progress = { completed: 0, running: 0, queued: 0, rateLimited: 0, failed: 0, aborted: 0, total: 0 };
+  const p: Progress = {
+    completed: 0,
+    running: 0,
+    queued: 0,
+    rateLimited: 0,
+    failed: 0,
+    aborted: 0,
+    waiting: 0,
+    total: 0,
+  };
   if (s.swarms.size > 0) {
     for (const swarm of s.swarms.values()) {
       const c = swarm.counts;
@@ -62,6 +74,7 @@ export function progress(s: Snapshot): Progress {
       p.rateLimited += c.rate_limited;
       p.failed += c.failed + c.conflict;
       p.aborted += c.aborted;
+      p.waiting += c.waiting;
       p.total += swarm.items.length;
     }
     return p;
@@ -73,6 +86,7 @@ export function progress(s: Snapshot): Progress {
   p.rateLimited = c.rate_limited;
   p.failed = c.failed + c.timeout + c.budget + c.conflict;
   p.aborted = c.aborted;
+  p.waiting = c.waiting;
   p.total = s.agents.size;
   return p;
 }

@@ -14,6 +14,7 @@ const SWARM_STATES: readonly SwarmItemState[] = [
   'aborted',
   'conflict',
   'verifying',
+  'waiting',
 ];
 
 export function zeroSwarmCounts(): Record<SwarmItemState, number> {

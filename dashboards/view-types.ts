@@ -8,6 +8,7 @@ export type AgentViewState =
   | 'running'
   | 'rate_limited'
   | 'verifying'
+  | 'waiting'
   | 'completed'
   | 'failed'
   | 'timeout'
@@ -140,6 +141,9 @@ export interface Snapshot {
   startedAt: number;
   endedAt?: number;
   runStatus?: string;
+  /** The session's first start and the time its runs took in all (run.end's, across resumes). */
+  sessionStartedAt?: number;
+  sessionMs?: number;
   agents: Map<string, AgentView>;
   swarms: Map<string, SwarmView>;
   usage: Usage;

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { Engine, type EngineOptions } from '../orchestrator/engine.js';
 import { SessionStore, stateHome } from '../orchestrator/session.js';
 import { AgentDirectory } from '../orchestrator/agent-directory.js';
+import { InterruptionDesk } from '../orchestrator/permissions/interruption-desk.js';
 import { HostInputError } from './errors.js';
 import { lockSession } from './session-lock.js';
 import { resolveSandbox } from './sandbox.js';
@@ -37,7 +38,9 @@ export async function assembleEngine(input: AssemblyInput): Promise<Assembled> {
   // 2. The sandbox (one that cannot work here throws, before anything is on disk), the permission setup (a bad
   //    rule throws too; auto mode may allow sandboxed bash) and the interaction adapters.
   const sandbox = await resolveSandbox(input.cwd, input.config, input.env, input.sandbox);
-  const permissions = permissionsFor(input, directory.get, sandbox);
+  // What the run waits for: a resumed session's interruptions (with the answers given since), held calls from now on.
+  const desk = new InterruptionDesk(input.interruptions ?? [], input.holdForPerson === true);
+  const permissions = permissionsFor(input, directory.get, sandbox, desk);
   const interaction = await interactionFor(input, permissions);
   // 3. The session (the result budget spills long results into it), held by this process while it runs it.
   const session =
@@ -49,7 +52,7 @@ export async function assembleEngine(input: AssemblyInput): Promise<Assembled> {
   const lock = locked?.lock;
   try {
     // 4. The options and the engine.
-    const options = hostEngineOptions(input, { directory, permissions, interaction, session, sandbox });
+    const options = hostEngineOptions(input, { directory, permissions, interaction, session, sandbox, desk });
     input.extend?.(options);
     const engine = new Engine(options);
     // 5. Spans from its events, when a front end asks for them.

@@ -33,6 +33,8 @@ import { cronToolAdapter } from '../orchestrator/cron/tool-adapter.js';
 import { HostInputError } from './errors.js';
 import type { SandboxChoice } from './sandbox.js';
 import type { ShellSandbox } from '../tools/adapters.js';
+import type { Interruption } from '../protocol/interruptions.js';
+import type { InterruptionDesk } from '../orchestrator/permissions/interruption-desk.js';
 
 /** Everything a host decides, as plain values (no parsed command line). */
 export interface HostInput {
@@ -54,8 +56,15 @@ export interface HostInput {
   swarmMode?: boolean;
   /** Agents' shells in the sandbox (host/sandbox.ts); absent fields = murmur.toml's `[sandbox]`. */
   sandbox?: SandboxChoice;
-  /** The one place where a person answers; absent = nobody can (requests are then settled by policy at once). */
+  /**
+   * The one place where a person answers; absent = nobody can: requests are then held for a person when
+   * `holdForPerson` (the run ends `waiting`), else settled by policy at once.
+   */
   asker?: Asker;
+  /** With nobody to ask, a call that needs a person is held as an interruption (the run ends `waiting`). */
+  holdForPerson?: boolean;
+  /** The run's interruptions so far (a resumed session's), with the answers given since. */
+  interruptions?: readonly Interruption[];
   headlessReason?: string;
   /** Reopen this session; false = nothing on disk; absent = a new session. */
   session?: SessionStore | false;
@@ -83,6 +92,8 @@ export interface EngineParts {
   session: SessionStore | undefined;
   /** The run's sandbox, checked to work; none = commands unconfined. */
   sandbox: ShellSandbox | undefined;
+  /** What the run waits for (saved with its state). */
+  desk: InterruptionDesk;
 }
 
 /** One limit on model requests in flight for every engine of a process (`murmur mcp serve` runs one per request). */
@@ -112,6 +123,7 @@ export function permissionsFor(
   input: HostInput,
   agents: (agentId: string) => AgentLookupRecord | undefined,
   sandbox: ShellSandbox | undefined,
+  desk: InterruptionDesk,
 ): PermissionSetup {
   try {
     return createPermissionSetup({
@@ -124,6 +136,7 @@ export function permissionsFor(
       ...(input.headlessReason !== undefined ? { headlessReason: input.headlessReason } : {}),
       agents,
       bus: input.bus,
+      desk,
     });
   } catch (error) {
     if (error instanceof PermissionRuleError) throw new HostInputError('permissions', error.message);
@@ -139,7 +152,7 @@ export async function interactionFor(input: HostInput, permissions: PermissionSe
     config,
     bus,
     env,
-    ...(input.asker ? { user: permissions.userChannel } : {}),
+    ...(input.asker || input.holdForPerson ? { user: permissions.userChannel } : {}),
   });
   interaction.planMode = permissions.planMode;
   return interaction;
@@ -160,7 +173,7 @@ export function hostEngineOptions(input: HostInput, parts: EngineParts): EngineO
     interaction,
     // ask_user_question only where someone can answer; plan mode everywhere (headless plans are rejected by policy).
     registry: {
-      askUser: input.asker !== undefined,
+      askUser: input.asker !== undefined || input.holdForPerson === true,
       fetch: true,
       skills: skillToolAvailable(interaction),
       webSearch: webSearchAvailable(interaction),
@@ -180,6 +193,7 @@ export function hostEngineOptions(input: HostInput, parts: EngineParts): EngineO
       }),
     session: session ?? false,
     directory: parts.directory,
+    interruptions: parts.desk,
   };
   if (input.providerFor) options.providerFor = input.providerFor;
   if (input.mcp) options.mcp = input.mcp;

@@ -5,7 +5,7 @@
 import type { Engine, RunOutcome } from '../orchestrator/engine.js';
 import { builtinProfile } from '../roles/profile.js';
 import { readScheduledMarker } from '../orchestrator/cron/held.js';
-import { recordResumedRun } from '../orchestrator/cron/resumed.js';
+import { recordHeldRun, recordResumedRun } from '../orchestrator/cron/resumed.js';
 import type { ItemResult } from '../swarm/report.js';
 import type { SwarmRun } from '../swarm/runner.js';
 import type { Environment } from '../orchestrator/environment.js';
@@ -70,7 +70,15 @@ function announce(engine: Engine, mode: 'run' | 'swarm', title: string): void {
 }
 
 function ended(engine: Engine, finished: Finished): LifecycleResult {
-  engine.bus.emit({ type: 'run.end', status: finished.outcome.status, usage: finished.outcome.usage });
+  const { status, usage, interruptions, startedAt, durationMs } = finished.outcome;
+  engine.bus.emit({
+    type: 'run.end',
+    status,
+    usage,
+    ...(interruptions && interruptions.length > 0 ? { waiting: interruptions.length } : {}),
+    ...(startedAt !== undefined ? { startedAt } : {}),
+    ...(durationMs !== undefined ? { durationMs } : {}),
+  });
   return { ok: true, finished };
 }
 
@@ -89,7 +97,7 @@ function notStarted(engine: Engine, sessionId?: string): RunFinished {
     agents: engine.summaries(),
   };
   if (sessionId !== undefined) outcome.sessionId = sessionId;
-  return { kind: 'run', outcome };
+  return { kind: 'run', outcome: engine.withPast(outcome) };
 }
 
 async function finishSwarm(engine: Engine, run: SwarmRun, onItem?: ItemListener): Promise<LifecycleResult> {
@@ -105,7 +113,7 @@ async function finishSwarm(engine: Engine, run: SwarmRun, onItem?: ItemListener)
   const reason = why !== undefined && lost !== undefined ? `${why}; ${lost}` : (why ?? lost);
   if (reason !== undefined) outcome.reason = reason;
   if (engine.session) outcome.sessionId = engine.session.id;
-  return ended(engine, { kind: 'swarm', status, results, outcome });
+  return ended(engine, { kind: 'swarm', status, results, outcome: engine.withPast(outcome) });
 }
 
 /** Runs a request on an engine built for it (a resume's engine reopens its session); the caller closes the engine. */
@@ -151,8 +159,10 @@ export async function runOnEngine(engine: Engine, request: RunRequest, env: Envi
       const outcome = withRunOutput(engine, await engine.continueMain());
       // A scheduled task's run, resumed: its run record in the task's history says how it ended.
       const marker = readScheduledMarker(resumable.session.dir);
-      const inConsole = resumable.held.some((call) => call.answer !== undefined);
-      if (marker) recordResumedRun(marker, outcome, resumable.session.id, inConsole);
+      const inConsole = resumable.interruptions.some((i) => i.answer !== undefined);
+      if (marker && outcome.status === 'waiting')
+        recordHeldRun(marker, resumable.session.id, (outcome.interruptions ?? []).map((i) => i.summary).join('; '));
+      else if (marker) recordResumedRun(marker, outcome, resumable.session.id, inConsole);
       return ended(engine, { kind: 'run', outcome });
     }
   }
@@ -168,5 +178,5 @@ export function reportOf(finished: Finished): RunReport | SwarmReport;
 export function reportOf(finished: Finished): RunReport | SwarmReport {
   if (finished.kind === 'run') return runReport(finished.outcome);
   const { results, status, outcome } = finished;
-  return swarmReport(results, status, outcome.sessionId, outcome.reason);
+  return swarmReport(results, status, outcome.sessionId, outcome.reason, outcome);
 }

@@ -1,13 +1,17 @@
 // The reports as data: the objects `murmur run --json` and `murmur swarm --json` print, and the library returns.
 import type { AgentSummary, RunOutcome } from '../orchestrator/engine.js';
 import type { Usage } from '../orchestrator/types.js';
+import type { Interruption } from '../protocol/interruptions.js';
 import { reportJson, type ItemResult, type OutcomeCounts } from '../swarm/report.js';
 
 /** The swarm report as text (`murmur swarm` without --json, `murmur report`, run_swarm's first block). */
 export { renderReport, type ItemResult } from '../swarm/report.js';
 
-/** How a finished run ended: completed, or why not (`reason` says more). An agent's end statuses (EndStatus). */
-export type RunStatus = 'completed' | 'failed' | 'timeout' | 'aborted' | 'budget';
+/**
+ * How a finished run ended: completed, or why not (`reason` says more); `waiting` when it stopped at calls that need
+ * a person (its `interruptions`): a resume given the answers goes on there. An agent's end statuses (EndStatus).
+ */
+export type RunStatus = 'completed' | 'failed' | 'timeout' | 'aborted' | 'budget' | 'waiting';
 
 /** `O`: the type of a typed output's answer (`Static<typeof schema>` in the library). */
 export interface RunReport<O = unknown> {
@@ -23,13 +27,18 @@ export interface RunReport<O = unknown> {
   sessionId?: string;
   /** With a typed output (`output` / `--output-schema`): the main agent's final answer, checked against the schema. */
   output?: O;
+  /** The calls that wait for a person (status `waiting`, or kept by an abort): answer them with a resume. */
+  interruptions?: Interruption[];
+  /** When the session began (epoch ms) and how long its runs took in all (ms), across resumes. */
+  startedAt?: number;
+  durationMs?: number;
 }
 
 /** `O`: the type of each item's typed output; `I`: the type of the items given. */
 export interface SwarmReport<O = unknown, I = unknown> {
   kind: 'swarm';
-  /** completed when every item completed; aborted when the run was aborted; else failed. */
-  status: 'completed' | 'failed' | 'aborted';
+  /** completed when every item completed; aborted when the run was aborted; waiting when items wait for a person; else failed. */
+  status: 'completed' | 'failed' | 'aborted' | 'waiting';
   /** How many items ended each way (completed, failed, conflict, aborted); an outcome no item had is absent. */
   summary: OutcomeCounts;
   /** The agents of items that did not complete, for a resume. */
@@ -39,6 +48,11 @@ export interface SwarmReport<O = unknown, I = unknown> {
   /** Why it was aborted (the caller's reason), and whether the session's records are incomplete (the first file that could not be written, and the error). */
   reason?: string;
   sessionId?: string;
+  /** The calls that wait for a person (each waiting item's): answer them with a resume. */
+  interruptions?: Interruption[];
+  /** When the session began (epoch ms) and how long its runs took in all (ms), across resumes. */
+  startedAt?: number;
+  durationMs?: number;
 }
 
 /** A finished run's main agent has ended: a status it can no longer have (running, idle, interrupted) is a failure. */
@@ -57,6 +71,9 @@ export function runReport(outcome: RunOutcome): RunReport {
   if (outcome.reason !== undefined) report.reason = outcome.reason;
   if (outcome.sessionId !== undefined) report.sessionId = outcome.sessionId;
   if (outcome.output !== undefined) report.output = outcome.output;
+  if (outcome.interruptions && outcome.interruptions.length > 0) report.interruptions = outcome.interruptions;
+  if (outcome.startedAt !== undefined) report.startedAt = outcome.startedAt;
+  if (outcome.durationMs !== undefined) report.durationMs = outcome.durationMs;
   return report;
 }
 
@@ -65,12 +82,17 @@ export function swarmReport(
   status: SwarmReport['status'],
   sessionId: string | undefined,
   reason?: string,
+  past: Pick<RunOutcome, 'interruptions' | 'startedAt' | 'durationMs'> = {},
 ): SwarmReport {
+  const { interruptions, startedAt, durationMs } = past;
   return {
     kind: 'swarm',
     ...reportJson(results),
     status,
     ...(reason !== undefined ? { reason } : {}),
     ...(sessionId ? { sessionId } : {}),
+    ...(interruptions && interruptions.length > 0 ? { interruptions: [...interruptions] } : {}),
+    ...(startedAt !== undefined ? { startedAt } : {}),
+    ...(durationMs !== undefined ? { durationMs } : {}),
   };
 }

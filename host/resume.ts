@@ -1,16 +1,16 @@
 // Resuming a session, written once for every front end: open the session and read its saved state (a value naming
-// what is wrong when it cannot be resumed), say how the engine must be built for it (a scheduled run held at a call
-// that needed a person replays that call), and — once the engine exists — restore it and tell the main agent which
-// subagents were interrupted. The lifecycle (lifecycle.ts) runs what was restored.
+// what is wrong when it cannot be resumed), take the answers given to what it waits for, and — once the engine
+// exists — restore it and tell the main agent which subagents were interrupted. The lifecycle (lifecycle.ts) runs
+// what was restored; a call that waited for a person runs again there, answered (or asked again).
+
 import type { SandboxChoice } from './sandbox.js';
 import type { Engine, EngineOptions, RunSettings, SessionState } from '../orchestrator/engine.js';
 import type { AgentRecord } from '../orchestrator/agent-tree.js';
 import { SessionStore, stateHome } from '../orchestrator/session.js';
 import { readSavedState } from '../orchestrator/saved-state.js';
-import { markHeldResumed, prepareReplay, readHeld, replayingProvider } from '../orchestrator/cron/held.js';
 import type { Environment } from '../orchestrator/environment.js';
 import type { SavedSwarm } from '../swarm/saved-swarm.js';
-import type { HeldCall } from '../orchestrator/cron/hold-asker.js';
+import type { Interruption } from '../protocol/interruptions.js';
 
 /** A session that can be resumed, with what its engine needs. */
 export interface Resumable {
@@ -24,10 +24,10 @@ export interface Resumable {
   settings: RunSettings;
   /** The model the session ran with. */
   model: string | undefined;
-  /** Last changes to the engine options (a held scheduled run's replaying provider); absent = none. */
+  /** Last changes to the engine options (the tool access it ran with); absent = none. */
   extend?: (options: EngineOptions) => void;
-  /** The calls the session was held at, with the answers recorded for them (the console's); [] when none. */
-  held: HeldCall[];
+  /** What the session waits for, with the answers given since (the console's, or this resume's); [] when nothing. */
+  interruptions: Interruption[];
   /** The sandbox its shells ran in (from its settings): a resume runs them there again; absent = none. */
   sandbox?: SandboxChoice;
 }
@@ -56,7 +56,7 @@ export function openResumable(cwd: string, env: Environment, id: string): Opened
     title: state.task ?? `session ${id}`,
     settings: state.settings ?? {},
     model: state.model || undefined,
-    held: [],
+    interruptions: state.interruptions ?? [],
   };
   const sandbox = savedSandbox(resumable.settings);
   if (sandbox) resumable.sandbox = sandbox;
@@ -69,21 +69,6 @@ export function openResumable(cwd: string, env: Environment, id: string): Opened
       };
     resumable.swarm = swarm;
     resumable.title = swarm.description;
-  }
-  // A run or swarm held at a call that needed a person (scheduled, or started by the console): that call is made
-  // again (and asked) instead of being marked interrupted — its assistant message is replayed as the model's next
-  // answer.
-  const held = readHeld(session.dir);
-  resumable.held = held;
-  if (held.length > 0) {
-    const replay = prepareReplay(session, held);
-    // Until replayed, held.json keeps the messages (a resume stopped before then can replay them next time).
-    replay.onDone = () => markHeldResumed(session.dir);
-    resumable.extend = (options) => {
-      options.provider = replayingProvider(options.provider, replay);
-      const providerFor = options.providerFor;
-      if (providerFor) options.providerFor = async (spec) => replayingProvider(await providerFor(spec), replay);
-    };
   }
   keepToolAccess(resumable);
   return { ok: true, resumable };

@@ -24,7 +24,8 @@ import { withInputs } from './output.js';
 
 export { allCompleted, type Prepared, type QueueTarget };
 
-export type SwarmStatus = 'completed' | 'failed' | 'aborted';
+/** `waiting`: items wait for a person (the run's interruptions); every other item ended. */
+export type SwarmStatus = 'completed' | 'failed' | 'aborted' | 'waiting';
 
 /** A swarm request: what the swarm checks, and where its items run (a queue's workers, else this process). */
 export interface SwarmLaunch extends LaunchRequest {
@@ -109,7 +110,13 @@ export async function runSwarmOn(
       results = run.results();
     }
     const status: SwarmStatus =
-      allCompleted(results) && lost === undefined ? 'completed' : engine.signal.aborted ? 'aborted' : 'failed';
+      allCompleted(results) && lost === undefined
+        ? 'completed'
+        : engine.signal.aborted
+          ? 'aborted'
+          : lost === undefined && results.some((r) => r.outcome === 'waiting')
+            ? 'waiting'
+            : 'failed';
     engine.markEnded(status);
     return { results: withInputs(results, inputs), status, ...(lost !== undefined ? { reason: lost } : {}) };
   } finally {

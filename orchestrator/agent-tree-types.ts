@@ -46,6 +46,8 @@ export interface AgentRecord {
   workspaceRoot?: string;
   /** Set while a caller drives its runs (a subagent waiting for its own background work): messages do not wake it. */
   held?: boolean;
+  /** The parent's agent call that started it: a subagent left waiting for a person goes on when that call runs again. */
+  callId?: string;
 }
 
 /** What the agent tree hands the configurer for each agent it spawns: its model, budget and usage hooks. */
@@ -76,6 +78,8 @@ export interface SpawnSpec {
   /** A subagent with no parent agent (the items of `murmur swarm`): depth 1, counted by the spawn cap. */
   detached?: boolean;
   workspaceRoot?: string;
+  /** The parent's agent call that starts it. */
+  callId?: string;
 }
 
 export interface AgentTreeOptions {

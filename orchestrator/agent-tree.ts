@@ -152,6 +152,7 @@ export class AgentTree {
     if (spec.swarmId !== undefined) record.swarmId = spec.swarmId;
     if (spec.item !== undefined) record.item = spec.item;
     if (spec.workspaceRoot !== undefined) record.workspaceRoot = spec.workspaceRoot;
+    if (spec.callId !== undefined) record.callId = spec.callId;
     const hooks = this.hooksFor(record);
     // Filled field by field (no spreads: a swarm spawns thousands), then handed over read-only.
     const identity: { -readonly [K in keyof AgentIdentity]: AgentIdentity[K] } = { id, role: spec.profile.name };

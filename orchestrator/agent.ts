@@ -106,6 +106,7 @@ export class Agent {
     return this.currentReason;
   }
 
+  /** When it first started (a resumed agent keeps its saved start). */
   get startedAt(): number | undefined {
     return this.startTime;
   }
@@ -150,6 +151,13 @@ export class Agent {
     }
     this.currentStatus = status;
     this.currentReason = reason;
+  }
+
+  /** The times a saved session kept for it (its first start, its last end), before it runs in this process. */
+  restoreTimes(startedAt: number | undefined, endedAt: number | undefined): void {
+    if (this.running) return;
+    if (startedAt !== undefined) this.startTime = startedAt;
+    if (endedAt !== undefined) this.endTime = endedAt;
   }
 
   get busy(): boolean {
@@ -218,7 +226,8 @@ export class Agent {
       const started = clock.now();
       // Resumed: it ran before in this process, or it continues a conversation from disk.
       const resumed = this.startTime !== undefined || this.state.messages.length > 0;
-      this.startTime = started;
+      // Its first start stays its start: a resumed or woken agent keeps it.
+      this.startTime ??= started;
       this.endTime = undefined;
       this.currentStatus = 'running';
       this.currentReason = undefined;

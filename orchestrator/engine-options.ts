@@ -19,6 +19,8 @@ import type { ModelProvider } from './models/provider.js';
 import type { BatchVetoFor, McpToolSource, PermissionGate, ResultBudgetFor, ToolCallHook } from './runtime-ports.js';
 import type { RunSettings } from './saved-state.js';
 import type { SessionStore } from './session.js';
+import type { InterruptionDesk } from './permissions/interruption-desk.js';
+import type { Interruption } from '../protocol/interruptions.js';
 import type { AgentStatus, AgentSummary, Usage } from './types.js';
 
 /** The tools MURMUR_DISABLE_CRON=1 removes. */
@@ -70,6 +72,8 @@ export interface EngineOptions {
   sessionRules?: { list(): readonly string[]; restore(rules: readonly string[]): void };
   /** Where the run's files are appended (transcripts, events.jsonl, task logs): the process's pool unless given. */
   appendPool?: AppendPool;
+  /** The run's interruptions (what waits for a person), saved with its state; the permission setup holds calls there. */
+  interruptions?: InterruptionDesk;
 }
 
 export interface RunOutcome {
@@ -81,6 +85,11 @@ export interface RunOutcome {
   sessionId?: string;
   /** A typed output's final answer (set by the host once the run completed). */
   output?: unknown;
+  /** What waits for a person (status `waiting`, or kept by an abort); absent when nothing does. */
+  interruptions?: Interruption[];
+  /** When the run began (its first segment), and how long its segments ran in all (ms), across resumes. */
+  startedAt?: number;
+  durationMs?: number;
 }
 
 /** The agent tree's limits: murmur.toml's `[limits]`, then the host's own. */

@@ -27,6 +27,8 @@ import { restoreAgents } from './restore-agents.js';
 import { definitionsFor, pipelinePorts } from './engine-definitions.js';
 import { summaryOf } from './agent-summary.js';
 import { SAVED_STATE_VERSION, type SessionState } from './saved-state.js';
+import { RunSegments } from './run-segments.js';
+import { settleWork } from './settle-work.js';
 import { CRON_TOOL_NAMES, limitsFrom, type EngineOptions, type RunOutcome } from './engine-options.js';
 
 export type { AgentSummary } from './types.js';
@@ -52,7 +54,10 @@ export class Engine {
   readonly definitionProblems: readonly DefinitionProblem[] = [];
   readonly cwd: string;
   readonly config: MurmurConfig;
-  readonly createdAt: number;
+  /** When the session began: this engine's start, or the saved session's once restored. */
+  private created: number;
+  /** Each stretch a process ran this session (a resumed one keeps its earlier ones). */
+  private readonly segments: RunSegments;
   task: string | undefined;
   /** Extra state saved with the session (the swarm's). */
   sessionExtra: (() => unknown) | undefined;
@@ -76,7 +81,8 @@ export class Engine {
     this.config = options.config ?? {};
     this.clock = options.clock ?? systemClock;
     this.bus = options.bus ?? new EventBus(() => this.clock.now());
-    this.createdAt = this.clock.now();
+    this.created = this.clock.now();
+    this.segments = new RunSegments(() => this.clock.now());
     const env = options.env ?? process.env;
     this.session =
       options.session === false
@@ -217,7 +223,7 @@ export class Engine {
       if (status === 'completed') status = 'failed';
       reason = reason === undefined ? lost : `${reason}; ${lost}`;
     }
-    this.status = status === 'running' ? 'interrupted' : status;
+    this.markEnded(status === 'running' ? 'interrupted' : status);
     this.saveState();
     const outcome: RunOutcome = {
       status,
@@ -227,34 +233,32 @@ export class Engine {
     };
     if (reason !== undefined) outcome.reason = reason;
     if (this.session) outcome.sessionId = this.session.id;
+    return this.withPast(outcome);
+  }
+
+  /** The run's outcome with what it waits for and its whole life so far (start and duration across resumes). */
+  withPast(outcome: RunOutcome): RunOutcome {
+    const pending = this.options.interruptions?.pending() ?? [];
+    if (pending.length > 0) outcome.interruptions = pending;
+    outcome.startedAt = this.created;
+    outcome.durationMs = this.segments.durationMs();
     return outcome;
+  }
+
+  /** When the session began (its first segment), across resumes. */
+  get createdAt(): number {
+    return this.created;
   }
 
   /** Waits until no agent runs, no background task is active and no timer is pending (or the run is aborted). */
   async settle(): Promise<void> {
-    const { clock } = this;
-    for (;;) {
-      const busy = this.agentTree.busyCount > 0 || this.tasks.activeCount() > 0 || this.timers.count() > 0;
-      if (!busy) return;
-      if (this.agentTree.stopping) {
-        this.tasks.stopAll('the run was aborted');
-        this.timers.cancel();
-        await this.agentTree.whenIdle();
-        return;
-      }
-      await new Promise<void>((wake) => {
-        const offs = [this.bus.on('agent.end', done), this.bus.on('task.end', done), this.bus.on('agent.start', done)];
-        // agent.end comes just before the agent tree counts the agent as stopped: wait for that too.
-        if (this.agentTree.busyCount > 0) offs.push(this.agentTree.onceIdle(done));
-        // A safety net on the run's clock, should a wake-up be missed.
-        const timer = clock.setTimeout(done, 1000);
-        function done() {
-          clock.clearTimeout(timer);
-          for (const off of offs) off();
-          wake();
-        }
-      });
-    }
+    await settleWork({
+      agentTree: this.agentTree,
+      tasks: this.tasks,
+      timers: this.timers,
+      bus: this.bus,
+      clock: this.clock,
+    });
   }
 
   /**
@@ -297,7 +301,7 @@ export class Engine {
       version: SAVED_STATE_VERSION,
       id: this.session?.id ?? '',
       kind: this.options.sessionKind ?? 'run',
-      createdAt: this.createdAt,
+      createdAt: this.created,
       updatedAt: this.clock.now(),
       cwd: this.cwd,
       model: this.options.provider.name,
@@ -310,6 +314,7 @@ export class Engine {
         if (r.agent.endedAt !== undefined) entry.endedAt = r.agent.endedAt;
         if (r.workspaceRoot !== undefined) entry.workspaceRoot = r.workspaceRoot;
         if (r.profile.output) entry.output = true;
+        if (r.callId !== undefined) entry.callId = r.callId;
         return entry;
       }),
       tasks: this.tasks.all(),
@@ -320,6 +325,9 @@ export class Engine {
     if (this.options.settings) state.settings = this.options.settings;
     const rules = this.options.sessionRules?.list() ?? [];
     if (rules.length > 0) state.sessionRules = [...rules];
+    const pending = this.options.interruptions?.pending() ?? [];
+    if (pending.length > 0) state.interruptions = pending;
+    if (this.segments.size > 0) state.segments = this.segments.saved();
     return state;
   }
 
@@ -330,6 +338,7 @@ export class Engine {
 
   /** The run starts: from now on its state is saved (a swarm without a main agent calls it when its items start). */
   begin(): void {
+    if (!this.begun) this.segments.start();
     this.begun = true;
   }
 
@@ -337,9 +346,10 @@ export class Engine {
     if (this.begun) this.session?.saveState(() => this.stateSnapshot());
   }
 
-  /** How a run without a main agent (a swarm) ended, or that it waits for a person (held), for the saved state. */
-  markEnded(status: 'completed' | 'failed' | 'aborted' | 'waiting-for-approval'): void {
+  /** How the run ended (a swarm's, from its items; `waiting` for a person), for the saved state and its segment. */
+  markEnded(status: string): void {
     this.status = status;
+    if (this.begun) this.segments.end(status);
   }
 
   /**
@@ -349,6 +359,10 @@ export class Engine {
   restore(state: SessionState): { interrupted: AgentRecord[] } {
     if (!this.session) throw new Error('restore needs a session on disk');
     this.task = state.task;
+    // The session keeps its past: when it began, and each earlier stretch (one a killed process left open ends at
+    // its last save).
+    this.created = state.createdAt;
+    this.segments.restore(state.segments, state.updatedAt);
     const interrupted = restoreAgents(state, {
       session: this.session,
       tree: this.agentTree,
@@ -373,6 +387,8 @@ export class Engine {
       if (this.status === 'completed') this.status = 'failed';
       process.emitWarning(`murmur: ${lost}`);
     }
+    // A segment still open (aborted before its end was known) closes with the status saved.
+    if (this.segments.open && this.begun) this.markEnded(this.status === 'running' ? 'interrupted' : this.status);
     this.saveState();
     await this.session?.flush();
   }

@@ -24,6 +24,11 @@ export interface RunEndEvent extends Base {
   type: 'run.end';
   status: string;
   usage: Usage;
+  /** How many calls wait for a person (status `waiting`, or kept by an abort). */
+  waiting?: number;
+  /** When the session began and how long its segments ran in all, across resumes (ms). */
+  startedAt?: number;
+  durationMs?: number;
 }
 /** An agent's run began (a new agent, or one resumed with `resumed: true`). */
 export interface AgentStartEvent extends Base {
@@ -151,7 +156,16 @@ export interface SwarmStartEvent extends Base {
   maxConcurrency?: number;
 }
 export type SwarmItemState =
-  'queued' | 'launched' | 'rate_limited' | 'completed' | 'failed' | 'aborted' | 'conflict' | 'verifying';
+  | 'queued'
+  | 'launched'
+  | 'rate_limited'
+  | 'completed'
+  | 'failed'
+  | 'aborted'
+  | 'conflict'
+  | 'verifying'
+  /** Its agent stopped at a call that needs a person (an interruption); a resume given the answer goes on there. */
+  | 'waiting';
 /** One swarm item changed state (queued, launched, held back by a rate limit, verified, finished…). */
 export interface SwarmItemEvent extends Base {
   type: 'swarm.item';

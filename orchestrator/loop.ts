@@ -22,6 +22,7 @@ import {
   type EndStatus,
   type Message,
   type ToolCall,
+  type ToolResultMessage,
   type ToolSchema,
   type Usage,
   type UserMessage,
@@ -188,6 +189,19 @@ class LoopRun implements BatchObserver {
     }
   }
 
+  /**
+   * Keeps a batch's results in the conversation, except those of calls that wait for a person: they stay open.
+   * The outcome of an agent that now waits, or undefined when every call has its result.
+   */
+  private keep(results: readonly ToolResultMessage[]): LoopOutcome | undefined {
+    let waitingFor: string[] | undefined;
+    for (const result of results) {
+      if (!result.pending) this.append(result);
+      else (waitingFor ??= []).push(firstText(result));
+    }
+    return waitingFor ? { status: 'waiting', reason: waitingFor.join('; ') } : undefined;
+  }
+
   async run(): Promise<LoopOutcome> {
     const { state, config, self, signal } = this;
     const { bus, agentId } = self;
@@ -201,6 +215,14 @@ class LoopRun implements BatchObserver {
       now: self.now ?? systemClock.now,
     };
     if (config.hooks) batchOptions.hooks = config.hooks;
+
+    // Calls left open when the agent stopped for a person run first, answered, exactly where they stopped.
+    const open = openCalls(state.messages);
+    if (open.length > 0) {
+      batchOptions.tools = (await config.toolsForTurn(state.turns)).tools;
+      const waiting = this.keep(await executeToolBatch(open, batchOptions));
+      if (waiting) return signal.aborted ? stopOutcome(signal) : waiting;
+    }
 
     let arrived = EMPTY_ARRIVALS;
     for (let turnInRun = 0; ; turnInRun++) {
@@ -276,7 +298,8 @@ class LoopRun implements BatchObserver {
 
       batchOptions.tools = turnTools.tools;
       const results = await executeToolBatch(message.toolCalls, batchOptions);
-      for (const toolResult of results) this.append(toolResult);
+      const waiting = this.keep(results);
+      if (waiting) return signal.aborted ? stopOutcome(signal) : waiting;
       const answered = this.judge?.afterBatch(results);
       if (answered?.status === 'completed') {
         state.lastText = answered.text;
@@ -288,6 +311,23 @@ class LoopRun implements BatchObserver {
 }
 
 const EMPTY_TOOLS: ReadonlyMap<string, RuntimeTool> = new Map();
+
+function firstText(result: ToolResultMessage): string {
+  const first = result.content[0];
+  return first?.type === 'text' ? first.text : 'waiting for a person';
+}
+
+/** The calls of the conversation's last assistant message that have no result yet (a stop for a person left them). */
+export function openCalls(messages: readonly Message[]): ToolCall[] {
+  let i = messages.length - 1;
+  while (i >= 0 && messages[i]!.role === 'tool') i--;
+  const last = messages[i];
+  if (!last || last.role !== 'assistant' || last.toolCalls.length === 0) return [];
+  if (messages.length - 1 - i >= last.toolCalls.length) return [];
+  const answered = new Set<string>();
+  for (let j = i + 1; j < messages.length; j++) answered.add((messages[j] as ToolResultMessage).toolCallId);
+  return last.toolCalls.filter((call) => !answered.has(call.id));
+}
 
 export function runLoop(state: LoopState, config: LoopConfig, signal: AbortSignal): Promise<LoopOutcome> {
   return new LoopRun(state, config, config, signal).run();

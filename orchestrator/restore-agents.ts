@@ -23,6 +23,7 @@ export function restoreAgents(state: SessionState, { session, tree, definitions,
   const skipped = new Set<string>();
   const loaded = new Map(state.agents.map((a) => [a.id, session.readTranscript(a.id)]));
   const transcripts = new Map([...loaded].map(([id, t]) => [id, t.messages]));
+  const pending = new Set((state.interruptions ?? []).map((i) => `${i.agentId}/${i.callId}`));
   for (const saved of byDepth) {
     const named =
       resolveProfile(saved.profile, definitions) ?? (saved.profile === 'main' ? builtinProfile('main') : undefined);
@@ -48,9 +49,12 @@ export function restoreAgents(state: SessionState, { session, tree, definitions,
       continue;
     }
     const transcript = loaded.get(saved.id)!;
+    // A waiting agent's open calls stay open (it runs them when it goes on), and so does a call kept for a person.
+    const waiting = saved.status === 'waiting';
     const messages = repairTranscript(
       transcript.messages,
       finishedSubagentResults(saved.id, state.agents, transcripts),
+      (call) => waiting || pending.has(`${saved.id}/${call.id}`),
     );
     // Keep the file equal to the conversation the agent continues from (cut line dropped, results filled in).
     if (transcript.damaged || messages.length !== transcript.messages.length)
@@ -61,12 +65,14 @@ export function restoreAgents(state: SessionState, { session, tree, definitions,
     if (saved.description !== undefined) spec.description = saved.description;
     if (saved.swarmId !== undefined) spec.swarmId = saved.swarmId;
     if (saved.item !== undefined) spec.item = saved.item;
+    if (saved.callId !== undefined) spec.callId = saved.callId;
     // A worktree item keeps working in its worktree, not in the main tree.
     if (saved.workspaceRoot !== undefined) spec.workspaceRoot = saved.workspaceRoot;
     const spawned = tree.spawn(spec);
     if (!spawned.ok) continue;
     const agent = spawned.record.agent;
     agent.restore(saved.status, saved.reason);
+    agent.restoreTimes(saved.startedAt, saved.endedAt);
     if (agent.status === 'interrupted') interrupted.push(spawned.record);
   }
   return interrupted;

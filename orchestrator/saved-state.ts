@@ -2,15 +2,16 @@
 // goes through. A file of an older version is migrated on reading; one from a newer murmur, or one that is not a
 // session's state at all, is an error as a value that names the file and what is wrong, never a crash halfway
 // through a resume. test/fixtures/saved-state/ keeps a session of every version, and a test resumes each.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Interruption } from '../protocol/interruptions.js';
 import type { TaskInfo } from '../tools/adapters.js';
 import type { OutputSpec } from '../roles/profile.js';
 import type { ToolAccess } from '../roles/filters.js';
 import type { AgentSummary, Usage } from './types.js';
 
 /** The version this murmur writes. Raise it (and add a migration and a fixture) when the format changes. */
-export const SAVED_STATE_VERSION = 1;
+export const SAVED_STATE_VERSION = 2;
 
 /** One agent as saved: its summary plus what a resume needs to rebuild it. */
 export type SavedAgent = AgentSummary & {
@@ -23,7 +24,19 @@ export type SavedAgent = AgentSummary & {
   workspaceRoot?: string;
   /** It answers with the run's typed output (`settings.output`). */
   output?: true;
+  /** The parent's agent call that started it (a subagent waiting for a person goes on when that call runs again). */
+  callId?: string;
 };
+
+/**
+ * One stretch of the run in one process: when it started, when and how it ended (`completed`, `waiting`, `aborted`,
+ * `failed`…); absent `endedAt` = still going, or the process was killed (the next resume closes it at `updatedAt`).
+ */
+export interface RunSegment {
+  startedAt: number;
+  endedAt?: number;
+  ended?: string;
+}
 
 export interface SessionState {
   version: typeof SAVED_STATE_VERSION;
@@ -34,7 +47,7 @@ export interface SessionState {
   cwd: string;
   model: string;
   task?: string;
-  /** `running`, how it ended (`completed`, `failed`, `aborted`, `interrupted`…), or `waiting-for-approval` (held). */
+  /** `running`, how it ended (`completed`, `failed`, `aborted`, `interrupted`…), or `waiting` (for a person). */
   status: string;
   agents: SavedAgent[];
   tasks: TaskInfo[];
@@ -45,6 +58,10 @@ export interface SessionState {
   settings?: RunSettings;
   /** The "allow always" answers of this session (permission rules, e.g. `bash(npm test)`); never murmur.toml's. */
   sessionRules?: string[];
+  /** The calls that wait for a person, with the answers given since (version 2; v1's held.json is read into it). */
+  interruptions?: Interruption[];
+  /** Each stretch one process ran it, oldest first (version 2; a v1 session has one, from createdAt to updatedAt). */
+  segments?: RunSegment[];
 }
 
 /** The command-line choices a resumed run keeps unless they are given again. */
@@ -70,8 +87,46 @@ export interface RunSettings {
 
 export type SavedStateRead = { ok: true; state: SessionState } | { ok: false; error: string };
 
-/** Each past version's step to the next one, by the version it reads. Version 1 is the first: none yet. */
-const MIGRATIONS: Record<number, (state: Record<string, unknown>) => Record<string, unknown>> = {};
+/** A v1 session held at calls for a person kept them in held.json beside its state. */
+const V1_HELD_FILE = 'held.json';
+
+/**
+ * v1 → v2: a session held for a person (`waiting-for-approval`, held.json) waits as data: its held calls are its
+ * interruptions, the agents that made them (and the parents waiting on them) are `waiting`; one segment from its
+ * start to its last save.
+ */
+function v1ToV2(state: Record<string, unknown>, held: unknown[] | undefined): Record<string, unknown> {
+  const next: Record<string, unknown> = { ...state };
+  const createdAt = typeof state.createdAt === 'number' ? state.createdAt : undefined;
+  const updatedAt = typeof state.updatedAt === 'number' ? state.updatedAt : createdAt;
+  const wasHeld = state.status === 'waiting-for-approval';
+  if (wasHeld) next.status = 'waiting';
+  if (createdAt !== undefined)
+    next.segments = [{ startedAt: createdAt, endedAt: updatedAt, ended: wasHeld ? 'waiting' : state.status }];
+  const calls = (held ?? []).filter(
+    (c): c is Interruption =>
+      typeof c === 'object' &&
+      c !== null &&
+      typeof (c as Interruption).agentId === 'string' &&
+      typeof (c as Interruption).callId === 'string',
+  );
+  if (calls.length === 0 || !Array.isArray(state.agents)) return next;
+  next.interruptions = calls.map(({ replay: _replay, ...call }: Interruption & { replay?: unknown }) => call);
+  const agents = (state.agents as Record<string, unknown>[]).map((a) => ({ ...a }));
+  const byId = new Map(agents.map((a) => [a.id, a]));
+  for (const call of calls) {
+    // The asking agent, then each parent that was waiting on it, was still `running` when the hold saved the state.
+    for (let a = byId.get(call.agentId); a && a.status === 'running'; a = byId.get(a.parentId)) a.status = 'waiting';
+  }
+  next.agents = agents;
+  return next;
+}
+
+/** Each past version's step to the next one, by the version it reads (with the v1 held calls, for v1 → v2). */
+const MIGRATIONS: Record<
+  number,
+  (state: Record<string, unknown>, held: unknown[] | undefined) => Record<string, unknown>
+> = { 1: v1ToV2 };
 
 function shapeProblem(state: Record<string, unknown>): string | undefined {
   if (typeof state.id !== 'string' || state.id === '') return '"id" is missing';
@@ -88,8 +143,11 @@ function shapeProblem(state: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-/** Reads and checks a saved state given as parsed JSON, migrating an older version; `file` names it in errors. */
-export function parseSavedState(raw: unknown, file: string): SavedStateRead {
+/**
+ * Reads and checks a saved state given as parsed JSON, migrating an older version; `file` names it in errors.
+ * `held`: a v1 session's held calls (its held.json), which become its interruptions.
+ */
+export function parseSavedState(raw: unknown, file: string, held?: unknown[]): SavedStateRead {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     return { ok: false, error: `${file} is not a session's saved state (not a JSON object)` };
   let state = raw as Record<string, unknown>;
@@ -102,7 +160,7 @@ export function parseSavedState(raw: unknown, file: string): SavedStateRead {
       error: `${file} was saved by a newer murmur (state version ${version}); this murmur reads versions 1 to ${SAVED_STATE_VERSION}: upgrade murmur to resume it`,
     };
   }
-  for (let v = version; v < SAVED_STATE_VERSION; v++) state = { ...MIGRATIONS[v]!(state), version: v + 1 };
+  for (let v = version; v < SAVED_STATE_VERSION; v++) state = { ...MIGRATIONS[v]!(state, held), version: v + 1 };
   const problem = shapeProblem(state);
   if (problem) return { ok: false, error: `${file} is not a valid saved state: ${problem}` };
   return { ok: true, state: state as unknown as SessionState };
@@ -118,8 +176,20 @@ export function readSavedState(dir: string): SavedStateRead {
     return { ok: false, error: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` };
   }
   try {
-    return parseSavedState(JSON.parse(text), file);
+    return parseSavedState(JSON.parse(text), file, readV1Held(dir));
   } catch (error) {
     return { ok: false, error: `${file} is not valid JSON: ${(error as Error).message}` };
+  }
+}
+
+/** A v1 session's held calls (held.json), or undefined. */
+function readV1Held(dir: string): unknown[] | undefined {
+  const file = join(dir, V1_HELD_FILE);
+  if (!existsSync(file)) return undefined;
+  try {
+    const calls = (JSON.parse(readFileSync(file, 'utf8')) as { calls?: unknown }).calls;
+    return Array.isArray(calls) ? calls : undefined;
+  } catch {
+    return undefined;
   }
 }

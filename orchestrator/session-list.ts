@@ -13,6 +13,8 @@ export interface SessionSummary {
   /** Epoch ms; absent when the state could not be read. */
   createdAt?: number;
   updatedAt?: number;
+  /** The time its runs took in all, across resumes (its saved segments; ms); absent before state version 2. */
+  durationMs?: number;
   model?: string;
   /** The task, or the swarm's description. */
   task?: string;
@@ -87,6 +89,15 @@ export function summarizeState(id: string, text: string | undefined): SessionSum
   if (createdAt !== undefined) summary.createdAt = createdAt;
   const updatedAt = num(state.updatedAt);
   if (updatedAt !== undefined) summary.updatedAt = updatedAt;
+  if (Array.isArray(state.segments)) {
+    let ms = 0;
+    for (const s of state.segments as unknown[]) {
+      const start = isObject(s) ? num(s.startedAt) : undefined;
+      const end = (isObject(s) ? num(s.endedAt) : undefined) ?? updatedAt;
+      if (start !== undefined && end !== undefined) ms += Math.max(0, end - start);
+    }
+    summary.durationMs = ms;
+  }
   const model = str(state.model);
   if (model) summary.model = model;
   const task = str(state.task) ?? (isObject(state.swarm) ? str(state.swarm.description) : undefined);

@@ -118,7 +118,11 @@ export function subagentAdapter(parent: AgentRecord, deps: SubagentDeps): Subage
   const { agentTree, tasks, definitions } = deps;
   const allowed = () => allowedSubagentTypes(parent.profile, definitions);
 
-  const start = async (child: AgentRecord, request: SubagentRequest, signal: AbortSignal): Promise<SubagentOutcome> => {
+  const start = async (
+    child: AgentRecord,
+    request: Omit<SubagentRequest, 'prompt'> & { prompt: string | undefined },
+    signal: AbortSignal,
+  ): Promise<SubagentOutcome> => {
     if (!request.background)
       return outcomeOf(child, await runUntilSettled(agentTree, tasks, child, request.prompt, signal));
     const info = tasks.start(parent.id, {
@@ -163,6 +167,14 @@ export function subagentAdapter(parent: AgentRecord, deps: SubagentDeps): Subage
           };
         return { ok: true, outcome: await start(child, request, signal) };
       }
+      // The call that started a subagent now waiting for a person runs again: that subagent goes on, answered.
+      const waiting =
+        request.callId === undefined || request.background
+          ? undefined
+          : agentTree
+              .children(parent.id)
+              .find((c) => c.callId === request.callId && c.agent.status === 'waiting' && !c.agent.busy);
+      if (waiting) return { ok: true, outcome: await start(waiting, { ...request, prompt: undefined }, signal) };
       const type = (request.subagentType ?? DEFAULT_SUBAGENT_TYPE).trim();
       const profile = subagentProfileFor(parent.profile, type, definitions);
       if (!profile)
@@ -170,7 +182,12 @@ export function subagentAdapter(parent: AgentRecord, deps: SubagentDeps): Subage
           ok: false,
           error: `Unknown or disallowed subagent type "${type}". Allowed types: ${allowed().join(', ')}.`,
         };
-      const spawned = agentTree.spawn({ profile, parentId: parent.id, description: request.description });
+      const spawned = agentTree.spawn({
+        profile,
+        parentId: parent.id,
+        description: request.description,
+        ...(request.callId !== undefined ? { callId: request.callId } : {}),
+      });
       if (!spawned.ok) return { ok: false, error: `No subagent started: ${spawned.error}.` };
       return { ok: true, outcome: await start(spawned.record, request, signal) };
     },

@@ -203,7 +203,8 @@ async function runCall(
       }
     }
   }
-  const stages = options.hooks?.afterCall;
+  // A call waiting for a person has no result yet: nothing to budget or chain.
+  const stages = result.pending ? undefined : options.hooks?.afterCall;
   if (stages && stages.length > 0) {
     const tool = prepared.kind === 'ready' ? prepared.tool : options.tools.get(call.name);
     for (const stage of stages) {
@@ -216,7 +217,8 @@ async function runCall(
       }
     }
   }
-  if (end) end.call(observer, call, result, now!() - started);
+  // A call waiting for a person has not ended: its agent's end (status waiting) closes it for the observers.
+  if (end && !result.pending) end.call(observer, call, result, now!() - started);
   return resultMessage(call, result);
 }
 
@@ -246,6 +248,7 @@ function resultMessage(call: ToolCall, result: ToolResult): ToolResultMessage {
     isError: result.isError === true,
   };
   if (result.details !== undefined) message.details = result.details;
+  if (result.pending) message.pending = true;
   return message;
 }
 

@@ -11,7 +11,15 @@ export const INTERRUPTED_RESULT =
 /** A result for a call whose result was lost, when one is known. */
 export type KnownResult = (call: ToolCall) => ToolResultMessage | undefined;
 
-export function repairTranscript(messages: Message[], known?: KnownResult): Message[] {
+/**
+ * `leaveOpen`: calls of the last assistant message that wait for a person (an interruption, or a subagent that waits
+ * for one): they keep no result, and the agent runs them, answered, when it goes on.
+ */
+export function repairTranscript(
+  messages: Message[],
+  known?: KnownResult,
+  leaveOpen?: (call: ToolCall) => boolean,
+): Message[] {
   const out: Message[] = [];
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
@@ -20,8 +28,10 @@ export function repairTranscript(messages: Message[], known?: KnownResult): Mess
     let j = i + 1;
     while (j < messages.length && messages[j]!.role === 'tool') j++;
     const results = messages.slice(i + 1, j);
+    const last = j === messages.length;
     for (const call of message.toolCalls) {
       const found = results.find((r) => (r as ToolResultMessage).toolCallId === call.id);
+      if (!found && last && leaveOpen?.(call)) continue;
       out.push(
         found ??
           known?.(call) ?? {

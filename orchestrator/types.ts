@@ -74,6 +74,8 @@ export interface ToolResultMessage {
   isError: boolean;
   /** The tool's structured details (ToolResult.details): kept for the engine (which files changed…), never sent to the model. */
   details?: unknown;
+  /** The call waits for a person (ToolResult.pending): this message is never kept, the call stays open. */
+  pending?: true;
 }
 
 export type Message = UserMessage | AssistantMessage | ToolResultMessage;
@@ -88,7 +90,9 @@ export function userText(message: UserMessage): string {
 
 export type { ToolSchema } from '../protocol/messages.js';
 
-export type AgentStatus = 'running' | 'completed' | 'failed' | 'timeout' | 'aborted' | 'budget' | 'interrupted';
+/** `waiting`: it stopped at a call that needs a person (an interruption); a resume given the answer goes on there. */
+export type AgentStatus =
+  'running' | 'completed' | 'failed' | 'timeout' | 'aborted' | 'budget' | 'waiting' | 'interrupted';
 export type EndStatus = Exclude<AgentStatus, 'running' | 'interrupted'>;
 
 /** What the reports and the saved state say of one agent. */

@@ -203,7 +203,7 @@ export class LocalLauncher implements ItemLauncher {
             index,
             s.item,
             agent,
-            run.status === 'aborted' ? 'aborted' : 'failed',
+            run.status === 'aborted' || run.status === 'waiting' ? run.status : 'failed',
             run.reason ?? run.status,
           ),
         };

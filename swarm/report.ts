@@ -1,7 +1,8 @@
 // The swarm's report: an XML-like envelope for the model (rows in input order, everything escaped so no
 // result text can break it) and the same as JSON for `murmur swarm --json`.
 
-export type ItemOutcome = 'completed' | 'failed' | 'aborted' | 'conflict';
+/** `waiting`: its agent stopped at a call that needs a person; a resume given the answer goes on there. */
+export type ItemOutcome = 'completed' | 'failed' | 'aborted' | 'conflict' | 'waiting';
 
 /** One item's row; `O` is a typed output's type, `I` the type of the items given to the library. */
 export interface ItemResult<O = unknown, I = unknown> {
@@ -30,7 +31,7 @@ export interface ItemResult<O = unknown, I = unknown> {
   input?: I;
 }
 
-const OUTCOME_ORDER: readonly ItemOutcome[] = ['completed', 'failed', 'conflict', 'aborted'];
+const OUTCOME_ORDER: readonly ItemOutcome[] = ['completed', 'failed', 'conflict', 'waiting', 'aborted'];
 
 export function escapeText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

@@ -2,21 +2,18 @@
 // tools). The host implements them; each tool receives its port when it is made (createTodoListTool(todos)…), and
 // a host without a port simply has no such tool. Each port states what it may throw.
 
+import type { PlanDecision, PlanOption, QuestionReply, UserQuestion } from '../protocol/interruptions.js';
+
+export type {
+  PlanDecision,
+  PlanOption,
+  QuestionAnswer,
+  QuestionOption,
+  QuestionReply,
+  UserQuestion,
+} from '../protocol/interruptions.js';
+
 // ---- ask_user_question ----
-
-export interface QuestionOption {
-  label: string;
-  description: string;
-}
-
-/** One question as the host shows it. `options` already ends with the "Other" choice (free text). */
-export interface UserQuestion {
-  question: string;
-  /** A short tag shown above the question (at most 12 characters). */
-  header?: string;
-  options: readonly QuestionOption[];
-  multiSelect: boolean;
-}
 
 export interface QuestionRequest {
   /** Who asks: the host labels the prompt with these, since requests arrive from any depth. */
@@ -26,18 +23,14 @@ export interface QuestionRequest {
   questions: readonly UserQuestion[];
 }
 
-export interface QuestionAnswer {
-  question: string;
-  /** Labels of the chosen options (one unless multiSelect); may include "Other". */
-  selected: readonly string[];
-  /** The free text typed with "Other". */
-  otherText?: string;
+/**
+ * The request waits for a person who is not here now: the run keeps it as an interruption and ends `waiting`; the
+ * tool's call stays open (a pending result) and runs again, answered, when the run is resumed.
+ */
+export interface Waiting {
+  kind: 'waiting';
+  reason: string;
 }
-
-export type QuestionReply =
-  | { kind: 'answered'; answers: readonly QuestionAnswer[] }
-  /** The user closed the prompt without answering. */
-  | { kind: 'declined'; reason?: string };
 
 export type AskAvailability = { canAsk: true } | { canAsk: false; reason: string };
 
@@ -49,7 +42,7 @@ export interface UserChannel {
   /** Whether anyone can answer now; when not, why (no terminal, --json, MCP server mode…). */
   availability(): AskAvailability;
   /** Waits for the user. Only the asking agent waits. */
-  ask(request: QuestionRequest, signal: AbortSignal): Promise<QuestionReply>;
+  ask(request: QuestionRequest, signal: AbortSignal): Promise<QuestionReply | Waiting>;
 }
 
 // ---- todo_list ----
@@ -143,12 +136,6 @@ export interface PlanModeState {
   planPath?: string;
 }
 
-/** An alternative the agent offers beside its plan (exit_plan_mode `options`). */
-export interface PlanOption {
-  label: string;
-  description: string;
-}
-
 export interface PlanReviewRequest {
   /** Who asks: requests arrive from any depth. */
   agentId: string;
@@ -159,17 +146,6 @@ export interface PlanReviewRequest {
   plan: string;
   options: readonly PlanOption[];
 }
-
-/**
- * The user's answer to a plan. `reject` keeps the agent in plan mode; `reject_and_exit` leaves plan mode and the
- * plan is dropped; `revise` keeps plan mode with feedback; `approve` and `option` leave plan mode to carry it out.
- */
-export type PlanDecision =
-  | { kind: 'approve' }
-  | { kind: 'option'; label: string }
-  | { kind: 'reject'; reason?: string }
-  | { kind: 'reject_and_exit'; reason?: string }
-  | { kind: 'revise'; feedback: string };
 
 /**
  * plan: per-agent plan-mode state and the plan approval (the engine's permission setup implements it).
@@ -184,7 +160,7 @@ export interface PlanModeAdapter {
    * Presents the plan to the user and waits (only this agent waits). Never skipped, whatever the permission
    * mode; without anyone to answer it resolves at once by configuration (rejected unless plans are approved).
    */
-  review(request: PlanReviewRequest, signal: AbortSignal): Promise<PlanDecision>;
+  review(request: PlanReviewRequest, signal: AbortSignal): Promise<PlanDecision | Waiting>;
 }
 
 /** The interaction ports a host shares with every agent, as one value (EngineOptions.interaction). */

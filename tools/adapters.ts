@@ -128,6 +128,8 @@ export interface SubagentRequest {
   /** An earlier subagent of this parent to continue. */
   resume?: string;
   background: boolean;
+  /** The parent's call: a subagent it started that waits for a person goes on (answered) when the call runs again. */
+  callId?: string;
 }
 
 export interface SubagentOutcome {

@@ -21,6 +21,16 @@ export interface ToolResult {
    * `{ url, status, title… }`.
    */
   details?: unknown;
+  /**
+   * No result yet: the call waits for a person (an interruption the run keeps in its state). The agent leaves the
+   * call open and ends `waiting`; a resume runs the call again, answered, exactly where it stopped.
+   */
+  pending?: true;
+}
+
+/** The result of a call that waits for a person; `why` is for the logs and events, never the model. */
+export function pendingResult(why: string): ToolResult {
+  return { content: [{ type: 'text', text: why }], pending: true };
 }
 
 /** A partial result streamed while the tool runs (a command's output so far). */

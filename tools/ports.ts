@@ -50,7 +50,11 @@ export interface ConfirmRequest {
 }
 
 export type ConfirmAnswer =
-  { kind: 'approved' } | { kind: 'rejected'; feedback?: string } | { kind: 'unavailable'; reason: string };
+  | { kind: 'approved' }
+  | { kind: 'rejected'; feedback?: string }
+  | { kind: 'unavailable'; reason: string }
+  /** Held for a person who is not here now (an interruption): the call stays open until a resume answers it. */
+  | { kind: 'waiting'; reason: string };
 
 /**
  * approve: asks a person to approve one action, exempt from the permission mode, the rules and a headless

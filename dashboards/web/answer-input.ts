@@ -2,7 +2,7 @@
 // would: an approval takes allow_once | allow_always | deny (with an optional feedback for the agent; no "allow
 // always" for a card); a question one answer per question among its options (or declined); a plan the plan
 // answers. A bad value is a message naming it and what is accepted.
-import type { HeldAnswer, HeldCall } from '../../orchestrator/cron/hold-asker.js';
+import type { Interruption as HeldCall, InterruptionAnswer as HeldAnswer } from '../../protocol/interruptions.js';
 
 type QuestionAnswer = { -readonly [K in keyof Answered]: Answered[K] };
 type Answered = Extract<HeldAnswer, { kind: 'answered' }>['answers'][number];

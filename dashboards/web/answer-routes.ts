@@ -5,8 +5,8 @@
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { readHeld, readScheduledMarker } from '../../orchestrator/cron/held.js';
-import { recordAnswer } from '../../orchestrator/cron/answers.js';
+import { readScheduledMarker } from '../../orchestrator/cron/held.js';
+import { readInterruptions, recordAnswer } from '../../orchestrator/cron/answers.js';
 import type { CronStore } from '../../orchestrator/cron/store.js';
 import type { RunRecord, ScheduledTask } from '../../orchestrator/cron/types.js';
 import { sessionRunBy } from '../../host/session-holder.js';
@@ -58,7 +58,7 @@ export function addAnswerRoutes(app: Hono, options: AnswerRouteOptions): void {
     const runBy = sessionRunBy(dir);
     return c.json({
       status: readState(home, id)?.status ?? 'unknown',
-      held: readHeld(dir),
+      held: readInterruptions(dir),
       ...(runBy ? { runBy } : {}),
     });
   });

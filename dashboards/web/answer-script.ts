@@ -46,7 +46,7 @@ async function showPending(m) {
   // Only in the console (a report file makes no request).
   if (!$('nav a.brand')) return;
   let box = $('#pending');
-  if (m.status !== 'waiting-for-approval') { if (box && !box.dataset.following) box.remove(); pendingShown = ''; return; }
+  if (m.status !== 'waiting') { if (box && !box.dataset.following) box.remove(); pendingShown = ''; return; }
   if (pendingShown === m.id) return;
   pendingShown = m.id;
   const res = await api('GET', '/api/sessions/' + encodeURIComponent(m.id) + '/pending');
@@ -80,7 +80,7 @@ async function followResume(id) {
   for (let i = 0; i < 240; i++) {
     await new Promise((r) => setTimeout(r, 250));
     const p = await api('GET', '/api/sessions/' + encodeURIComponent(id) + '/pending');
-    if (!p.ok || (p.data.status === 'waiting-for-approval' && !p.data.held.some((c) => !c.answer))) continue;
+    if (!p.ok || (p.data.status === 'waiting' && !p.data.held.some((c) => !c.answer))) continue;
     const res = await api('GET', '/api/sessions/' + encodeURIComponent(id));
     if (!res.ok) continue;
     delete $('#pending').dataset.following;
@@ -103,5 +103,5 @@ function setupHistoryLive(box) {
 export const ANSWER_CSS = `.pending-card{background:#fff8ec;border:1px solid #e8c48a;border-radius:10px;padding:12px 16px;margin:12px 0}.pending-card h2{font-size:15px;margin:0 0 6px;color:#7a4500}
 .pending-card pre{background:#fff;border:1px solid var(--line);border-radius:6px;padding:8px;white-space:pre-wrap;word-break:break-word;margin:6px 0}.answer-row{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin-top:8px}
 .answer-row .feedback input{margin-left:4px;min-width:260px;font:inherit;padding:4px}.question{border:1px solid var(--line);border-radius:6px;margin:6px 0}.question label{display:block;margin:2px 0}.muted{color:var(--muted)}
-.state-waiting-for-approval{font-weight:600}.problem{color:#b3261e}.notice{background:#fff;border:1px solid var(--line);border-radius:10px;padding:12px 16px}
+.state-waiting{font-weight:600}.problem{color:#b3261e}.notice{background:#fff;border:1px solid var(--line);border-radius:10px;padding:12px 16px}
 pre.log{background:#111;color:#eee;padding:12px;border-radius:8px;white-space:pre-wrap;word-break:break-word;font-size:12px}td.result a.log{margin-left:6px;font-size:12px}tr.requested td{color:var(--muted);font-style:italic}`;

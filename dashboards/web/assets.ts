@@ -28,7 +28,7 @@ main{max-width:1200px;margin:0 auto;padding:18px 24px}
 .timeline li.theoretical{opacity:.7;background:#f0f0ee;font-style:italic}.timeline li.theoretical .zone{color:inherit}.timeline .zone{color:var(--muted);font-size:12px;margin-left:4px}
 .tabs{display:flex;gap:4px;border-bottom:1px solid var(--line);margin:8px 0 14px}.tab{padding:6px 14px;text-decoration:none;color:var(--muted)}.tab.on{color:var(--fg);border-bottom:2px solid var(--accent)}
 table{border-collapse:collapse;width:100%;background:#fff}th,td{text-align:left;padding:6px 8px;border-bottom:1px solid var(--line);font-size:13px;vertical-align:top}
-.state-succeeded,.state-completed{color:#1b7f3b}.state-failed{color:#b3261e}.state-waiting-for-approval{color:#a15c00}.state-running{color:var(--accent)}
+.state-succeeded,.state-completed{color:#1b7f3b}.state-failed{color:#b3261e}.state-waiting-for-approval,.state-waiting{color:#a15c00}.state-running{color:var(--accent)}
 .tree{font-size:13px}.tree ul{list-style:none;margin:0;padding-left:18px;border-left:1px dotted var(--line)}.tree>ul{padding-left:0;border:0}.tree li{margin:2px 0}.tree .final{color:var(--muted);white-space:pre-wrap;margin:2px 0 6px}
 .tree details>summary{cursor:pointer}
 .swarm{background:#fff;border:1px solid var(--line);border-radius:10px;padding:10px 14px;margin:12px 0}
@@ -61,7 +61,7 @@ function renderMeta(m) {
   // A running session's elapsed time goes on between events (this page's clock).
   const end = m.status === 'running' && following ? Math.max(m.lastTs, Date.now()) : m.endedAt || m.lastTs;
   $('#meta').textContent = [m.mode || 'run', m.model, new Date(m.startedAt || m.t0).toISOString().slice(0, 19).replace('T', ' ') + ' UTC',
-    Math.round((end - (m.startedAt || m.t0)) / 1000) + ' s', m.agents.length + ' agents', tokens(m.tokens) + ' tokens', m.cost !== undefined ? '$' + m.cost.toFixed(4) : ''].filter(Boolean).join(' · ');
+    Math.round((m.durationMs !== undefined ? m.durationMs : end - (m.startedAt || m.t0)) / 1000) + ' s', m.agents.length + ' agents', tokens(m.tokens) + ' tokens', m.cost !== undefined ? '$' + m.cost.toFixed(4) : ''].filter(Boolean).join(' · ');
 }
 function renderTree(m) {
   // A verifier hangs under its item's worker: a swarm of 14 items with verifiers is 14 items, not 28.

@@ -210,7 +210,7 @@ export function sessionsPage(sessions: readonly SessionSummary[], assets: Assets
         : s.task
           ? ` — ${h(s.task.slice(0, 80))}`
           : '';
-      return `<tr><td><a href="/sessions/${h(s.id)}">${h(s.id)}</a></td><td>${h(s.kind)}${what}</td><td class="state state-${h(s.status)}">${h(s.status)}</td><td>${h(start)}</td><td>${h(duration(s.updatedAt !== undefined && s.createdAt !== undefined ? s.updatedAt - s.createdAt : undefined))}</td><td>${s.agents}</td><td>${s.tokens}</td><td>${h(cost)}</td></tr>`;
+      return `<tr><td><a href="/sessions/${h(s.id)}">${h(s.id)}</a></td><td>${h(s.kind)}${what}</td><td class="state state-${h(s.status)}">${h(s.status)}</td><td>${h(start)}</td><td>${h(duration(s.durationMs ?? (s.updatedAt !== undefined && s.createdAt !== undefined ? s.updatedAt - s.createdAt : undefined)))}</td><td>${s.agents}</td><td>${s.tokens}</td><td>${h(cost)}</td></tr>`;
     })
     .join('');
   const table =

@@ -79,7 +79,7 @@ export function sessionControl(home: string, id: string, endedStatus: string | u
     : {
         enabled: false,
         reason:
-          status === 'waiting-for-approval'
+          status === 'waiting'
             ? 'It waits for an answer to its request.'
             : `A session whose status is ${status} cannot be resumed.`,
       };

@@ -16,6 +16,7 @@ export const ITEM_STATES: readonly SwarmItemState[] = [
   'failed',
   'aborted',
   'conflict',
+  'waiting',
 ];
 /** Mark kinds by index (the numbers in `marks`). */
 export const MARK_KINDS = ['retry', '429', 'pass', 'fail'] as const;
@@ -76,8 +77,11 @@ export interface SessionModel {
   status: string;
   /** Epoch ms every relative time counts from. */
   t0: number;
+  /** The session's first start (a resumed session keeps it). */
   startedAt: number;
   endedAt?: number;
+  /** Once it ended: the time its runs took in all, across resumes (ms). */
+  durationMs?: number;
   /** The newest event's time (the right edge of a live timeline). */
   lastTs: number;
   tokens: number;
@@ -121,6 +125,12 @@ const CHAR_BYTES = 2;
 const ITEM_BYTES = 48;
 const BASE_BYTES = 4_096;
 
+/** The state index of an item's last change on the timeline, or -1. */
+function lastState(swarm: SwarmTimeline, index: number): number {
+  for (let i = swarm.changes.length - 3; i >= 0; i -= 3) if (swarm.changes[i] === index) return swarm.changes[i + 2]!;
+  return -1;
+}
+
 /** A fold that grows with each event; `model()` reads it out at any time. */
 export function sessionFold(id: string): SessionFold {
   let snapshot: Snapshot = initialSnapshot({ now: 0, limits: CONSOLE_LIMITS });
@@ -139,6 +149,13 @@ export function sessionFold(id: string): SessionFold {
     snapshot = reduce(snapshot, e);
     switch (e.type) {
       case 'swarm.start': {
+        // A resumed swarm starts again: its timeline goes on (the items that finished before keep their bars).
+        const known = swarms.get(e.swarmId);
+        if (known) {
+          if (e.maxConcurrency !== undefined) known.view.maxConcurrency = e.maxConcurrency;
+          delete known.view.endedAt;
+          break;
+        }
         const view: SwarmTimeline = {
           id: e.swarmId,
           description: e.description,
@@ -171,6 +188,9 @@ export function sessionFold(id: string): SessionFold {
         const swarm = swarms.get(e.swarmId)?.view;
         if (!swarm) break;
         const t = rel(e.ts);
+        // A resume restating an item that finished before it: the bar already ends where it happened.
+        if (e.reason === 'finished before the resume' && lastState(swarm, e.index) === ITEM_STATES.indexOf(e.state))
+          break;
         swarm.changes.push(e.index, t, ITEM_STATES.indexOf(e.state));
         if (e.state === 'rate_limited') swarm.marks.push(e.index, t, 1);
         noteItem(swarm, e, t);
@@ -240,7 +260,7 @@ export function sessionFold(id: string): SessionFold {
         model: snapshot.model,
         status: snapshot.runStatus ?? 'running',
         t0: t0 ?? 0,
-        startedAt: snapshot.startedAt,
+        startedAt: snapshot.sessionStartedAt ?? snapshot.startedAt,
         lastTs,
         tokens: totalTokens(snapshot.usage),
         swarms: [...swarms.values()].map((timeline) => {
@@ -254,6 +274,8 @@ export function sessionFold(id: string): SessionFold {
       };
       if (snapshot.mode !== undefined) rest.mode = snapshot.mode;
       if (snapshot.endedAt !== undefined) rest.endedAt = snapshot.endedAt;
+      // The time its runs took in all, across resumes (not the wall time between its first start and its end).
+      if (snapshot.endedAt !== undefined && snapshot.sessionMs !== undefined) rest.durationMs = snapshot.sessionMs;
       if (snapshot.costKnown) rest.cost = snapshot.usage.cost ?? 0;
       return { rest, agents: [...snapshot.agents.values()].sort((a, b) => a.order - b.order) };
     },

@@ -3,7 +3,7 @@
 // yield to the event loop, so a huge log holds no other request), and each finished agent's final message from
 // its transcript. A session from before events.jsonl existed still shows its agents
 // from state.json.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { forEachLine, readTail, Slicer } from './event-log.js';
@@ -11,7 +11,7 @@ import { modelJson } from './model-json.js';
 import { agentRow, sessionFold, type AgentRow, type SessionFold, type SessionModel } from './session-model.js';
 import { SESSION_EVENTS_FILE } from '../../orchestrator/session-events.js';
 import { readTranscriptFile } from '../../orchestrator/session.js';
-import { HELD_FILE } from '../../orchestrator/cron/held.js';
+import { readSavedState } from '../../orchestrator/saved-state.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
 import type { Message, ToolResultMessage } from '../../orchestrator/types.js';
 import type { SessionState } from '../../orchestrator/engine.js';
@@ -32,11 +32,9 @@ export function eventsFileOf(home: string, id: string): string {
 }
 
 export function readState(home: string, id: string): SessionState | undefined {
-  try {
-    return JSON.parse(readFileSync(join(sessionDir(home, id), 'state.json'), 'utf8')) as SessionState;
-  } catch {
-    return undefined;
-  }
+  // Through the one reader: an older session reads as the current version (a v1 session held for a person waits).
+  const read = readSavedState(sessionDir(home, id));
+  return read.ok ? read.state : undefined;
 }
 
 /** The messages of an agent's transcript (up to a line cut by a killed process). */
@@ -84,6 +82,7 @@ export class SessionSource {
   private offset = 0;
   private mark: FileMark | undefined;
   private readonly finals = new Map<string, string>();
+  /** Agents whose answer was read, by id and end: one that goes on after a stop or a wait is read again when it ends. */
   private readonly finalsTried = new Set<string>();
   private finalsChars = 0;
   /** Polls in a row that found nothing new. */
@@ -183,9 +182,7 @@ export class SessionSource {
     await this.readFinals(model);
     // A process killed before run.end: its saved status says more than "running" (read only when the events
     // stopped coming, so a live session is never re-parsed from state.json).
-    // A session held for a person (held.json) says so at once.
-    const held = existsSync(join(this.dir, HELD_FILE));
-    if (hasEvents && this.cached && model.status === 'running' && (this.idlePolls >= 2 || held)) {
+    if (hasEvents && this.cached && model.status === 'running' && this.idlePolls >= 2) {
       const state = readState(this.home, this.id);
       if (state && state.status !== 'running' && state.status !== 'idle')
         model = this.cached.model = { ...model, status: state.status };
@@ -217,9 +214,9 @@ export class SessionSource {
       (agent) =>
         !(live && agent.swarmId !== undefined) &&
         (agent.endedAt !== undefined || ['completed', 'failed', 'aborted'].includes(agent.state)) &&
-        !this.finalsTried.has(agent.id),
+        !this.finalsTried.has(`${agent.id}@${agent.endedAt ?? agent.state}`),
     );
-    for (const agent of wanted) this.finalsTried.add(agent.id);
+    for (const agent of wanted) this.finalsTried.add(`${agent.id}@${agent.endedAt ?? agent.state}`);
     // One listing of agents/ instead of a failed open per agent that never wrote a transcript.
     const written = wanted.length > 0 ? new Set(await readdir(join(this.dir, 'agents')).catch(() => [])) : new Set();
     const readable = wanted.filter((agent) => written.has(agent.id));
@@ -230,8 +227,8 @@ export class SessionSource {
         const final = answers[j];
         if (!final) return;
         const short = final.length > FINAL_CHARS ? `${final.slice(0, FINAL_CHARS - 1)}…` : final;
+        this.finalsChars += short.length - (this.finals.get(agent.id)?.length ?? 0);
         this.finals.set(agent.id, short);
-        this.finalsChars += short.length;
       });
     }
     if (this.finals.size === 0) return;

@@ -14,6 +14,7 @@ export const STATE_COLORS: Record<string, string> = {
   failed: '#d64541',
   aborted: '#7d7d7d',
   conflict: '#e0589b',
+  waiting: '#c77800',
 };
 const MARK_COLORS = ['#111111', '#c77800', '#0f6b2f', '#b3261e'];
 

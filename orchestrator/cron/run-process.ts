@@ -31,7 +31,7 @@ export function resultOf(
   /** The first lines the run wrote to its log (its stderr): the reason of a run that failed without saying why. */
   logText?: string,
 ): RunResult {
-  let json: { status?: string; result?: string; reason?: string; held?: string } | undefined;
+  let json: { status?: string; result?: string; reason?: string; interruptions?: { summary?: string }[] } | undefined;
   const last = stdout.trim().split('\n').at(-1);
   try {
     json = last ? (JSON.parse(last) as typeof json) : undefined;
@@ -42,7 +42,7 @@ export function resultOf(
   if (code === HELD_EXIT_CODE)
     return {
       state: 'waiting-for-approval',
-      summary: `waiting for approval: ${json?.held ?? 'a call needs a person'}${resume}`,
+      summary: `waiting for approval: ${json?.interruptions?.map((i) => i.summary).join('; ') || 'a call needs a person'}${resume}`,
     };
   if (json?.status === 'completed') {
     const text = json.result?.trim() ?? '';

@@ -1,5 +1,6 @@
 // The "asker": the one place where the user answers (the dashboard's modal, a terminal prompt). The engine
 // never draws anything itself; the command line hands it an asker, or none when nobody can answer.
+import type { ApprovalAnswer } from '../../protocol/interruptions.js';
 import type {
   PlanDecision,
   PlanReviewRequest,
@@ -34,7 +35,7 @@ export interface ApprovalRequest {
   card?: string;
 }
 
-export type ApprovalAnswer = { kind: 'allow_once' } | { kind: 'allow_always' } | { kind: 'deny'; feedback?: string };
+export type { ApprovalAnswer } from '../../protocol/interruptions.js';
 
 export interface PlanApprovalRequest extends PlanReviewRequest {
   requester: Requester;

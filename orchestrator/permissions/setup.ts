@@ -12,16 +12,28 @@ import type { EventBus } from '../events.js';
 import type { ApprovalAnswer, ApprovalRequest, Asker, Requester, AgentLabel } from './asker.js';
 import { describeRequester } from './asker.js';
 import { ApprovalBroker, isUnanswered } from './broker.js';
+import type { InterruptionDesk } from './interruption-desk.js';
+import type { Interruption } from '../../protocol/interruptions.js';
+import type { QuestionReply, Waiting } from '../../tools/adapters-interaction.js';
+import { pendingResult } from '../../tools/contract.js';
 import { callDetail, callSummary } from './call-text.js';
 import { isInsideWorkspace, realOrNearest } from './inside.js';
 import { allowedBy } from './match.js';
 import type { BatchVetoFor, PermissionGate } from '../runtime-ports.js';
 import { exitPlanAloneVeto, isPlanFileWrite, PlanModeStore, planModeVeto } from './plan-mode.js';
 import { decide, type Decision, type PermissionMode } from './policy.js';
-import { namesProtectedPath, namingRules, type ProtectedTarget } from './protected.js';
+import { namingRules } from './protected.js';
 import { describeRuleProblem, parseRule, parseRuleLists, isRuleProblem, type PermissionRule } from './rules.js';
 import { callPath, describeSubject, type CallSubject } from './subject.js';
-import { suggestRules, tomlAllowLine } from './suggest.js';
+import { suggestRules } from './suggest.js';
+import {
+  approvalCard,
+  headlessDenial,
+  namesPath,
+  planCard,
+  protectedHeadlessDenial,
+  questionCard,
+} from './held-words.js';
 
 /** What the setup needs to know of an agent to label its requests (the scheduler's AgentRecord fits). */
 export interface AgentLookupRecord {
@@ -48,6 +60,11 @@ export interface PermissionSetupOptions {
   agents?: (agentId: string) => AgentLookupRecord | undefined;
   /** Approvals and denials are logged here (`log` events). */
   bus?: EventBus;
+  /**
+   * The run's interruptions: answers given to a resume settle their calls first; a call nobody can answer is held
+   * there when it `holdsWhenNobody`, and a call whose prompt an abort withdrew is kept there to be asked again.
+   */
+  desk?: InterruptionDesk;
 }
 
 export interface PermissionSetup {
@@ -106,6 +123,12 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
   const broker = new ApprovalBroker(options.asker);
   const headlessReason = options.headlessReason ?? DEFAULT_HEADLESS_REASON;
   const headlessAllows = settings.headless === 'allow';
+  const desk = options.desk;
+  /** Nobody can answer now, and calls are held for a person instead of being settled by policy. */
+  const holding = () => !broker.asker && desk?.holdsWhenNobody === true;
+  /** Keeps a call for a person (nobody here, or the prompt withdrawn by a stop): the call stays open. */
+  const hold = (interruption: Interruption, words: string): ToolResult =>
+    pendingResult(waitingFor(interruption, words).reason);
   const approvePlans = settings.approvePlans === true;
   // Extra roots as the engine resolves them (against the workspace), and with symlinks followed: protected names at
   // their top count like the workspace's own.
@@ -174,6 +197,30 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
     const guarded = decision.protected;
     // For a protected path, "allow always" adds only a rule that names the path itself (none when no rule can).
     const alwaysRules = suggestRules(subject).filter((text) => !guarded || namesPath(text, subject, guarded));
+    const requester = requesterOf(record.id, record.profile.name);
+    const request: ApprovalRequest = {
+      requester,
+      callId: call.id,
+      tool: subject.tool,
+      summary,
+      detail: callDetail(subject),
+      reason: decision.why,
+      alwaysRules,
+    };
+    const answered = (answer: ApprovalAnswer) => {
+      if (answer.kind !== 'allow_always') return;
+      for (const text of alwaysRules) {
+        const rule = parseRule(text, 'allow', 'session');
+        if (!isRuleProblem(rule) && !session.some((r) => r.text === rule.text)) session.push(rule);
+      }
+    };
+    // Answered already (a resume given the person's answer): the call is settled by it, without asking again.
+    const given = desk?.take(record.id, call.id, 'approval') as ApprovalAnswer | undefined;
+    if (given) {
+      answered(given);
+      return approvalOutcome(record.id, summary, alwaysRules, given);
+    }
+    if (holding()) return hold(approvalCard(request), 'approval');
     if (!broker.asker) {
       // headless = "allow" does not cover a protected path: a person must decide, or a rule that names it.
       if (headlessAllows && !guarded) {
@@ -192,45 +239,40 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
         wouldAllow: alwaysRules,
       });
     }
-    const requester = requesterOf(record.id, record.profile.name);
-    const request: ApprovalRequest = {
-      requester,
-      callId: call.id,
-      tool: subject.tool,
-      summary,
-      detail: callDetail(subject),
-      reason: decision.why,
-      alwaysRules,
-    };
     log(record.id, 'info', `waiting for approval: ${summary} (${describeRequester(requester)})`);
     // An "allow always" given meanwhile for an identical call settles this one without asking again.
     const settled = (): ApprovalAnswer | undefined =>
       (guarded ? namingRules(session, subject, guarded) : allowedBy(session, subject))
         ? { kind: 'allow_once' }
         : undefined;
-    const answered = (answer: ApprovalAnswer) => {
-      if (answer.kind !== 'allow_always') return;
-      for (const text of alwaysRules) {
-        const rule = parseRule(text, 'allow', 'session');
-        if (!isRuleProblem(rule) && !session.some((r) => r.text === rule.text)) session.push(rule);
-      }
-    };
     const answer = await broker.approve(request, signal, { settled, answered });
     if (isUnanswered(answer)) {
+      // Stopped while a person was being asked: the question is kept, to be asked again when the run resumes.
+      if (signal.aborted && desk) return hold(approvalCard(request), 'approval');
       log(record.id, 'warn', `not run: ${summary}: ${answer.reason}`);
       return errorResult(`Not run: ${summary} needed approval, but ${answer.reason}. Do not retry it as is.`, {
         permission: 'unanswered',
       });
     }
+    return approvalOutcome(record.id, summary, alwaysRules, answer);
+  };
+
+  /** What an answer does to the call: undefined lets it run, a result refuses it with the person's words. */
+  const approvalOutcome = (
+    agentId: string,
+    summary: string,
+    alwaysRules: readonly string[],
+    answer: ApprovalAnswer,
+  ): ToolResult | undefined => {
     if (answer.kind === 'allow_once') {
-      log(record.id, 'info', `allowed: ${summary}`);
+      log(agentId, 'info', `allowed: ${summary}`);
       return undefined;
     }
     if (answer.kind === 'allow_always') {
-      log(record.id, 'info', `allowed for this session: ${alwaysRules.join(', ')}`);
+      log(agentId, 'info', `allowed for this session: ${alwaysRules.join(', ')}`);
       return undefined;
     }
-    log(record.id, 'warn', `the user denied ${summary}`);
+    log(agentId, 'warn', `the user denied ${summary}`);
     const feedback = answer.feedback?.trim() ? ` The user said: ${JSON.stringify(answer.feedback.trim())}` : '';
     return errorResult(
       `Not run: the user denied this call (${summary}).${feedback} Do not retry it as is; adjust your approach or ask the user what they want.`,
@@ -239,13 +281,32 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
   };
 
   const userChannel: UserChannel = {
-    availability: () => (broker.asker ? { canAsk: true } : { canAsk: false, reason: headlessReason }),
-    async ask(request, signal) {
-      const reply = await broker.question(request, requesterOf(request.agentId, request.role), signal);
+    availability: () => (broker.asker || holding() ? { canAsk: true } : { canAsk: false, reason: headlessReason }),
+    async ask(request, signal): Promise<QuestionReply | Waiting> {
+      const requester = requesterOf(request.agentId, request.role);
+      const card = questionCard(request, requester);
+      const settled = settledHere<QuestionReply>(card, 'an answer');
+      if (settled) return settled;
+      const reply = await broker.question(request, requester, signal);
       if (!isUnanswered(reply)) return reply;
+      if (signal.aborted && desk) return waitingFor(card, 'an answer');
       if (signal.aborted) throw new Error(reply.reason);
       return { kind: 'declined', reason: reply.reason };
     },
+  };
+
+  /** Holds a question, a plan or a card for a person; the tool leaves its call open. */
+  const waitingFor = (interruption: Interruption, words: string): Waiting => {
+    desk!.hold(interruption);
+    log(interruption.agentId, 'info', `waiting for a person: ${interruption.summary}`);
+    return { kind: 'waiting', reason: `waiting for ${words}: ${interruption.summary}` };
+  };
+
+  /** The answer given to a resume for this call, else the call held when nobody can answer now, else undefined. */
+  const settledHere = <A>(card: Interruption, words: string): A | Waiting | undefined => {
+    const given = desk?.take(card.agentId, card.callId, card.kind);
+    if (given) return given as A;
+    return holding() ? waitingFor(card, words) : undefined;
   };
 
   const planMode: PlanModeAdapter = {
@@ -258,7 +319,11 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
       plans.exit(agentId);
       log(agentId, 'info', 'left plan mode');
     },
-    async review(request, signal): Promise<PlanDecision> {
+    async review(request, signal): Promise<PlanDecision | Waiting> {
+      const requester = requesterOf(request.agentId, request.role);
+      const card = planCard(request, requester);
+      const settled = settledHere<PlanDecision>(card, 'a plan approval');
+      if (settled) return settled;
       if (!broker.asker) {
         if (approvePlans) {
           log(request.agentId, 'info', 'plan approved by configuration (permissions.approvePlans = true)');
@@ -270,9 +335,9 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
           reason: `nobody can approve a plan here (${headlessReason}); configuration approves plans only with permissions.approvePlans = true`,
         };
       }
-      const requester = requesterOf(request.agentId, request.role);
       log(request.agentId, 'info', `waiting for plan approval (${describeRequester(requester)})`);
       const decision = await broker.plan({ ...request, requester }, signal);
+      if (isUnanswered(decision) && signal.aborted && desk) return waitingFor(card, 'a plan approval');
       if (isUnanswered(decision)) return { kind: 'reject', reason: decision.reason };
       log(request.agentId, 'info', `plan answer: ${decision.kind}`);
       return decision;
@@ -280,10 +345,6 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
   };
 
   const confirm = async (request: ConfirmRequest, signal: AbortSignal): Promise<ConfirmAnswer> => {
-    if (!broker.asker) {
-      log(request.agentId, 'warn', `refused without asking: ${request.summary} (${headlessReason})`);
-      return { kind: 'unavailable', reason: `nobody can answer here (${headlessReason})` };
-    }
     const requester = requesterOf(request.agentId, request.role);
     const approval: ApprovalRequest = {
       requester,
@@ -295,9 +356,20 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
       reason: `${request.tool} always asks, in every permission mode`,
       alwaysRules: [],
     };
+    const settled = settledHere<ApprovalAnswer>(approvalCard(approval), 'approval');
+    if (settled) return settled.kind === 'waiting' ? settled : confirmed(request, settled);
+    if (!broker.asker) {
+      log(request.agentId, 'warn', `refused without asking: ${request.summary} (${headlessReason})`);
+      return { kind: 'unavailable', reason: `nobody can answer here (${headlessReason})` };
+    }
     log(request.agentId, 'info', `waiting for approval: ${request.summary} (${describeRequester(requester)})`);
     const answer = await broker.approve(approval, signal);
+    if (isUnanswered(answer) && signal.aborted && desk) return waitingFor(approvalCard(approval), 'approval');
     if (isUnanswered(answer)) return { kind: 'unavailable', reason: answer.reason };
+    return confirmed(request, answer);
+  };
+
+  const confirmed = (request: ConfirmRequest, answer: ApprovalAnswer): ConfirmAnswer => {
     if (answer.kind === 'deny') {
       log(request.agentId, 'warn', `the user rejected: ${request.summary}`);
       return answer.feedback?.trim() ? { kind: 'rejected', feedback: answer.feedback.trim() } : { kind: 'rejected' };
@@ -325,60 +397,4 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
       }
     },
   };
-}
-
-/** Whether a suggested rule's text names the protected path (so "allow always" may offer it). */
-function namesPath(text: string, subject: CallSubject, target: ProtectedTarget): boolean {
-  const rule = parseRule(text, 'allow', 'session');
-  return !isRuleProblem(rule) && namesProtectedPath(rule, subject, target);
-}
-
-/**
- * The message to the model when nobody can approve a write or edit of a protected path: `permissions.headless =
- * "allow"` does not cover it, so only a rule in murmur.toml that names the path pre-approves it.
- */
-export function protectedHeadlessDenial(
-  subject: CallSubject,
-  why: string,
-  headlessReason: string,
-  wouldAllow: readonly string[],
-): string {
-  const summary = callSummary(subject);
-  const how =
-    wouldAllow.length > 0
-      ? `To pre-approve this path, add a rule that names it to murmur.toml: ${tomlAllowLine(wouldAllow)} ` +
-        `(a generic rule such as "${subject.tool}" or "${subject.tool}(**)" does not cover protected paths).`
-      : 'Its path goes through a symbolic link into a protected path, so no rule can pre-approve it; a rule can name ' +
-        'the path the link leads to, for writes made to that path itself.';
-  return (
-    `Not run: ${summary} needs a person's approval (${why}), but nobody can approve it here (${headlessReason}); ` +
-    'permissions.headless = "allow" does not cover protected paths. ' +
-    `${how} Do not retry it as is: carry on without it, or say in your reply what you need.`
-  );
-}
-
-/** The message to the model when nobody can approve: why, and the rule that would allow the call. */
-export function headlessDenial(
-  subject: CallSubject,
-  why: string,
-  headlessReason: string,
-  wouldAllow: readonly string[],
-  mode: PermissionMode,
-): string {
-  const summary = callSummary(subject);
-  const ways = [`add ${tomlAllowLine(wouldAllow)} to murmur.toml`];
-  if (subject.tool === 'agent_swarm') ways.push('run with --swarm-mode (or swarm.swarmMode = true)');
-  else if (
-    mode === 'manual' &&
-    (subject.tool === 'write' || subject.tool === 'edit') &&
-    subject.path?.relative !== undefined
-  ) {
-    ways.push('run with --permission-mode auto (edits inside the workspace)');
-  }
-  ways.push('set permissions.headless = "allow" to allow such calls when nobody can answer');
-  return (
-    `Not run: ${summary} needs approval (${why}), but nobody can approve it here (${headlessReason}), so it is denied by policy. ` +
-    `The rule that would allow it: ${wouldAllow.map((r) => JSON.stringify(r)).join(', ')} — to allow it, ${ways.join('; or ')}. ` +
-    'Do not retry it as is: carry on without it, or say in your reply what you need.'
-  );
 }

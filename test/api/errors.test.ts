@@ -62,8 +62,10 @@ describe('option errors in the library’s words', () => {
 
 describe('reports as closed types', () => {
   it('statuses are the states a finished run has; summary counts the item outcomes; resume is discriminated', () => {
-    expectTypeOf<RunReport['status']>().toEqualTypeOf<'completed' | 'failed' | 'timeout' | 'aborted' | 'budget'>();
-    expectTypeOf<SwarmReport['status']>().toEqualTypeOf<'completed' | 'failed' | 'aborted'>();
+    expectTypeOf<RunReport['status']>().toEqualTypeOf<
+      'completed' | 'failed' | 'timeout' | 'aborted' | 'budget' | 'waiting'
+    >();
+    expectTypeOf<SwarmReport['status']>().toEqualTypeOf<'completed' | 'failed' | 'aborted' | 'waiting'>();
     expectTypeOf<keyof SwarmReport['summary']>().toEqualTypeOf<ItemOutcome>();
     expectTypeOf<ResumeReport['kind']>().toEqualTypeOf<'run' | 'swarm'>();
     expectTypeOf<Extract<ResumeReport, { kind: 'swarm' }>>().toEqualTypeOf<SwarmReport>();

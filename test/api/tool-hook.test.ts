@@ -95,9 +95,9 @@ describe('onToolCall', () => {
     expect(read).toContain('onToolCall failed: no reads here');
   });
 
-  it('allow goes on to the permission checks: a write in manual mode with nobody to ask is still refused', async () => {
+  it('allow goes on to the permission checks: a write in manual mode with nobody to ask waits for a person', async () => {
     const calls: string[] = [];
-    const { model } = await runWith(
+    const { report } = await runWith(
       (call) => {
         calls.push(call.tool);
         return undefined;
@@ -106,7 +106,10 @@ describe('onToolCall', () => {
       { permissionMode: 'manual' },
     );
     expect(calls).toEqual(['write']);
-    expect(results(model)[0]).toMatch(/nobody can answer|denied|not allowed/i);
+    expect(report.status).toBe('waiting');
+    expect(report.interruptions?.map((i) => [i.tool, i.call])).toEqual([
+      ['write', 'write new.md (overwrite, 1 bytes)'],
+    ]);
   });
 });
 

@@ -43,10 +43,10 @@ describe('murmur sessions', () => {
     const text = await murmur(['sessions'], { cwd: dir });
     expect(text.code).toBe(0);
     const lines = text.stdout.split('\n');
-    expect(lines[0]).toMatch(/^ID\s+COMMAND\s+STATUS\s+STARTED\s+ITEMS\/AGENTS\s+TOKENS\s+COST\s+TASK$/);
+    expect(lines[0]).toMatch(/^ID\s+COMMAND\s+STATUS\s+STARTED\s+TIME\s+ITEMS\/AGENTS\s+TOKENS\s+COST\s+TASK$/);
     expect(lines[1]).toMatch(
       new RegExp(
-        `^${secondId}\\s+run\\s+failed\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+1 agent\\s+0\\s+-\\s+fail please$`,
+        `^${secondId}\\s+run\\s+failed\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+\\S+( s| ms)?\\s+1 agent\\s+0\\s+-\\s+fail please$`,
       ),
     );
     expect(lines[2]).toMatch(new RegExp(`^${firstId}\\s+run\\s+completed\\s+.*1 agent\\s+120\\s+-\\s+say hi$`));

@@ -113,13 +113,13 @@ describe('plain progress lines', () => {
     const summary = lines().slice(before);
     expect(summary).toHaveLength(1);
     expect(summary[0]).toMatch(
-      /^\[\d+:\d\d\] 13\/20 done · 5 running · 1 queued · 1 rate-limited · 2 failed · 1 aborted · tokens 2\dk in \/ 1\.\dk out · RATE LIMITED$/,
+      /^\[\d+:\d\d\] 10\/20 done · 5 running · 1 queued · 1 rate-limited · 2 failed · 1 aborted · tokens 2\dk in \/ 1\.\dk out · RATE LIMITED$/,
     );
     clock.advance(10_000);
     expect(lines().length).toBe(before + 3); // still running: a heartbeat every interval
 
     bus.emit({ type: 'run.end', status: 'aborted', usage });
-    expect(lines().at(-1)).toMatch(/^\[\d+:\d\d\] run aborted in \d+(\.\d)?s · 13\/20 done/);
+    expect(lines().at(-1)).toMatch(/^\[\d+:\d\d\] run aborted in \d+(\.\d)?s · 10\/20 done/);
     reporter.stop();
     clock.advance(20_000);
     expect(lines().length).toBe(before + 4);

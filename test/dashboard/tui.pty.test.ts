@@ -64,7 +64,7 @@ describe('the dashboard in a terminal', () => {
   it('shows rows, states and counts; Enter opens a live transcript; Esc returns; q + y exits cleanly', async () => {
     const s = open(['--ticks']);
     // The header, the table and the log pane reach the terminal in pieces: wait for one screen with all of them.
-    const counts = ['20 completed', '5 running', '1 rate-limited', '2 failed', '1 aborted', '11 queued', '23/40'];
+    const counts = ['20 completed', '5 running', '1 rate-limited', '2 failed', '1 aborted', '11 queued', '20/40 done'];
     const rows = {
       'a-25': /worker\s+src\/file-25\.js\s+running\s.*⚙ bash 24 passing/,
       'a-23': /rate-limited\s.*HTTP 429/,
@@ -274,7 +274,7 @@ describe('the dashboard in a terminal', () => {
     expect((await s.exit).exitCode).toBe(0);
     expect(s.raw).toContain('plain lines instead');
     expect(s.raw).toMatch(/✗ a-21 \(worker\) src\/file-21\.js failed in 900ms/);
-    expect(s.raw).toContain('replay: 23/40 done · 5 running · 11 queued · 1 rate-limited · 2 failed · 1 aborted');
+    expect(s.raw).toContain('replay: 20/40 done · 5 running · 11 queued · 1 rate-limited · 2 failed · 1 aborted');
     expect(s.raw).not.toContain('\x1b[?1049h');
   });
 });

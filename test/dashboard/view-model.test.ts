@@ -138,6 +138,7 @@ describe('the view model', () => {
       rateLimited: 1,
       failed: 2,
       aborted: 1,
+      waiting: 0,
       total: 40,
     });
     expect(agentCounts(s)).toMatchObject({ completed: 20, running: 5, rate_limited: 1, failed: 2, aborted: 1 });

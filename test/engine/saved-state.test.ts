@@ -87,6 +87,25 @@ describe('sessions saved by every past version', () => {
   );
 });
 
+describe('a v1 session held for a person', () => {
+  it('loads as waiting, its held call an interruption: without an answer it waits; approved, the call runs once', async () => {
+    const { dir, id } = workspaceFrom('v1-held');
+    const waiting = await murmur(['resume', id, '--json'], { cwd: dir });
+    expect(waiting.code, waiting.stderr).toBe(75);
+    const report = JSON.parse(waiting.stdout) as {
+      status: string;
+      interruptions: { agentId: string; callId: string }[];
+    };
+    expect(report).toMatchObject({ status: 'waiting', interruptions: [{ agentId: 'main', callId: 'call_1_1' }] });
+    expect(existsSync(path.join(dir, 'notes.txt'))).toBe(false);
+
+    const approved = await murmur(['resume', id, '--approve', 'call_1_1', '--json'], { cwd: dir });
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(JSON.parse(approved.stdout)).toMatchObject({ status: 'completed', result: 'done writing' });
+    expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('first\n');
+  });
+});
+
 describe('a state file murmur cannot resume', () => {
   it('names the file and the problem', () => {
     expect(parseSavedState([], 'state.json')).toEqual({

@@ -4,6 +4,7 @@ import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionState } from '../../orchestrator/engine.js';
+import { SAVED_STATE_VERSION } from '../../orchestrator/saved-state.js';
 import { SessionStore, stateHome } from '../../orchestrator/session.js';
 import { INTERRUPTED_TASK_RESULT } from '../../orchestrator/tasks.js';
 import { INTERRUPTED_RESULT } from '../../orchestrator/transcript-repair.js';
@@ -119,7 +120,7 @@ describe('a session on disk', () => {
 
     const state = readJson<SessionState>(statePath);
     expect(state).toMatchObject({
-      version: 1,
+      version: SAVED_STATE_VERSION,
       id: 'test-session',
       kind: 'run',
       task: 'take notes',

@@ -135,6 +135,8 @@ describe('murmur swarm', () => {
     const report = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(report).toEqual({
       kind: 'swarm',
+      startedAt: expect.any(Number),
+      durationMs: expect.any(Number),
       summary: { completed: 1, failed: 1 },
       resumeAgentIds: ['a-2'],
       status: 'failed',

@@ -29,7 +29,13 @@ let page: Page;
 const add = (title: string, prompt: string, extra: string[] = []) => addTask(con, title, prompt, extra);
 const settled = (task: Task) => lastRunWhen(con, task, /succeeded|failed|waiting-for-approval|interrupted/);
 
-const heldFile = (sid: string) => path.join(con.workspace, '.murmur', 'sessions', sid, 'held.json');
+/** What the session waits for: its saved state's interruptions. */
+const waitingFor = (sid: string) =>
+  (
+    JSON.parse(readFileSync(path.join(con.workspace, '.murmur', 'sessions', sid, 'state.json'), 'utf8')) as {
+      interruptions: { callId: string; answer?: unknown }[];
+    }
+  ).interruptions;
 
 describe.skipIf(!available)('answers only from the console, and failed runs that explain themselves', () => {
   const suite = scheduledConsoleForSuite(SCRIPT);
@@ -43,8 +49,7 @@ describe.skipIf(!available)('answers only from the console, and failed runs that
     expect((await con.cli(['schedule', 'run-now', task.id])).exitCode).toBe(0);
     const run = await settled(task);
     expect(run.state).toBe('waiting-for-approval');
-    const { callId } = (JSON.parse(readFileSync(heldFile(run.sessionId), 'utf8')) as { calls: { callId: string }[] })
-      .calls[0]!;
+    const { callId } = waitingFor(run.sessionId)[0]!;
     const url = `${con.served.base}/api/sessions/${run.sessionId}/answers`;
     const body = JSON.stringify({ callId, kind: 'allow_once' });
     // No token at all.
@@ -85,8 +90,7 @@ describe.skipIf(!available)('answers only from the console, and failed runs that
     expect(((await busy.json()) as { error: string }).error).toContain(`pid ${process.pid}`);
     rmSync(lock);
     // Nothing was recorded: the call still waits for its answer.
-    const held = JSON.parse(readFileSync(heldFile(run.sessionId), 'utf8')) as { calls: { answer?: unknown }[] };
-    expect(held.calls[0]!.answer).toBeUndefined();
+    expect(waitingFor(run.sessionId)[0]!.answer).toBeUndefined();
     expect((await runsOf(con, task.id)).at(-1)!.state).toBe('waiting-for-approval');
   }, 90_000);
 

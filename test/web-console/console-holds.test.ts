@@ -41,7 +41,7 @@ const stateOf = (id: string) => JSON.parse(readFileSync(sessionFile(id, 'state.j
 
 /** The page's card for the request, once the session is held; its text. */
 async function heldCard(): Promise<string> {
-  await expect.poll(statusText, { timeout: 30_000 }).toBe('waiting-for-approval');
+  await expect.poll(statusText, { timeout: 30_000 }).toBe('waiting');
   const card = page.locator('.pending-card').first();
   await card.waitFor();
   return (await card.textContent()) ?? '';
@@ -69,7 +69,7 @@ describe.skipIf(!available)('work started from the console waits for approval on
     expect(text).toContain('wants to run bash');
     await page.screenshot({ path: screenshotPath('console-run-waiting-for-approval'), fullPage: true });
     // Saved as held: the CLI shows it waiting, and the command did not run.
-    expect(await sessionOf(id)).toMatchObject({ status: 'waiting-for-approval', task: 'Approve me: print a line' });
+    expect(await sessionOf(id)).toMatchObject({ status: 'waiting', task: 'Approve me: print a line' });
     expect(stateOf(id).settings).toMatchObject({ permissionMode: 'manual' });
     expect(readFileSync(sessionFile(id, 'agents', 'main', 'transcript.jsonl'), 'utf8')).not.toContain(
       'approved-from-the-form\\n',
@@ -98,16 +98,18 @@ describe.skipIf(!available)('work started from the console waits for approval on
     await page.waitForURL(/\/sessions\/[\w-]+$/);
     const id = sessionIdOf(page.url());
 
-    for (const item of ['alpha', 'beta']) {
-      // The page follows the resume that an answer starts: held again, now at the next item's request.
-      await expect
-        .poll(async () => ((await statusText()) === 'waiting-for-approval' ? heldCard() : ''), { timeout: 30_000 })
-        .toContain(`echo touched-${item}`);
-      expect(await sessionOf(id)).toMatchObject({ kind: 'swarm', status: 'waiting-for-approval' });
-      if (item === 'alpha')
-        await page.screenshot({ path: screenshotPath('console-swarm-waiting-for-approval'), fullPage: true });
-      await page.locator('.pending-card').getByRole('button', { name: 'Approve', exact: true }).click();
-    }
+    // Both items wait at once (a swarm holds many requests): one card each; the run carries on once both are answered.
+    await expect.poll(statusText, { timeout: 30_000 }).toBe('waiting');
+    const cards = page.locator('.pending-card');
+    await expect.poll(() => cards.count(), { timeout: 30_000 }).toBe(2);
+    expect(await sessionOf(id)).toMatchObject({ kind: 'swarm', status: 'waiting' });
+    expect((await cards.allTextContents()).join(' ')).toMatch(
+      /echo touched-alpha[\s\S]*echo touched-beta|echo touched-beta[\s\S]*echo touched-alpha/,
+    );
+    await page.screenshot({ path: screenshotPath('console-swarm-waiting-for-approval'), fullPage: true });
+    await cards.nth(0).getByRole('button', { name: 'Approve', exact: true }).click();
+    await expect.poll(() => cards.nth(0).textContent()).toContain('1 more to answer');
+    await cards.nth(1).getByRole('button', { name: 'Approve', exact: true }).click();
     await expect.poll(statusText, { timeout: 30_000 }).toBe('completed');
     await page.screenshot({ path: screenshotPath('console-swarm-approved'), fullPage: true });
     const report = (await cliJson(['report', id, '--json'])) as { status: string; items: Json[] };

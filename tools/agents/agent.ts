@@ -2,7 +2,14 @@
 // parent agent with that agent's own SubagentAdapter (createAgentTool(subagents)).
 import { Type } from '@sinclair/typebox';
 import type { SubagentAdapter, SubagentOutcome, SubagentRequest } from '../adapters.js';
-import { defineRuntimeTool, errorResult, textResult, type RuntimeTool, type ToolDefinition } from '../contract.js';
+import {
+  defineRuntimeTool,
+  errorResult,
+  pendingResult,
+  textResult,
+  type RuntimeTool,
+  type ToolDefinition,
+} from '../contract.js';
 
 const parameters = Type.Object({
   prompt: Type.String({
@@ -50,7 +57,7 @@ const definition: ToolDefinition<typeof parameters> = {
 export function createAgentTool(subagents: SubagentAdapter): RuntimeTool {
   return defineRuntimeTool({
     def: definition,
-    async execute(_ctx, input, signal) {
+    async execute(ctx, input, signal) {
       if (input.resume !== undefined && input.subagent_type !== undefined) {
         return errorResult(
           '"resume" and "subagent_type" cannot be combined: a resumed subagent keeps its own type. Drop subagent_type.',
@@ -65,6 +72,7 @@ export function createAgentTool(subagents: SubagentAdapter): RuntimeTool {
         prompt: input.prompt,
         description: input.description.trim(),
         background: input.run_in_background === true,
+        callId: ctx.callId,
       };
       if (input.subagent_type !== undefined) request.subagentType = input.subagent_type;
       if (input.resume !== undefined) request.resume = input.resume;
@@ -78,6 +86,9 @@ export function createAgentTool(subagents: SubagentAdapter): RuntimeTool {
           outcome,
         );
       }
+      // The subagent waits for a person: so does this call (it goes on with the subagent when the run resumes).
+      if (outcome.status === 'waiting')
+        return pendingResult(`subagent ${outcome.agentId} is ${outcome.reason ?? 'waiting for a person'}`);
       const handoff = subagentHandoff(outcome);
       const result = textResult(handoff.text, outcome);
       if (handoff.isError) result.isError = true;

@@ -4,7 +4,7 @@
 // and how. The store, the checks and the card live behind the adapter the host makes it with; the approval is
 // the approve port (ApprovalPort).
 import { Type } from '@sinclair/typebox';
-import { defineRuntimeTool, errorResult, textResult, type RuntimeTool } from '../contract.js';
+import { defineRuntimeTool, errorResult, pendingResult, textResult, type RuntimeTool } from '../contract.js';
 import type { ApprovalPort } from '../ports.js';
 
 export type { ConfirmAnswer, ConfirmRequest } from '../ports.js';
@@ -98,6 +98,7 @@ export function createScheduledTaskTool(adapter: ScheduledTaskAdapter): RuntimeT
         { agentId: ctx.agentId, role: ctx.role, callId: ctx.callId, summary: prepared.summary, card: prepared.card },
         signal,
       );
+      if (answer.kind === 'waiting') return pendingResult(answer.reason);
       if (answer.kind === 'unavailable') {
         return errorResult(
           `Not created: a scheduled task needs a person's approval, and ${answer.reason}. Nothing was scheduled; tell the user the command to create it themselves (murmur schedule add …).`,

@@ -5,6 +5,7 @@ import type { QuestionReply, QuestionRequest, UserChannel } from '../adapters-in
 import {
   defineRuntimeTool,
   errorResult,
+  pendingResult,
   textResult,
   type RuntimeTool,
   type ToolContext,
@@ -110,7 +111,9 @@ function startInBackground(ctx: ToolContext, ports: AskPorts, request: QuestionR
     meta: { callId: ctx.callId },
     run: async (io) => {
       try {
-        const text = formatReply(await user.ask(request, io.signal));
+        const reply = await user.ask(request, io.signal);
+        // A background question has no call to keep open: nobody here to answer it is a decline.
+        const text = formatReply(reply.kind === 'waiting' ? { kind: 'declined', reason: reply.reason } : reply);
         io.write(`${text}\n`);
         return { status: 'completed', result: text };
       } catch (error) {
@@ -162,6 +165,7 @@ export function createAskUserQuestionTool(ports: AskPorts): RuntimeTool {
       if (args.background === true) return startInBackground(ctx, ports, request);
       try {
         const reply = await user.ask(request, signal);
+        if (reply.kind === 'waiting') return pendingResult(reply.reason);
         return textResult(formatReply(reply), reply);
       } catch (error) {
         return errorResult(failureText(error, signal));

@@ -8,6 +8,7 @@ import type { PlanDecision, PlanModeAdapter, PlanOption } from '../adapters-inte
 import {
   defineRuntimeTool,
   errorResult,
+  pendingResult,
   textResult,
   type RuntimeTool,
   type ToolContext,
@@ -250,6 +251,7 @@ function createExitPlanModeTool(planMode: PlanModeAdapter): RuntimeTool {
         { agentId: ctx.agentId, role: ctx.role, callId: ctx.callId, planPath, plan, options },
         signal,
       );
+      if (decision.kind === 'waiting') return pendingResult(decision.reason);
       if (decision.kind === 'option' && !options.some((o) => o.label === decision.label)) {
         return errorResult(
           `The answer named the alternative ${JSON.stringify(decision.label)}, which this plan did not offer; the plan is not approved. Call exit_plan_mode again.`,
