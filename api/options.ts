@@ -32,7 +32,10 @@ export interface PermissionRules {
   deny?: readonly string[];
   /** Plans are approved without asking. */
   approvePlans?: boolean;
-  /** What happens to a request when nobody can answer (no `onApproval`): deny (default) or allow. */
+  /**
+   * Settles a request at once when nobody can answer (no `onApproval`): deny or allow. Absent: the run waits for a
+   * person (status `waiting`, the calls in `interruptions`; with `sessions: false`, denied).
+   */
   headless?: 'deny' | 'allow';
 }
 
@@ -83,7 +86,10 @@ export interface MurmurOptions {
   limits?: Limits;
   /** Reasoning effort (as --effort). */
   effort?: Effort;
-  /** Who answers when a person must approve a call. Absent = nobody: requests are settled by policy at once. */
+  /**
+   * Who answers when a person must approve a call. Absent = nobody here now: the run ends `waiting` with the call in
+   * its report's `interruptions`, answered by `resume(id, { answers })` (`permissions.headless` settles it instead).
+   */
   onApproval?: ApprovalHandler;
   /** Who answers the agents' questions (ask_user_question is offered only with it). */
   onQuestion?: QuestionHandler;

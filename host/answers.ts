@@ -5,7 +5,7 @@ import type { Interruption, InterruptionAnswer } from '../protocol/interruptions
 import { findInterruption } from '../orchestrator/permissions/interruption-desk.js';
 
 /** Answers by interruption: `agentId/callId` (or the call id alone) → the person's answer. */
-export type Answers = Readonly<Record<string, InterruptionAnswer>>;
+export type Answers = Record<string, InterruptionAnswer>;
 
 export type Answered = { ok: true; interruptions: Interruption[] } | { ok: false; error: string };
 
@@ -31,7 +31,7 @@ export function answerProblem(interruption: Interruption, answer: unknown): stri
 }
 
 /** The interruptions with `answers` recorded on them; an answer naming nothing that waits, or of the wrong kind, is an error. */
-export function applyAnswers(list: readonly Interruption[], answers: Answers, now = Date.now()): Answered {
+export function applyAnswers(list: readonly Interruption[], answers: Readonly<Answers>, now = Date.now()): Answered {
   const out = list.map((i) => ({ ...i }));
   for (const [name, answer] of Object.entries(answers)) {
     const found = findInterruption(out, name);

@@ -9,8 +9,9 @@ import { createPlanModeTools } from '../../tools/interact/plan-mode.js';
 import type { ConfirmAnswer } from '../../tools/ports.js';
 import { ConfigError, type MurmurConfig } from '../config.js';
 import type { EventBus } from '../events.js';
-import type { ApprovalAnswer, ApprovalRequest, Asker, Requester, AgentLabel } from './asker.js';
+import type { ApprovalAnswer, ApprovalRequest, Asker } from './asker.js';
 import { describeRequester } from './asker.js';
+import { inBackground, requesterOf, type AgentLookupRecord } from './agent-chain.js';
 import { ApprovalBroker, isUnanswered } from './broker.js';
 import type { InterruptionDesk } from './interruption-desk.js';
 import type { Interruption } from '../../protocol/interruptions.js';
@@ -35,12 +36,7 @@ import {
   questionCard,
 } from './held-words.js';
 
-/** What the setup needs to know of an agent to label its requests (the scheduler's AgentRecord fits). */
-export interface AgentLookupRecord {
-  id: string;
-  parentId?: string;
-  profile: { name: string };
-}
+export type { AgentLookupRecord } from './agent-chain.js';
 
 export interface PermissionSetupOptions {
   /** The whole configuration: `[permissions]`, `permissionMode` and `swarm.swarmMode` are read from it. */
@@ -108,8 +104,6 @@ export class PermissionRuleError extends ConfigError {}
 
 export const DEFAULT_HEADLESS_REASON = 'no terminal is attached to this run';
 
-const MAX_CHAIN = 64;
-
 export function createPermissionSetup(options: PermissionSetupOptions): PermissionSetup {
   const config = options.config ?? {};
   const mode: PermissionMode = options.mode ?? config.permissionMode ?? 'manual';
@@ -124,8 +118,12 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
   const headlessReason = options.headlessReason ?? DEFAULT_HEADLESS_REASON;
   const headlessAllows = settings.headless === 'allow';
   const desk = options.desk;
-  /** Nobody can answer now, and calls are held for a person instead of being settled by policy. */
-  const holding = () => !broker.asker && desk?.holdsWhenNobody === true;
+  /**
+   * Nobody can answer now, and this agent's calls are held for a person instead of being settled by policy — unless it
+   * (or an agent above it) runs in the background, where no call waits on it to resume it.
+   */
+  const holding = (agentId: string) =>
+    !broker.asker && desk?.holdsWhenNobody === true && !inBackground(options.agents, agentId);
   /** Keeps a call for a person (nobody here, or the prompt withdrawn by a stop): the call stays open. */
   const hold = (interruption: Interruption, words: string): ToolResult =>
     pendingResult(waitingFor(interruption, words).reason);
@@ -141,17 +139,6 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
 
   const log = (agentId: string, level: 'info' | 'warn', message: string) =>
     options.bus?.emit({ type: 'log', level, agentId, message });
-
-  const requesterOf = (agentId: string, role: string): Requester => {
-    const chain: AgentLabel[] = [];
-    let parentId = options.agents?.(agentId)?.parentId;
-    while (parentId !== undefined && chain.length < MAX_CHAIN) {
-      const parent = options.agents?.(parentId);
-      chain.push({ agentId: parentId, role: parent?.profile.name ?? '?' });
-      parentId = parent?.parentId;
-    }
-    return { agentId, role, chain };
-  };
 
   const decideFor = async (subject: CallSubject, root: string, plan: PlanModeState): Promise<Decision> => {
     const insideWorkspace = subject.path ? await isInsideWorkspace(root, subject.path.absolute) : undefined;
@@ -197,7 +184,7 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
     const guarded = decision.protected;
     // For a protected path, "allow always" adds only a rule that names the path itself (none when no rule can).
     const alwaysRules = suggestRules(subject).filter((text) => !guarded || namesPath(text, subject, guarded));
-    const requester = requesterOf(record.id, record.profile.name);
+    const requester = requesterOf(options.agents, record.id, record.profile.name);
     const request: ApprovalRequest = {
       requester,
       callId: call.id,
@@ -220,7 +207,7 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
       answered(given);
       return approvalOutcome(record.id, summary, alwaysRules, given);
     }
-    if (holding()) return hold(approvalCard(request), 'approval');
+    if (holding(record.id)) return hold(approvalCard(request), 'approval');
     if (!broker.asker) {
       // headless = "allow" does not cover a protected path: a person must decide, or a rule that names it.
       if (headlessAllows && !guarded) {
@@ -281,9 +268,10 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
   };
 
   const userChannel: UserChannel = {
-    availability: () => (broker.asker || holding() ? { canAsk: true } : { canAsk: false, reason: headlessReason }),
+    availability: () =>
+      broker.asker || desk?.holdsWhenNobody ? { canAsk: true } : { canAsk: false, reason: headlessReason },
     async ask(request, signal): Promise<QuestionReply | Waiting> {
-      const requester = requesterOf(request.agentId, request.role);
+      const requester = requesterOf(options.agents, request.agentId, request.role);
       const card = questionCard(request, requester);
       const settled = settledHere<QuestionReply>(card, 'an answer');
       if (settled) return settled;
@@ -306,7 +294,7 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
   const settledHere = <A>(card: Interruption, words: string): A | Waiting | undefined => {
     const given = desk?.take(card.agentId, card.callId, card.kind);
     if (given) return given as A;
-    return holding() ? waitingFor(card, words) : undefined;
+    return holding(card.agentId) ? waitingFor(card, words) : undefined;
   };
 
   const planMode: PlanModeAdapter = {
@@ -320,7 +308,7 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
       log(agentId, 'info', 'left plan mode');
     },
     async review(request, signal): Promise<PlanDecision | Waiting> {
-      const requester = requesterOf(request.agentId, request.role);
+      const requester = requesterOf(options.agents, request.agentId, request.role);
       const card = planCard(request, requester);
       const settled = settledHere<PlanDecision>(card, 'a plan approval');
       if (settled) return settled;
@@ -345,7 +333,7 @@ export function createPermissionSetup(options: PermissionSetupOptions): Permissi
   };
 
   const confirm = async (request: ConfirmRequest, signal: AbortSignal): Promise<ConfirmAnswer> => {
-    const requester = requesterOf(request.agentId, request.role);
+    const requester = requesterOf(options.agents, request.agentId, request.role);
     const approval: ApprovalRequest = {
       requester,
       callId: request.callId,

@@ -199,6 +199,7 @@ describe('a consumer project', () => {
     writeFileSync(path.join(bare, 'typed-output.ts'), asDocumented('typed-output.ts'));
     writeFileSync(path.join(bare, 'run-handle.ts'), asDocumented('run-handle.ts'));
     writeFileSync(path.join(bare, 'code-agents.ts'), asDocumented('code-agents.ts'));
+    writeFileSync(path.join(bare, 'waiting.ts'), asDocumented('waiting.ts'));
     // The tracing example, with the SDK the application brings (here: the one installed with the package).
     writeFileSync(path.join(bare, 'tracing.ts'), asDocumented('tracing.ts'));
     mkdirSync(path.join(bare, 'node_modules', '@opentelemetry'));
@@ -227,6 +228,7 @@ import { closed, fixTickets } from './custom-tool.js';
 import { whereConfigured } from './typed-output.js';
 import { runWithDeadline } from './run-handle.js';
 import { whereRead } from './code-agents.js';
+import { runAnswering } from './waiting.js';
 import { tracedBatch } from './tracing.js';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { scriptedModel } from 'murmur-agents/testing';
@@ -276,7 +278,12 @@ const agents = scriptedModel({
 });
 const where = await whereRead('.', 'PORT', agents);
 const line: number | undefined = where.location?.line;
-console.log(JSON.stringify({ status: report.status, result: report.result, house, files, n, tickets: [typeof fixTickets, closed.length], events: [events[0], events.at(-1)], deadline: [deadline.status, deadline.reason, deadline.saved], where: [where.location?.file, line, where.summary, where.calls], traced: [traced.kind, spans] }));
+// A run that waits for the write manual mode asks for, answered from code: the write runs once.
+const writer = scriptedModel({
+  agents: [{ match: { role: 'main' }, turns: [{ toolCalls: [{ name: 'write', arguments: { path: 'notes/new.md', content: 'x' } }] }, { text: 'written' }] }],
+});
+const waited = await runAnswering({ cwd: '.', model: writer }, 'write a note', () => true);
+console.log(JSON.stringify({ waited: [waited.status, waited.result, waited.asked.length], status: report.status, result: report.result, house, files, n, tickets: [typeof fixTickets, closed.length], events: [events[0], events.at(-1)], deadline: [deadline.status, deadline.reason, deadline.saved], where: [where.location?.file, line, where.summary, where.calls], traced: [traced.kind, spans] }));
 `,
     );
     try {
@@ -298,6 +305,7 @@ console.log(JSON.stringify({ status: report.status, result: report.result, house
         // The example's swarm on this project's scripted model (no worker is scripted): its spans still reach the exporter.
         traced: ['swarm', ['chat', 'invoke_agent', 'murmur.run', 'murmur.swarm', 'murmur.swarm.item']],
         where: ['notes/plan.md', 1, 'no default', ['finder: final_answer', 'main: read']],
+        waited: ['completed', 'written', 1],
       });
       expect(endpoint.requests).toHaveLength(2);
     } finally {

@@ -6,7 +6,15 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMurmur, defineTool, MurmurOptionsError, textResult, Type, type MurmurOptions } from '../../api/index.js';
+import {
+  createMurmur,
+  defineTool,
+  MurmurOptionsError,
+  textResult,
+  Type,
+  type MurmurOptions,
+  type RunReport,
+} from '../../api/index.js';
 import { scriptedModel } from '../../api/testing.js';
 
 let dir: string;
@@ -173,6 +181,84 @@ describe('a run that waits for a person', () => {
     expect(done).toMatchObject({ kind: 'swarm', status: 'completed', summary: { completed: 10 } });
     expect(ran.filter((l) => l.startsWith('ask')).sort()).toEqual(['ask-1', 'ask-2', 'ask-3', 'ask-4']);
     expect(ran).toHaveLength(10);
+  });
+
+  it("a subagent's call waits, and so does the parent's agent call; answered, the subagent goes on and the parent gets its handoff", async () => {
+    const { tool, ran } = stampTool();
+    const model = scriptedModel({
+      agents: [
+        {
+          match: { role: 'main' },
+          turns: [
+            { toolCalls: [{ name: 'agent', arguments: { prompt: 'stamp ask-9', description: 'stamp it' } }] },
+            { text: 'main done' },
+          ],
+        },
+        {
+          match: { role: 'worker', prompt: 'stamp (\\S+)' },
+          turns: [{ toolCalls: [{ name: 'stamp', arguments: { label: '$1' } }] }, { text: 'stamped $1' }],
+        },
+      ],
+    });
+    const options = { model, permissionMode: 'yolo' as const, tools: [{ tool, roles: ['worker'] }] };
+    const first = await withMurmur(options, (m) => m.run('delegate the stamp').done);
+    expect(first.status).toBe('waiting');
+    expect(first.interruptions?.map((i) => [i.agentId, i.tool])).toEqual([['a-1', 'stamp']]);
+    expect(first.agents.map((a) => [a.id, a.status])).toEqual([
+      ['main', 'waiting'],
+      ['a-1', 'waiting'],
+    ]);
+    const { callId } = first.interruptions![0]!;
+    const done = await withMurmur(
+      options,
+      (m) => m.resume(first.sessionId!, { answers: { [`a-1/${callId}`]: { kind: 'allow_once' } } }).done,
+    );
+    expect(done).toMatchObject({ kind: 'run', status: 'completed', result: 'main done' });
+    expect(ran).toEqual(['ask-9']);
+    // The same subagent went on (no second one started), and the parent's call got its handoff.
+    expect((done as RunReport).agents.map((a) => [a.id, a.status])).toEqual([
+      ['main', 'completed'],
+      ['a-1', 'completed'],
+    ]);
+    const transcript = readFileSync(
+      path.join(dir, '.murmur', 'sessions', first.sessionId!, 'agents', 'main', 'transcript.jsonl'),
+      'utf8',
+    );
+    expect(transcript).toContain('[subagent a-1 (worker) completed]');
+  });
+
+  it('a background subagent is never held (nothing waits on its calls): its request is settled by policy', async () => {
+    const { tool, ran } = stampTool();
+    const model = scriptedModel({
+      agents: [
+        {
+          match: { role: 'main' },
+          turns: [
+            {
+              toolCalls: [
+                {
+                  name: 'agent',
+                  arguments: { prompt: 'stamp ask-bg', description: 'stamp later', run_in_background: true },
+                },
+              ],
+            },
+            { text: 'started it' },
+            { text: 'main done' },
+          ],
+        },
+        {
+          match: { role: 'worker', prompt: 'stamp (\\S+)' },
+          turns: [{ toolCalls: [{ name: 'stamp', arguments: { label: '$1' } }] }, { text: 'could not stamp $1' }],
+        },
+      ],
+    });
+    const report = await withMurmur(
+      { model, permissionMode: 'yolo', tools: [{ tool, roles: ['worker'] }] },
+      (m) => m.run('stamp in the background').done,
+    );
+    expect(report).toMatchObject({ status: 'completed', result: 'main done' });
+    expect(report.interruptions).toBeUndefined();
+    expect(ran).toEqual([]);
   });
 
   it('without sessions, or with permissions.headless set, nobody to ask still settles the call by policy', async () => {

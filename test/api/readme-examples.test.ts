@@ -23,6 +23,7 @@ describe('README "Use it from code"', () => {
       asDocumented('custom-tool.ts'),
       asDocumented('code-agents.ts'),
       asDocumented('run-handle.ts'),
+      asDocumented('waiting.ts'),
       asDocumented('scripted-test.ts'),
       asDocumented('own-model.ts'),
       asDocumented('tracing.ts'),
