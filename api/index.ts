@@ -20,6 +20,7 @@ export type {
   PermissionMode,
   PermissionRules,
   Limits,
+  ModelPrice,
   Effort,
   CustomTool,
   ApprovalHandler,

@@ -7,6 +7,7 @@ import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
 import { stateHome, type SessionStore } from '../orchestrator/session.js';
 import { listSessionSummaries, type SessionSummary } from '../orchestrator/session-list.js';
 import { ConfigError } from '../orchestrator/config.js';
+import { withGivenPrice } from '../orchestrator/models/prices.js';
 import { codeAgentsUsed, openResumable } from '../host/resume.js';
 import { connectQueueTarget, queueUrlFromEnv, type QueueTarget } from '../host/queue.js';
 import { reportOf, swarmTitle, type RunRequest } from '../host/lifecycle.js';
@@ -378,7 +379,7 @@ export async function createMurmur(options: MurmurOptions): Promise<Murmur> {
   );
   const agents = await checkAgents(options.agents, { cwd, env, known });
   let provider: ModelProvider;
-  if (typeof options.model === 'object') provider = options.model;
+  if (typeof options.model === 'object') provider = withGivenPrice(options.model, config.prices);
   else {
     try {
       provider = await providerFromSpec({

@@ -23,6 +23,14 @@ import type { DefinedAgent } from './agents.js';
 import type { ToolCallHandler } from './tool-hook.js';
 
 export type PermissionMode = 'manual' | 'auto' | 'yolo';
+
+/** A model's price, US dollars per million tokens (cache reads and writes default to `input`). */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
 export type Effort = 'low' | 'medium' | 'high';
 
 /** Permission rules, as in murmur.toml's `[permissions]` (`Bash(npm test:*)`, `Edit(src/**)`…). */
@@ -84,6 +92,12 @@ export interface MurmurOptions {
   /** MCP servers by name, as in .mcp.json (a command to start, or a URL); added to .mcp.json's and murmur.toml's. */
   mcpServers?: Record<string, McpServerEntry>;
   limits?: Limits;
+  /**
+   * Prices of models murmur does not know (a custom or local one), or yours over its list, in US dollars per million
+   * tokens, by model name (`openai:my-model` or `my-model`; a provider object's `name`): reports then carry the cost.
+   * Added to murmur.toml's `[prices]`.
+   */
+  prices?: Record<string, ModelPrice>;
   /** Reasoning effort (as --effort). */
   effort?: Effort;
   /**
@@ -163,6 +177,7 @@ const KNOWN = new Set([
   'permissions',
   'mcpServers',
   'limits',
+  'prices',
   'effort',
   'onApproval',
   'onQuestion',
@@ -255,6 +270,7 @@ export async function checkOptions(options: MurmurOptions): Promise<CheckedOptio
   if (options.permissions !== undefined) merged.permissions = { ...file.permissions, ...options.permissions };
   if (options.mcpServers !== undefined) merged.mcpServers = { ...file.mcpServers, ...options.mcpServers };
   if (options.limits !== undefined) merged.limits = { ...file.limits, ...options.limits };
+  if (options.prices !== undefined) merged.prices = { ...file.prices, ...options.prices };
   if (options.effort !== undefined) merged.effort = options.effort;
   if (typeof options.sandbox === 'boolean') merged.sandbox = { ...file.sandbox, enabled: options.sandbox };
   else if (options.sandbox !== undefined)

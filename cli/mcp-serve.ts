@@ -200,6 +200,7 @@ function registerTools(server: McpServer, z: Zod, ctx: ServeContext, track: Trac
         interruptions: z.array(z.looseObject({ agentId: z.string(), callId: z.string() })).optional(),
         startedAt: z.number().optional(),
         durationMs: z.number().optional(),
+        usage: usage.optional(),
       },
     },
     (input, extra) => track((n) => runSwarm(ctx, n, input, extra)),

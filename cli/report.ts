@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { boolFlag, parseArgs, stringFlag, UsageError } from './args.js';
 import { workspaceFrom } from './setup.js';
 import { stateHome } from '../orchestrator/session.js';
-import { renderReport, swarmReport, type ItemResult, type RunReport } from '../host/reports.js';
+import { renderReport, swarmReport, withItemUsage, type ItemResult, type RunReport } from '../host/reports.js';
 import type { SessionState } from '../orchestrator/engine.js';
 import { REPORT_FLAGS } from './flags.js';
 import type { Interruption } from '../protocol/interruptions.js';
@@ -90,7 +90,8 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
 
-  const results = swarmResults(state);
+  const saved = swarmResults(state);
+  const results = saved ? withItemUsage(saved, state.agents) : undefined;
   const main = mainAgent(state);
   // The session's past, as the run's own report says it: its first start, its time in all, what it waits for.
   const past = pastOf(state);
@@ -102,7 +103,8 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
           : results.every((r) => r.outcome === 'completed')
             ? 'completed'
             : 'failed';
-      process.stdout.write(`${JSON.stringify(swarmReport(results, status, state.id, undefined, past))}\n`);
+      const report = swarmReport(results, status, state.id, undefined, { ...past, usage: state.usage });
+      process.stdout.write(`${JSON.stringify(report)}\n`);
     } else {
       const answer = main ? (finalMessage(readTranscript(home, id, main.id)) ?? '') : '';
       // A session as saved: a run that stopped with the process says so (running, interrupted).

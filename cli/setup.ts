@@ -67,7 +67,8 @@ async function createModel(
 ): Promise<ModelProvider> {
   try {
     const baseUrl = stringFlag(args, 'base-url') ?? config.baseUrl;
-    return await create(spec, { env, cwd: workspace, ...(baseUrl ? { baseUrl } : {}) });
+    const { withGivenPrice } = await import('../orchestrator/models/prices.js');
+    return withGivenPrice(await create(spec, { env, cwd: workspace, ...(baseUrl ? { baseUrl } : {}) }), config.prices);
   } catch (error) {
     const { ModelConfigError } = await import('../orchestrator/models/resolve.js');
     const { ScriptError } = await import('../orchestrator/models/scripted.js');

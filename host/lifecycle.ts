@@ -9,7 +9,7 @@ import { recordHeldRun, recordResumedRun } from '../orchestrator/cron/resumed.js
 import type { ItemResult } from '../swarm/report.js';
 import type { SwarmRun } from '../swarm/runner.js';
 import type { Environment } from '../orchestrator/environment.js';
-import { runReport, swarmReport, type RunReport, type SwarmReport } from './reports.js';
+import { runReport, swarmReport, withItemUsage, type RunReport, type SwarmReport } from './reports.js';
 import {
   prepareSwarm,
   restoreSwarm,
@@ -101,7 +101,9 @@ function notStarted(engine: Engine, sessionId?: string): RunFinished {
 }
 
 async function finishSwarm(engine: Engine, run: SwarmRun, onItem?: ItemListener): Promise<LifecycleResult> {
-  const { results, status, reason: lost } = await runSwarmOn(engine, run, onItem);
+  const ran = await runSwarmOn(engine, run, onItem);
+  const { status, reason: lost } = ran;
+  const results = withItemUsage(ran.results, engine.summaries());
   const outcome: RunOutcome = {
     status,
     result: '',

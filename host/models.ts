@@ -31,11 +31,18 @@ export async function providerFromSpec(input: ModelInput): Promise<ModelProvider
 async function createModel(
   spec: string,
   baseUrl: string | undefined,
-  { cwd, env, words }: Omit<ModelInput, 'config' | 'model'>,
+  { cwd, env, words, config }: Omit<ModelInput, 'model'>,
 ): Promise<ModelProvider> {
   const { createProvider, ModelConfigError } = await import('../orchestrator/models/resolve.js');
+  const { withGivenPrice } = await import('../orchestrator/models/prices.js');
   try {
-    return await createProvider(spec, { env, cwd, ...(baseUrl ? { baseUrl } : {}), ...(words ? { words } : {}) });
+    const provider = await createProvider(spec, {
+      env,
+      cwd,
+      ...(baseUrl ? { baseUrl } : {}),
+      ...(words ? { words } : {}),
+    });
+    return withGivenPrice(provider, config.prices);
   } catch (error) {
     if (error instanceof ModelConfigError) throw new HostInputError(error.option, error.message);
     const { ScriptError } = await import('../orchestrator/models/scripted.js');

@@ -1,6 +1,6 @@
 // The reports as data: the objects `murmur run --json` and `murmur swarm --json` print, and the library returns.
 import type { AgentSummary, RunOutcome } from '../orchestrator/engine.js';
-import type { Usage } from '../orchestrator/types.js';
+import { addUsage, emptyUsage, type Usage } from '../orchestrator/types.js';
 import type { Interruption } from '../protocol/interruptions.js';
 import { reportJson, type ItemResult, type OutcomeCounts } from '../swarm/report.js';
 
@@ -53,6 +53,8 @@ export interface SwarmReport<O = unknown, I = unknown> {
   /** When the session began (epoch ms) and how long its runs took in all (ms), across resumes. */
   startedAt?: number;
   durationMs?: number;
+  /** What the swarm's agents used in all, with `cost` when the model's price is known (queue swarms: this machine's). */
+  usage?: Usage;
 }
 
 /** A finished run's main agent has ended: a status it can no longer have (running, idle, interrupted) is a failure. */
@@ -82,9 +84,9 @@ export function swarmReport(
   status: SwarmReport['status'],
   sessionId: string | undefined,
   reason?: string,
-  past: Pick<RunOutcome, 'interruptions' | 'startedAt' | 'durationMs'> = {},
+  past: Partial<Pick<RunOutcome, 'interruptions' | 'startedAt' | 'durationMs' | 'usage'>> = {},
 ): SwarmReport {
-  const { interruptions, startedAt, durationMs } = past;
+  const { interruptions, startedAt, durationMs, usage } = past;
   return {
     kind: 'swarm',
     ...reportJson(results),
@@ -94,5 +96,24 @@ export function swarmReport(
     ...(interruptions && interruptions.length > 0 ? { interruptions: [...interruptions] } : {}),
     ...(startedAt !== undefined ? { startedAt } : {}),
     ...(durationMs !== undefined ? { durationMs } : {}),
+    ...(usage ? { usage } : {}),
   };
+}
+
+/**
+ * Each row with what its agents used: its worker and the verifiers of its item (an agent of this session; a queue
+ * swarm's remote agents are not). A row whose agents are not here has none.
+ */
+export function withItemUsage(results: readonly ItemResult[], agents: readonly AgentSummary[]): ItemResult[] {
+  return results.map((row) => {
+    // A queue item's row came with its worker's usage.
+    if (row.usage) return row;
+    const own = agents.filter(
+      (a) => a.id === row.agentId || (a.role === 'verifier' && a.item === row.item && row.agentId !== undefined),
+    );
+    if (own.length === 0) return row;
+    const usage = emptyUsage();
+    for (const agent of own) addUsage(usage, agent.usage);
+    return { ...row, usage };
+  });
 }

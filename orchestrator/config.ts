@@ -87,6 +87,21 @@ const ConfigSchema = Type.Object(
     ),
     /** `shellBridge = false` turns murmur-tools off everywhere. */
     tools: Type.Optional(Type.Object({ shellBridge: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
+    /** Prices of models murmur does not know (or yours over its list), US dollars per million tokens, by model name. */
+    prices: Type.Optional(
+      Type.Record(
+        Type.String(),
+        Type.Object(
+          {
+            input: Type.Number({ minimum: 0 }),
+            output: Type.Number({ minimum: 0 }),
+            cacheRead: Type.Optional(Type.Number({ minimum: 0 })),
+            cacheWrite: Type.Optional(Type.Number({ minimum: 0 })),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
     budget: Type.Optional(
       Type.Object(
         { maxResultChars: Type.Optional(PositiveInt), spillChars: Type.Optional(PositiveInt) },

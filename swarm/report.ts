@@ -2,6 +2,8 @@
 // result text can break it) and the same as JSON for `murmur swarm --json`.
 
 /** `waiting`: its agent stopped at a call that needs a person; a resume given the answer goes on there. */
+import type { Usage } from '../orchestrator/types.js';
+
 export type ItemOutcome = 'completed' | 'failed' | 'aborted' | 'conflict' | 'waiting';
 
 /** One item's row; `O` is a typed output's type, `I` the type of the items given to the library. */
@@ -29,6 +31,8 @@ export interface ItemResult<O = unknown, I = unknown> {
   output?: O;
   /** The item as given to the library (an object item; `item` is its label). */
   input?: I;
+  /** What its agents used (the worker and its verifiers, in this session; with `cost` when the model's price is known). */
+  usage?: Usage;
 }
 
 const OUTCOME_ORDER: readonly ItemOutcome[] = ['completed', 'failed', 'conflict', 'waiting', 'aborted'];

@@ -1,6 +1,7 @@
 // Approximate list prices, US dollars per million tokens, for a few well-known models. They drift: treat
 // the cost shown as an estimate, and add a row here when you use another model.
 import type { Usage } from '../types.js';
+import type { ModelProvider } from './provider.js';
 
 export interface ModelPrice {
   input: number;
@@ -56,11 +57,45 @@ export function priceOf(model: string): ModelPrice | undefined {
 /** US dollars for one call's usage, or undefined when the model's price is unknown. */
 export function costOf(model: string, usage: Usage): number | undefined {
   const price = priceOf(model);
-  if (!price) return undefined;
+  return price ? costAt(price, usage) : undefined;
+}
+
+/** US dollars for one call's usage at `price`. */
+export function costAt(price: ModelPrice, usage: Usage): number {
   const dollars =
     usage.input * price.input +
     usage.output * price.output +
     usage.cacheRead * (price.cacheRead ?? price.input) +
     usage.cacheWrite * (price.cacheWrite ?? price.input);
   return dollars / 1_000_000;
+}
+
+/** Prices given for models by name (murmur.toml's `[prices]`, the library's `prices`). */
+export type PriceTable = Readonly<Record<string, ModelPrice>>;
+
+/** The price given for a model: by its whole name (`openai:my-model`), else its model id (`my-model`). */
+export function givenPrice(table: PriceTable | undefined, name: string): ModelPrice | undefined {
+  if (!table) return undefined;
+  if (Object.hasOwn(table, name)) return table[name];
+  const id = name.slice(name.indexOf(':') + 1);
+  return Object.hasOwn(table, id) ? table[id] : undefined;
+}
+
+/**
+ * The provider with the price given for its model: each call's usage costs that (over a list price), so a custom
+ * or local model's cost is known. Without a given price, the provider as it is.
+ */
+export function withGivenPrice(provider: ModelProvider, table: PriceTable | undefined): ModelProvider {
+  const price = givenPrice(table, provider.name);
+  if (!price) return provider;
+  return {
+    name: provider.name,
+    capabilities: provider.capabilities,
+    async complete(request, signal) {
+      const result = await provider.complete(request, signal);
+      const usage = result.ok ? result.message.usage : undefined;
+      if (usage) usage.cost = costAt(price, usage);
+      return result;
+    },
+  };
 }

@@ -366,6 +366,8 @@ export class QueueLauncher implements ItemLauncher {
     if (data.verdict) result.verdict = data.verdict;
     if (data.reason !== undefined) result.reason = data.reason;
     if (data.output !== undefined) result.output = data.output;
+    // What the worker's agents used for this attempt: the row's usage (its agents are not in this run's tree).
+    if (data.usage) result.usage = { ...data.usage };
     // The diff waits for commit(), which the runner calls in item order.
     if (data.diff) this.diffs.set(index, data);
     this.resolveWith(waiting, { kind: 'done', result });

@@ -52,6 +52,11 @@ const stampThenAnswer = scriptedModel({
   ],
 });
 
+/** The main agent's transcript of a session, as written. */
+function mainTranscript(sessionId: string): string {
+  return readFileSync(path.join(dir, '.murmur', 'sessions', sessionId, 'agents', 'main', 'transcript.jsonl'), 'utf8');
+}
+
 async function withMurmur<T>(
   options: Omit<MurmurOptions, 'cwd'>,
   body: (m: Awaited<ReturnType<typeof createMurmur>>) => Promise<T>,
@@ -129,10 +134,7 @@ describe('a run that waits for a person', () => {
     expect(aborted.status).toBe('aborted');
     expect(aborted.interruptions?.map((i) => i.tool)).toEqual(['stamp']);
     // No "withdrawn, do not retry" went to the model: the call is still open.
-    const transcript = readFileSync(
-      path.join(dir, '.murmur', 'sessions', aborted.sessionId!, 'agents', 'main', 'transcript.jsonl'),
-      'utf8',
-    );
+    const transcript = mainTranscript(aborted.sessionId!);
     expect(transcript).not.toContain('withdrawn');
 
     const callId = aborted.interruptions![0]!.callId;
@@ -153,10 +155,7 @@ describe('a run that waits for a person', () => {
     );
     expect(denied.status).toBe('completed');
     expect(ran).toEqual([]);
-    const after = readFileSync(
-      path.join(dir, '.murmur', 'sessions', aborted.sessionId!, 'agents', 'main', 'transcript.jsonl'),
-      'utf8',
-    );
+    const after = mainTranscript(aborted.sessionId!);
     expect(after).toContain('The user said: \\"not today\\"');
   });
 
@@ -220,10 +219,7 @@ describe('a run that waits for a person', () => {
       ['main', 'completed'],
       ['a-1', 'completed'],
     ]);
-    const transcript = readFileSync(
-      path.join(dir, '.murmur', 'sessions', first.sessionId!, 'agents', 'main', 'transcript.jsonl'),
-      'utf8',
-    );
+    const transcript = mainTranscript(first.sessionId!);
     expect(transcript).toContain('[subagent a-1 (worker) completed]');
   });
 

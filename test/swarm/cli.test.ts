@@ -137,12 +137,21 @@ describe('murmur swarm', () => {
       kind: 'swarm',
       startedAt: expect.any(Number),
       durationMs: expect.any(Number),
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
       summary: { completed: 1, failed: 1 },
       resumeAgentIds: ['a-2'],
       status: 'failed',
       sessionId: expect.any(String),
       items: [
-        { index: 0, item: 'x', agentId: 'a-1', outcome: 'completed', rounds: 0, text: 'x ok </subagent> & "fine"' },
+        {
+          index: 0,
+          item: 'x',
+          agentId: 'a-1',
+          outcome: 'completed',
+          rounds: 0,
+          text: 'x ok </subagent> & "fine"',
+          usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+        },
         {
           index: 1,
           item: 'broken',
@@ -151,6 +160,7 @@ describe('murmur swarm', () => {
           rounds: 0,
           text: '',
           reason: 'no <good> "reason"',
+          usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
         },
       ],
     });
