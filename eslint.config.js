@@ -35,7 +35,7 @@ function floor(room, forbidden, why, typesOnly = [], typesWhy = '') {
   };
 }
 
-const ABOVE_ENGINE = ['swarm', 'dashboards', 'cli', 'host', 'api'];
+const ABOVE_ENGINE = ['swarm', 'scheduler', 'dashboards', 'cli', 'host', 'api'];
 /** The front ends run the engine and swarms through host/ (the lifecycle, the assembly, the reports). */
 const FRONT_END_TYPES_ONLY = ['swarm', 'orchestrator/engine\\.js', 'orchestrator/agent-tree\\.js'];
 const FRONT_END_WHY =
@@ -62,6 +62,11 @@ export default [
   ),
   floor('dashboards', ['swarm', 'cli', 'api', 'roles', 'tools'], 'a screen is a subscriber to events'),
   floor('host', ['dashboards', 'cli', 'api'], 'every front end calls the host, not the other way round'),
+  floor(
+    'scheduler',
+    ['swarm', 'dashboards', 'cli', 'api'],
+    'scheduled tasks are a room of their own: their runs are sessions the command line starts, watched by no screen',
+  ),
   floor(
     'api',
     ['cli', 'dashboards'],

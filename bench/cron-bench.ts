@@ -3,11 +3,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CronService } from '../orchestrator/cron/service.js';
-import { CronStore } from '../orchestrator/cron/store.js';
-import { checkTaskInput, type TaskInput } from '../orchestrator/cron/validate.js';
-import type { ScheduledTask } from '../orchestrator/cron/types.js';
-import { stampDue } from '../orchestrator/cron/firing.js';
+import { CronService } from '../scheduler/service.js';
+import { CronStore } from '../scheduler/store.js';
+import { checkTaskInput, type TaskInput } from '../scheduler/validate.js';
+import type { ScheduledTask } from '../scheduler/types.js';
+import { stampDue } from '../scheduler/firing.js';
 
 const WORKSPACES = 10;
 const PER_WORKSPACE = 1000;

@@ -1,4 +1,4 @@
-// Writes orchestrator/cron/iana-zones.ts, the checked-in list of IANA time-zone names, from the tz database as
+// Writes scheduler/iana-zones.ts, the checked-in list of IANA time-zone names, from the tz database as
 // the Debian package `tzdata` installs it: the current zones of zone1970.tab, plus every other name tzdata.zi
 // defines — the backward links (Asia/Calcutta, US/Eastern, UTC…), the Etc zones and the old zones kept for
 // them. Checked in so the list is the same on a machine without /usr/share/zoneinfo (Node's own list lacks
@@ -69,7 +69,7 @@ export function readIanaZones(dir = ZONEINFO): IanaZones {
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
   const zones = readIanaZones(process.argv[2] ?? ZONEINFO);
-  const out = path.join(root, 'orchestrator/cron/iana-zones.ts');
+  const out = path.join(root, 'scheduler/iana-zones.ts');
   const text = zonesModule(zones);
   // Unchanged: left alone, so the build stays newer than its sources.
   const same = existsSync(out) && readFileSync(out, 'utf8') === text;

@@ -6,18 +6,18 @@ import { boolFlag, parseArgs, positiveIntFlag, stringFlag, UsageError, type Pars
 import { SCHEDULE_FLAGS } from './flags.js';
 import { groupHelp } from './help.js';
 import { workspaceFrom } from './setup.js';
-import { allStores, CronStore, findTask, previewSchedule } from '../orchestrator/cron/store.js';
-import type { FieldError, TaskField, TaskInput } from '../orchestrator/cron/validate.js';
-import { isoInZone } from '../orchestrator/cron/schedule.js';
+import { allStores, CronStore, findTask, previewSchedule } from '../scheduler/store.js';
+import type { FieldError, TaskField, TaskInput } from '../scheduler/validate.js';
+import { isoInZone } from '../scheduler/schedule.js';
 import {
   describeSchedule,
   lateWords,
   taskObject,
   taskStatus,
   type ScheduledTaskStatus,
-} from '../orchestrator/cron/task-view.js';
-import { serviceHolder } from '../orchestrator/cron/lock.js';
-import type { ScheduledTask } from '../orchestrator/cron/types.js';
+} from '../scheduler/task-view.js';
+import { serviceHolder } from '../scheduler/lock.js';
+import type { ScheduledTask } from '../scheduler/types.js';
 
 /** `murmur schedule` alone or `--help`: every subcommand's usage (rendered from cli/commands.ts). */
 export const scheduleHelp = (): string => groupHelp('schedule');

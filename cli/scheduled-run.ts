@@ -6,7 +6,7 @@ import { boolFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { openTerminalRun } from './terminal-run.js';
 import { printFinished } from './print-outcome.js';
 import { SessionStore, stateHome } from '../orchestrator/session.js';
-import { SCHEDULED_FILE } from '../orchestrator/cron/held.js';
+import { SCHEDULED_FILE } from '../scheduler/held.js';
 import { workspaceFrom } from './setup.js';
 import writeFileAtomic from 'write-file-atomic';
 import { join } from 'node:path';

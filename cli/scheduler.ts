@@ -6,10 +6,10 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs, stringFlag, UsageError } from './args.js';
 import { workspaceFrom } from './setup.js';
-import { CronService, DEFAULT_CHECK_MS, MAX_CHECK_MS } from '../orchestrator/cron/service.js';
-import { CronStore, allStores } from '../orchestrator/cron/store.js';
-import { processLauncher } from '../orchestrator/cron/run-process.js';
-import { serviceHolder } from '../orchestrator/cron/lock.js';
+import { CronService, DEFAULT_CHECK_MS, MAX_CHECK_MS } from '../scheduler/service.js';
+import { CronStore, allStores } from '../scheduler/store.js';
+import { processLauncher } from '../scheduler/run-process.js';
+import { serviceHolder } from '../scheduler/lock.js';
 import { cronTiming } from './cron-clock.js';
 import { SCHEDULER_FLAGS } from './flags.js';
 

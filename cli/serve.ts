@@ -10,7 +10,7 @@ import { workspaceFrom } from './setup.js';
 import { stateHome } from '../orchestrator/session.js';
 import { cronTiming } from './cron-clock.js';
 import { SERVE_FLAGS } from './flags.js';
-import type { CronService as CronServiceType } from '../orchestrator/cron/service.js';
+import type { CronService as CronServiceType } from '../scheduler/service.js';
 
 export const DEFAULT_PORT = 4777;
 
@@ -57,7 +57,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   const [{ serve }, { consoleApp }, { CronStore, allStores }] = await Promise.all([
     import('@hono/node-server'),
     import('../dashboards/web/app.js'),
-    import('../orchestrator/cron/store.js'),
+    import('../scheduler/store.js'),
   ]);
   const env = process.env;
   const own = CronStore.forWorkspace(workspace, { env });
@@ -106,8 +106,8 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   let service: CronServiceType | undefined;
   if (runScheduler) {
     const [{ CronService, DEFAULT_CHECK_MS, MAX_CHECK_MS }, { processLauncher }] = await Promise.all([
-      import('../orchestrator/cron/service.js'),
-      import('../orchestrator/cron/run-process.js'),
+      import('../scheduler/service.js'),
+      import('../scheduler/run-process.js'),
     ]);
     const { checkIntervalMs, clock } = cronTiming('serve', env, {
       defaultCheckMs: DEFAULT_CHECK_MS,

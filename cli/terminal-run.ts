@@ -13,7 +13,7 @@ import {
 import { chooseScreenMode, createScreen, type Screen } from './screen.js';
 import { hostAsker } from './approvals.js';
 import type { Interruption } from '../protocol/interruptions.js';
-import { HELD_EXIT_CODE } from '../orchestrator/cron/held.js';
+import { HELD_EXIT_CODE } from '../scheduler/held.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
 import { EventBus, type MurmurEvent } from '../orchestrator/events.js';
 import type { Engine, EngineOptions, RunOutcome } from '../orchestrator/engine.js';

@@ -29,7 +29,7 @@ import { skillToolAvailable, webSearchAvailable } from '../tools/interaction-too
 import { agentSwarmTool } from '../tools/agents/agent-swarm.js';
 import { swarmAdapterFor } from './swarm-adapter.js';
 import { CREATE_SCHEDULED_TASK, createScheduledTaskTool } from '../tools/agents/create-scheduled-task.js';
-import { cronToolAdapter } from '../orchestrator/cron/tool-adapter.js';
+import { cronToolAdapter } from '../scheduler/tool-adapter.js';
 import { HostInputError } from './errors.js';
 import type { SandboxChoice } from './sandbox.js';
 import type { ShellSandbox } from '../tools/adapters.js';

@@ -4,8 +4,8 @@
 // before anything started is a value naming the part at fault; no event is emitted and nothing is saved.
 import type { Engine, RunOutcome } from '../orchestrator/engine.js';
 import { builtinProfile } from '../roles/profile.js';
-import { readScheduledMarker } from '../orchestrator/cron/held.js';
-import { recordHeldRun, recordResumedRun } from '../orchestrator/cron/resumed.js';
+import { readScheduledMarker } from '../scheduler/held.js';
+import { recordHeldRun, recordResumedRun } from '../scheduler/resumed.js';
 import type { ItemResult } from '../swarm/report.js';
 import type { SwarmRun } from '../swarm/runner.js';
 import type { Environment } from '../orchestrator/environment.js';

@@ -2,7 +2,7 @@
 // holds `sessions/<id>/owner.lock` naming its process (pid, host, boot id, start time) for as long as it runs;
 // viewers (`murmur sessions`, `murmur report`, the console's pages) never take it. A second executor is refused,
 // naming the holder; a lock whose process is gone (a crash, kill -9, a reboot) is taken over. The same lock kind
-// as the scheduler's service lock (orchestrator/cron/lock.ts), refreshed while held so a holder on another machine
+// as the scheduler's service lock (scheduler/lock.ts), refreshed while held so a holder on another machine
 // sharing the folder is judged by its heartbeat.
 import { join } from 'node:path';
 import {
@@ -11,7 +11,7 @@ import {
   takeServiceLock,
   withLock,
   type ServiceHolder,
-} from '../orchestrator/cron/lock.js';
+} from '../scheduler/lock.js';
 import type { SessionStore } from '../orchestrator/session.js';
 
 export const SESSION_LOCK_FILE = 'owner.lock';

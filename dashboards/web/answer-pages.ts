@@ -2,7 +2,7 @@
 // or its state unreadable — with the reason `murmur sessions` gives).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readScheduledMarker } from '../../orchestrator/cron/held.js';
+import { readScheduledMarker } from '../../scheduler/held.js';
 import { summarizeState } from '../../orchestrator/session-list.js';
 import { h, layout, type Assets } from './pages.js';
 import { isSessionId, sessionDir } from './session-source.js';

@@ -5,10 +5,10 @@
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { readScheduledMarker } from '../../orchestrator/cron/held.js';
-import { readInterruptions, recordAnswer } from '../../orchestrator/cron/answers.js';
-import type { CronStore } from '../../orchestrator/cron/store.js';
-import type { RunRecord, ScheduledTask } from '../../orchestrator/cron/types.js';
+import { readScheduledMarker } from '../../scheduler/held.js';
+import { readInterruptions, recordAnswer } from '../../scheduler/answers.js';
+import type { CronStore } from '../../scheduler/store.js';
+import type { RunRecord, ScheduledTask } from '../../scheduler/types.js';
 import { sessionRunBy } from '../../host/session-holder.js';
 import { answerFor, answerWords } from './answer-input.js';
 import { runLogPage } from './answer-pages.js';

@@ -1,9 +1,9 @@
 // The console's pages as server-rendered HTML: a layout, the scheduled tasks (list, form, detail) and the
 // sessions (list, session page). Every value goes through `h()`; data for the page's script travels as JSON in a
 // <script type="application/json"> block, escaped so no text can close it.
-import type { ScheduledTask, RunRecord } from '../../orchestrator/cron/types.js';
-import { describeSchedule, nextIdealTimes, taskStatus } from '../../orchestrator/cron/task-view.js';
-import { isoInZone } from '../../orchestrator/cron/schedule.js';
+import type { ScheduledTask, RunRecord } from '../../scheduler/types.js';
+import { describeSchedule, nextIdealTimes, taskStatus } from '../../scheduler/task-view.js';
+import { isoInZone } from '../../scheduler/schedule.js';
 import type { SessionSummary } from '../../orchestrator/session-list.js';
 import { shortTime } from './task-forms.js';
 import { h } from './html.js';

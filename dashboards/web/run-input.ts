@@ -1,7 +1,7 @@
 // The New run and New swarm forms' JSON bodies checked and turned into the arguments of `murmur run` / `murmur
 // swarm`, with the command line's own checks (the model spec, agent and role names, the template and its items),
 // so a request the command would refuse is refused here first, each error naming its field and what is accepted.
-import { checkModel } from '../../orchestrator/cron/model-check.js';
+import { checkModel } from '../../scheduler/model-check.js';
 import type { Environment } from '../../orchestrator/environment.js';
 import { agentNameProblem, swarmItemsProblem } from '../../host/checks.js';
 import { globItems } from '../../host/glob-items.js';

@@ -7,9 +7,9 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { ScheduledMarker } from '../../orchestrator/cron/held.js';
-import { logExcerpt, logSize } from '../../orchestrator/cron/run-log.js';
-import { CronStore } from '../../orchestrator/cron/store.js';
+import type { ScheduledMarker } from '../../scheduler/held.js';
+import { logExcerpt, logSize } from '../../scheduler/run-log.js';
+import { CronStore } from '../../scheduler/store.js';
 
 export interface ResumeStart {
   /** The murmur entry script (the console's own: `process.argv[1]` in `murmur serve`). */

@@ -3,8 +3,8 @@
 // then the workspace, permission mode, model and effort. Each schedule field says in `data-for` which kinds use
 // it: the page shows only those (hidden ones are `hidden` from the start, before the script runs) and the page's
 // script sends only those, so what is saved is what is shown.
-import { describeSchedule } from '../../orchestrator/cron/task-view.js';
-import type { ScheduledTask } from '../../orchestrator/cron/types.js';
+import { describeSchedule } from '../../scheduler/task-view.js';
+import type { ScheduledTask } from '../../scheduler/types.js';
 import { h, options } from './html.js';
 import { choiceOf, type ScheduleChoice, type ScheduleKind } from './task-forms.js';
 import { modelField, type ModelOption } from './model-choices.js';

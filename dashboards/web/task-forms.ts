@@ -2,11 +2,11 @@
 // weekly, monthly, custom interval, once) mapped onto exactly the cron and interval forms of `murmur schedule`, and
 // back for a pre-filled Settings tab; the predicted timeline with its computed (theoretical) last moment; the
 // time-zone select's names (the same list `murmur schedule` checks against).
-import { checkSchedule, runsOnce, type Checked, type TaskInput } from '../../orchestrator/cron/validate.js';
-import { endedAfterEdit } from '../../orchestrator/cron/rearm.js';
-import { isoInZone, nextAfter, nextTimes } from '../../orchestrator/cron/schedule.js';
-import { timeZoneNames } from '../../orchestrator/cron/time-zones.js';
-import type { ScheduledTask } from '../../orchestrator/cron/types.js';
+import { checkSchedule, runsOnce, type Checked, type TaskInput } from '../../scheduler/validate.js';
+import { endedAfterEdit } from '../../scheduler/rearm.js';
+import { isoInZone, nextAfter, nextTimes } from '../../scheduler/schedule.js';
+import { timeZoneNames } from '../../scheduler/time-zones.js';
+import type { ScheduledTask } from '../../scheduler/types.js';
 
 export type ScheduleKind = 'hourly' | 'daily' | 'weekday' | 'weekly' | 'monthly' | 'custom' | 'once' | 'cron';
 

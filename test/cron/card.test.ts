@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { approvalModal, terminalAsker } from '../../cli/approvals.js';
 import type { ApprovalRequest } from '../../orchestrator/permissions/asker.js';
-import { describeCron } from '../../orchestrator/cron/cron-fields.js';
+import { describeCron } from '../../scheduler/cron-fields.js';
 
 const card =
   'Title:           Nightly audit\nSchedule:        at 03:00 every day (time zone UTC)\nPrompt:\n  Audit the deps';

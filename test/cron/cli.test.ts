@@ -287,7 +287,7 @@ describe('murmur schedule', () => {
 
   it('keeps every change when two processes write the same store at once', async () => {
     const script = join(ws, 'writer.mjs');
-    const store = resolve(import.meta.dirname, '../../dist/orchestrator/cron/store.js');
+    const store = resolve(import.meta.dirname, '../../dist/scheduler/store.js');
     writeFileSync(
       script,
       `import { CronStore } from ${JSON.stringify(store)};\n` +

@@ -1,8 +1,8 @@
 // The rules of firing on a fake clock: decideFire is a pure function of the task, its history and the time.
 import { describe, expect, it } from 'vitest';
-import { decideFire, firePrompt, jitterFraction, jitterMs, nextDueAt } from '../../orchestrator/cron/firing.js';
-import { isoInZone, nextTimes } from '../../orchestrator/cron/schedule.js';
-import { STALE_AFTER_MS, type RunRecord, type ScheduledTask } from '../../orchestrator/cron/types.js';
+import { decideFire, firePrompt, jitterFraction, jitterMs, nextDueAt } from '../../scheduler/firing.js';
+import { isoInZone, nextTimes } from '../../scheduler/schedule.js';
+import { STALE_AFTER_MS, type RunRecord, type ScheduledTask } from '../../scheduler/types.js';
 
 const MIN = 60_000;
 const T0 = Date.parse('2026-06-01T08:00:00Z');

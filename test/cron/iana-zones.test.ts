@@ -1,11 +1,11 @@
-// The checked-in list of IANA names (orchestrator/cron/iana-zones.ts) against the tz database it is made from:
+// The checked-in list of IANA names (scheduler/iana-zones.ts) against the tz database it is made from:
 // the same as the generator makes from this machine's tzdata when their versions match, with every current
 // zone and backward link; and what the console and the CLI offer from it on a machine without tzdata.
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ianaZones, readIanaZones, zonesModule, ZONEINFO } from '../../cli/gen-time-zones.js';
-import { IANA_TZDATA_VERSION, IANA_ZONE_NAMES } from '../../orchestrator/cron/iana-zones.js';
-import { timeZoneNames } from '../../orchestrator/cron/time-zones.js';
+import { IANA_TZDATA_VERSION, IANA_ZONE_NAMES } from '../../scheduler/iana-zones.js';
+import { timeZoneNames } from '../../scheduler/time-zones.js';
 import { ROOT } from '../murmur-bin.js';
 import { ZONES_NODE_LACKS } from './zone-names.js';
 import path from 'node:path';
@@ -43,6 +43,6 @@ describe('the IANA zone list', () => {
       );
       return;
     }
-    expect(readFileSync(path.join(ROOT, 'orchestrator/cron/iana-zones.ts'), 'utf8')).toBe(zonesModule(system));
+    expect(readFileSync(path.join(ROOT, 'scheduler/iana-zones.ts'), 'utf8')).toBe(zonesModule(system));
   });
 });

@@ -4,10 +4,10 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, existsS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { processLauncher } from '../../orchestrator/cron/run-process.js';
-import { pidAlive } from '../../orchestrator/cron/process-identity.js';
-import { CronStore } from '../../orchestrator/cron/store.js';
-import type { RunRecord, ScheduledTask } from '../../orchestrator/cron/types.js';
+import { processLauncher } from '../../scheduler/run-process.js';
+import { pidAlive } from '../../scheduler/process-identity.js';
+import { CronStore } from '../../scheduler/store.js';
+import type { RunRecord, ScheduledTask } from '../../scheduler/types.js';
 
 let dir: string;
 

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jitterMs } from '../../orchestrator/cron/firing.js';
+import { jitterMs } from '../../scheduler/firing.js';
 import { MURMUR_BIN } from '../murmur-bin.js';
 
 const CLI = MURMUR_BIN;

@@ -6,9 +6,9 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CronService, type LaunchSpec, type RunResult } from '../../orchestrator/cron/service.js';
-import { CronStore } from '../../orchestrator/cron/store.js';
-import type { RunRecord, ScheduledTask } from '../../orchestrator/cron/types.js';
+import { CronService, type LaunchSpec, type RunResult } from '../../scheduler/service.js';
+import { CronStore } from '../../scheduler/store.js';
+import type { RunRecord, ScheduledTask } from '../../scheduler/types.js';
 
 let ws: string;
 let home: string;

@@ -4,9 +4,9 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync, mkdirSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CronService, type LaunchSpec, type RunResult } from '../../orchestrator/cron/service.js';
-import { CronStore } from '../../orchestrator/cron/store.js';
-import { STALE_AFTER_MS } from '../../orchestrator/cron/types.js';
+import { CronService, type LaunchSpec, type RunResult } from '../../scheduler/service.js';
+import { CronStore } from '../../scheduler/store.js';
+import { STALE_AFTER_MS } from '../../scheduler/types.js';
 
 let ws: string;
 let home: string;

@@ -14,7 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CronStore } from '../../orchestrator/cron/store.js';
+import { CronStore } from '../../scheduler/store.js';
 
 let ws: string;
 let home: string;

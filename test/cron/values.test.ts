@@ -5,13 +5,13 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkCron, describeCron } from '../../orchestrator/cron/cron-fields.js';
-import { checkModel } from '../../orchestrator/cron/model-check.js';
-import { CronStore, previewSchedule } from '../../orchestrator/cron/store.js';
-import { describeSchedule } from '../../orchestrator/cron/task-view.js';
-import { normalizeTimeZone, timeZoneNames } from '../../orchestrator/cron/time-zones.js';
-import { checkSchedule, checkTaskInput } from '../../orchestrator/cron/validate.js';
-import type { ScheduledTask } from '../../orchestrator/cron/types.js';
+import { checkCron, describeCron } from '../../scheduler/cron-fields.js';
+import { checkModel } from '../../scheduler/model-check.js';
+import { CronStore, previewSchedule } from '../../scheduler/store.js';
+import { describeSchedule } from '../../scheduler/task-view.js';
+import { normalizeTimeZone, timeZoneNames } from '../../scheduler/time-zones.js';
+import { checkSchedule, checkTaskInput } from '../../scheduler/validate.js';
+import type { ScheduledTask } from '../../scheduler/types.js';
 
 const T0 = Date.parse('2026-06-01T08:00:00Z');
 const SCRIPT = JSON.stringify({ agents: [{ match: { role: 'main' }, turns: [{ text: 'done' }] }] });

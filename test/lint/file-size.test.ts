@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../murmur-bin.js';
 
-const ROOMS = ['protocol', 'orchestrator', 'tools', 'roles', 'swarm', 'dashboards', 'host', 'cli', 'api'];
+const ROOMS = ['protocol', 'orchestrator', 'scheduler', 'tools', 'roles', 'swarm', 'dashboards', 'host', 'cli', 'api'];
 const LIMIT = 400;
 
 function sources(dir: string): string[] {

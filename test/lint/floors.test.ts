@@ -38,6 +38,10 @@ describe('the floors', () => {
     ],
     ['cli/extra.ts', "import { prepareSwarm } from '../swarm/launch.js';", 'cli/ may import only types from swarm'],
     ['api/extra.ts', "import { Engine } from '../orchestrator/engine.js';", 'api/ may import only types from'],
+    // Scheduled tasks are a room of their own (was orchestrator/cron): the engine does not reach them, and they show
+    // nothing on a screen.
+    ['orchestrator/extra.ts', "import { CronStore } from '../scheduler/store.js';", 'orchestrator/ may not import'],
+    ['scheduler/extra.ts', "import { renderHistory } from '../dashboards/web/pages.js';", 'scheduler/ may not import'],
     [
       'cli/extra.ts',
       "const m = await import('../swarm/queue/worker.js');\nexport { m };",

@@ -6,7 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleApp } from '../../dashboards/web/app.js';
-import { CronStore } from '../../orchestrator/cron/store.js';
+import { CronStore } from '../../scheduler/store.js';
 import { allowedHosts } from '../../cli/serve.js';
 import { childEnv, murmur, removeDir, startServe, tempDir } from './helpers.js';
 

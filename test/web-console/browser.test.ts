@@ -5,7 +5,7 @@ import { readFileSync, statSync, writeFileSync, mkdirSync, readdirSync, existsSy
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { previewSchedule } from '../../orchestrator/cron/store.js';
+import { previewSchedule } from '../../scheduler/store.js';
 import { chromiumForSuite } from './browser-setup.js';
 import {
   CHROMIUM,

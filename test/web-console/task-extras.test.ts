@@ -11,8 +11,8 @@ import type { Page } from 'playwright-core';
 import { chromiumForSuite, consoleForSuite, typeInto, type Console, type Task } from './browser-setup.js';
 import { addTask, lastRunWhen, runsOf } from './held-runs.js';
 import { MAIN, screenshotPath } from './helpers.js';
-import { CronStore } from '../../orchestrator/cron/store.js';
-import { jitterMs } from '../../orchestrator/cron/firing.js';
+import { CronStore } from '../../scheduler/store.js';
+import { jitterMs } from '../../scheduler/firing.js';
 import { stateHome } from '../../orchestrator/session.js';
 
 const available = chromiumForSuite();

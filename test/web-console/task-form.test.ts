@@ -5,7 +5,7 @@
 // time is an error in plain words, and the first submit error stays on screen.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { localDateText, localTime } from '../../orchestrator/cron/schedule.js';
+import { localDateText, localTime } from '../../scheduler/schedule.js';
 import { chromiumForSuite, consoleForSuite, typeInto as typeIn, type Console, type Task } from './browser-setup.js';
 import { screenshotPath } from './helpers.js';
 

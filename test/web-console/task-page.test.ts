@@ -5,7 +5,7 @@
 // a page for a browser, the documented empty 401 for scripts, and a favicon.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { CronStore } from '../../orchestrator/cron/store.js';
+import { CronStore } from '../../scheduler/store.js';
 import { chromiumForSuite, consoleForSuite, typeInto as typeIn, type Console, type Task } from './browser-setup.js';
 import { screenshotPath } from './helpers.js';
 

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } fro
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import writeFileAtomic from 'write-file-atomic';
-import { stateHome } from '../session.js';
+import { stateHome } from '../orchestrator/session.js';
 import { stampDue } from './firing.js';
 import { withLock } from './lock.js';
 import { checkSchedule, checkTaskInput, inputOf, type Checked, type FieldError, type TaskInput } from './validate.js';

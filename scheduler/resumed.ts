@@ -1,6 +1,6 @@
 // A scheduled run's session finished by `murmur resume` (in a terminal, or started by an answer in the web console):
 // its run record follows (succeeded only with output), saying which.
-import type { RunOutcome } from '../engine.js';
+import type { RunOutcome } from '../orchestrator/engine.js';
 import type { ScheduledMarker } from './held.js';
 import { CronStore } from './store.js';
 import type { RunState } from './types.js';

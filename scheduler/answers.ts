@@ -4,8 +4,8 @@
 // stopped. The caller holds off anyone else running the session.
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import type { Interruption, InterruptionAnswer } from '../../protocol/interruptions.js';
-import { readSavedState } from '../saved-state.js';
+import type { Interruption, InterruptionAnswer } from '../protocol/interruptions.js';
+import { readSavedState } from '../orchestrator/saved-state.js';
 
 /** What the session in `sessionDir` waits for ([] when nothing, or when its state cannot be read). */
 export function readInterruptions(sessionDir: string): Interruption[] {

@@ -2,7 +2,7 @@
 // it), keeps the locks fresh, marks the runs a stopped scheduler left "running" as interrupted, and lets go.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../orchestrator/clock.js';
 import { refreshServiceLock, releaseServiceLock, takeServiceLock, withLock } from './lock.js';
 import type { CronStore } from './store.js';
 
