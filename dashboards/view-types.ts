@@ -141,7 +141,8 @@ export interface Snapshot {
   startedAt: number;
   endedAt?: number;
   runStatus?: string;
-  /** The session's first start and the time its runs took in all (run.end's, across resumes). */
+  /** The session's first start and the time its runs took in all (the last run.end's, across resumes; while a
+   * resumed run goes on, its earlier runs' time). */
   sessionStartedAt?: number;
   sessionMs?: number;
   agents: Map<string, AgentView>;

@@ -61,7 +61,7 @@ function renderMeta(m) {
   // A running session's elapsed time goes on between events (this page's clock).
   const end = m.status === 'running' && following ? Math.max(m.lastTs, Date.now()) : m.endedAt || m.lastTs;
   $('#meta').textContent = [m.mode || 'run', m.model, new Date(m.startedAt || m.t0).toISOString().slice(0, 19).replace('T', ' ') + ' UTC',
-    Math.round((m.durationMs !== undefined ? m.durationMs : end - (m.startedAt || m.t0)) / 1000) + ' s', m.agents.length + ' agents', tokens(m.tokens) + ' tokens', m.cost !== undefined ? '$' + m.cost.toFixed(4) : ''].filter(Boolean).join(' · ');
+    Math.round((m.durationMs !== undefined ? m.durationMs : m.earlierMs !== undefined ? m.earlierMs + end - m.runStartedAt : end - (m.startedAt || m.t0)) / 1000) + ' s', m.agents.length + ' agents', tokens(m.tokens) + ' tokens', m.cost !== undefined ? '$' + m.cost.toFixed(4) : ''].filter(Boolean).join(' · ');
 }
 function renderTree(m) {
   // A verifier hangs under its item's worker: a swarm of 14 items with verifiers is 14 items, not 28.

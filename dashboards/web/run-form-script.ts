@@ -131,7 +131,9 @@ function setupControls(id) {
   // The session's status changes as its events arrive: Stop and Resume follow it.
   const status = $('#status');
   let seen = status && status.textContent;
-  const changed = () => { if (status.textContent !== seen) { seen = status.textContent; refresh(); } };
+  // A run says it ended (run.end) a moment before its process lets the session go: until it has, ask again.
+  const settle = async (tries) => { const ctl = await refresh(); if (ctl && ctl.running && seen !== 'running' && tries > 0) setTimeout(() => settle(tries - 1), 250); };
+  const changed = () => { if (status.textContent !== seen) { seen = status.textContent; settle(40); } };
   if (status) new MutationObserver(changed).observe(status, { childList: true, characterData: true, subtree: true });
   refresh();
 }

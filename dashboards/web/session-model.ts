@@ -82,6 +82,9 @@ export interface SessionModel {
   endedAt?: number;
   /** Once it ended: the time its runs took in all, across resumes (ms). */
   durationMs?: number;
+  /** While it runs again after a resume: when this run began, and the time its earlier runs took (ms). */
+  runStartedAt?: number;
+  earlierMs?: number;
   /** The newest event's time (the right edge of a live timeline). */
   lastTs: number;
   tokens: number;
@@ -276,6 +279,10 @@ export function sessionFold(id: string): SessionFold {
       if (snapshot.endedAt !== undefined) rest.endedAt = snapshot.endedAt;
       // The time its runs took in all, across resumes (not the wall time between its first start and its end).
       if (snapshot.endedAt !== undefined && snapshot.sessionMs !== undefined) rest.durationMs = snapshot.sessionMs;
+      else if (snapshot.endedAt === undefined && snapshot.sessionMs !== undefined) {
+        rest.runStartedAt = snapshot.startedAt;
+        rest.earlierMs = snapshot.sessionMs;
+      }
       if (snapshot.costKnown) rest.cost = snapshot.usage.cost ?? 0;
       return { rest, agents: [...snapshot.agents.values()].sort((a, b) => a.order - b.order) };
     },

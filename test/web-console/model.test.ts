@@ -16,6 +16,52 @@ import { ZONES_NODE_LACKS } from '../cron/zone-names.js';
 const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0 };
 
 describe('the session fold', () => {
+  it('remembers the past across a resume: the first start, the time of every run, and the bars of items done before', () => {
+    const e = (ts: number, rest: Record<string, unknown>) => ({ ts, ...rest }) as unknown as MurmurEvent;
+    const start = (ts: number) => e(ts, { type: 'run.start', mode: 'swarm', task: 't', model: 'scripted:x' });
+    const swarm = (ts: number) =>
+      e(ts, { type: 'swarm.start', swarmId: 's-1', description: 'd', role: 'worker', items: ['a', 'b'] });
+    const item = (ts: number, index: number, state: string, reason?: string) =>
+      e(ts, {
+        type: 'swarm.item',
+        swarmId: 's-1',
+        item: ['a', 'b'][index],
+        index,
+        state,
+        ...(reason ? { reason } : {}),
+      });
+    const first = [
+      start(0),
+      swarm(1),
+      item(2, 0, 'launched'),
+      item(2, 1, 'launched'),
+      item(5_000, 0, 'completed'),
+      item(10_000, 1, 'aborted'),
+      e(10_000, { type: 'run.end', status: 'aborted', usage, startedAt: 0, durationMs: 10_000 }),
+    ];
+    // Resumed 90 s later: the swarm starts again and restates the item done before.
+    const again = [start(100_000), swarm(100_001), item(100_001, 0, 'completed', 'finished before the resume')];
+    const running = foldEvents('s', [...first, ...again]);
+    expect(running).toMatchObject({ status: 'running', startedAt: 0, runStartedAt: 100_000, earlierMs: 10_000 });
+    const [timeline] = running.swarms;
+    // Item a keeps its one bar ending at 5 s; no restatement at the resume.
+    const changesOfA = [];
+    for (let i = 0; i < timeline!.changes.length; i += 3)
+      if (timeline!.changes[i] === 0) changesOfA.push(timeline!.changes.slice(i + 1, i + 3));
+    expect(changesOfA).toEqual([
+      [2, ITEM_STATES.indexOf('launched')],
+      [5_000, ITEM_STATES.indexOf('completed')],
+    ]);
+    const ended = foldEvents('s', [
+      ...first,
+      ...again,
+      item(100_002, 1, 'launched'),
+      item(110_000, 1, 'completed'),
+      e(110_000, { type: 'run.end', status: 'completed', usage, startedAt: 0, durationMs: 20_000 }),
+    ]);
+    expect(ended).toMatchObject({ status: 'completed', startedAt: 0, durationMs: 20_000 });
+  });
+
   it('keeps each item state change, the marks and the capacity line, relative to the first event', () => {
     const e = (ts: number, rest: Record<string, unknown>) => ({ ts, ...rest }) as unknown as MurmurEvent;
     const model = foldEvents('s', [
