@@ -11,6 +11,7 @@ import { renderReport, swarmReport, withItemUsage, type ItemResult, type RunRepo
 import type { SessionState } from '../orchestrator/engine.js';
 import { REPORT_FLAGS } from './flags.js';
 import type { Interruption } from '../protocol/interruptions.js';
+import { segmentsMs } from '../orchestrator/run-segments.js';
 
 interface SavedSwarmState {
   items?: { item: string; result?: ItemResult }[];
@@ -156,11 +157,7 @@ function pastOf(state: SessionState): { startedAt: number; durationMs?: number; 
   const past: { startedAt: number; durationMs?: number; interruptions?: Interruption[] } = {
     startedAt: state.createdAt,
   };
-  if (state.segments)
-    past.durationMs = state.segments.reduce(
-      (sum, s) => sum + Math.max(0, (s.endedAt ?? state.updatedAt) - s.startedAt),
-      0,
-    );
+  if (state.segments) past.durationMs = segmentsMs(state.segments, state.updatedAt);
   if (state.interruptions && state.interruptions.length > 0) past.interruptions = state.interruptions;
   return past;
 }

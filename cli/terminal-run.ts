@@ -12,7 +12,7 @@ import {
 } from './setup.js';
 import { chooseScreenMode, createScreen, type Screen } from './screen.js';
 import { hostAsker } from './approvals.js';
-import type { Interruption } from '../protocol/interruptions.js';
+import { interruptionId, type Interruption } from '../protocol/interruptions.js';
 import { HELD_EXIT_CODE } from '../scheduler/held.js';
 import type { PermissionMode } from '../orchestrator/permissions/policy.js';
 import { EventBus, type MurmurEvent } from '../orchestrator/events.js';
@@ -193,9 +193,9 @@ export async function openTerminalRun(
 function waitingText(outcome: RunOutcome, inCwd: string): string {
   const list = outcome.interruptions ?? [];
   const lines = [`murmur: waiting for a person: ${list.length} call(s) need an answer`];
-  for (const i of list) lines.push(`  ${i.agentId}/${i.callId}  ${i.kind}: ${i.summary}`);
+  for (const i of list) lines.push(`  ${interruptionId(i)}  ${i.kind}: ${i.summary}`);
   const id = outcome.sessionId ?? 'ID';
-  const first = list[0] ? `${list[0].agentId}/${list[0].callId}` : 'AGENT/CALL';
+  const first = list[0] ? interruptionId(list[0]) : 'AGENT/CALL';
   lines.push(
     `murmur: answer in a terminal with: murmur resume ${id}${inCwd}`,
     `murmur: or without one: murmur resume ${id}${inCwd} --approve ${first} (or --deny ${first} --reason "…")`,

@@ -1,7 +1,7 @@
 // Answers to what a run waits for, given from code or flags (the library's `answers`, `murmur resume --approve` /
 // `--deny`): each names an interruption (`agentId/callId`, or the call id alone when one agent made it) and is
 // checked against its kind before the resume starts, so a wrong answer is an error naming it, never a lost call.
-import type { Interruption, InterruptionAnswer } from '../protocol/interruptions.js';
+import { interruptionId, type Interruption, type InterruptionAnswer } from '../protocol/interruptions.js';
 import { findInterruption } from '../orchestrator/permissions/interruption-desk.js';
 
 /** Answers by interruption: `agentId/callId` (or the call id alone) → the person's answer. */
@@ -19,7 +19,7 @@ export function answerProblem(interruption: Interruption, answer: unknown): stri
   const accepted =
     interruption.kind === 'approval' ? APPROVAL_KINDS : interruption.kind === 'question' ? QUESTION_KINDS : PLAN_KINDS;
   if (typeof kind !== 'string' || !accepted.includes(kind))
-    return `the answer to ${interruption.kind} ${interruption.agentId}/${interruption.callId} has kind ${JSON.stringify(kind)}; accepted: ${accepted.join(', ')}`;
+    return `the answer to ${interruption.kind} ${interruptionId(interruption)} has kind ${JSON.stringify(kind)}; accepted: ${accepted.join(', ')}`;
   const a = answer as Record<string, unknown>;
   if (kind === 'answered' && !Array.isArray(a.answers))
     return `an "answered" reply to question ${interruption.callId} needs "answers": one { question, selected } per question`;

@@ -317,13 +317,15 @@ function firstText(result: ToolResultMessage): string {
   return first?.type === 'text' ? first.text : 'waiting for a person';
 }
 
+const NO_CALLS: readonly ToolCall[] = [];
+
 /** The calls of the conversation's last assistant message that have no result yet (a stop for a person left them). */
-export function openCalls(messages: readonly Message[]): ToolCall[] {
+export function openCalls(messages: readonly Message[]): readonly ToolCall[] {
   let i = messages.length - 1;
   while (i >= 0 && messages[i]!.role === 'tool') i--;
   const last = messages[i];
-  if (!last || last.role !== 'assistant' || last.toolCalls.length === 0) return [];
-  if (messages.length - 1 - i >= last.toolCalls.length) return [];
+  if (!last || last.role !== 'assistant' || last.toolCalls.length === 0) return NO_CALLS;
+  if (messages.length - 1 - i >= last.toolCalls.length) return NO_CALLS;
   const answered = new Set<string>();
   for (let j = i + 1; j < messages.length; j++) answered.add((messages[j] as ToolResultMessage).toolCallId);
   return last.toolCalls.filter((call) => !answered.has(call.id));

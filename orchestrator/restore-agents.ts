@@ -8,6 +8,7 @@ import type { EventBus } from './events.js';
 import type { SessionState } from './saved-state.js';
 import type { SessionStore } from './session.js';
 import { finishedSubagentResults, repairTranscript } from './transcript-repair.js';
+import { interruptionId } from '../protocol/interruptions.js';
 
 export interface RestoreInto {
   session: SessionStore;
@@ -23,7 +24,7 @@ export function restoreAgents(state: SessionState, { session, tree, definitions,
   const skipped = new Set<string>();
   const loaded = new Map(state.agents.map((a) => [a.id, session.readTranscript(a.id)]));
   const transcripts = new Map([...loaded].map(([id, t]) => [id, t.messages]));
-  const pending = new Set((state.interruptions ?? []).map((i) => `${i.agentId}/${i.callId}`));
+  const pending = new Set((state.interruptions ?? []).map(interruptionId));
   for (const saved of byDepth) {
     const named =
       resolveProfile(saved.profile, definitions) ?? (saved.profile === 'main' ? builtinProfile('main') : undefined);
@@ -54,7 +55,7 @@ export function restoreAgents(state: SessionState, { session, tree, definitions,
     const messages = repairTranscript(
       transcript.messages,
       finishedSubagentResults(saved.id, state.agents, transcripts),
-      (call) => waiting || pending.has(`${saved.id}/${call.id}`),
+      (call) => waiting || pending.has(interruptionId({ agentId: saved.id, callId: call.id })),
     );
     // Keep the file equal to the conversation the agent continues from (cut line dropped, results filled in).
     if (transcript.damaged || messages.length !== transcript.messages.length)

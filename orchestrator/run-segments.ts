@@ -3,6 +3,22 @@
 // last resume's; a segment a killed process left open ends at the session's last save.
 import type { RunSegment } from './saved-state.js';
 
+/**
+ * How long segments ran in all (ms): each from its start to its end, an open one up to `openUntil` (now, or the
+ * session's last save). Entries that are not segments (a hand-edited state) count nothing.
+ */
+export function segmentsMs(
+  segments: readonly { startedAt?: unknown; endedAt?: unknown }[],
+  openUntil?: number,
+): number {
+  let ms = 0;
+  for (const s of segments) {
+    const end = typeof s.endedAt === 'number' ? s.endedAt : openUntil;
+    if (typeof s.startedAt === 'number' && end !== undefined) ms += Math.max(0, end - s.startedAt);
+  }
+  return ms;
+}
+
 export class RunSegments {
   private list: RunSegment[] = [];
 
@@ -36,8 +52,7 @@ export class RunSegments {
 
   /** How long the segments ran in all, the open one up to now (ms). */
   durationMs(): number {
-    const now = this.now();
-    return this.list.reduce((sum, s) => sum + Math.max(0, (s.endedAt ?? now) - s.startedAt), 0);
+    return segmentsMs(this.list, this.now());
   }
 
   saved(): RunSegment[] {

@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { emptyUsage, totalTokens, type Usage } from './types.js';
+import { segmentsMs } from './run-segments.js';
 
 export interface SessionSummary {
   id: string;
@@ -89,15 +90,7 @@ export function summarizeState(id: string, text: string | undefined): SessionSum
   if (createdAt !== undefined) summary.createdAt = createdAt;
   const updatedAt = num(state.updatedAt);
   if (updatedAt !== undefined) summary.updatedAt = updatedAt;
-  if (Array.isArray(state.segments)) {
-    let ms = 0;
-    for (const s of state.segments as unknown[]) {
-      const start = isObject(s) ? num(s.startedAt) : undefined;
-      const end = (isObject(s) ? num(s.endedAt) : undefined) ?? updatedAt;
-      if (start !== undefined && end !== undefined) ms += Math.max(0, end - start);
-    }
-    summary.durationMs = ms;
-  }
+  if (Array.isArray(state.segments)) summary.durationMs = segmentsMs(state.segments.filter(isObject), updatedAt);
   const model = str(state.model);
   if (model) summary.model = model;
   const task = str(state.task) ?? (isObject(state.swarm) ? str(state.swarm.description) : undefined);

@@ -2,9 +2,9 @@
 // permission setup asks here first (an answer given to a resume settles its call without asking anyone), and holds
 // a call here when nobody can answer — or when the run is stopped while a person was being asked, so the question
 // survives the abort. The run's state is saved from `pending()`.
-import type { Interruption, InterruptionAnswer } from '../../protocol/interruptions.js';
+import { interruptionId, type Interruption, type InterruptionAnswer } from '../../protocol/interruptions.js';
 
-export type AnswerProblem = { ok: true; interruption: Interruption } | { ok: false; error: string };
+export type Found = { ok: true; interruption: Interruption } | { ok: false; error: string };
 
 export class InterruptionDesk {
   private readonly list: Interruption[];
@@ -51,28 +51,9 @@ export class InterruptionDesk {
     this.onChange?.();
   }
 
-  /** A person answered the call live (or it no longer needs one): it waits no more. */
-  settle(agentId: string, callId: string): void {
-    const entry = this.find(agentId, callId);
-    if (entry) this.drop(entry);
-  }
-
-  /** Records a person's answer (checked by the caller against the interruption's kind). */
-  answer(agentId: string, callId: string, answer: InterruptionAnswer): void {
-    const entry = this.find(agentId, callId);
-    if (!entry) return;
-    entry.answer = answer;
-    entry.answeredAt = this.now();
-    this.onChange?.();
-  }
-
   /** What the run waits for now, oldest first (answers given but not yet used included). */
   pending(): Interruption[] {
     return this.list.map((i) => ({ ...i }));
-  }
-
-  get size(): number {
-    return this.list.length;
   }
 }
 
@@ -80,14 +61,11 @@ export class InterruptionDesk {
  * Finds the interruption a caller names: `agentId/callId`, or a call id alone when only one agent made it. The error
  * names what was given and what the run waits for.
  */
-export function findInterruption(list: readonly Interruption[], name: string): AnswerProblem {
+export function findInterruption(list: readonly Interruption[], name: string): Found {
   const slash = name.lastIndexOf('/');
-  const matches =
-    slash > 0
-      ? list.filter((i) => i.agentId === name.slice(0, slash) && i.callId === name.slice(slash + 1))
-      : list.filter((i) => i.callId === name);
+  const matches = slash > 0 ? list.filter((i) => interruptionId(i) === name) : list.filter((i) => i.callId === name);
   if (matches.length === 1) return { ok: true, interruption: matches[0]! };
-  const known = list.map((i) => `${i.agentId}/${i.callId} (${i.summary})`).join('; ');
+  const known = list.map((i) => `${interruptionId(i)} (${i.summary})`).join('; ');
   if (matches.length > 1)
     return {
       ok: false,
