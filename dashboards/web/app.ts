@@ -6,6 +6,7 @@
 // to 1 MB (32 MB for a new swarm's list of items; 413 above). Changes go through the scheduled-task store and its
 // validation, the same as `murmur schedule`. The session routes are in session-routes.ts; starting, stopping and
 // resuming work in run-routes.ts.
+import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { bodyLimit } from 'hono/body-limit';
@@ -51,6 +52,8 @@ export interface ConsoleOptions {
 export const MAX_BODY_BYTES = 1 << 20;
 /** …except a new swarm's, whose items as a list may be large. */
 export const MAX_SWARM_BODY_BYTES = 32 << 20;
+/** An over-limit body up to this size is read and dropped so its client gets the 413 (see `limit`). */
+const DRAIN_BYTES = 64 << 20;
 
 const assets = { css: CONSOLE_CSS, js: CONSOLE_JS };
 
@@ -138,15 +141,23 @@ export function consoleApp(options: ConsoleOptions): Hono {
     }
     await next();
   });
-  // A body is read only up to the limit: over it (by its Content-Length, or counted as it streams) the answer is
-  // 413 at once and the connection is closed, so the rest is never read.
+  // A body is kept only up to the limit: over it (by its Content-Length, or counted as it streams) the answer is
+  // 413 at once. A body that says it is at most DRAIN_BYTES is read to its end and dropped, so the client reads the
+  // 413 instead of a connection reset under its upload; a bigger or unsized one is cut off (the connection closed).
   const limit = (bytes: number) =>
     bodyLimit({
       maxSize: bytes,
-      onError: (c) =>
-        c.json({ error: `the request body is over this console's limit of ${bytes >> 20} MB (${bytes} bytes)` }, 413, {
-          connection: 'close',
-        }),
+      onError: (c) => {
+        const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+        const declared = Number(c.req.header('content-length') ?? Number.NaN);
+        const drain = incoming !== undefined && Number.isFinite(declared) && declared <= DRAIN_BYTES;
+        if (drain) incoming.resume();
+        return c.json(
+          { error: `the request body is over this console's limit of ${bytes >> 20} MB (${bytes} bytes)` },
+          413,
+          drain ? {} : { connection: 'close' },
+        );
+      },
     });
   const [small, large] = [limit(MAX_BODY_BYTES), limit(MAX_SWARM_BODY_BYTES)];
   app.use('*', (c, next) => (c.req.path === '/api/swarms' ? large : small)(c, next));

@@ -116,7 +116,8 @@ describe('the installed package as a service', () => {
       expect(run).toMatchObject({ state: 'succeeded', summary: 'audit done' });
       expect(service.output()).toContain(`done ${id}`);
     } finally {
-      rmSync(state, { recursive: true, force: true });
+      // The scheduled run's process may still be closing its session files: retried as ENOTEMPTY clears.
+      rmSync(state, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     }
   }, 60_000);
 
