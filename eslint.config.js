@@ -4,15 +4,20 @@ import tseslint from 'typescript-eslint';
 
 /** An import path that reaches into one of `rooms` (a relative path through `…/room/`). */
 function reaching(rooms) {
-  return `^(\\.\\./)+(${rooms.join('|')})(/|$)`;
+  return `^(\\.\\./)+(${rooms.map((room) => room.regex ?? room).join('|')})(/|$)`;
+}
+
+/** A room but one of its files, for a floor's list: every other file of `room` is reached. */
+function roomBut(room, file) {
+  return { regex: `${room}(?!/${file.replaceAll('.', '\\.')}$)`, words: `${room} (but ${room}/${file})` };
 }
 
 /**
- * The rule for one room: its files may not import the listed rooms; `typesOnly` rooms they may import types from
- * (their public types), never values.
+ * The rule for one room: its files may not import the listed rooms (a room, a file of one as a pattern, or a room but
+ * one of its files: roomBut); `typesOnly` rooms they may import types from (their public types), never values.
  */
 function floor(room, forbidden, why, typesOnly = [], typesWhy = '') {
-  const message = `${room}/ may not import ${forbidden.join(', ')}: ${why}`;
+  const message = `${room}/ may not import ${forbidden.map((r) => r.words ?? r).join(', ')}: ${why}`;
   const typesMessage = `${room}/ may import only types from ${typesOnly.join(', ')}: ${typesWhy}`;
   const lazy = [
     { selector: `ImportExpression[source.value=/${reaching(forbidden).replaceAll('/', '\\/')}/]`, message },
@@ -36,10 +41,12 @@ function floor(room, forbidden, why, typesOnly = [], typesWhy = '') {
 }
 
 const ABOVE_ENGINE = ['swarm', 'scheduler', 'dashboards', 'cli', 'host', 'api'];
-/** The front ends run the engine and swarms through host/ (the lifecycle, the assembly, the reports). */
-const FRONT_END_TYPES_ONLY = ['swarm', 'orchestrator/engine\\.js', 'orchestrator/agent-tree\\.js'];
-const FRONT_END_WHY =
-  'a front end starts runs and swarms through host/ (lifecycle.ts, assemble.ts, swarm.ts, queue.ts, checks.ts)';
+/**
+ * The rooms a front end reaches only through host/ (its re-exports name what each front end gets there) and
+ * protocol/ (the types that cross the boundary). The command line parses murmur.toml itself: of the engine's room it
+ * may import orchestrator/config.js, no other file.
+ */
+const BEHIND_HOST = ['orchestrator', 'tools', 'roles', 'swarm'];
 
 export default [
   { ignores: ['dist/**', 'node_modules/**', 'test-output/**', 'examples/**', 'eslint.config.js'] },
@@ -69,16 +76,12 @@ export default [
   ),
   floor(
     'api',
-    ['cli', 'dashboards'],
-    'the library is a front end beside the command line',
-    FRONT_END_TYPES_ONLY,
-    FRONT_END_WHY,
+    [...BEHIND_HOST, 'scheduler', 'cli', 'dashboards'],
+    "the public library may import host/ and protocol/ only (the architecture's rooms): it starts, answers and reads runs through host/, which re-exports what it needs of the rooms below, and names the types that cross the boundary from protocol/",
   ),
   floor(
     'cli',
-    ['api'],
-    'the command line and the library are two front ends on host/',
-    FRONT_END_TYPES_ONLY,
-    FRONT_END_WHY,
+    ['api', roomBut('orchestrator', 'config.js'), 'tools', 'roles', 'swarm'],
+    "the command line starts, answers and reads runs through host/ and protocol/ (the architecture's rooms); besides them it may use the screens (dashboards/), the scheduler, and config parsing (orchestrator/config.js), and the library is another front end beside it",
   ),
 ];

@@ -2,14 +2,16 @@
 // which turns each into the profile an agent file would become (roles/code-agents.ts), its tools checked against
 // what exists and against its role's cap, its output schema checked as run()'s is.
 import type { TSchema } from '@sinclair/typebox';
-import { codeAgentProfile, type CodeAgentFields } from '../roles/code-agents.js';
-import { loadAgentDefinitions } from '../roles/definitions.js';
-import type { BuiltinRoleName } from '../roles/builtin.js';
-import { normalizeName } from '../roles/names.js';
-import type { AgentProfile } from '../roles/profile.js';
+import { codeAgentProfile, type CodeAgentFields } from '../host/code-agents.js';
+import {
+  loadAgentDefinitions,
+  normalizeName,
+  type AgentProfile,
+  type BuiltinRoleName,
+} from '../host/agent-profiles.js';
 import { namedTool, roleCapProblem, type KnownTools } from '../host/tool-names.js';
 import { agentNameProblem } from '../host/checks.js';
-import type { Environment } from '../orchestrator/environment.js';
+import type { Environment } from '../host/workspace-config.js';
 import { outputSpecOf } from './output.js';
 import { fail } from './option-error.js';
 

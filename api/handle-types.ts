@@ -1,6 +1,6 @@
 // The types of the library's handle on a run, a swarm or a resume (run-handle.ts makes it), and of the events
 // it hands out. Types only: the public declarations reach this file, and nothing of the host's behind it.
-import type { EventType, MurmurEvent as BusEvent } from '../orchestrator/events.js';
+import type { EventType, MurmurEvent as BusEvent } from '../protocol/events.js';
 
 /** An event of a run as the library hands it out: always with the run's `sessionId`. */
 export type MurmurEvent = BusEvent & { sessionId: string };

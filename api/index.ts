@@ -31,12 +31,12 @@ export type {
   McpHttpEntry,
 } from './options.js';
 export type { TracingOptions } from './tracing.js';
-export type { RunReport, RunStatus, SwarmReport } from '../host/reports.js';
-export type { ItemResult, ItemOutcome, OutcomeCounts } from '../swarm/report.js';
-export type { AgentSummary } from '../orchestrator/engine.js';
-export type { Usage, AgentStatus } from '../orchestrator/types.js';
-export type { EventType } from '../orchestrator/events.js';
-export { EVENT_TYPES } from '../orchestrator/events.js';
+export type { RunReport, RunStatus, SwarmReport, SwarmStatus } from '../protocol/reports.js';
+export type { ItemResult, ItemOutcome, OutcomeCounts } from '../protocol/reports.js';
+export type { AgentSummary, AgentStatus } from '../protocol/agents.js';
+export type { Usage } from '../protocol/usage.js';
+export type { EventType } from '../protocol/events.js';
+export { EVENT_TYPES } from '../host/event-bus.js';
 // Your own model (README "Your own model"): the provider interface, the conversation it is given and what it answers.
 export type {
   ModelProvider,
@@ -45,8 +45,8 @@ export type {
   ModelResult,
   ModelError,
   ModelErrorKind,
-} from '../orchestrator/models/provider.js';
-export { modelError, errorKindForStatus, parseRetryAfter } from '../orchestrator/models/provider.js';
+} from '../host/model-provider.js';
+export { modelError, errorKindForStatus, parseRetryAfter } from '../host/model-provider.js';
 export type {
   Message,
   UserMessage,
@@ -59,9 +59,9 @@ export type {
   TextContent,
   MediaContent,
   ToolContent,
-} from '../orchestrator/types.js';
-export type { ApprovalRequest, ApprovalAnswer, Requester, AgentLabel } from '../orchestrator/permissions/asker.js';
-export type { QuestionRequest, QuestionReply } from '../tools/adapters-interaction.js';
+} from '../protocol/messages.js';
+export type { ApprovalRequest, Requester, AgentLabel, QuestionRequest } from '../host/asker.js';
+export type { ApprovalAnswer, QuestionReply } from '../protocol/interruptions.js';
 export type { Interruption, InterruptionAnswer, PlanDecision } from '../protocol/interruptions.js';
 export type { Answers } from '../host/answers.js';
 export {
@@ -73,6 +73,7 @@ export {
   type ToolContext,
   type ToolResult,
   type ToolDefinition,
+  type ToolTraits,
   type Static,
   type TSchema,
 } from './tools.js';

@@ -1,30 +1,27 @@
 // A murmur instance for one workspace: each run, swarm or resume gets its own engine (and session), built by the
 // host assembly exactly as the command line builds it, with this instance's listeners on its bus.
-import { EventBus, type EventType, type MurmurEvent as BusEvent } from '../orchestrator/events.js';
-import type { EngineOptions } from '../orchestrator/engine.js';
-import type { ModelProvider } from '../orchestrator/models/provider.js';
-import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
-import { stateHome, type SessionStore } from '../orchestrator/session.js';
-import { listSessionSummaries, type SessionSummary } from '../orchestrator/session-list.js';
-import { ConfigError } from '../orchestrator/config.js';
-import { withGivenPrice } from '../orchestrator/models/prices.js';
+import { EventBus } from '../host/event-bus.js';
+import type { EventType, MurmurEvent as BusEvent } from '../protocol/events.js';
+import { createMcpSource, type McpSource } from '../host/mcp-servers.js';
+import { stateHome } from '../host/session-store.js';
+import { listSessionSummaries, type SessionSummary } from '../host/session-list.js';
+import { ConfigError } from '../host/workspace-config.js';
 import { codeAgentsUsed, openResumable } from '../host/resume.js';
 import { connectQueueTarget, queueUrlFromEnv, type QueueTarget } from '../host/queue.js';
 import { reportOf, swarmTitle, type RunRequest } from '../host/lifecycle.js';
-import { startRun, type HostRun, type RunSetup, type StartRun } from '../host/run-handle.js';
+import { startRun, type HostRun, type RunSetup, type StartRun } from '../host/run.js';
 import { HostInputError } from '../host/errors.js';
 import { applyAnswers } from '../host/answers.js';
-import type { Interruption } from '../protocol/interruptions.js';
-import type { SandboxChoice } from '../host/sandbox.js';
-import { providerFactory, providerFromSpec } from '../host/models.js';
-import type { RunReport, SwarmReport } from '../host/reports.js';
-import type { AgentProfile } from '../roles/profile.js';
+import { providerFactory, providerFromSpec, withGivenPrice } from '../host/models.js';
+import type { ModelProvider } from '../host/model-provider.js';
+import type { RunReport, SwarmReport } from '../protocol/reports.js';
+import type { AgentProfile } from '../host/agent-profiles.js';
 import { checkOptions, type CheckedOptions, type MurmurOptions } from './options.js';
 import { fail } from './option-error.js';
 import { handleOn } from './run-handle.js';
 import type { EventOf, MurmurEvent, RunHandle } from './handle-types.js';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { loadOutputChecks } from '../orchestrator/final-answer.js';
+import { loadOutputChecks } from '../host/output.js';
 import { outputSpecOf, planItems, typedSwarmReport, type TypedSwarmReport } from './output.js';
 import { tracingFor } from './tracing.js';
 import { askerFrom, checkSignal, checkSwarmNumbers } from './run-checks.js';
@@ -51,13 +48,8 @@ export type { SessionSummary };
 /** The library's words for the model choices in messages (not the command line's flags). */
 const MODEL_WORDS = { model: 'the model option', choose: (spec: string) => `model: '${spec}'`, baseUrl: 'baseUrl' };
 
-/** What a run adds to the instance's engine values: a resumed session (and how to build its engine), its sandbox, its tool access. */
+/** What a run adds to the instance's engine values (a resume's session, sandbox and tool access are the Run's). */
 interface RunParts {
-  session?: SessionStore;
-  /** What the resumed session waits for, with the answers given to this resume. */
-  interruptions?: readonly Interruption[];
-  extend?: (options: EngineOptions) => void;
-  sandbox?: SandboxChoice;
   toolAccess?: ToolAccess;
 }
 
@@ -159,7 +151,7 @@ class MurmurInstance implements Murmur {
 
   /** The engine's plain values for a run on `bus` (the instance's MCP servers started first, once). */
   private async setup(kind: 'run' | 'swarm', bus: EventBus, run: RunParts = {}): Promise<RunSetup['assembly']> {
-    const { session, extend, sandbox, toolAccess, interruptions } = run;
+    const { toolAccess } = run;
     const { cwd, config, env, options } = this.checked;
     // Agents of yours with a typed output answer through final_answer: its checker is loaded before they run.
     if (this.profiles.some((profile) => profile.output)) await loadOutputChecks();
@@ -198,20 +190,17 @@ class MurmurInstance implements Murmur {
       ...(mcp ? { mcp } : {}),
       ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
       ...(options.swarmMode === true ? { swarmMode: true } : {}),
-      ...(sandbox ? { sandbox } : {}),
       ...(asker
         ? { asker }
         : { headlessReason: 'murmur runs as a library without an approval handler, so nobody can answer' }),
       ...(holdForPerson ? { holdForPerson: true } : {}),
-      ...(interruptions && interruptions.length > 0 ? { interruptions } : {}),
-      ...(session ? { session } : options.sessions === false ? { session: false } : {}),
+      ...(options.sessions === false ? { session: false } : {}),
       settings: {
         ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
         ...(options.swarmMode === true ? { swarmMode: true } : {}),
         ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
         ...(options.effort ? { effort: options.effort } : {}),
       },
-      ...(extend ? { extend } : {}),
       // A tool of yours that an agent of yours names in its `tools` is granted to it too.
       tools: (options.tools ?? []).map(({ tool, roles }) => ({
         ...tool,
@@ -310,26 +299,24 @@ class MurmurInstance implements Murmur {
         'sessionId',
         `session ${resumable.session.id} ran on a queue whose URL was not saved (it held a password); set MURMUR_QUEUE to resume it.`,
       );
-    // A session whose shells ran in the sandbox resumes in it.
-    const { sandbox } = resumable;
+    // The Run reopens the session with what it ran with (its sandbox, its tool access) and the answers given.
     const setup = async (bus: EventBus): Promise<RunSetup> => {
       const queue = queueUrl ? await this.queue(queueUrl) : undefined;
-      const kind = resumable.swarm ? 'swarm' : 'run';
       return {
-        assembly: await this.setup(kind, bus, {
-          session: resumable.session,
-          interruptions: answered.interruptions,
-          ...(resumable.extend ? { extend: resumable.extend } : {}),
-          ...(sandbox ? { sandbox } : {}),
-        }),
+        assembly: await this.setup(resumable.swarm ? 'swarm' : 'run', bus),
         request: { kind: 'resume', resumable, ...(queue ? { queue } : {}) },
       };
     };
-    return handleOn(this.start(options.signal, resumable.session.id, setup), reportOf);
+    return handleOn(this.start(options.signal, resumable.session.id, setup, options.answers), reportOf);
   }
 
   /** A run through the host's lifecycle, on a bus carrying this instance's listeners; tracked until it ends. */
-  private start(signal: AbortSignal | undefined, sessionId: string | undefined, setup: StartRun['setup']): HostRun {
+  private start(
+    signal: AbortSignal | undefined,
+    sessionId: string | undefined,
+    setup: StartRun['setup'],
+    answers?: StartRun['answers'],
+  ): HostRun {
     const signals = [this.checked.options.signal, signal];
     // Closed: the run ends aborted before it starts (nothing is written).
     if (this.closed) signals.push(AbortSignal.abort('this murmur instance is closed'));
@@ -339,6 +326,7 @@ class MurmurInstance implements Murmur {
       env: this.checked.env,
       attach: (bus) => this.attach(bus),
       setup,
+      ...(answers ? { answers } : {}),
     });
     this.running.add(run);
     const forget = () => this.running.delete(run);

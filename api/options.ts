@@ -2,23 +2,25 @@
 // same defaults (options override murmur.toml, which overrides the built-in defaults).
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseMcpServers } from '../tools/mcp/config.js';
-import { ConfigError, loadConfig, validateConfig, type MurmurConfig } from '../orchestrator/config.js';
-import type { ModelProvider } from '../orchestrator/models/provider.js';
-import type { ApprovalAnswer, ApprovalRequest, Requester } from '../orchestrator/permissions/asker.js';
-import type { QuestionReply, QuestionRequest } from '../tools/adapters-interaction.js';
-import type { RuntimeTool } from '../tools/contract.js';
-import { describeRuleProblem, parseRuleLists } from '../orchestrator/permissions/rules.js';
+import { parseMcpServers } from '../host/mcp-servers.js';
+import {
+  ConfigError,
+  loadConfig,
+  validateConfig,
+  type Environment,
+  type MurmurConfig,
+} from '../host/workspace-config.js';
+import type { ModelProvider } from '../host/model-provider.js';
+import { describeRuleProblem, parseRuleLists } from '../host/permission-rules.js';
+import type { ApprovalRequest, QuestionRequest, Requester } from '../host/asker.js';
+import type { ApprovalAnswer, QuestionReply } from '../protocol/interruptions.js';
+import type { RuntimeTool } from '../host/tool-contract.js';
 import { fail } from './option-error.js';
 import { agentNameProblem } from '../host/checks.js';
-import type { Environment } from '../orchestrator/environment.js';
 import type { TracerProvider } from '@opentelemetry/api';
 import { tracingProblem, type TracingOptions } from './tracing.js';
-import { BUILTIN_TOOL_NAMES } from '../tools/registry.js';
-import { PLAN_MODE_TOOL_NAMES } from '../tools/interact/plan-mode.js';
-import { CREATE_SCHEDULED_TASK } from '../tools/agents/create-scheduled-task.js';
-import { FINAL_ANSWER } from '../orchestrator/final-answer.js';
-import { normalizeName } from '../roles/names.js';
+import { RESERVED_TOOL_NAMES } from '../host/tool-names.js';
+import { normalizeName } from '../host/agent-profiles.js';
 import type { DefinedAgent } from './agents.js';
 import type { ToolCallHandler } from './tool-hook.js';
 
@@ -303,13 +305,8 @@ function checkMcpServers(servers: unknown, cwd: string, env: Environment): void 
   if (problem) fail(problem.field ?? 'mcpServers', `${problem.message.replace(', ignored', '')}.`);
 }
 
-/** Names a library user's tool may not take: the built-in tools and the host's own. */
-const TAKEN_TOOL_NAMES: ReadonlySet<string> = new Set([
-  ...BUILTIN_TOOL_NAMES,
-  CREATE_SCHEDULED_TASK,
-  ...PLAN_MODE_TOOL_NAMES,
-  FINAL_ANSWER,
-]);
+/** Names a library user's tool may not take: every tool murmur makes itself. */
+const TAKEN_TOOL_NAMES: ReadonlySet<string> = new Set(RESERVED_TOOL_NAMES);
 
 /** What model providers accept as a function name (OpenAI's rule, the strictest). */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;

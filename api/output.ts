@@ -2,8 +2,7 @@
 // spec, and a swarm's items — strings with a `{{item}}` template as before, or any values with a template function
 // or `{{field}}` placeholders — turned into labels (each row's `item`), prompts and the inputs kept for the report.
 import type { Static, TSchema } from '@sinclair/typebox';
-import type { ItemResult } from '../swarm/report.js';
-import type { SwarmReport } from '../host/reports.js';
+import type { ItemResult, SwarmReport } from '../protocol/reports.js';
 import { swarmItemsProblem } from '../host/checks.js';
 import { outputSchemaProblem, type OutputSpec } from '../host/output.js';
 import { fail } from './option-error.js';

@@ -1,6 +1,6 @@
 // What the library checks of a run's own options at the call (in its words: option names), and the asker made of
 // the instance's onApproval / onQuestion handlers.
-import type { Asker } from '../orchestrator/permissions/asker.js';
+import type { Asker } from '../host/asker.js';
 import type { MurmurOptions } from './options.js';
 import { fail } from './option-error.js';
 

@@ -1,13 +1,13 @@
-// The library's handle on a run, a swarm or a resume, over the host's (host/run-handle.ts): the session id and the
+// The library's handle on a run, a swarm or a resume, over the host's Run (host/run.ts): the session id and the
 // events at once, the report on `done`. The handle is thenable, so `await murmur.run(…)` is the report as before.
 import type { Finished } from '../host/lifecycle.js';
-import type { HostRun } from '../host/run-handle.js';
+import type { HostRun } from '../host/run.js';
 import { HostInputError } from '../host/errors.js';
 import { optionError } from './option-error.js';
 import type { EventsOptions, RunEvents, RunHandle } from './handle-types.js';
 
 /** The option a refused request names. */
-const OPTION_OF_PART = { agent: 'agent', swarm: 'swarm', session: 'sessionId' } as const;
+const OPTION_OF_PART = { agent: 'agent', swarm: 'swarm', session: 'sessionId', answers: 'answers' } as const;
 
 class Handle<R> implements RunHandle<R> {
   readonly done: Promise<R>;

@@ -3,7 +3,7 @@ import type { Answers } from '../host/answers.js';
 import type { TSchema } from '@sinclair/typebox';
 import type { DefinedAgent } from './agents.js';
 import type { SwarmTemplate } from './output.js';
-import type { ToolAccess } from '../roles/filters.js';
+import type { ToolAccess } from '../protocol/tool-access.js';
 
 export interface RunOptions<S extends TSchema = TSchema> {
   /**

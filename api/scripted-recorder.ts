@@ -1,9 +1,9 @@
 // The scripted model of murmur-agents/testing: the scripted provider, plus a record of every request it was sent
 // (`calls`) and a check that the script was used up (`assertComplete`). Only the library's testing entry records;
 // the command line's `scripted:FILE` keeps nothing per agent (a swarm runs thousands).
-import { ScriptedModel, type Script } from '../orchestrator/models/scripted.js';
-import type { ModelProvider, ModelRequest, ModelResult } from '../orchestrator/models/provider.js';
-import type { Message, ToolSchema } from '../orchestrator/types.js';
+import { ScriptedModel, type Script } from '../host/scripted-model.js';
+import type { ModelProvider, ModelRequest, ModelResult } from '../host/model-provider.js';
+import type { Message, ToolSchema } from '../protocol/messages.js';
 
 /** One request the scripted model was sent, as it was at that moment. */
 export interface ScriptedCall {

@@ -1,10 +1,9 @@
 // A run's toolAccess (run() and swarm()): which tools its agents may see, checked at the call in the library's
 // words (each unknown name names its entry), and what names mean here: the built-in tools, the host's own and the
 // tools of the MCP servers configured for the workspace (options, murmur.toml, .mcp.json).
-import { readMcpJson } from '../tools/mcp/config.js';
-import type { MurmurConfig } from '../orchestrator/config.js';
-import type { Environment } from '../orchestrator/environment.js';
-import type { ToolAccess } from '../roles/filters.js';
+import { readMcpJson } from '../host/mcp-servers.js';
+import type { Environment, MurmurConfig } from '../host/workspace-config.js';
+import type { ToolAccess } from '../protocol/tool-access.js';
 import { namedTool, type KnownTools } from '../host/tool-names.js';
 import { fail } from './option-error.js';
 

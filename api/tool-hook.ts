@@ -1,9 +1,7 @@
 // The library's onToolCall: a hook of the host's on every tool call of every agent, before the permission checks.
 // Its answer (allow, deny with a reason, rewrite the arguments) becomes the tool-call pipeline's decision; a hook that
 // throws or rejects denies the call with its error, so the pipeline's contract (never throws) holds.
-import { errorResult } from '../tools/contract.js';
-import type { CallDecision } from '../orchestrator/tool-batch.js';
-import type { GateAgent, ToolCallHook } from '../orchestrator/runtime-ports.js';
+import { errorResult, type CallDecision, type GateAgent, type ToolCallHook } from '../host/tool-contract.js';
 
 /** A tool call as the hook sees it, its arguments already checked against the tool's schema. */
 export interface ToolCallInfo {

@@ -4,22 +4,22 @@
 // The permission setup's broker queues requests, so an asker only ever shows one at a time.
 import { createInterface } from 'node:readline/promises';
 import type { ModalChoice, ModalPrompt } from '../dashboards/tui.js';
+import {
+  describeRequester,
+  type AgentLabel,
+  type ApprovalRequest,
+  type Asker,
+  type PlanApprovalRequest,
+  type QuestionRequest,
+  type Requester,
+} from '../host/asker.js';
 import type {
-  AgentLabel,
   ApprovalAnswer,
-  ApprovalRequest,
-  Asker,
-  PlanApprovalRequest,
-  Requester,
-} from '../orchestrator/permissions/asker.js';
-import { describeRequester } from '../orchestrator/permissions/asker.js';
-import type {
   PlanDecision,
   QuestionAnswer,
   QuestionReply,
-  QuestionRequest,
   UserQuestion,
-} from '../tools/adapters-interaction.js';
+} from '../protocol/interruptions.js';
 import type { Screen, ScreenMode } from './screen.js';
 
 export type { AgentLabel, Requester };

@@ -1,7 +1,7 @@
 // The scheduler service's check interval and clock from the environment, for `murmur scheduler` and `murmur serve`:
 // MURMUR_CRON_CHECK_MS (how often it checks) and MURMUR_CRON_CLOCK_OFFSET_MS (shifts its clock, for tests).
 import { UsageError } from './args.js';
-import { systemClock, type Clock } from '../orchestrator/clock.js';
+import { systemClock, type Clock } from '../host/command-parts.js';
 
 function envMs(command: string, env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
   const raw = env[name];

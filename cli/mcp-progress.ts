@@ -2,7 +2,7 @@
 // for them (a progressToken), always growing, with items done as the progress of a swarm.
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { EventBus } from '../orchestrator/events.js';
+import type { EventBus } from '../host/event-bus.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 

@@ -1,5 +1,5 @@
 // `murmur mcp serve`: murmur as a stdio MCP server with two tools, run_agent and run_swarm. Each request gets
-// its own Engine and session; progress comes from the engine's event bus; a cancelled request aborts its run.
+// its own Run (host/run.ts) and session; progress comes from the run's event bus; a cancelled request aborts it.
 // stdout belongs to the protocol: everything else (logs, warnings) goes to stderr.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -7,22 +7,22 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import { parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { hostAsker } from './approvals.js';
 import { packageVersion } from './version.js';
-import type { PermissionMode } from '../orchestrator/permissions/policy.js';
+import type { PermissionMode } from '../host/permission-rules.js';
 import { configFor, mcpSourceFor, providerFactory, providerFor, workspaceFrom } from './setup.js';
 import { MCP_FLAGS } from './flags.js';
 import { commandSpec } from './commands.js';
 import { commandHelp, usageLines } from './help.js';
-import type { RunOutcome } from '../orchestrator/engine.js';
-import { EventBus } from '../orchestrator/events.js';
+import type { RunOutcome } from '../protocol/run-outcome.js';
 import type { MurmurConfig } from '../orchestrator/config.js';
-import type { Semaphore } from '../orchestrator/model-gate.js';
+import type { Semaphore } from '../host/command-parts.js';
 import { sharedModelGate } from '../host/engine-options.js';
-import { describeRuleProblem, parseRuleLists } from '../orchestrator/permissions/rules.js';
-import type { ModelProvider } from '../orchestrator/models/provider.js';
-import type { McpSource } from '../orchestrator/mcp-source.js';
-import { assembleForCommand } from './assemble-for-command.js';
-import type { Assembled } from '../host/assemble.js';
-import { reportOf, runOnEngine, swarmTitle, type Finished, type RunRequest } from '../host/lifecycle.js';
+import { describeRuleProblem, parseRuleLists } from '../host/permission-rules.js';
+import type { ModelProvider } from '../host/model-provider.js';
+import type { McpSource } from '../host/mcp-servers.js';
+import { commandTracing } from './telemetry.js';
+import { EventBus } from '../host/event-bus.js';
+import { startRun, type RunValues } from '../host/run.js';
+import { reportOf, swarmTitle, type Finished, type RunRequest } from '../host/lifecycle.js';
 import { renderReport } from '../host/reports.js';
 import { maxSwarmItems } from '../host/checks.js';
 import { HostInputError } from '../host/errors.js';
@@ -211,16 +211,14 @@ function errorResult(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-/** One request's engine: its own bus and session, no screen, no user channel (nobody can answer over MCP). */
-async function openEngine(ctx: ServeContext, kind: 'run' | 'swarm'): Promise<Assembled> {
+/** One request's engine values: its own session, no screen, no user channel (nobody can answer over MCP). */
+function requestValues(ctx: ServeContext, kind: 'run' | 'swarm'): RunValues {
   const { cwd, config, env } = ctx;
-  const bus = new EventBus();
   const permissionMode = stringFlag(ctx.args, 'permission-mode') as PermissionMode | undefined;
-  const assembled = await assembleForCommand({
+  return {
     cwd,
     config,
     env,
-    bus,
     provider: ctx.provider,
     providerFor: providerFactory(ctx.args, config, cwd, env, ctx.provider.name),
     frontEnd: 'mcp',
@@ -232,18 +230,15 @@ async function openEngine(ctx: ServeContext, kind: 'run' | 'swarm'): Promise<Ass
     headlessReason:
       hostAsker({ mode: 'quiet', screen: undefined, mcpServer: true }).headlessReason ?? 'murmur runs as an MCP server',
     modelGate: ctx.gate,
-  });
-  bus.on('log', (event) => {
-    if (event.level !== 'info') log(`${event.level}: ${event.agentId ? `${event.agentId}: ` : ''}${event.message}`);
-  });
-  return assembled;
+    ...commandTracing(),
+  };
 }
 
 /**
- * Runs `work` on a fresh engine: the request's cancellation aborts the engine (finished work is kept), progress
- * follows the bus, and the engine is always closed so the session on disk is complete.
+ * Runs one request as a Run (host/run.ts): the request's cancellation aborts it (finished work is kept), progress
+ * follows its bus, and its session on disk is complete when the result is sent.
  */
-async function withEngine(
+async function withRun(
   ctx: ServeContext,
   label: string,
   request: RunRequest,
@@ -251,19 +246,30 @@ async function withEngine(
   progressTotal: number | undefined,
   result: (finished: Finished) => CallToolResult,
 ): Promise<CallToolResult> {
-  const { engine, close } = await openEngine(ctx, request.kind === 'swarm' ? 'swarm' : 'run');
   const started = Date.now();
-  log(`${label} started${engine.session ? ` (session ${engine.session.id})` : ''}`);
-  const onCancel = () => {
-    log(`${label} cancelled by the client: aborting (finished work is kept)`);
-    engine.abort();
-  };
+  let stopProgress: (() => void) | undefined;
+  const run = startRun({
+    env: ctx.env,
+    signals: [extra.signal],
+    attach: (bus) => {
+      bus.on('log', (event) => {
+        if (event.level !== 'info') log(`${event.level}: ${event.agentId ? `${event.agentId}: ` : ''}${event.message}`);
+      });
+      stopProgress = followProgress(bus, progressSender(extra), progressTotal);
+      return () => stopProgress?.();
+    },
+    setup: async () => ({ assembly: requestValues(ctx, request.kind === 'swarm' ? 'swarm' : 'run'), request }),
+  });
+  log(`${label} started (session ${run.sessionId})`);
+  const onCancel = () => log(`${label} cancelled by the client: aborting (finished work is kept)`);
   if (extra.signal.aborted) onCancel();
   else extra.signal.addEventListener('abort', onCancel, { once: true });
-  const stopProgress = followProgress(engine.bus, progressSender(extra), progressTotal);
   let status = 'failed';
   try {
-    const outcome = await runOnEngine(engine, request, ctx.env);
+    const outcome = await run.done.catch((error: unknown) => {
+      if (error instanceof HostInputError) throw new UsageError(`murmur: ${error.message}`);
+      throw error;
+    });
     if (!outcome.ok) {
       status = 'refused';
       return errorResult(
@@ -273,9 +279,7 @@ async function withEngine(
     status = outcome.finished.outcome.status;
     return result(outcome.finished);
   } finally {
-    stopProgress();
     extra.signal.removeEventListener('abort', onCancel);
-    await close();
     log(`${label} ended ${status} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
 }
@@ -291,7 +295,7 @@ async function runAgent(
     task: input.task,
     ...(input.role !== undefined ? { agent: input.role } : {}),
   };
-  return withEngine(ctx, `run_agent #${n}`, request, extra, undefined, (finished) => agentResult(finished.outcome));
+  return withRun(ctx, `run_agent #${n}`, request, extra, undefined, (finished) => agentResult(finished.outcome));
 }
 
 function agentResult(outcome: RunOutcome): CallToolResult {
@@ -348,7 +352,7 @@ async function runSwarm(ctx: ServeContext, n: number, input: SwarmInput, extra: 
       ...(input.max_rounds !== undefined ? { maxRounds: input.max_rounds } : {}),
     },
   };
-  return withEngine(ctx, `run_swarm #${n}`, request, extra, input.items.length, (finished) => {
+  return withRun(ctx, `run_swarm #${n}`, request, extra, input.items.length, (finished) => {
     if (finished.kind !== 'swarm') return errorResult('run_swarm: not a swarm.');
     const { results } = finished;
     const json = reportOf(finished);

@@ -3,8 +3,8 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringFlag, UsageError, type ParsedArgs } from './args.js';
-import { SessionStore, stateHome } from '../orchestrator/session.js';
-import type { Environment } from '../orchestrator/environment.js';
+import { SessionStore, stateHome } from '../host/session-store.js';
+import type { Environment } from '../host/workspace-config.js';
 
 export function namedSession(
   command: string,

@@ -6,12 +6,18 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { boolFlag, parseArgs, stringFlag, UsageError } from './args.js';
 import { workspaceFrom } from './setup.js';
-import { stateHome } from '../orchestrator/session.js';
-import { renderReport, swarmReport, withItemUsage, type ItemResult, type RunReport } from '../host/reports.js';
-import type { SessionState } from '../orchestrator/engine.js';
+import { stateHome } from '../host/session-store.js';
+import {
+  renderReport,
+  segmentsMs,
+  swarmReport,
+  withItemUsage,
+  type ItemResult,
+  type RunReport,
+} from '../host/reports.js';
+import type { SessionState } from '../protocol/run-state.js';
 import { REPORT_FLAGS } from './flags.js';
 import type { Interruption } from '../protocol/interruptions.js';
-import { segmentsMs } from '../orchestrator/run-segments.js';
 
 interface SavedSwarmState {
   items?: { item: string; result?: ItemResult }[];
@@ -68,7 +74,7 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
   const home = stateHome(workspace);
   const state = isSessionId(id) ? readState(home, id) : undefined;
   if (!state) {
-    const { listSessionSummaries } = await import('../orchestrator/session-list.js');
+    const { listSessionSummaries } = await import('../host/session-list.js');
     const known = listSessionSummaries(home)
       .slice(0, 5)
       .map((s) => s.id);

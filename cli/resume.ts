@@ -4,14 +4,14 @@
 import { boolFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { workspaceFrom } from './setup.js';
 import { RESUME_FLAGS } from './flags.js';
-import { openTerminalRun } from './terminal-run.js';
-import { printFinished } from './print-outcome.js';
+import { runInTerminal } from './terminal-run.js';
 import { queueFromFlagOrEnv } from './worker.js';
 import { openOutputJsonl } from './output-options.js';
 import { codeAgentsUsed, openResumable, type Resumable } from '../host/resume.js';
-import { applyAnswers } from '../host/answers.js';
-import { findInterruption } from '../orchestrator/permissions/interruption-desk.js';
-import type { Interruption, InterruptionAnswer } from '../protocol/interruptions.js';
+import type { Answers } from '../host/answers.js';
+import { recordIfScheduled } from '../scheduler/resumed.js';
+import { findInterruption } from '../host/answers.js';
+import type { InterruptionAnswer } from '../protocol/interruptions.js';
 
 /** Continue with the model, endpoint and rules the session ran with, unless given again. */
 function flagsFromSession(args: ParsedArgs, resumable: Resumable): void {
@@ -57,29 +57,29 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
   // Started by the web console (--hold): what nobody answered there waits again; the command exits 75.
   const hold = boolFlag(args, 'hold');
   if (hold) args.flags.json = true;
-  const interruptions = answeredHere(args, resumable);
-  const terminal = await openTerminalRun('resume', args, {
-    title: resumable.title,
-    ...(hold ? { hold: true } : {}),
-    ...(interruptions.length > 0 ? { interruptions } : {}),
-    sessionKind: resumable.swarm ? 'swarm' : 'run',
-    session: resumable.session,
-    ...(resumable.sandbox ? { sandbox: resumable.sandbox } : {}),
-    ...(resumable.extend ? { extend: resumable.extend } : {}),
-  });
-  try {
-    const finished = await terminal.run(
-      { kind: 'resume', resumable, ...(queue ? { queue } : {}), ...(onItem ? { onItem } : {}) },
-      (refused) => refused.message,
-    );
-    return await terminal.finishRun(finished.outcome, printFinished(args, finished));
-  } finally {
-    await terminal.close();
-  }
+  const answers = answersFromFlags(args, resumable);
+  // Answered in the console (recorded in its state) or here: a scheduled task's history says which.
+  const answeredInConsole = resumable.interruptions.some((i) => i.answer !== undefined);
+  return runInTerminal(
+    'resume',
+    args,
+    {
+      title: resumable.title,
+      sessionKind: resumable.swarm ? 'swarm' : 'run',
+      ...(hold ? { hold: true } : {}),
+      ...(answers ? { answers } : {}),
+      onFinished: (finished) => {
+        if (finished.kind === 'run')
+          recordIfScheduled(resumable.session.dir, resumable.session.id, finished.outcome, answeredInConsole);
+      },
+    },
+    { kind: 'resume', resumable, ...(queue ? { queue } : {}), ...(onItem ? { onItem } : {}) },
+    (refused) => refused.message,
+  );
 }
 
-/** The session's interruptions with --approve / --deny answered (an answer naming nothing that waits is a usage error). */
-function answeredHere(args: ParsedArgs, resumable: Resumable): Interruption[] {
+/** --approve / --deny as answers (the Run checks them against what waits); undefined when neither is given. */
+function answersFromFlags(args: ParsedArgs, resumable: Resumable): Answers | undefined {
   const approve = (args.flags.approve as string[] | undefined) ?? [];
   const deny = (args.flags.deny as string[] | undefined) ?? [];
   const reason = stringFlag(args, 'reason');
@@ -88,9 +88,9 @@ function answeredHere(args: ParsedArgs, resumable: Resumable): Interruption[] {
       throw new UsageError(
         `murmur resume: --${reason !== undefined ? 'reason goes with --deny' : 'always goes with --approve'} CALL.`,
       );
-    return resumable.interruptions;
+    return undefined;
   }
-  const answers: Record<string, InterruptionAnswer> = {};
+  const answers: Answers = {};
   const approval: InterruptionAnswer = boolFlag(args, 'always') ? { kind: 'allow_always' } : { kind: 'allow_once' };
   for (const name of approve) answers[name] = answerFor(resumable, name, approval);
   for (const name of deny)
@@ -99,9 +99,7 @@ function answeredHere(args: ParsedArgs, resumable: Resumable): Interruption[] {
       name,
       reason !== undefined ? { kind: 'deny', feedback: reason } : { kind: 'deny' },
     );
-  const applied = applyAnswers(resumable.interruptions, answers);
-  if (!applied.ok) throw new UsageError(`murmur resume: ${applied.error}.`);
-  return applied.interruptions;
+  return answers;
 }
 
 /** --approve / --deny in the words of the interruption's kind (a plan is approved or rejected, a question declined). */

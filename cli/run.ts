@@ -2,9 +2,8 @@
 import { boolFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { workspaceFrom } from './setup.js';
 import { RUN_FLAGS } from './flags.js';
-import { loadAgentDefinitions, profileOrProblem } from '../roles/definitions.js';
-import { openTerminalRun } from './terminal-run.js';
-import { printFinished } from './print-outcome.js';
+import { loadAgentDefinitions, profileOrProblem } from '../host/agent-profiles.js';
+import { runInTerminal } from './terminal-run.js';
 import { outputSpecFrom } from './output-options.js';
 
 export async function runCommand(argv: readonly string[]): Promise<number> {
@@ -19,20 +18,13 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   // Started by the web console (--hold): a request that needs a person waits, to be answered on its page (exit 75).
   const hold = boolFlag(args, 'hold');
   if (hold) args.flags.json = true;
-  const terminal = await openTerminalRun('run', args, {
-    title: task,
-    sessionKind: 'run',
-    ...(hold ? { hold: true } : {}),
-  });
-  try {
-    const finished = await terminal.run(
-      { kind: 'task', task, ...(agent !== undefined ? { agent } : {}), ...(output ? { output } : {}) },
-      (refused) => `--agent ${refused.message}`,
-    );
-    return await terminal.finishRun(finished.outcome, printFinished(args, finished));
-  } finally {
-    await terminal.close();
-  }
+  return runInTerminal(
+    'run',
+    args,
+    { title: task, sessionKind: 'run', ...(hold ? { hold: true } : {}) },
+    { kind: 'task', task, ...(agent !== undefined ? { agent } : {}), ...(output ? { output } : {}) },
+    (refused) => `--agent ${refused.message}`,
+  );
 }
 
 function checkAgentFlag(args: ParsedArgs): void {

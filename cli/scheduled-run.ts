@@ -3,9 +3,8 @@
 // An ordinary session with one difference: nobody watches it, so a call that needs a person waits — the run ends
 // `waiting` with the call among its interruptions (exit 75), and `murmur resume SID` (or the console) carries on.
 import { boolFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
-import { openTerminalRun } from './terminal-run.js';
-import { printFinished } from './print-outcome.js';
-import { SessionStore, stateHome } from '../orchestrator/session.js';
+import { runInTerminal } from './terminal-run.js';
+import { SessionStore, stateHome } from '../host/session-store.js';
 import { SCHEDULED_FILE } from '../scheduler/held.js';
 import { workspaceFrom } from './setup.js';
 import writeFileAtomic from 'write-file-atomic';
@@ -43,10 +42,10 @@ export async function scheduledRun(args: ParsedArgs): Promise<number> {
   process.stdout.on('error', () => undefined);
   // The scheduler records the waiting run from this process's exit (run-process.ts).
   const title = prompt.split('\n', 1)[0]!;
-  const terminal = await openTerminalRun('scheduler', args, { title, sessionKind: 'run', session, hold: true });
   // The scheduler went away (killed): stop, so the session is saved and the run is not left going unseen.
+  const orphaned = new AbortController();
   const watchdog = setInterval(() => {
-    if (process.ppid !== parent) terminal.engine.abort();
+    if (process.ppid !== parent) orphaned.abort('the scheduler that started this run is gone');
   }, 500);
   watchdog.unref();
   try {
@@ -54,11 +53,15 @@ export async function scheduledRun(args: ParsedArgs): Promise<number> {
       process.stderr.write('murmur: the scheduler that started this run is gone; the run does not start.\n');
       return 1;
     }
-    const finished = await terminal.run({ kind: 'task', task: prompt, title }, (refused) => refused.message);
-    return await terminal.finishRun(finished.outcome, printFinished(args, finished));
+    return await runInTerminal(
+      'scheduler',
+      args,
+      { title, sessionKind: 'run', session, hold: true, signal: orphaned.signal },
+      { kind: 'task', task: prompt, title },
+      (refused) => refused.message,
+    );
   } finally {
     clearInterval(watchdog);
-    await terminal.close();
   }
 }
 

@@ -1,6 +1,6 @@
 // What the person sees while a run goes on: the blessed dashboard on a terminal, plain lines elsewhere,
 // nothing with --json. Both are plain subscribers of the bus.
-import type { EventBus } from '../orchestrator/events.js';
+import type { EventBus } from '../host/event-bus.js';
 import type { DashboardHandle, ModalPrompt } from '../dashboards/tui.js';
 
 export type ScreenMode = 'dashboard' | 'lines' | 'quiet';

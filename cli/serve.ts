@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { workspaceFrom } from './setup.js';
-import { stateHome } from '../orchestrator/session.js';
+import { stateHome } from '../host/session-store.js';
 import { cronTiming } from './cron-clock.js';
 import { SERVE_FLAGS } from './flags.js';
 import type { CronService as CronServiceType } from '../scheduler/service.js';

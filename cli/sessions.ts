@@ -2,8 +2,8 @@
 import { boolFlag, parseArgs, UsageError } from './args.js';
 import { workspaceFrom } from './setup.js';
 import { SESSIONS_FLAGS } from './flags.js';
-import { stateHome } from '../orchestrator/session.js';
-import { listSessionSummaries, type SessionSummary } from '../orchestrator/session-list.js';
+import { stateHome } from '../host/session-store.js';
+import { listSessionSummaries, type SessionSummary } from '../host/session-list.js';
 import { fit, formatCost, formatDuration, formatTokens, oneLine } from '../dashboards/format.js';
 
 export async function sessionsCommand(argv: readonly string[]): Promise<number> {

@@ -3,10 +3,10 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig, type MurmurConfig } from '../orchestrator/config.js';
-import { createMcpSource, type McpSource } from '../orchestrator/mcp-source.js';
-import type { EventBus } from '../orchestrator/events.js';
-import { writeEventLog, type EventLog } from '../orchestrator/events-log.js';
-import type { ModelProvider } from '../orchestrator/models/provider.js';
+import { createMcpSource, type McpSource } from '../host/mcp-servers.js';
+import type { EventBus } from '../host/event-bus.js';
+import { writeEventLog, type EventLog } from '../host/command-parts.js';
+import type { ModelProvider } from '../host/model-provider.js';
 import { UsageError, stringFlag, type ParsedArgs } from './args.js';
 import { flushTelemetry, QUICK_FLUSH_MS } from './telemetry.js';
 
@@ -25,7 +25,7 @@ export function workspaceFrom(command: string, args: ParsedArgs): string {
   return cwd;
 }
 
-/** MCP servers as a tool source (orchestrator/mcp-source.ts); a file that cannot be read or parsed is a usage error. */
+/** MCP servers as a tool source (host/mcp-servers.ts); a file that cannot be read or parsed is a usage error. */
 export async function mcpSourceFor(options: Parameters<typeof createMcpSource>[0]): Promise<McpSource | undefined> {
   try {
     return await createMcpSource(options);
@@ -51,7 +51,7 @@ export async function providerFor(
   workspace: string,
   env: NodeJS.ProcessEnv,
 ): Promise<ModelProvider> {
-  const { chooseModelSpec, createProvider } = await import('../orchestrator/models/resolve.js');
+  const { chooseModelSpec, createProvider } = await import('../host/model-resolution.js');
   const choice = chooseModelSpec({ flag: stringFlag(args, 'model'), env, config: config.model });
   if (!choice.ok) throw new UsageError(`murmur ${command}: ${choice.message}`);
   return createModel(choice.spec, args, config, workspace, env, createProvider);
@@ -63,15 +63,15 @@ async function createModel(
   config: MurmurConfig,
   workspace: string,
   env: NodeJS.ProcessEnv,
-  create: typeof import('../orchestrator/models/resolve.js').createProvider,
+  create: typeof import('../host/model-resolution.js').createProvider,
 ): Promise<ModelProvider> {
   try {
     const baseUrl = stringFlag(args, 'base-url') ?? config.baseUrl;
-    const { withGivenPrice } = await import('../orchestrator/models/prices.js');
+    const { withGivenPrice } = await import('../host/models.js');
     return withGivenPrice(await create(spec, { env, cwd: workspace, ...(baseUrl ? { baseUrl } : {}) }), config.prices);
   } catch (error) {
-    const { ModelConfigError } = await import('../orchestrator/models/resolve.js');
-    const { ScriptError } = await import('../orchestrator/models/scripted.js');
+    const { ModelConfigError } = await import('../host/model-resolution.js');
+    const { ScriptError } = await import('../host/scripted-model.js');
     if (error instanceof ModelConfigError || error instanceof ScriptError)
       throw new UsageError(`murmur: ${error.message}`);
     throw error;
@@ -91,7 +91,7 @@ export function providerFactory(
 ) {
   const runProvider = runModel.split(':', 1)[0];
   return async (spec: string): Promise<ModelProvider> => {
-    const { createProvider } = await import('../orchestrator/models/resolve.js');
+    const { createProvider } = await import('../host/model-resolution.js');
     const sameProvider = spec.split(':', 1)[0] === runProvider;
     const own: ParsedArgs = sameProvider ? args : { ...args, flags: { ...args.flags, 'base-url': undefined } };
     return createModel(

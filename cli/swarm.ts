@@ -4,8 +4,7 @@ import { resolve } from 'node:path';
 import { boolFlag, parseArgs, positiveIntFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { workspaceFrom } from './setup.js';
 import { SWARM_FLAGS } from './flags.js';
-import { openTerminalRun } from './terminal-run.js';
-import { printFinished } from './print-outcome.js';
+import { runInTerminal } from './terminal-run.js';
 import type { SwarmLaunch } from '../host/swarm.js';
 import { swarmTitle } from '../host/lifecycle.js';
 import { agentNameProblem, swarmItemsProblem } from '../host/checks.js';
@@ -72,33 +71,33 @@ export async function swarmCommand(argv: readonly string[]): Promise<number> {
   // Started by the web console (--hold): a request that needs a person waits, to be answered on its page (exit 75).
   const hold = boolFlag(args, 'hold');
   if (hold) args.flags.json = true;
-  const terminal = await openTerminalRun('swarm', args, {
-    title: description,
-    sessionKind: 'swarm',
-    ...(hold ? { hold: true } : {}),
-    // Saved with the session: a resume appends the items not yet written.
-    ...(jsonl !== undefined ? { extend: (o) => void (o.settings = { ...o.settings, outputJsonl: jsonl }) } : {}),
-  });
-  try {
-    const role = stringFlag(args, 'role');
-    const isolation = stringFlag(args, 'isolation') as 'none' | 'worktree' | undefined;
-    const launch: SwarmLaunch = {
-      promptTemplate: template,
-      items,
-      description,
-      verify: boolFlag(args, 'verify'),
-      maxItems: Number.POSITIVE_INFINITY,
-      minItems: 1,
-      ...(role !== undefined ? { subagentType: role } : {}),
-      ...(isolation !== undefined ? { isolation } : {}),
-      ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
-      ...(maxRounds !== undefined ? { maxRounds } : {}),
-      ...(queue ? { queue } : {}),
-      ...(output ? { output } : {}),
-    };
-    const finished = await terminal.run({ kind: 'swarm', launch, ...(onItem ? { onItem } : {}) }, (r) => r.message);
-    return await terminal.finishRun(finished.outcome, printFinished(args, finished));
-  } finally {
-    await terminal.close();
-  }
+  const role = stringFlag(args, 'role');
+  const isolation = stringFlag(args, 'isolation') as 'none' | 'worktree' | undefined;
+  const launch: SwarmLaunch = {
+    promptTemplate: template,
+    items,
+    description,
+    verify: boolFlag(args, 'verify'),
+    maxItems: Number.POSITIVE_INFINITY,
+    minItems: 1,
+    ...(role !== undefined ? { subagentType: role } : {}),
+    ...(isolation !== undefined ? { isolation } : {}),
+    ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
+    ...(maxRounds !== undefined ? { maxRounds } : {}),
+    ...(queue ? { queue } : {}),
+    ...(output ? { output } : {}),
+  };
+  return runInTerminal(
+    'swarm',
+    args,
+    {
+      title: description,
+      sessionKind: 'swarm',
+      ...(hold ? { hold: true } : {}),
+      // Saved with the session: a resume appends the items not yet written.
+      ...(jsonl !== undefined ? { settings: { outputJsonl: jsonl } } : {}),
+    },
+    { kind: 'swarm', launch, ...(onItem ? { onItem } : {}) },
+    (refused) => refused.message,
+  );
 }

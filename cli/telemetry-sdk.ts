@@ -7,7 +7,7 @@ import type { AttributeValue, Attributes } from '@opentelemetry/api';
 import { BasicTracerProvider, BatchSpanProcessor, type TracerConfig } from '@opentelemetry/sdk-trace-base';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { packageVersion } from './version.js';
-import type { CommandTelemetry } from './telemetry.js';
+import type { CommandTelemetry } from './telemetry-types.js';
 
 type Resource = NonNullable<TracerConfig['resource']>;
 

@@ -2,12 +2,9 @@
 // the OpenTelemetry SDK is loaded (telemetry-sdk.ts) and every engine this process builds records its spans there;
 // otherwise nothing of it is loaded, so start-up is unchanged. The spans are flushed before the command exits.
 import type { TracingInput } from '../host/tracing/links.js';
+import type { CommandTelemetry } from './telemetry-types.js';
 
-export interface CommandTelemetry {
-  tracing: TracingInput;
-  /** Exports what is still buffered and stops, waiting at most `deadlineMs` (an unreachable collector does not hold the exit up). */
-  shutdown(deadlineMs: number): Promise<void>;
-}
+export type { CommandTelemetry } from './telemetry-types.js';
 
 let active: CommandTelemetry | undefined;
 

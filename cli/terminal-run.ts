@@ -1,5 +1,5 @@
-// A run on the command line: parsed flags to plain values for the host assembly (host/assemble.ts), plus what only
-// a terminal has — the screen, the terminal asker, Ctrl-C and the event log; requests go through the host's lifecycle.
+// A run on the command line, as an adapter over the host's Run (host/run.ts): parsed flags to plain values, plus what
+// only a terminal has — the screen, the terminal asker, Ctrl-C and the event log — and, at the edge, the exit status.
 import { boolFlag, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import {
   configFor,
@@ -10,183 +10,184 @@ import {
   providerFor,
   workspaceFrom,
 } from './setup.js';
-import { chooseScreenMode, createScreen, type Screen } from './screen.js';
+import { chooseScreenMode, createScreen, type PendingScreen } from './screen.js';
 import { hostAsker } from './approvals.js';
-import { interruptionId, type Interruption } from '../protocol/interruptions.js';
+import { interruptionId } from '../protocol/interruptions.js';
+import type { RunOutcome } from '../protocol/run-outcome.js';
+import type { RunSettings } from '../protocol/run-state.js';
+import type { MurmurEvent } from '../protocol/events.js';
 import { HELD_EXIT_CODE } from '../scheduler/held.js';
-import type { PermissionMode } from '../orchestrator/permissions/policy.js';
-import { EventBus, type MurmurEvent } from '../orchestrator/events.js';
-import type { Engine, EngineOptions, RunOutcome } from '../orchestrator/engine.js';
-import type { EventLog } from '../orchestrator/events-log.js';
-import { SessionStore } from '../orchestrator/session.js';
+import type { PermissionMode } from '../host/permission-rules.js';
+import type { EventLog } from '../host/command-parts.js';
+import type { SessionStore } from '../host/session-store.js';
+import type { McpSource } from '../host/mcp-servers.js';
 import { namedSession } from './named-session.js';
 import type { MurmurConfig } from '../orchestrator/config.js';
-import { assembleEngine } from '../host/assemble.js';
 import { HostInputError } from '../host/errors.js';
-import type { SandboxChoice } from '../host/sandbox.js';
-import { runOnEngine, type Finished, type Refused, type RunRequest } from '../host/lifecycle.js';
+import { startRun } from '../host/run.js';
+import type { Answers } from '../host/answers.js';
+import type { Finished, Refused, RunRequest } from '../host/lifecycle.js';
 import { commandTracing } from './telemetry.js';
-
-export interface TerminalRun {
-  engine: Engine;
-  screen: Screen;
-  config: MurmurConfig;
-  args: ParsedArgs;
-  /** Runs a request through the host's lifecycle (host/lifecycle.ts); refused = a usage error naming the flag. */
-  run(request: RunRequest, refusedAs: (refused: Refused) => string): Promise<Finished>;
-  /** Stops the screen, prints the outcome and returns the exit status. */
-  finishRun(outcome: RunOutcome, stdoutText: string): Promise<number>;
-  close(): Promise<void>;
-}
+import { printFinished } from './print-outcome.js';
 
 export interface TerminalRunOptions {
   title: string;
   sessionKind: 'run' | 'swarm';
-  /** Reopen this session instead of creating one. */
+  /** The new session, made before the run (a scheduled run's); absent = --session-id's or a fresh one. */
   session?: SessionStore;
-  /** Adds engine options (the swarm's tool and adapter). */
-  extend?: (options: EngineOptions) => void;
+  /** Saved with the session besides the flags' (the swarm's --output-jsonl file). */
+  settings?: RunSettings;
   /**
    * Nobody watches (a scheduled run, work the web console started): a call that needs a person is held as an
    * interruption and the run ends `waiting` (exit 75), instead of being asked on a screen or settled by policy.
    */
   hold?: boolean;
-  /** What a resumed session waits for, with the answers given since (the console's, or --approve / --deny). */
-  interruptions?: readonly Interruption[];
-  /** The sandbox a resumed session ran with (on, and with the network); --sandbox turns it on too. */
-  sandbox?: SandboxChoice;
+  /** A resume's answers to what its session waits for (--approve / --deny). */
+  answers?: Answers;
+  /** Aborts the run (a scheduled run's watchdog), as Ctrl-C does. */
+  signal?: AbortSignal;
+  /** Hears the finished run before its exit status is decided (a scheduled task's history). Must not throw. */
+  onFinished?: (finished: Finished) => void;
 }
 
-export async function openTerminalRun(
+/** The terminal's parts, made as the run sets up and closed when it ends. */
+interface Parts {
+  screen?: PendingScreen;
+  mcp?: McpSource;
+  eventLog?: EventLog;
+  early: MurmurEvent[];
+  stopCollecting?: () => void;
+}
+
+/**
+ * Runs `request` on the command line and returns the exit status: 0 completed, 75 waiting for a person, 130 aborted,
+ * 1 otherwise. Bad input found as the run starts is a UsageError (a refused request says `refusedAs` of it).
+ */
+export async function runInTerminal(
   command: string,
   args: ParsedArgs,
   options: TerminalRunOptions,
-): Promise<TerminalRun> {
+  request: RunRequest,
+  refusedAs: (refused: Refused) => string,
+): Promise<number> {
   const env = process.env;
   const cwd = workspaceFrom(command, args);
   const effort = stringFlag(args, 'effort') as MurmurConfig['effort'];
   // --effort wins over `effort` in murmur.toml; the engine reads it from the configuration.
   const config = effort ? { ...(await configFor(cwd)), effort } : await configFor(cwd);
   const provider = await providerFor(command, args, config, cwd, env);
-  const bus = new EventBus();
-  // Warnings raised while setting up (bad agent files, skills, MCP entries) arrive before any screen listens.
-  const early: MurmurEvent[] = [];
-  const stopCollecting = bus.on('log', (event) => early.push(event));
-  const eventLog: EventLog | undefined = eventLogFor(command, args, bus);
-  const mcp = await mcpSourceFor({ cwd, config, env, bus, provider });
   const mode = chooseScreenMode({ json: boolFlag(args, 'json'), noDashboard: args.flags.dashboard === false, env });
-  // The screen and Ctrl-C abort through this signal, so nothing needs the engine before it exists.
-  const aborter = new AbortController();
-  // Made now (the asker needs it), drawn once the engine exists and the setup warnings are printed.
-  const screen = createScreen({
-    mode,
-    bus,
-    title: options.title,
-    model: provider.name,
-    env,
-    onAbort: () => aborter.abort(),
-  });
-  const chosen = options.hold ? {} : hostAsker({ mode, screen });
-  const { asker, headlessReason } = chosen;
-  const interruptions = options.interruptions ?? [];
-  // With nobody to ask, a session that waits for a person goes on waiting (its calls are not settled by policy).
-  const holdForPerson =
-    options.hold === true || (!asker && interruptions.length > 0 && config.permissions?.headless === undefined);
+  const session =
+    request.kind === 'resume' ? undefined : (options.session ?? namedSession(command, args, cwd, env).session);
+  const sessionId = request.kind === 'resume' ? request.resumable.session.id : session?.id;
   const permissionMode = stringFlag(args, 'permission-mode') as PermissionMode | undefined;
   const baseUrl = stringFlag(args, 'base-url');
   // Only a given flag counts: its absence must not override `swarmMode = true` in the configuration.
   const swarmMode = args.flags['swarm-mode'] === true;
-  const sandbox: SandboxChoice | undefined =
-    args.flags.sandbox === true ? { ...options.sandbox, enabled: true } : options.sandbox;
-  let assembled;
+  const parts: Parts = { early: [] };
+  // The screen and Ctrl-C abort the run through this signal.
+  const aborter = new AbortController();
+  let offInterrupt: (() => void) | undefined;
+  const run = startRun({
+    ...(sessionId !== undefined ? { sessionId } : {}),
+    signals: [aborter.signal, options.signal],
+    env,
+    ...(options.answers ? { answers: options.answers } : {}),
+    attach: (bus) => {
+      // Warnings raised while setting up (bad agent files, skills, MCP entries) arrive before any screen listens.
+      parts.stopCollecting = bus.on('log', (event) => parts.early.push(event));
+      const eventLog = eventLogFor(command, args, bus);
+      if (eventLog) parts.eventLog = eventLog;
+      return () => undefined;
+    },
+    setup: async (bus) => {
+      const mcp = await mcpSourceFor({ cwd, config, env, bus, provider });
+      if (mcp) parts.mcp = mcp;
+      // Made now (the asker needs it), drawn once the engine exists and the setup warnings are printed.
+      const screen = createScreen({
+        mode,
+        bus,
+        title: options.title,
+        model: provider.name,
+        env,
+        onAbort: () => aborter.abort(),
+      });
+      parts.screen = screen;
+      const { asker, headlessReason } = options.hold ? {} : hostAsker({ mode, screen });
+      return {
+        assembly: {
+          cwd,
+          config,
+          env,
+          provider,
+          providerFor: providerFactory(args, config, cwd, env, provider.name),
+          frontEnd: 'cli',
+          sessionKind: options.sessionKind,
+          ...(mcp ? { mcp } : {}),
+          ...(permissionMode ? { permissionMode } : {}),
+          ...(swarmMode ? { swarmMode: true } : {}),
+          ...(args.flags.sandbox === true ? { sandbox: { enabled: true } } : {}),
+          ...(asker ? { asker } : {}),
+          ...(headlessReason !== undefined ? { headlessReason } : {}),
+          ...(options.hold ? { holdForPerson: true } : {}),
+          ...(session ? { session } : {}),
+          settings: {
+            ...options.settings,
+            ...(permissionMode ? { permissionMode } : {}),
+            ...(swarmMode ? { swarmMode: true } : {}),
+            ...(baseUrl !== undefined ? { baseUrl } : {}),
+            ...(effort ? { effort } : {}),
+          },
+          ...commandTracing(),
+        },
+        request,
+      };
+    },
+    ready: async () => {
+      // Printed before the screen starts: they stay above the dashboard, which restores the screen when it ends.
+      parts.stopCollecting?.();
+      for (const event of parts.early)
+        if (event.type === 'log')
+          process.stderr.write(`murmur: ${event.level === 'info' ? '' : `${event.level}: `}${event.message}\n`);
+      await parts.screen?.start();
+      offInterrupt = onInterrupt(() => aborter.abort());
+    },
+  });
   try {
-    assembled = await assembleEngine({
-      cwd,
-      config,
-      env,
-      bus,
-      provider,
-      providerFor: providerFactory(args, config, cwd, env, provider.name),
-      frontEnd: 'cli',
-      sessionKind: options.sessionKind,
-      ...(mcp ? { mcp } : {}),
-      ...(permissionMode ? { permissionMode } : {}),
-      ...(swarmMode ? { swarmMode: true } : {}),
-      ...(sandbox ? { sandbox } : {}),
-      ...(asker ? { asker } : {}),
-      ...(headlessReason !== undefined ? { headlessReason } : {}),
-      ...(holdForPerson ? { holdForPerson: true } : {}),
-      ...(interruptions.length > 0 ? { interruptions } : {}),
-      ...(options.session ? { session: options.session } : namedSession(command, args, cwd, env)),
-      settings: {
-        ...(permissionMode ? { permissionMode } : {}),
-        ...(swarmMode ? { swarmMode: true } : {}),
-        ...(baseUrl !== undefined ? { baseUrl } : {}),
-        ...(effort ? { effort } : {}),
-      },
-      signal: aborter.signal,
-      ...(options.extend ? { extend: options.extend } : {}),
-      ...commandTracing(),
+    const result = await run.done.catch((error: unknown) => {
+      if (error instanceof HostInputError) throw new UsageError(`murmur: ${error.message}`);
+      throw error;
     });
-  } catch (error) {
-    await mcp?.close();
-    await eventLog?.close();
-    if (error instanceof HostInputError) throw new UsageError(`murmur: ${error.message}`);
-    throw error;
+    parts.screen?.stop();
+    if (!result.ok) throw new UsageError(`murmur ${command}: ${refusedAs(result.refused)}.`);
+    options.onFinished?.(result.finished);
+    process.stdout.write(printFinished(args, result.finished));
+    return exitStatus(command, args, result.finished.outcome);
+  } finally {
+    offInterrupt?.();
+    parts.stopCollecting?.();
+    parts.screen?.stop();
+    await parts.mcp?.close();
+    await parts.eventLog?.close();
   }
-  const { engine } = assembled;
+}
 
-  // Printed before the screen starts: they stay above the dashboard, which restores the screen when it ends.
-  stopCollecting();
-  for (const event of early)
-    if (event.type === 'log')
-      process.stderr.write(`murmur: ${event.level === 'info' ? '' : `${event.level}: `}${event.message}\n`);
-  await screen.start();
-  const started: Screen = screen;
-  const offInterrupt = onInterrupt(() => aborter.abort());
-  let closed = false;
-
-  return {
-    engine,
-    screen: started,
-    config,
-    args,
-    async run(request, refusedAs) {
-      const result = await runOnEngine(engine, request, env);
-      if (!result.ok) throw new UsageError(`murmur ${command}: ${refusedAs(result.refused)}.`);
-      return result.finished;
-    },
-    async finishRun(outcome, stdoutText) {
-      started.stop();
-      process.stdout.write(stdoutText);
-      const json = boolFlag(args, 'json');
-      const cwdFlag = stringFlag(args, 'cwd');
-      const inCwd = cwdFlag ? ` --cwd ${JSON.stringify(cwdFlag)}` : '';
-      if (outcome.status === 'waiting' && !json) {
-        process.stderr.write(`${waitingText(outcome, inCwd)}\n`);
-        return HELD_EXIT_CODE;
-      }
-      if (outcome.status === 'waiting') return HELD_EXIT_CODE;
-      if (outcome.status !== 'completed' && !json) {
-        process.stderr.write(
-          `murmur: ${command} ended ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}\n`,
-        );
-        if (outcome.sessionId)
-          process.stderr.write(`murmur: to continue, run: murmur resume ${outcome.sessionId}${inCwd}\n`);
-      }
-      if (outcome.status === 'completed') return 0;
-      return outcome.status === 'aborted' ? 130 : 1;
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      offInterrupt();
-      started.stop();
-      await assembled.close();
-      await mcp?.close();
-      await eventLog?.close();
-    },
-  };
+/** What the command says of a run that did not complete, and its exit status (75 = waiting, as the scheduler expects). */
+function exitStatus(command: string, args: ParsedArgs, outcome: RunOutcome): number {
+  const json = boolFlag(args, 'json');
+  const cwdFlag = stringFlag(args, 'cwd');
+  const inCwd = cwdFlag ? ` --cwd ${JSON.stringify(cwdFlag)}` : '';
+  if (outcome.status === 'waiting') {
+    if (!json) process.stderr.write(`${waitingText(outcome, inCwd)}\n`);
+    return HELD_EXIT_CODE;
+  }
+  if (outcome.status !== 'completed' && !json) {
+    process.stderr.write(`murmur: ${command} ended ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}\n`);
+    if (outcome.sessionId)
+      process.stderr.write(`murmur: to continue, run: murmur resume ${outcome.sessionId}${inCwd}\n`);
+  }
+  if (outcome.status === 'completed') return 0;
+  return outcome.status === 'aborted' ? 130 : 1;
 }
 
 /** What a run that waits for a person says on stderr: each call it waits for, and how to answer it. */

@@ -3,12 +3,11 @@
 import { hostname } from 'node:os';
 import { parseArgs, positiveIntFlag, stringFlag, UsageError } from './args.js';
 import { configFor, providerFactory, workspaceFrom } from './setup.js';
-import { assembleForCommand } from './assemble-for-command.js';
+import { itemHostForCommand } from './item-host.js';
 import { WORKER_FLAGS } from './flags.js';
 import { commandTracing, flushTelemetry, QUICK_FLUSH_MS } from './telemetry.js';
-import type { ModelProvider } from '../orchestrator/models/provider.js';
-import type { PermissionMode } from '../orchestrator/permissions/policy.js';
-import { swarmHostFor } from '../host/swarm-host.js';
+import type { ModelProvider } from '../host/model-provider.js';
+import type { PermissionMode } from '../host/permission-rules.js';
 import { HostInputError } from '../host/errors.js';
 import { checkSandboxWorks } from '../host/sandbox.js';
 import {
@@ -95,7 +94,7 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
   const baseUrl = stringFlag(args, 'base-url');
   const machine = stringFlag(args, 'name') ?? hostname();
 
-  const { createProvider } = await import('../orchestrator/models/resolve.js');
+  const { createProvider } = await import('../host/model-resolution.js');
   const providers = new Map<string, Promise<ModelProvider>>();
   const provider = (spec: string): Promise<ModelProvider> => {
     let made = providers.get(spec);
@@ -117,8 +116,8 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
   }
 
   const [{ EventBus }, { createMcpSource }] = await Promise.all([
-    import('../orchestrator/events.js'),
-    import('../orchestrator/mcp-source.js'),
+    import('../host/event-bus.js'),
+    import('../host/mcp-servers.js'),
   ]);
   const worker = new QueueWorker({
     open: queue.open,
@@ -138,7 +137,7 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
         job.permissionMode !== undefined && PERMISSION_MODES.has(job.permissionMode)
           ? (job.permissionMode as PermissionMode)
           : undefined;
-      const { engine: built, close: closeEngine } = await assembleForCommand({
+      const { host, close: closeEngine } = await itemHostForCommand({
         cwd: itemCwd,
         config,
         env,
@@ -166,7 +165,7 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
         ...commandTracing(job.traceparent),
       });
       return {
-        run: swarmHostFor(built),
+        run: host,
         close: async () => {
           await closeEngine();
           await mcp?.close();

@@ -3,8 +3,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Widgets } from 'blessed';
 import type { Clock } from '../orchestrator/clock.js';
-import type { DashboardHandle, DashboardOptions, DashboardStats, ModalPrompt } from './tui.js';
-import { createWidgets, layoutFrame, type Blessed, type TuiWidgets, type ViewState } from './tui-layout.js';
+import { createWidgets, layoutFrame, type TuiWidgets, type ViewState } from './tui-layout.js';
+import type { Blessed, DashboardHandle, DashboardOptions, DashboardStats, ModalPrompt } from './tui-types.js';
 import { initialSnapshot, reduce, type Snapshot } from './view-model.js';
 
 /** The signals blessed would exit on (with status 0); the dashboard handles them instead. */

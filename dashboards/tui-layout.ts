@@ -1,11 +1,9 @@
 // The blessed dashboard's boxes and where each frame puts the snapshot on them: header, progress bar, agent
 // table or one agent's transcript, log and footer, and the open question on top. Draws nothing itself.
 import type { Widgets } from 'blessed';
-import type { ModalPrompt } from './tui.js';
+import type { Blessed, ModalPrompt } from './tui-types.js';
 import { FOOTER, esc, renderHeader, renderLog, renderProgress, renderTable, renderTranscript } from './tui-render.js';
 import { sortedAgents, type AgentView, type Snapshot } from './view-model.js';
-
-export type Blessed = typeof import('blessed');
 
 export interface TuiWidgets {
   header: Widgets.BoxElement;

@@ -1,68 +1,15 @@
 // The live dashboard (blessed). A plain subscriber of the event bus: events only fold into the view-model
 // snapshot; a timer draws at most 10 times a second, however many events arrive, so a busy swarm is
 // never slowed by its screen. blessed is loaded lazily so `murmur --help` does not pay for it.
-// Here: the dashboard's API and opening the terminal; tui-dashboard.ts runs it, tui-layout.ts lays out its frames.
+// Here: the dashboard's API and opening the terminal; tui-dashboard.ts runs it, tui-layout.ts lays out its frames,
+// tui-types.ts holds the API's types.
 import type { Widgets } from 'blessed';
-import { systemClock, type Clock } from '../orchestrator/clock.js';
-import type { EventBus } from '../orchestrator/events.js';
+import { systemClock } from '../orchestrator/clock.js';
 import { Dashboard, SIGNALS } from './tui-dashboard.js';
-import type { Blessed } from './tui-layout.js';
-import type { Snapshot, ViewModelLimits } from './view-model.js';
+import type { Blessed, DashboardHandle, DashboardOptions } from './tui-types.js';
 
-export interface DashboardOptions {
-  bus: EventBus;
-  /** The run's task (or swarm description) until a run.start event says otherwise. */
-  title: string;
-  model: string;
-  input?: NodeJS.ReadStream;
-  output?: NodeJS.WriteStream;
-  clock?: Clock;
-  /** Called once the user confirmed `q` or Ctrl-C: the caller aborts the run (finished work is kept). */
-  onAbort: () => void;
-  /** Called when drawing fails mid-run; the dashboard has stopped itself, the caller may switch to plain lines. */
-  onFailure?: (error: Error) => void;
-  /** At most 10 (the default). */
-  maxRedrawsPerSecond?: number;
-  limits?: Partial<ViewModelLimits>;
-  /** For TERM; defaults to process.env. */
-  env?: NodeJS.ProcessEnv;
-}
-
-export interface ModalChoice {
-  /** The key that picks this choice (one character). */
-  key: string;
-  label: string;
-}
-
-export interface ModalPrompt {
-  title: string;
-  body?: string;
-  choices: readonly ModalChoice[];
-}
-
-export interface DashboardStats {
-  /** Frames drawn. */
-  renders: number;
-  /** Events folded into the snapshot. */
-  events: number;
-  /** The most frames drawn within any one second. */
-  peakRendersPerSecond: number;
-  /** Milliseconds spent laying out and drawing frames, in all. */
-  drawMs: number;
-  startedAt: number;
-}
-
-export interface DashboardHandle {
-  /** Unsubscribes, stops drawing and restores the terminal. Safe to call twice. */
-  stop(): void;
-  /**
-   * Shows a modal question (a permission prompt…) and resolves with the key of the chosen answer, or
-   * undefined when dismissed with Esc, aborted, or the dashboard stopped. Questions queue up.
-   */
-  ask(prompt: ModalPrompt, signal?: AbortSignal): Promise<string | undefined>;
-  stats(): DashboardStats;
-  readonly snapshot: Snapshot;
-}
+// The dashboard's API types live in tui-types.ts (the running dashboard and its layout read them too).
+export type { DashboardHandle, DashboardOptions, DashboardStats, ModalChoice, ModalPrompt } from './tui-types.js';
 
 /** The terminal cannot be driven: the caller should fall back to plain lines. */
 export class DashboardUnavailableError extends Error {

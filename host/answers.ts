@@ -4,6 +4,9 @@
 import { interruptionId, type Interruption, type InterruptionAnswer } from '../protocol/interruptions.js';
 import { findInterruption } from '../orchestrator/permissions/interruption-desk.js';
 
+/** Finds the interruption an answer names (`agentId/callId`, or the call id alone), or says why none fits. */
+export { findInterruption };
+
 /** Answers by interruption: `agentId/callId` (or the call id alone) → the person's answer. */
 export type Answers = Record<string, InterruptionAnswer>;
 

@@ -1,10 +1,10 @@
 // The host assembly: an engine built from plain values in dependency order — the agent directory, the permission
 // setup and the interaction adapters (they need only it and the bus), the session, the options and the engine,
-// then the abort signal. Nothing is filled in after the fact. The command line, the MCP server
-// and the library (api/) all build their engines here.
+// then the abort signal. Nothing is filled in after the fact. A Run (run.ts) builds its engine here; so does a
+// queue worker for each item it takes.
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Engine, type EngineOptions } from '../orchestrator/engine.js';
+import { Engine } from '../orchestrator/engine.js';
 import { SessionStore, stateHome } from '../orchestrator/session.js';
 import { AgentDirectory } from '../orchestrator/agent-directory.js';
 import { InterruptionDesk } from '../orchestrator/permissions/interruption-desk.js';
@@ -20,8 +20,6 @@ export interface AssemblyInput extends HostInput {
   signal?: AbortSignal;
   /** The id of the new session (default a fresh one); a run handle gives it before the engine exists. */
   sessionId?: string;
-  /** Last changes to the engine options before the engine is built (a resumed run's replaying provider). */
-  extend?: (options: EngineOptions) => void;
   /** Spans of the run's events go to this provider (host/tracing/; loaded only when given). */
   tracing?: TracingInput;
 }
@@ -53,7 +51,6 @@ export async function assembleEngine(input: AssemblyInput): Promise<Assembled> {
   try {
     // 4. The options and the engine.
     const options = hostEngineOptions(input, { directory, permissions, interaction, session, sandbox, desk });
-    input.extend?.(options);
     const engine = new Engine(options);
     // 5. Spans from its events, when a front end asks for them.
     const recorder = input.tracing

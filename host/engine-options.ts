@@ -1,7 +1,7 @@
 // Engine options from plain values: the permission setup, the interaction adapters, the registry's host tools,
 // MCP servers as a tool source, the swarm tool and adapter, the result budget and providers for defined agents.
 import { realpathSync } from 'node:fs';
-import type { EngineOptions, RunSettings } from '../orchestrator/engine.js';
+import type { Engine, EngineOptions, RunSettings } from '../orchestrator/engine.js';
 import type { EventBus } from '../orchestrator/events.js';
 import type { MurmurConfig } from '../orchestrator/config.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
@@ -11,6 +11,7 @@ import type { McpSource } from '../orchestrator/mcp-source.js';
 import type { SessionStore } from '../orchestrator/session.js';
 import { DEFAULT_LIMITS, type AgentTreeLimits } from '../orchestrator/agent-tree.js';
 import type { AgentDirectory } from '../orchestrator/agent-directory.js';
+import type { AppendPool } from '../orchestrator/append-pool.js';
 import { Semaphore } from '../orchestrator/model-gate.js';
 import type { FrontEnd, ToolAccess } from '../roles/filters.js';
 import type { AgentProfile } from '../roles/profile.js';
@@ -81,6 +82,8 @@ export interface HostInput {
   onToolCall?: ToolCallHook;
   /** The run's tool access (saved with the session, so a resume keeps it). */
   toolAccess?: ToolAccess;
+  /** Where the run's files are appended (transcripts, events.jsonl, task logs); absent = the process's pool. */
+  appendPool?: AppendPool;
 }
 
 /** What the assembly made before the options, in this order: the agent directory, the permission setup and interaction adapters, the session. */
@@ -159,10 +162,10 @@ export async function interactionFor(input: HostInput, permissions: PermissionSe
 }
 
 /** Engine options for a host from the parts made before them. */
-export function hostEngineOptions(input: HostInput, parts: EngineParts): EngineOptions {
+export function hostEngineOptions(input: HostInput, parts: EngineParts): EngineOptions<Engine> {
   const { cwd, config, env, bus, provider } = input;
   const { permissions, interaction, session } = parts;
-  const options: EngineOptions = {
+  const options: EngineOptions<Engine> = {
     cwd,
     provider,
     config,
@@ -220,5 +223,6 @@ export function hostEngineOptions(input: HostInput, parts: EngineParts): EngineO
   if (input.sessionKind === 'swarm') options.limits = { maxAgents: Number.POSITIVE_INFINITY };
   if (input.limits) options.limits = { ...options.limits, ...input.limits };
   if (input.modelGate) options.modelGate = input.modelGate;
+  if (input.appendPool) options.appendPool = input.appendPool;
   return options;
 }

@@ -1,11 +1,9 @@
-// One run's lifecycle, written once for every front end (the command line, `murmur mcp serve`, the scheduled-run
-// launcher and the library): check the request, announce the run (run.start), run the task, the swarm or the
+// One run's lifecycle, the Run's steps (run.ts), the same for every front end (the command line, `murmur mcp serve`,
+// the scheduled-run launcher and the library): check the request, announce the run (run.start), run the task, the swarm or the
 // resumed session on the engine, announce its end (run.end) and return what happened as data. A request refused
 // before anything started is a value naming the part at fault; no event is emitted and nothing is saved.
 import type { Engine, RunOutcome } from '../orchestrator/engine.js';
 import { builtinProfile } from '../roles/profile.js';
-import { readScheduledMarker } from '../scheduler/held.js';
-import { recordHeldRun, recordResumedRun } from '../scheduler/resumed.js';
 import type { ItemResult } from '../swarm/report.js';
 import type { SwarmRun } from '../swarm/runner.js';
 import type { Environment } from '../orchestrator/environment.js';
@@ -19,7 +17,7 @@ import {
   type SwarmStatus,
 } from './swarm.js';
 import { restoreOn, type Resumable } from './resume.js';
-import { keepOutputSettings, prepareOutput, withRunOutput, type OutputSpec } from './output.js';
+import { withRunOutput, type OutputSpec } from './output.js';
 
 export type RunRequest =
   /** The main agent (or `agent`: a role or a defined agent's name) on a task; `title` for screens (default: the task). */
@@ -48,9 +46,12 @@ export interface SwarmFinished {
 
 export type Finished = RunFinished | SwarmFinished;
 
-/** A request refused before it started: the part at fault (`agent`, `swarm`, `session`) and why, with what is accepted. */
+/**
+ * A request refused before it started: the part at fault (`agent`, `swarm`, `session`, a resume's `answers`) and why,
+ * with what is accepted.
+ */
 export interface Refused {
-  part: 'agent' | 'swarm' | 'session';
+  part: 'agent' | 'swarm' | 'session' | 'answers';
   message: string;
 }
 
@@ -124,7 +125,6 @@ export async function runOnEngine(engine: Engine, request: RunRequest, env: Envi
     case 'task': {
       const profile = request.agent === undefined ? builtinProfile('main') : engine.profile(request.agent);
       if (typeof profile === 'string') return refused('agent', `${JSON.stringify(request.agent)}: ${profile}`);
-      await prepareOutput(engine, request.output);
       announce(engine, 'run', request.title ?? request.task);
       if (engine.signal.aborted) return ended(engine, notStarted(engine));
       const answering = request.output ? { ...profile, output: request.output } : profile;
@@ -136,7 +136,6 @@ export async function runOnEngine(engine: Engine, request: RunRequest, env: Envi
     case 'swarm': {
       const prepared = await prepareSwarm(engine, undefined, request.launch, env);
       if (!prepared.ok) return refused('swarm', prepared.error);
-      await prepareOutput(engine, request.launch.output);
       announce(
         engine,
         'swarm',
@@ -147,7 +146,6 @@ export async function runOnEngine(engine: Engine, request: RunRequest, env: Envi
     case 'resume': {
       const { resumable } = request;
       // Nothing is saved until the resumed run starts: a resume refused here leaves the session as it was.
-      await keepOutputSettings(engine, resumable.settings);
       restoreOn(engine, resumable);
       if (resumable.swarm) {
         const prepared = await restoreSwarm(engine, resumable.swarm, undefined, env, request.queue);
@@ -158,14 +156,7 @@ export async function runOnEngine(engine: Engine, request: RunRequest, env: Envi
       announce(engine, 'run', resumable.title);
       // Aborted before it went on: the session stays as it was, to be resumed later.
       if (engine.signal.aborted) return ended(engine, notStarted(engine, resumable.session.id));
-      const outcome = withRunOutput(engine, await engine.continueMain());
-      // A scheduled task's run, resumed: its run record in the task's history says how it ended.
-      const marker = readScheduledMarker(resumable.session.dir);
-      const inConsole = resumable.interruptions.some((i) => i.answer !== undefined);
-      if (marker && outcome.status === 'waiting')
-        recordHeldRun(marker, resumable.session.id, (outcome.interruptions ?? []).map((i) => i.summary).join('; '));
-      else if (marker) recordResumedRun(marker, outcome, resumable.session.id, inConsole);
-      return ended(engine, { kind: 'run', outcome });
+      return ended(engine, { kind: 'run', outcome: withRunOutput(engine, await engine.continueMain()) });
     }
   }
 }

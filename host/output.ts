@@ -1,31 +1,19 @@
-// Typed outputs on a host's engine: the output is recorded with the session's settings (a resume answers with the
-// same schema) and its checker loaded before the run; a run's answer is read back from its main agent, and a
+// Typed outputs on a host's engine (the Run records the output with the session's settings, so a resume answers
+// with the same schema, and loads its checker before the run): a run's answer is read back from its main agent, and a
 // swarm's rows get the library's object items back as `input`.
-import type { Engine, RunOutcome, RunSettings } from '../orchestrator/engine.js';
-import { finalAnswerOf, loadOutputChecks, type OutputSpec } from '../orchestrator/final-answer.js';
+import type { Engine, RunOutcome } from '../orchestrator/engine.js';
+import { finalAnswerOf } from '../orchestrator/final-answer.js';
 import { jsonSchemaProblem, loadJsonSchemaValidators } from '../tools/mcp/json-schema.js';
 import type { ItemResult } from '../swarm/report.js';
 
 export type { OutputSpec } from '../orchestrator/final-answer.js';
+/** Loads the checker of typed outputs: awaited before a run whose agents answer with one. */
+export { loadOutputChecks } from '../orchestrator/final-answer.js';
 
 /** What is wrong with an output schema (ajv cannot compile it), or undefined. */
 export async function outputSchemaProblem(schema: unknown): Promise<string | undefined> {
   await loadJsonSchemaValidators();
   return jsonSchemaProblem(schema);
-}
-
-/** Before the run: the checker is loaded and the output saved with the session's settings. */
-export async function prepareOutput(engine: Engine, output: OutputSpec | undefined): Promise<void> {
-  if (!output) return;
-  await loadOutputChecks();
-  engine.options.settings = { ...engine.options.settings, output };
-}
-
-/** A resumed session keeps the output it was started with, and the file its items' lines go to. */
-export async function keepOutputSettings(engine: Engine, saved: RunSettings): Promise<void> {
-  await prepareOutput(engine, saved.output);
-  if (saved.outputJsonl !== undefined)
-    engine.options.settings = { ...engine.options.settings, outputJsonl: saved.outputJsonl };
 }
 
 /** The run's outcome with its main agent's final answer, when it answered with a typed output. */

@@ -4,7 +4,7 @@
 // what was restored; a call that waited for a person runs again there, answered (or asked again).
 
 import type { SandboxChoice } from './sandbox.js';
-import type { Engine, EngineOptions, RunSettings, SessionState } from '../orchestrator/engine.js';
+import type { Engine, RunSettings, SessionState } from '../orchestrator/engine.js';
 import type { AgentRecord } from '../orchestrator/agent-tree.js';
 import { SessionStore, stateHome } from '../orchestrator/session.js';
 import { readSavedState } from '../orchestrator/saved-state.js';
@@ -24,8 +24,6 @@ export interface Resumable {
   settings: RunSettings;
   /** The model the session ran with. */
   model: string | undefined;
-  /** Last changes to the engine options (the tool access it ran with); absent = none. */
-  extend?: (options: EngineOptions) => void;
   /** What the session waits for, with the answers given since (the console's, or this resume's); [] when nothing. */
   interruptions: Interruption[];
   /** The sandbox its shells ran in (from its settings): a resume runs them there again; absent = none. */
@@ -70,20 +68,7 @@ export function openResumable(cwd: string, env: Environment, id: string): Opened
     resumable.swarm = swarm;
     resumable.title = swarm.description;
   }
-  keepToolAccess(resumable);
   return { ok: true, resumable };
-}
-
-/** A resumed run keeps the tool access it was started with (saved with its settings). */
-function keepToolAccess(resumable: Resumable): void {
-  const access = resumable.settings.toolAccess;
-  if (!access) return;
-  const earlier = resumable.extend;
-  resumable.extend = (options) => {
-    earlier?.(options);
-    options.toolAccess = access;
-    options.settings = { ...options.settings, toolAccess: access };
-  };
 }
 
 /**

@@ -7,7 +7,6 @@ import { stateHome } from '../orchestrator/session.js';
 import { runUntilSettled } from '../orchestrator/subagents.js';
 import { allowedSubagentTypes, subagentProfileFor } from '../roles/subagent-policy.js';
 import { addUsage } from '../orchestrator/types.js';
-import type { SavedSwarm } from '../swarm/saved-swarm.js';
 import type { SwarmAgent, SwarmHost } from '../swarm/swarm-host.js';
 
 export interface SwarmHostOptions {
@@ -45,8 +44,6 @@ function agentView(record: AgentRecord): SwarmAgent {
 export function swarmHostFor(engine: Engine, options: SwarmHostOptions = {}): SwarmHost {
   const { agentTree } = engine;
   const home = engine.session?.home ?? stateHome(engine.cwd, engine.options.env ?? process.env);
-  /** The newest state persisted, which the session saves whenever it saves. */
-  let latest: SavedSwarm | undefined;
   const recordOf = (agentId: string): AgentRecord => {
     const record = agentTree.get(agentId);
     if (!record) throw new Error(`no agent "${agentId}" in this run`);
@@ -92,22 +89,11 @@ export function swarmHostFor(engine: Engine, options: SwarmHostOptions = {}): Sw
     usage: () => ({ ...agentTree.runUsage }),
     addUsage: (usage) => addUsage(agentTree.runUsage, usage),
     persist(state) {
-      if (options.saveAsSession) {
-        // The session's own swarm starts with its first save (a refused resume never gets here).
-        engine.begin();
-        latest = state;
-        engine.sessionExtra = () => latest;
-      }
-      engine.saveState();
+      // The session's own swarm starts the run with its first save (a refused resume never gets here).
+      if (options.saveAsSession) engine.saveSwarmState(state);
+      else engine.saveState();
     },
     emit: (event) => engine.bus.emit(event),
-    nextSwarmId(restored) {
-      if (restored !== undefined) {
-        engine.swarmCount = Math.max(engine.swarmCount, Number(restored.replace(/^s-/, '')) || 0);
-        return restored;
-      }
-      engine.swarmCount++;
-      return `s-${engine.swarmCount}`;
-    },
+    nextSwarmId: (restored) => engine.nextSwarmId(restored),
   };
 }

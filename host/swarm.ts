@@ -2,6 +2,7 @@
 // process, or a queue's workers), then run with their state saved with the session (so a resume finishes only the
 // items that had not completed), background work settled, and the swarm's status from its items — saved as the
 // session's status. The command line, the MCP server, the library and the agent_swarm tool all start swarms here.
+import type { SwarmStatus } from '../protocol/run-status.js';
 import type { Engine } from '../orchestrator/engine.js';
 import type { AgentRecord } from '../orchestrator/agent-tree.js';
 import {
@@ -24,8 +25,8 @@ import { withInputs } from './output.js';
 
 export { allCompleted, type Prepared, type QueueTarget };
 
-/** `waiting`: items wait for a person (the run's interruptions); every other item ended. */
-export type SwarmStatus = 'completed' | 'failed' | 'aborted' | 'waiting';
+/** How a swarm ended (`waiting`: items wait for a person, the run's interruptions; every other item ended). */
+export type { SwarmStatus };
 
 /** A swarm request: what the swarm checks, and where its items run (a queue's workers, else this process). */
 export interface SwarmLaunch extends LaunchRequest {

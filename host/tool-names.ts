@@ -8,6 +8,13 @@ import { PLAN_MODE_TOOL_NAMES } from '../tools/interact/plan-mode.js';
 import { CREATE_SCHEDULED_TASK } from '../tools/agents/create-scheduled-task.js';
 import { MCP_PREFIX, sanitizeNamePart } from '../tools/mcp/names.js';
 import type { RuntimeTool } from '../tools/contract.js';
+import { BUILTIN_TRAITS } from '../tools/builtin-traits.js';
+
+/**
+ * The names a host's own tools may not take: every tool murmur makes itself (the built-in tools, create_scheduled_task,
+ * the plan-mode tools, final_answer, tool_search and mcp_invoke), as their traits table lists them.
+ */
+export const RESERVED_TOOL_NAMES: readonly string[] = Object.keys(BUILTIN_TRAITS);
 
 const BUILTIN: ReadonlySet<string> = new Set([...BUILTIN_TOOL_NAMES, CREATE_SCHEDULED_TASK, ...PLAN_MODE_TOOL_NAMES]);
 

@@ -2,7 +2,7 @@
 // request with the asking agent's parent chain; the shell bridge asks whether it runs) and its inbox (background
 // task results and timers are delivered to it). Built before everything else and filled by the agent tree as it
 // spawns agents, so those parts are handed plain functions and nothing reaches a tree that does not exist yet.
-import type { AgentRecord } from './agent-tree.js';
+import type { AgentRecord } from './agent-tree-types.js';
 import type { UserMessage } from './types.js';
 
 export type Deliver = (agentId: string, message: UserMessage) => boolean;

@@ -1,13 +1,7 @@
 // The agent tree's vocabulary: its limits, an agent's record, what it hands the configurer, and how to spawn.
 import type { AgentProfile } from '../roles/profile.js';
-import type { Agent, AgentLoopConfig } from './agent.js';
-import type { AgentDirectory } from './agent-directory.js';
-import type { AgentTree } from './agent-tree.js';
-import type { Clock } from './clock.js';
-import type { EventBus } from './events.js';
-import type { Semaphore } from './model-gate.js';
-import type { ModelProvider, ModelRequest, ModelResult } from './models/provider.js';
-import type { RetryPolicy } from './models/retry.js';
+import type { Agent } from './agent.js';
+import type { ModelRequest, ModelResult } from './models/provider.js';
 import type { Message, Usage } from './types.js';
 
 export interface AgentTreeLimits {
@@ -62,9 +56,6 @@ export interface AgentTreeHooks {
   onMessage: (message: Message) => void;
 }
 
-/** Makes an agent's loop config when the tree spawns it; the tree passes itself (subagents are spawned through it). */
-export type AgentConfigurer = (record: AgentRecord, hooks: AgentTreeHooks, tree: AgentTree) => AgentLoopConfig;
-
 export interface SpawnSpec {
   profile: AgentProfile;
   parentId?: string;
@@ -80,24 +71,6 @@ export interface SpawnSpec {
   workspaceRoot?: string;
   /** The parent's agent call that starts it. */
   callId?: string;
-}
-
-export interface AgentTreeOptions {
-  bus: EventBus;
-  provider: ModelProvider;
-  /** Providers for profiles that name another model. */
-  providerFor?: (spec: string) => Promise<ModelProvider>;
-  configure: AgentConfigurer;
-  limits?: Partial<AgentTreeLimits>;
-  retry?: RetryPolicy;
-  clock?: Clock;
-  random?: () => number;
-  /** A model-request limit shared with other schedulers of the process (the MCP server runs one per request). */
-  gate?: Semaphore;
-  /** Called after agents start or end (the session's saved state). */
-  onChange?: () => void;
-  /** Where the tree keeps its agents (the engine makes it first, for the parts built before the tree); default: its own. */
-  directory?: AgentDirectory;
 }
 
 export type SpawnResult = { ok: true; record: AgentRecord } | { ok: false; error: string };

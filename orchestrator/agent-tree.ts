@@ -1,25 +1,47 @@
 // The agent tree (AgentTree): every agent of a run, its limits (depth, spawn cap, timeouts, budgets, model requests in flight),
 // live usage roll-up, abort that reaches every descendant, and waking idle agents when messages arrive.
 import type { AgentProfile } from '../roles/profile.js';
-import { Agent, type AgentIdentity, type AgentRunResult, type RunOptions } from './agent.js';
+import { Agent, type AgentIdentity, type AgentLoopConfig, type AgentRunResult, type AgentRunOptions } from './agent.js';
 import { StopRequest } from './loop.js';
 import { type Clock, systemClock } from './clock.js';
+import type { EventBus } from './events.js';
 import { Semaphore, gateProvider } from './model-gate.js';
 import type { ModelProvider, ModelResult } from './models/provider.js';
-import { defaultRetryPolicy, withRetries } from './models/retry.js';
+import { defaultRetryPolicy, withRetries, type RetryPolicy } from './models/retry.js';
 import { AgentDirectory } from './agent-directory.js';
 import {
   DEFAULT_LIMITS,
   type AgentRecord,
   type AgentTreeHooks,
   type AgentTreeLimits,
-  type AgentTreeOptions,
   type SpawnResult,
   type SpawnSpec,
 } from './agent-tree-types.js';
 import { addUsage, emptyUsage, totalTokens, type AgentStatus, type Usage, type UserMessage } from './types.js';
 
+// The tree's vocabulary is importable from here too (the engine and the runtime read it through the tree).
 export * from './agent-tree-types.js';
+
+/** Makes an agent's loop config when the tree spawns it; the tree passes itself (subagents are spawned through it). */
+export type AgentConfigurer = (record: AgentRecord, hooks: AgentTreeHooks, tree: AgentTree) => AgentLoopConfig;
+
+export interface AgentTreeOptions {
+  bus: EventBus;
+  provider: ModelProvider;
+  /** Providers for profiles that name another model. */
+  providerFor?: (spec: string) => Promise<ModelProvider>;
+  configure: AgentConfigurer;
+  limits?: Partial<AgentTreeLimits>;
+  retry?: RetryPolicy;
+  clock?: Clock;
+  random?: () => number;
+  /** A model-request limit shared with other schedulers of the process (the MCP server runs one per request). */
+  gate?: Semaphore;
+  /** Called after agents start or end (the session's saved state). */
+  onChange?: () => void;
+  /** Where the tree keeps its agents (the engine makes it first, for the parts built before the tree); default: its own. */
+  directory?: AgentDirectory;
+}
 
 const TERMINAL_BY_STOP = new Set<AgentStatus | 'idle'>(['aborted', 'timeout']);
 
@@ -167,9 +189,9 @@ export class AgentTree {
       this.options.bus,
       spec.messages ?? [],
       this.clock,
+      () => this.wake(record),
     );
     addUsage(record.totalUsage, record.agent.state.usage);
-    record.agent.onIdleMessage = () => this.wake(record);
     this.records.register(record);
     this.onChange?.();
     return { ok: true, record };
@@ -226,7 +248,7 @@ export class AgentTree {
     const timeoutMs = options.timeoutMs ?? record.profile.timeoutMs ?? this.limits.agentTimeoutMs;
     this.running++;
     try {
-      const runOptions: RunOptions = { timeoutMs };
+      const runOptions: AgentRunOptions = { timeoutMs };
       if (options.signal) {
         runOptions.parentSignal = options.signal;
         runOptions.stopFromParent = (cause) => stopFromOutside(cause, record);

@@ -15,7 +15,7 @@ export interface EngineDefinitions {
 
 /** The files' definitions (or the ones given), then the agents defined in code (the host checked they clash with none). */
 export function definitionsFor(
-  options: EngineOptions,
+  options: Pick<EngineOptions, 'definitions' | 'agents'>,
   cwd: string,
   env: Environment,
   bus: EventBus,
@@ -43,7 +43,7 @@ export function definitionsFor(
 
 /** The host's ports of the tool-call pipeline that it gave (the permission gate, vetoes, budget, call hook, tool access). */
 export function pipelinePorts(
-  options: EngineOptions,
+  options: Pick<EngineOptions, 'permission' | 'extraVetoes' | 'resultBudget' | 'onToolCall' | 'toolAccess'>,
 ): Pick<RuntimeDeps, 'permission' | 'extraVetoes' | 'resultBudget' | 'onToolCall' | 'toolAccess'> {
   const ports: Pick<RuntimeDeps, 'permission' | 'extraVetoes' | 'resultBudget' | 'onToolCall' | 'toolAccess'> = {};
   if (options.permission) ports.permission = options.permission;

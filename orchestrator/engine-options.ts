@@ -11,7 +11,6 @@ import type { AppendPool } from './append-pool.js';
 import type { AgentRecord, AgentTreeLimits } from './agent-tree.js';
 import type { Clock } from './clock.js';
 import { durationMs, type MurmurConfig } from './config.js';
-import type { Engine } from './engine.js';
 import type { Environment } from './environment.js';
 import type { EventBus } from './events.js';
 import type { Semaphore } from './model-gate.js';
@@ -20,13 +19,12 @@ import type { BatchVetoFor, McpToolSource, PermissionGate, ResultBudgetFor, Tool
 import type { RunSettings } from './saved-state.js';
 import type { SessionStore } from './session.js';
 import type { InterruptionDesk } from './permissions/interruption-desk.js';
-import type { Interruption } from '../protocol/interruptions.js';
-import type { AgentStatus, AgentSummary, Usage } from './types.js';
 
 /** The tools MURMUR_DISABLE_CRON=1 removes. */
 export const CRON_TOOL_NAMES = ['set_timer', 'create_scheduled_task'] as const;
 
-export interface EngineOptions {
+/** `Owner`: the engine the options are for (engine.ts's Engine), handed to the ports that need all of it. */
+export interface EngineOptions<Owner = unknown> {
   cwd: string;
   provider: ModelProvider;
   providerFor?: (spec: string) => Promise<ModelProvider>;
@@ -35,8 +33,8 @@ export interface EngineOptions {
   bus?: EventBus;
   clock?: Clock;
   frontEnd?: FrontEnd;
-  /** false: nothing on disk (benchmarks); else a new session unless one is given. */
-  session?: SessionStore | false;
+  /** The session on disk (the host makes or reopens it: host/assemble.ts); false = nothing on disk (benchmarks). */
+  session: SessionStore | false;
   sessionKind?: 'run' | 'swarm';
   definitions?: ReadonlyMap<string, AgentProfile>;
   /** Agents the host defined in code, joined to the definitions (their names clash with none). */
@@ -50,7 +48,8 @@ export interface EngineOptions {
   registry?: RegistryDeps;
   /** MCP servers as a tool source (see mcp-source.ts). */
   mcp?: McpToolSource;
-  swarmFor?: (engine: Engine, record: AgentRecord) => SwarmAdapter;
+  /** The swarm port of an agent, given the engine it runs in once that exists (the host's swarm adapter). */
+  swarmFor?: (engine: Owner, record: AgentRecord) => SwarmAdapter;
   /** Offers agent_swarm (with swarmFor): made for each agent from its swarm port. */
   swarmTool?: AgentSwarmToolFactory;
   permission?: PermissionGate;
@@ -76,21 +75,7 @@ export interface EngineOptions {
   interruptions?: InterruptionDesk;
 }
 
-export interface RunOutcome {
-  status: AgentStatus | 'idle';
-  result: string;
-  reason?: string;
-  usage: Usage;
-  agents: AgentSummary[];
-  sessionId?: string;
-  /** A typed output's final answer (set by the host once the run completed). */
-  output?: unknown;
-  /** What waits for a person (status `waiting`, or kept by an abort); absent when nothing does. */
-  interruptions?: Interruption[];
-  /** When the run began (its first segment), and how long its segments ran in all (ms), across resumes. */
-  startedAt?: number;
-  durationMs?: number;
-}
+export type { RunOutcome } from '../protocol/run-outcome.js';
 
 /** The agent tree's limits: murmur.toml's `[limits]`, then the host's own. */
 export function limitsFrom(

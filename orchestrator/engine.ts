@@ -1,12 +1,11 @@
 // The engine: the agent tree, background tasks, timers, the session on disk and the tool registry, wired
-// together once. The command line, the MCP server and tests drive it; dashboards only subscribe to its bus.
+// together once. It is private to a Run (host/run.ts), which drives it; dashboards only subscribe to its bus.
 import { setMaxListeners } from 'node:events';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { buildToolRegistry } from '../tools/registry.js';
 import { profileOrProblem, type DefinitionProblem } from '../roles/definitions.js';
 import { builtinProfile, type AgentProfile } from '../roles/profile.js';
-import type { AgentRunResult } from './agent.js';
 import { makeConfigurer, type RuntimeDeps } from './agent-runtime.js';
 import { toolPortsFrom } from './tool-ports.js';
 import { processLeaseServer, EngineShellBridge } from './shell-bridge.js';
@@ -15,7 +14,7 @@ import { durationMs, type MurmurConfig } from './config.js';
 import { EventBus } from './events.js';
 import { defaultRetryPolicy } from './models/retry.js';
 import { AgentTree, type AgentRecord, type AgentTreeOptions } from './agent-tree.js';
-import { newSessionId, SessionStore, stateHome } from './session.js';
+import { newSessionId, type SessionStore } from './session.js';
 import { TaskRegistry } from './tasks.js';
 import { TimerService } from './timers.js';
 import { AgentDirectory } from './agent-directory.js';
@@ -26,7 +25,9 @@ import { hiddenByDenyRules } from './permissions/hidden-paths.js';
 import { restoreAgents } from './restore-agents.js';
 import { definitionsFor, pipelinePorts } from './engine-definitions.js';
 import { summaryOf } from './agent-summary.js';
-import { SAVED_STATE_VERSION, type SessionState } from './saved-state.js';
+import type { SessionState } from './saved-state.js';
+import type { RunStatus, SessionStatus } from '../protocol/run-status.js';
+import { runStateOf } from './run-state.js';
 import { RunSegments } from './run-segments.js';
 import { settleWork } from './settle-work.js';
 import { CRON_TOOL_NAMES, limitsFrom, type EngineOptions, type RunOutcome } from './engine-options.js';
@@ -58,15 +59,16 @@ export class Engine {
   private created: number;
   /** Each stretch a process ran this session (a resumed one keeps its earlier ones). */
   private readonly segments: RunSegments;
-  task: string | undefined;
-  /** Extra state saved with the session (the swarm's). */
-  sessionExtra: (() => unknown) | undefined;
+  /** The main agent's task (saved as the session's title). */
+  private task: string | undefined;
+  /** The session's own swarm's newest state (a swarm session's; swarm/ reads it back on a resume). */
+  private swarmState: unknown;
   /** Swarms started in this run so far: the next is `s-<count + 1>` (a resumed swarm raises it past its own). */
-  swarmCount = 0;
+  private swarmCount = 0;
   /** Names this run (worktree branches): the session's id, else one made up for this engine. */
   readonly runId: string;
   private readonly clock: Clock;
-  private status = 'running';
+  private status: SessionStatus = 'running';
   private abortedWhileBusy = false;
   /** Nothing is saved before the run starts: a resume refused after reopening its session leaves it as it was. */
   private begun = false;
@@ -76,7 +78,7 @@ export class Engine {
     return controller;
   })();
 
-  constructor(readonly options: EngineOptions) {
+  constructor(readonly options: EngineOptions<Engine>) {
     this.cwd = realpathSync(resolve(options.cwd));
     this.config = options.config ?? {};
     this.clock = options.clock ?? systemClock;
@@ -84,10 +86,7 @@ export class Engine {
     this.created = this.clock.now();
     this.segments = new RunSegments(() => this.clock.now());
     const env = options.env ?? process.env;
-    this.session =
-      options.session === false
-        ? undefined
-        : (options.session ?? SessionStore.create(stateHome(this.cwd, env), undefined, this.clock));
+    this.session = options.session === false ? undefined : options.session;
     this.runId = this.session?.id ?? newSessionId(this.clock.now());
     const appendPool = options.appendPool ?? sharedAppendPool();
     if (this.session) this.records = new RunRecords(this.bus, this.session, appendPool);
@@ -223,10 +222,14 @@ export class Engine {
       if (status === 'completed') status = 'failed';
       reason = reason === undefined ? lost : `${reason}; ${lost}`;
     }
-    this.markEnded(status === 'running' ? 'interrupted' : status);
+    // A main agent that cannot have ended (still running, idle, interrupted) ends the run `failed`; saved, the session
+    // says `interrupted`, to be resumed.
+    const ended: RunStatus | undefined =
+      status === 'running' || status === 'idle' || status === 'interrupted' ? undefined : status;
+    this.markEnded(ended ?? 'interrupted');
     this.saveState();
     const outcome: RunOutcome = {
-      status,
+      status: ended ?? 'failed',
       result: main.agent.state.lastText,
       usage: { ...this.agentTree.runUsage },
       agents: this.summaries(),
@@ -243,11 +246,6 @@ export class Engine {
     outcome.startedAt = this.created;
     outcome.durationMs = this.segments.durationMs();
     return outcome;
-  }
-
-  /** When the session began (its first segment), across resumes. */
-  get createdAt(): number {
-    return this.created;
   }
 
   /** Waits until no agent runs, no background task is active and no timer is pending (or the run is aborted). */
@@ -296,39 +294,26 @@ export class Engine {
     return this.agentTree.all().map((r) => summaryOf(r));
   }
 
+  /** The run's state as saved (`state.json`): what a resume rebuilds it from. */
   stateSnapshot(): SessionState {
-    const state: SessionState = {
-      version: SAVED_STATE_VERSION,
+    return runStateOf({
       id: this.session?.id ?? '',
       kind: this.options.sessionKind ?? 'run',
       createdAt: this.created,
-      updatedAt: this.clock.now(),
+      now: this.clock.now(),
       cwd: this.cwd,
       model: this.options.provider.name,
       status: this.status,
-      agents: this.agentTree.all().map((r) => {
-        const entry: SessionState['agents'][number] = { ...summaryOf(r), profile: r.profile.name, depth: r.depth };
-        if (r.swarmId !== undefined) entry.swarmId = r.swarmId;
-        if (r.taskId !== undefined) entry.taskId = r.taskId;
-        if (r.agent.startedAt !== undefined) entry.startedAt = r.agent.startedAt;
-        if (r.agent.endedAt !== undefined) entry.endedAt = r.agent.endedAt;
-        if (r.workspaceRoot !== undefined) entry.workspaceRoot = r.workspaceRoot;
-        if (r.profile.output) entry.output = true;
-        if (r.callId !== undefined) entry.callId = r.callId;
-        return entry;
-      }),
+      agents: this.agentTree.all(),
       tasks: this.tasks.all(),
-      usage: { ...this.agentTree.runUsage },
-    };
-    if (this.task !== undefined) state.task = this.task;
-    if (this.sessionExtra) state.swarm = this.sessionExtra();
-    if (this.options.settings) state.settings = this.options.settings;
-    const rules = this.options.sessionRules?.list() ?? [];
-    if (rules.length > 0) state.sessionRules = [...rules];
-    const pending = this.options.interruptions?.pending() ?? [];
-    if (pending.length > 0) state.interruptions = pending;
-    if (this.segments.size > 0) state.segments = this.segments.saved();
-    return state;
+      usage: this.agentTree.runUsage,
+      task: this.task,
+      swarm: this.swarmState,
+      settings: this.options.settings,
+      sessionRules: this.options.sessionRules?.list() ?? [],
+      interruptions: this.options.interruptions?.pending() ?? [],
+      segments: this.segments,
+    });
   }
 
   /** Whether the run started (its state is being saved); a session made for a run that never did holds nothing. */
@@ -336,10 +321,27 @@ export class Engine {
     return this.begun;
   }
 
-  /** The run starts: from now on its state is saved (a swarm without a main agent calls it when its items start). */
-  begin(): void {
+  /** The run starts: from now on its state is saved. */
+  private begin(): void {
     if (!this.begun) this.segments.start();
     this.begun = true;
+  }
+
+  /** Saves the session's own swarm's state (a swarm without a main agent): the run starts with its first save. */
+  saveSwarmState(state: unknown): void {
+    this.begin();
+    this.swarmState = state;
+    this.saveState();
+  }
+
+  /** The id of a swarm of this run: a restored one keeps its id (later ones count past it), a new one gets the next. */
+  nextSwarmId(restored?: string): string {
+    if (restored !== undefined) {
+      this.swarmCount = Math.max(this.swarmCount, Number(restored.replace(/^s-/, '')) || 0);
+      return restored;
+    }
+    this.swarmCount++;
+    return `s-${this.swarmCount}`;
   }
 
   saveState(): void {
@@ -347,7 +349,7 @@ export class Engine {
   }
 
   /** How the run ended (a swarm's, from its items; `waiting` for a person), for the saved state and its segment. */
-  markEnded(status: string): void {
+  markEnded(status: SessionStatus): void {
     this.status = status;
     if (this.begun) this.segments.end(status);
   }
@@ -393,7 +395,3 @@ export class Engine {
     await this.session?.flush();
   }
 }
-
-export { summaryOf } from './agent-summary.js';
-
-export type { AgentRunResult };

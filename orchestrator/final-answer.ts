@@ -3,6 +3,7 @@
 // ajv (the checker of MCP tools); an invalid answer comes back to the model as the call's error, naming the path
 // and the rule. The loop asks a judge after each answer: a valid final answer ends the agent; an invalid one (or
 // text without the call) is sent back, `retries` times, then the agent fails with the errors as its reason.
+import { FINAL_ANSWER_TRAITS } from '../tools/builtin-traits.js';
 import type { TSchema } from '@sinclair/typebox';
 import { resultText, type RuntimeTool, type ToolResult } from '../tools/contract.js';
 import type { LoopTools } from '../tools/loop-tools.js';
@@ -42,6 +43,7 @@ export function finalAnswerTool(spec: OutputSpec): RuntimeTool {
   const tool: RuntimeTool = {
     def: {
       name: FINAL_ANSWER,
+      ...FINAL_ANSWER_TRAITS,
       description: wrapped
         ? 'Give your final answer as `value` (it must match the schema). This ends your work.'
         : 'Give your final answer as the arguments (they must match the schema). This ends your work.',

@@ -1,8 +1,7 @@
-// The interaction adapters a host shares with every agent: todo lists, skills, the web policy and search,
+// The interaction adapters a host shares with every agent: skills, the web policy and search,
 // and (when someone can answer) the user channel. Built from the configuration.
 import type { EventBus } from './events.js';
 import type { InteractionAdapters, UserChannel } from '../tools/adapters-interaction.js';
-import { createMemoryTodoStore } from '../tools/interact/todo-store.js';
 import { createSkillCatalog, formatSkillProblems, loadSkills } from '../tools/interact/skills.js';
 import { createSearxngAdapter } from '../tools/web/searxng.js';
 import { durationMs, type MurmurConfig } from './config.js';
@@ -24,9 +23,7 @@ export async function interactionAdapters(options: {
   for (const line of formatSkillProblems(skills.problems))
     bus.emit({ type: 'log', level: 'warn', message: `skill skipped: ${line}` });
   const adapters: InteractionAdapters = {
-    todos: createMemoryTodoStore((agentId, todos) =>
-      bus.emit({ type: 'todo.update', agentId, todos: todos.map((t) => ({ title: t.title, status: t.status })) }),
-    ),
+    // No todo store: the engine's (tool-ports.ts) is the one, reporting on the run's bus.
     skills: createSkillCatalog(skills.skills),
     web: {
       allowPrivateAddresses: config.web?.allowPrivateAddresses ?? false,

@@ -4,8 +4,9 @@
 import type { AgentProfile } from '../roles/profile.js';
 import { builtinProfile, resolveProfile } from '../roles/profile.js';
 import type { AgentRecord, AgentTree } from './agent-tree.js';
+import type { Message } from './types.js';
 import type { EventBus } from './events.js';
-import type { SessionState } from './saved-state.js';
+import type { SavedAgent, SessionState } from './saved-state.js';
 import type { SessionStore } from './session.js';
 import { finishedSubagentResults, repairTranscript } from './transcript-repair.js';
 import { interruptionId } from '../protocol/interruptions.js';
@@ -66,7 +67,8 @@ export function restoreAgents(state: SessionState, { session, tree, definitions,
     if (saved.description !== undefined) spec.description = saved.description;
     if (saved.swarmId !== undefined) spec.swarmId = saved.swarmId;
     if (saved.item !== undefined) spec.item = saved.item;
-    if (saved.callId !== undefined) spec.callId = saved.callId;
+    const callId = saved.callId ?? startingCallOf(saved, transcripts);
+    if (callId !== undefined) spec.callId = callId;
     // A worktree item keeps working in its worktree, not in the main tree.
     if (saved.workspaceRoot !== undefined) spec.workspaceRoot = saved.workspaceRoot;
     const spawned = tree.spawn(spec);
@@ -77,4 +79,31 @@ export function restoreAgents(state: SessionState, { session, tree, definitions,
     if (agent.status === 'interrupted') interrupted.push(spawned.record);
   }
   return interrupted;
+}
+
+/**
+ * The parent's agent call that started a waiting subagent of a session saved before agents kept it (version 1): its
+ * parent's open `agent` call with the subagent's description, or its only open one. The call runs again when the
+ * parent goes on, and finds this subagent by it instead of starting another.
+ */
+function startingCallOf(saved: SavedAgent, transcripts: ReadonlyMap<string, Message[]>): string | undefined {
+  if (saved.status !== 'waiting' || saved.parentId === undefined) return undefined;
+  const messages = transcripts.get(saved.parentId) ?? [];
+  const answered = new Set(messages.flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : [])));
+  const open = messages
+    .flatMap((m) => (m.role === 'assistant' ? m.toolCalls : []))
+    .filter((call) => call.name === 'agent' && !answered.has(call.id));
+  const described = open.filter((call) => descriptionOf(call.arguments) === saved.description);
+  const [only] = described.length === 1 ? described : open.length === 1 ? open : [];
+  return only?.id;
+}
+
+function descriptionOf(args: unknown): string | undefined {
+  try {
+    const parsed: unknown = typeof args === 'string' ? JSON.parse(args) : args;
+    const description = (parsed as { description?: unknown } | null)?.description;
+    return typeof description === 'string' ? description : undefined;
+  } catch {
+    return undefined;
+  }
 }

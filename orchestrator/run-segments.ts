@@ -1,6 +1,7 @@
 // A session's life across processes: each stretch one process ran it (a segment: when it started, when and how it
 // ended). A resumed session keeps its earlier segments, so its start and its duration are its whole life's, not the
 // last resume's; a segment a killed process left open ends at the session's last save.
+import type { SessionStatus } from '../protocol/run-status.js';
 import type { RunSegment } from './saved-state.js';
 
 /**
@@ -37,7 +38,7 @@ export class RunSegments {
   }
 
   /** This process's segment ends with `status` (said again, the last word counts). */
-  end(status: string): void {
+  end(status: SessionStatus): void {
     const last = this.list.at(-1);
     if (!last) return;
     last.endedAt = this.now();

@@ -1,89 +1,19 @@
-// A session's saved state (`sessions/<id>/state.json`): its versioned format, and the one reader every resume
-// goes through. A file of an older version is migrated on reading; one from a newer murmur, or one that is not a
+// A session's saved state (`sessions/<id>/state.json`): the version this murmur writes (the format's types are
+// protocol/run-state.ts's), and the one reader every resume goes through. A file of an older version is migrated on reading; one from a newer murmur, or one that is not a
 // session's state at all, is an error as a value that names the file and what is wrong, never a crash halfway
 // through a resume. test/fixtures/saved-state/ keeps a session of every version, and a test resumes each.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Interruption } from '../protocol/interruptions.js';
-import type { TaskInfo } from '../tools/adapters.js';
-import type { OutputSpec } from '../roles/profile.js';
-import type { ToolAccess } from '../roles/filters.js';
-import type { AgentSummary, Usage } from './types.js';
+import type { SavedStateVersion, SessionState } from '../protocol/run-state.js';
 
-/** The version this murmur writes. Raise it (and add a migration and a fixture) when the format changes. */
-export const SAVED_STATE_VERSION = 2;
-
-/** One agent as saved: its summary plus what a resume needs to rebuild it. */
-export type SavedAgent = AgentSummary & {
-  profile: string;
-  swarmId?: string;
-  taskId?: string;
-  startedAt?: number;
-  endedAt?: number;
-  depth: number;
-  workspaceRoot?: string;
-  /** It answers with the run's typed output (`settings.output`). */
-  output?: true;
-  /** The parent's agent call that started it (a subagent waiting for a person goes on when that call runs again). */
-  callId?: string;
-};
+export type { RunSegment, RunSettings, SavedAgent, SavedStateVersion, SessionState } from '../protocol/run-state.js';
 
 /**
- * One stretch of the run in one process: when it started, when and how it ended (`completed`, `waiting`, `aborted`,
- * `failed`…); absent `endedAt` = still going, or the process was killed (the next resume closes it at `updatedAt`).
+ * The version this murmur writes. Raise it (and add a migration and a fixture) when the format changes; it and
+ * protocol/run-state.ts's SavedStateVersion change together.
  */
-export interface RunSegment {
-  startedAt: number;
-  endedAt?: number;
-  ended?: string;
-}
-
-export interface SessionState {
-  version: typeof SAVED_STATE_VERSION;
-  id: string;
-  kind: 'run' | 'swarm';
-  createdAt: number;
-  updatedAt: number;
-  cwd: string;
-  model: string;
-  task?: string;
-  /** `running`, how it ended (`completed`, `failed`, `aborted`, `interrupted`…), or `waiting` (for a person). */
-  status: string;
-  agents: SavedAgent[];
-  tasks: TaskInfo[];
-  usage: Usage;
-  /** The swarm's own saved state (swarm/ reads it back). */
-  swarm?: unknown;
-  /** How the run was started, so `murmur resume` continues under the same rules and endpoint. */
-  settings?: RunSettings;
-  /** The "allow always" answers of this session (permission rules, e.g. `bash(npm test)`); never murmur.toml's. */
-  sessionRules?: string[];
-  /** The calls that wait for a person, with the answers given since (version 2; v1's held.json is read into it). */
-  interruptions?: Interruption[];
-  /** Each stretch one process ran it, oldest first (version 2; a v1 session has one, from createdAt to updatedAt). */
-  segments?: RunSegment[];
-}
-
-/** The command-line choices a resumed run keeps unless they are given again. */
-export interface RunSettings {
-  permissionMode?: string;
-  swarmMode?: boolean;
-  baseUrl?: string;
-  /** `--effort`, kept so a resumed run thinks as hard. */
-  effort?: string;
-  /** Agents' shells ran in the sandbox: a resume runs them there too. */
-  sandbox?: boolean;
-  /** …with the network allowed. */
-  sandboxNetwork?: boolean;
-  /** The typed output the run's agent (or each swarm item) answers with: its JSON Schema, kept so a resume checks the same. */
-  output?: OutputSpec;
-  /** `murmur swarm --output-jsonl`: the file (absolute) a resume goes on appending the unwritten items to. */
-  outputJsonl?: string;
-  /** The run's tool access (the library's `toolAccess`): a resume keeps it. */
-  toolAccess?: ToolAccess;
-  /** The agents its host defined in code (the library's defineAgent): only the library can resume a session using them. */
-  codeAgents?: string[];
-}
+export const SAVED_STATE_VERSION: SavedStateVersion = 2;
 
 export type SavedStateRead = { ok: true; state: SessionState } | { ok: false; error: string };
 

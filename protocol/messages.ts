@@ -1,5 +1,7 @@
-// The ground floor: the content blocks a conversation is made of, and the tool schemas a model is offered. Imports
-// nothing, so every room (the tool contract, the conversation types, every model provider) may import it.
+// The ground floor of a conversation: the content blocks it is made of, its messages (user, assistant, tool
+// result) and the tool schemas a model is offered. Imports only protocol/, so every room (the tool contract, the
+// loop, every model provider, the transcript) may import it.
+import type { Usage } from './usage.js';
 
 export interface TextContent {
   type: 'text';
@@ -22,3 +24,54 @@ export interface ToolSchema {
   description: string;
   parameters: unknown;
 }
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** The raw JSON text the model sent; parsed (and checked) by the loop. */
+  arguments: string;
+}
+
+export interface UserMessage {
+  role: 'user';
+  content: string | (TextContent | MediaContent)[];
+  /** Set on messages the engine injects (a background task finished, a timer fired). */
+  synthetic?: { kind: string; taskId?: string };
+}
+
+export type StopReason = 'end' | 'tool_calls' | 'length';
+
+/** How hard a model should think: mapped per provider (reasoning_effort, an extended-thinking budget). */
+export type Effort = 'low' | 'medium' | 'high';
+
+/**
+ * A model's reasoning, kept in the conversation as it came. Anthropic's `signature` (and `redacted_thinking`'s
+ * `data`) must go back unchanged with tool results; reasoning text from OpenAI-compatible servers has no signature.
+ */
+export type ThinkingBlock =
+  { type: 'thinking'; thinking: string; signature?: string } | { type: 'redacted_thinking'; data: string };
+
+export interface AssistantMessage {
+  role: 'assistant';
+  text: string;
+  toolCalls: ToolCall[];
+  stopReason: StopReason;
+  usage?: Usage;
+  model?: string;
+  /** The model's reasoning blocks, in the order they came, before the text and tool calls. */
+  thinking?: ThinkingBlock[];
+}
+
+export interface ToolResultMessage {
+  role: 'tool';
+  toolCallId: string;
+  toolName: string;
+  content: ToolContent[];
+  isError: boolean;
+  /** The tool's structured details (ToolResult.details): kept for the engine (which files changed…), never sent to the model. */
+  details?: unknown;
+  /** The call waits for a person (ToolResult.pending): this message is never kept, the call stays open. */
+  pending?: true;
+}
+
+export type Message = UserMessage | AssistantMessage | ToolResultMessage;

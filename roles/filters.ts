@@ -1,9 +1,13 @@
 // The filter pipeline: which of a turn's candidate tools an agent may see, decided from frozen turn facts.
 // Order matters and is part of the contract (issue "Roles, agent definitions and the per-turn tool catalog").
+import { builtinToolsWhere } from '../tools/builtin-traits.js';
 import type { RuntimeTool } from '../tools/contract.js';
 import { BUILTIN_ROLES, builtinRole, mcpServerName, mcpToolName } from './builtin.js';
 import { canonicalToolName, matchesNamePattern, normalizeName } from './names.js';
 import type { AgentProfile } from './profile.js';
+import type { ToolAccess } from '../protocol/tool-access.js';
+
+export type { ToolAccess } from '../protocol/tool-access.js';
 
 /** Who is on the other side of the run (some tools exist only where a person can answer): the front end's kind. */
 export type FrontEnd = 'cli' | 'interactive' | 'mcp' | 'headless';
@@ -24,14 +28,6 @@ export interface TurnFacts {
   mcpOrigin?: (tool: RuntimeTool) => McpOrigin | undefined;
   /** The run's tool access (every agent of the run); absent = no limit. */
   access?: ToolAccess;
-}
-
-/** A run's tool access (the library's `toolAccess`): tool names or `mcp__server__*` patterns; `deny` wins. */
-export interface ToolAccess {
-  /** Only these tools (when given). */
-  allow?: readonly string[];
-  /** Never these tools. */
-  deny?: readonly string[];
 }
 
 export interface McpOrigin {
@@ -55,9 +51,12 @@ export interface FilterContext {
 
 export type ToolFilter = (tools: RuntimeTool[], context: FilterContext) => RuntimeTool[];
 
-const DELEGATION_TOOLS = new Set(['agent', 'agent_swarm']);
-const TASK_CONTROL_TOOLS = new Set(['task_list', 'task_output', 'task_stop']);
-const SUBTASK_DENIED = new Set(['todo_list', 'ask_user_question']);
+/** Built-in tools that start agents (their `startsAgents` trait). */
+export const DELEGATION_TOOLS: ReadonlySet<string> = builtinToolsWhere((t) => t.startsAgents === true);
+/** Built-in tools over background tasks (`controlsTasks`): an MCP tool of one of these names counts as delegation. */
+export const TASK_CONTROL_TOOLS: ReadonlySet<string> = builtinToolsWhere((t) => t.controlsTasks === true);
+/** Built-in tools never offered to a subtask (their `notForSubagents` trait). */
+export const SUBTASK_DENIED: ReadonlySet<string> = builtinToolsWhere((t) => t.notForSubagents === true);
 
 /** 1. Names excluded for this turn. */
 export const filterExcluded: ToolFilter = (tools, { facts }) => {

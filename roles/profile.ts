@@ -1,6 +1,9 @@
 // An agent profile: who an agent is (its prompt, role cap, tool selector and limits), built in or from a file.
 import { BUILTIN_ROLES, builtinRole, type BuiltinRoleName } from './builtin.js';
 import { normalizeName } from './names.js';
+import type { OutputSpec } from '../protocol/output.js';
+
+export type { OutputSpec } from '../protocol/output.js';
 
 export interface AgentProfile {
   /** The name used to ask for it: a built-in role (`worker`) or a defined agent (`reviewer`). */
@@ -30,13 +33,6 @@ export interface AgentProfile {
   path?: string;
   /** It answers through `final_answer`, checked against this (typed outputs; orchestrator/final-answer.ts). */
   output?: OutputSpec;
-}
-
-/** A typed output: the JSON Schema an agent's final answer must match (a TypeBox schema is one) and how often an invalid one is sent back. */
-export interface OutputSpec {
-  schema: Record<string, unknown>;
-  /** Invalid answers sent back with the validation errors before the agent fails (default 1). */
-  retries?: number;
 }
 
 export function builtinProfile(name: BuiltinRoleName): AgentProfile {

@@ -9,7 +9,7 @@ import { lateWords } from './task-view.js';
 /** After a kill, how long to wait for a run's end before it is recorded as interrupted anyway. */
 const KILL_WAIT_MS = 3_000;
 
-export interface RunResult {
+export interface ScheduledRunResult {
   state: Exclude<RunState, 'running'>;
   summary?: string;
 }
@@ -22,15 +22,15 @@ export interface LaunchSpec {
   prompt: string;
 }
 
-export interface RunHandle {
-  done: Promise<RunResult>;
+export interface ScheduledRunProcess {
+  done: Promise<ScheduledRunResult>;
   /** Stops the run so its session is saved (SIGTERM to a child process). */
   stop(): void;
   /** Ends the run at once (SIGKILL to a child's process group), for a run that does not stop. */
   kill?(): void;
 }
 
-export type Launcher = (spec: LaunchSpec) => RunHandle;
+export type Launcher = (spec: LaunchSpec) => ScheduledRunProcess;
 
 export interface ActiveRunsOptions {
   launch: Launcher;
@@ -46,7 +46,7 @@ interface Active {
   task: ScheduledTask;
   run: RunRecord;
   store: CronStore;
-  handle: RunHandle;
+  handle: ScheduledRunProcess;
 }
 
 export class ActiveRuns {
@@ -87,7 +87,7 @@ export class ActiveRuns {
     log(
       `fire ${task.id} "${task.title}" (${fire.trigger}${extra ? `, ${extra}` : ''}) ${lateWords(run.lateMs)}: session ${run.sessionId}`,
     );
-    let handle: RunHandle;
+    let handle: ScheduledRunProcess;
     try {
       handle = this.options.launch({ store, task, run, prompt: firePrompt(task.prompt, fire) });
     } catch (error) {
@@ -98,7 +98,7 @@ export class ActiveRuns {
     }
     this.active.set(task.id, { task, run, store, handle });
     void handle.done
-      .catch((error: unknown): RunResult => ({
+      .catch((error: unknown): ScheduledRunResult => ({
         state: 'failed',
         summary: `the run failed to report: ${error instanceof Error ? error.message : String(error)}`,
       }))
@@ -107,7 +107,7 @@ export class ActiveRuns {
     return run;
   }
 
-  private finish(task: ScheduledTask, run: RunRecord, store: CronStore, result: RunResult): void {
+  private finish(task: ScheduledTask, run: RunRecord, store: CronStore, result: ScheduledRunResult): void {
     if (this.active.get(task.id)?.run.id !== run.id) return; // Already recorded (a kill that timed out).
     const ended = this.options.clock.now();
     try {

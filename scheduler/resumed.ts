@@ -1,7 +1,7 @@
 // A scheduled run's session finished by `murmur resume` (in a terminal, or started by an answer in the web console):
 // its run record follows (succeeded only with output), saying which.
-import type { RunOutcome } from '../orchestrator/engine.js';
-import type { ScheduledMarker } from './held.js';
+import type { RunOutcome } from '../protocol/run-outcome.js';
+import { readScheduledMarker, type ScheduledMarker } from './held.js';
 import { CronStore } from './store.js';
 import type { RunState } from './types.js';
 
@@ -55,4 +55,21 @@ export function recordHeldRun(marker: ScheduledMarker, sessionId: string, held: 
   } catch (error) {
     process.emitWarning(`murmur: cannot update the scheduled run of this session: ${(error as Error).message}`);
   }
+}
+
+/**
+ * A resumed session that was a scheduled task's run: its record in the task's history says how the resume ended
+ * (waiting again, or finished); any other session is left alone.
+ */
+export function recordIfScheduled(
+  sessionDir: string,
+  sessionId: string,
+  outcome: Pick<RunOutcome, 'status' | 'result' | 'reason' | 'interruptions'>,
+  answeredInConsole: boolean,
+): void {
+  const marker = readScheduledMarker(sessionDir);
+  if (!marker) return;
+  if (outcome.status === 'waiting')
+    recordHeldRun(marker, sessionId, (outcome.interruptions ?? []).map((i) => i.summary).join('; '));
+  else recordResumedRun(marker, outcome, sessionId, answeredInConsole);
 }

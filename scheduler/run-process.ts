@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Launcher, RunHandle, RunResult } from './active-runs.js';
+import type { Launcher, ScheduledRunProcess, ScheduledRunResult } from './active-runs.js';
 import { logExcerpt, logSize } from './run-log.js';
 
 import { HELD_EXIT_CODE } from './held.js';
@@ -30,7 +30,7 @@ export function resultOf(
   sessionId: string | undefined,
   /** The first lines the run wrote to its log (its stderr): the reason of a run that failed without saying why. */
   logText?: string,
-): RunResult {
+): ScheduledRunResult {
   let json: { status?: string; result?: string; reason?: string; interruptions?: { summary?: string }[] } | undefined;
   const last = stdout.trim().split('\n').at(-1);
   try {
@@ -59,7 +59,7 @@ export function resultOf(
 }
 
 export function processLauncher(options: ProcessLauncherOptions): Launcher {
-  return ({ store, task, run, prompt }): RunHandle => {
+  return ({ store, task, run, prompt }): ScheduledRunProcess => {
     const logFile = store.runLogFile(run.id);
     mkdirSync(dirname(logFile), { recursive: true });
     const from = logSize(logFile);
@@ -100,7 +100,7 @@ export function processLauncher(options: ProcessLauncherOptions): Launcher {
     });
     child.stdin!.on('error', () => undefined);
     child.stdin!.end(prompt);
-    const done = new Promise<RunResult>((resolve) => {
+    const done = new Promise<ScheduledRunResult>((resolve) => {
       child.on('error', (error) => resolve({ state: 'failed', summary: `could not start the run: ${error.message}` }));
       child.on('close', (code, signal) =>
         resolve(resultOf(code, signal, stdout, run.sessionId, logExcerpt(logFile, from))),

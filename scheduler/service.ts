@@ -11,7 +11,7 @@ import { newSessionId } from '../orchestrator/session.js';
 import type { CronStore } from './store.js';
 import type { RunRecord, ScheduledTask } from './types.js';
 
-export type { LaunchSpec, Launcher, RunHandle, RunResult } from './active-runs.js';
+export type { LaunchSpec, Launcher, ScheduledRunProcess, ScheduledRunResult } from './active-runs.js';
 
 export const DEFAULT_CHECK_MS = 15_000;
 export const MAX_CHECK_MS = 30_000;

@@ -3,7 +3,7 @@
 // runner decides when (the controller) and owns the items' states; the launcher decides how, and reports.
 import type { AgentRunResult } from '../orchestrator/agent.js';
 import type { Message } from '../orchestrator/types.js';
-import type { ItemReport, LaunchableItem } from './item-state.js';
+import type { AttemptProgress, LaunchableItem } from './item-state.js';
 import type { ItemResult } from './report.js';
 
 /**
@@ -20,7 +20,12 @@ export interface ItemLauncher {
    * `signal` aborts when the swarm stops: the attempt then ends as soon as it can, `aborted`. Should not throw
    * or reject; if it does, the runner fails the item with the error as its reason.
    */
-  run(index: number, item: LaunchableItem, report: (report: ItemReport) => void, signal: AbortSignal): Promise<Attempt>;
+  run(
+    index: number,
+    item: LaunchableItem,
+    report: (report: AttemptProgress) => void,
+    signal: AbortSignal,
+  ): Promise<Attempt>;
   /** An item that ended without completing keeps its work (a branch, a worktree), named in its result. May reject: the result stands. */
   keep(index: number, result: ItemResult): Promise<ItemResult>;
   /**

@@ -1,6 +1,6 @@
 // Swarm items as a union of states — one type per status, each with its own fields — and the one mutator that
 // moves an item from state to state (the shape of gemini-cli's scheduler types and state manager). The runner owns
-// the items and applies every change through `advanceItem`; a launcher only reports what happened (ItemReport).
+// the items and applies every change through `advanceItem`; a launcher only reports what happened (AttemptProgress).
 import type { SwarmItemState } from '../orchestrator/events.js';
 import type { ItemOutcome, ItemResult } from './report.js';
 
@@ -67,8 +67,11 @@ export type SwarmItem = QueuedItem | LaunchedItem | VerifyingItem | RateLimitedI
 /** The states an attempt starts from. */
 export type LaunchableItem = QueuedItem | RateLimitedItem;
 
-/** What a launcher reports while an attempt runs; the runner applies it (and a launcher may, to its own copy). */
-export type ItemReport =
+/**
+ * What a launcher reports while an attempt runs (progress, not a report: the run's report is RunReport or
+ * SwarmReport); the runner applies it (and a launcher may, to its own copy).
+ */
+export type AttemptProgress =
   /** The item's worker agent started, or went on (a resumed subagent, a relaunch). */
   | { kind: 'launched'; agentId: string }
   /** Queue swarms: the attempt's job (reported before it is added, so a killed coordinator adds the same id again). */
@@ -84,7 +87,7 @@ export type ItemReport =
 
 /** Every change an item goes through: the launcher's reports and the ends the runner records. */
 export type ItemChange =
-  | ItemReport
+  | AttemptProgress
   | { kind: 'rate_limited' }
   /** `jobId`: a queue job left out when the swarm stopped (kept for a resume). */
   | { kind: 'done'; result: ItemResult; jobId?: string }

@@ -10,7 +10,8 @@ import type { ItemResult } from './report.js';
 import { SwarmRun } from './runner.js';
 import { restoredItem, type SavedSwarm } from './saved-swarm.js';
 import { maxConcurrency, swarmSettings, type SwarmSettings } from './settings.js';
-import type { SwarmAgent, SwarmHost } from './swarm-host.js';
+import type { SwarmAgent } from './swarm-agents.js';
+import type { SwarmHost } from './swarm-host.js';
 import { validateSwarmItems } from './validate.js';
 import { WorktreeIsolation } from './worktree.js';
 

@@ -3,10 +3,10 @@
 // and keeps its own copy of the item, moved by the same mutator.
 import type { AgentProfile } from '../roles/profile.js';
 import { finalAnswerOf } from '../orchestrator/final-answer.js';
-import { advanceItem, type ItemReport, type LaunchableItem, type SwarmItem } from './item-state.js';
+import { advanceItem, type AttemptProgress, type LaunchableItem, type SwarmItem } from './item-state.js';
 import { type Attempt, endsWithHandoff, type ItemLauncher, rateLimited } from './item-launcher.js';
 import type { ItemResult } from './report.js';
-import type { SwarmAgent, SwarmAgents } from './swarm-host.js';
+import type { SwarmAgent, SwarmAgents } from './swarm-agents.js';
 import { verifyRounds } from './verify.js';
 import type { WorktreeIsolation } from './worktree.js';
 
@@ -41,14 +41,14 @@ export interface LocalLauncherDeps {
 class AttemptItem {
   constructor(
     private current: SwarmItem,
-    private readonly report: (report: ItemReport) => void,
+    private readonly report: (report: AttemptProgress) => void,
   ) {}
 
   get item(): SwarmItem {
     return this.current;
   }
 
-  tell(report: ItemReport): void {
+  tell(report: AttemptProgress): void {
     this.current = advanceItem(this.current, report);
     this.report(report);
   }
@@ -63,7 +63,7 @@ export class LocalLauncher implements ItemLauncher {
   async run(
     index: number,
     item: LaunchableItem,
-    report: (report: ItemReport) => void,
+    report: (report: AttemptProgress) => void,
     signal: AbortSignal,
   ): Promise<Attempt> {
     const s = new AttemptItem(item, report);

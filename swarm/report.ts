@@ -1,39 +1,10 @@
 // The swarm's report: an XML-like envelope for the model (rows in input order, everything escaped so no
 // result text can break it) and the same as JSON for `murmur swarm --json`.
 
-/** `waiting`: its agent stopped at a call that needs a person; a resume given the answer goes on there. */
-import type { Usage } from '../orchestrator/types.js';
+// The row and count types are protocol/'s (reports.ts), re-exported here so every existing importer keeps compiling.
+import type { ItemOutcome, ItemResult, OutcomeCounts } from '../protocol/reports.js';
 
-export type ItemOutcome = 'completed' | 'failed' | 'aborted' | 'conflict' | 'waiting';
-
-/** One item's row; `O` is a typed output's type, `I` the type of the items given to the library. */
-export interface ItemResult<O = unknown, I = unknown> {
-  index: number;
-  item: string;
-  agentId?: string;
-  outcome: ItemOutcome;
-  verdict?: 'pass' | 'fail';
-  rounds: number;
-  text: string;
-  reason?: string;
-  /** The branch kept for a worktree conflict, or for an item that did not complete (a resume goes on from it). */
-  branch?: string;
-  /** The worktree kept for an item that did not complete while it holds changes. */
-  worktree?: string;
-  /** An aborted item that never started. */
-  notStarted?: boolean;
-  /** Queue swarms: the worker machine that ran the item, and the model it ran on. */
-  host?: string;
-  model?: string;
-  /** Queue swarms: the item's diff that did not apply to the working tree, kept in the session's folder. */
-  patch?: string;
-  /** Typed outputs: the worker's final answer, checked against the output schema. */
-  output?: O;
-  /** The item as given to the library (an object item; `item` is its label). */
-  input?: I;
-  /** What its agents used (the worker and its verifiers, in this session; with `cost` when the model's price is known). */
-  usage?: Usage;
-}
+export type { ItemOutcome, ItemResult, OutcomeCounts } from '../protocol/reports.js';
 
 const OUTCOME_ORDER: readonly ItemOutcome[] = ['completed', 'failed', 'conflict', 'waiting', 'aborted'];
 
@@ -46,9 +17,6 @@ export function escapeAttribute(text: string): string {
     .replace(/"/g, '&quot;')
     .replace(/\r\n|\r|\n/g, '&#10;');
 }
-
-/** How many items ended each way; an outcome no item had is absent. */
-export type OutcomeCounts = Partial<Record<ItemOutcome, number>>;
 
 export function countOutcomes(results: readonly ItemResult[]): OutcomeCounts {
   const counts: OutcomeCounts = {};

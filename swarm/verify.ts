@@ -1,10 +1,10 @@
 // Verify mode: what a verifier is told, how its verdict is read, what the worker hears back on a fail, and the
 // rounds themselves (verifier, verdict, rework) for one item.
 import { describeChanges } from './changes.js';
-import type { ItemReport, SwarmItem } from './item-state.js';
+import type { AttemptProgress, SwarmItem } from './item-state.js';
 import { type Attempt, endsWithHandoff, rateLimited } from './item-launcher.js';
 import { escapeText, type ItemResult } from './report.js';
-import type { SwarmAgent, SwarmAgents } from './swarm-host.js';
+import type { SwarmAgent, SwarmAgents } from './swarm-agents.js';
 import { markWork, restoreWork } from './verifier-guard.js';
 
 /** How much of a verifier's reasons a failed item's `reason` keeps (the worker's rework prompt gets them all). */
@@ -69,7 +69,7 @@ export interface VerifyContext {
   /** The item as this attempt knows it now: its rounds, its last verdict, the verifier of a round cut short. */
   item(): SwarmItem;
   /** Reports a change of the item (and applies it to what `item()` returns). */
-  tell(report: ItemReport): void;
+  tell(report: AttemptProgress): void;
   worker: SwarmAgent;
   /** The worker's folder (its worktree, or the workspace). */
   root: string;

@@ -9,6 +9,9 @@ import type {
   UserChannel,
   WebPolicy,
 } from './adapters-interaction.js';
+import type { TaskEndStatus, TaskInfo, TaskKind } from '../protocol/tasks.js';
+
+export type { BackgroundTaskStatus, TaskEndStatus, TaskInfo, TaskKind } from '../protocol/tasks.js';
 
 /** Where a tool may touch files. */
 export interface WorkspacePolicy {
@@ -42,18 +45,11 @@ export interface SessionPaths {
   toolOutputsDir: string;
 }
 
-export type TaskKind = 'bash' | 'agent' | 'question';
-/** A background task's (command, subagent, question) state; not a scheduled task's (ScheduledTaskStatus). */
-export type BackgroundTaskStatus = 'running' | TaskEndStatus;
-
 export interface TaskRunIO {
   signal: AbortSignal;
   /** Appends to the task's output log. */
   write(chunk: string): void;
 }
-
-/** How a task ended. */
-export type TaskEndStatus = 'completed' | 'failed' | 'timeout' | 'aborted' | 'stopped';
 
 export interface TaskOutcome {
   status: TaskEndStatus;
@@ -69,19 +65,6 @@ export interface TaskSpec {
   /** Extra facts kept with the task (the agent id of a background agent…). */
   meta?: Record<string, string>;
   run(io: TaskRunIO): Promise<TaskOutcome>;
-}
-
-export interface TaskInfo {
-  taskId: string;
-  kind: TaskKind;
-  description: string;
-  status: BackgroundTaskStatus;
-  ownerAgentId: string;
-  startedAt: number;
-  endedAt?: number;
-  result?: string;
-  outputPath: string;
-  meta?: Record<string, string>;
 }
 
 /** The background task registry, as one agent sees it. */

@@ -1,5 +1,6 @@
 // The sources of one turn's tools: the local registry, MCP servers, per-thread tools and extensions.
 // What an agent finally sees is these sources through the filter pipeline (roles/filters.ts).
+import { builtinToolsWhere } from './builtin-traits.js';
 import type { RuntimeTool } from './contract.js';
 
 /** Something that appends tools at assembly time; extensions run after the other sources, in order. */
@@ -27,7 +28,8 @@ export interface SourceOptions {
   subtask?: boolean;
 }
 
-const DELEGATION_ENTRY = new Set(['agent', 'agent_swarm']);
+/** The built-in tools that start agents (their `startsAgents` trait): offered only when delegation is allowed. */
+export const DELEGATION_ENTRY: ReadonlySet<string> = builtinToolsWhere((t) => t.startsAgents === true);
 
 function localTools(local: readonly RuntimeTool[], options: SourceOptions): RuntimeTool[] {
   const delegation = options.delegation.hostAllows && options.delegation.ceilingAllows;

@@ -41,7 +41,53 @@ export interface ToolUpdate {
 export type ExecutionMode = 'parallel' | 'sequential';
 export type ToolSource = 'builtin' | 'builtin-matrix' | 'configured';
 
-export interface ToolDefinition<P extends TSchema = TSchema> {
+/** What a permission rule's parentheses match on a tool: the shell command it runs, or the path it names. */
+export type RuleArgument = 'command' | 'path';
+
+/**
+ * What a tool is, as the permission policy and the role filters see it: declared once, on the tool's definition.
+ * murmur's built-in tools each declare theirs in one exported constant that their definition spreads and that the
+ * table of built-in tools (tools/builtin-traits.ts) lists by name: the permission and role tables derive from that
+ * table, so they hold for a call whose tool is not at hand (a rule parsed from murmur.toml, an mcp_invoke target).
+ * Only `readOnly` counts on a host's own tool: every other trait counts on murmur's built-in tools only (read from
+ * that table by name, never from a host's definition), so a host's tool cannot claim one to run without asking.
+ */
+export interface ToolTraits {
+  /**
+   * A host's tool (the library's `tools`) that changes nothing: the permission modes let it run without asking
+   * (deny and ask rules still apply). murmur's built-in tools that only read or look things up declare it too, with
+   * the same effect; an MCP tool's mark comes from its server (readOnlyHint), never from this field.
+   */
+  readOnly?: boolean;
+  /** Built-in tools only: what a permission rule's parentheses match, as in `bash(npm test*)` or `edit(src/**)`. */
+  ruleArgument?: RuleArgument;
+  /**
+   * Built-in tools only: changes the file its path argument names (write, edit) — a protected path asks in every
+   * mode, plan mode keeps it to the plan file, auto mode allows it inside the workspace.
+   */
+  writesPath?: boolean;
+  /**
+   * Built-in tools only: called directly, runs without asking — it changes nothing by itself, or asks a person
+   * itself (plan approval, a scheduled task's card), or starts agents whose own calls are checked.
+   */
+  selfChecked?: boolean;
+  /** Built-in tools only: starts agents (agent, agent_swarm) — offered only where delegation is allowed. */
+  startsAgents?: boolean;
+  /**
+   * Built-in tools only: starts a swarm of agents at once — without a rule it runs without asking only in swarm
+   * mode (or yolo), and a permission rule names it alone, never with an argument pattern.
+   */
+  startsSwarm?: boolean;
+  /**
+   * Built-in tools only: lists, reads or stops background tasks — an MCP tool of the same name from a server murmur
+   * does not ship counts as delegation.
+   */
+  controlsTasks?: boolean;
+  /** Built-in tools only: never offered to a subagent (it asks the user, or keeps the main agent's own list). */
+  notForSubagents?: boolean;
+}
+
+export interface ToolDefinition<P extends TSchema = TSchema> extends ToolTraits {
   name: string;
   description: string;
   parameters: P;
@@ -54,11 +100,6 @@ export interface ToolDefinition<P extends TSchema = TSchema> {
    * the path and the rule, or undefined when the arguments are valid.
    */
   validate?: (args: unknown) => string | undefined;
-  /**
-   * A host's tool (the library's `tools`) that changes nothing: the permission modes let it run without asking
-   * (deny and ask rules still apply). Ignored on built-in and MCP tools, whose marks come from murmur and the server.
-   */
-  readOnly?: boolean;
   /**
    * A host's tool: `true` (or a function of the checked arguments returning true) asks a person before every such
    * call, in every permission mode (yolo included; an "allow always" answer lasts for the session); `false` lets it

@@ -184,7 +184,8 @@ export class SessionSource {
     // stopped coming, so a live session is never re-parsed from state.json).
     if (hasEvents && this.cached && model.status === 'running' && this.idlePolls >= 2) {
       const state = readState(this.home, this.id);
-      if (state && state.status !== 'running' && state.status !== 'idle')
+      // (A session of an older murmur may say `idle`: as uninformative as `running`.)
+      if (state && state.status !== 'running' && (state.status as string) !== 'idle')
         model = this.cached.model = { ...model, status: state.status };
     }
     const known = this.cachedJson;

@@ -30,6 +30,9 @@ import {
 import { publishItemContexts, type TracingInput } from './links.js';
 import { parseTraceparent } from './traceparent.js';
 import { SwarmSpans } from './swarm-spans.js';
+import type { Open } from './span-types.js';
+
+export type { Open, SpanStarter } from './span-types.js';
 
 export interface RecorderInput extends TracingInput {
   /** The run's model (the provider's name): agents without a model of their own call it. */
@@ -37,11 +40,6 @@ export interface RecorderInput extends TracingInput {
   sessionId?: string;
 }
 
-export interface Open {
-  span: Span;
-  context: Context;
-}
-export type SpanStarter = (name: string, parent: Context, attributes: Attributes, kind?: SpanKind) => Open;
 interface AgentSpan extends Open {
   model: string;
 }

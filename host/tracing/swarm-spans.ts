@@ -5,7 +5,7 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import type { Attributes, Context } from '@opentelemetry/api';
 import type { EventOf } from '../../orchestrator/events.js';
 import { formatTraceparent } from './traceparent.js';
-import type { Open, SpanStarter } from './recorder.js';
+import type { Open, SpanStarter } from './span-types.js';
 
 interface SwarmSpan extends Open {
   /** Item label → its index (the first, should two be equal). */

@@ -2,6 +2,7 @@
 // bash command — matches; allow rules must cover every simple command, so an allowed prefix cannot carry
 // another command along. Path patterns follow gitignore rules (the `ignore` package, as for sensitive files).
 import ignore, { type Ignore } from 'ignore';
+import { builtinToolsWhere } from '../../tools/builtin-traits.js';
 import { matchesToolPattern } from '../../tools/mcp/names.js';
 import type { PermissionRule } from './rules.js';
 import { splitShellCommand } from './shell-split.js';
@@ -54,8 +55,11 @@ export function toolMatches(rule: PermissionRule, subject: CallSubject): boolean
   return matchesToolPattern(rule.tool, subject.tool);
 }
 
-/** Tools whose path a `read(…)` deny or ask rule also covers: they read what they search. */
-const READERS = new Set(['read', 'grep', 'glob', 'read_media_file']);
+/**
+ * Built-in tools whose path a `read(…)` deny or ask rule also covers: they read what they search (read-only tools
+ * whose rule argument is a path).
+ */
+export const READERS: ReadonlySet<string> = builtinToolsWhere((t) => t.readOnly === true && t.ruleArgument === 'path');
 
 /**
  * A simple command as a deny rule should see it: grouping, shell keywords and leading variable assignments

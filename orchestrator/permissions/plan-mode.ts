@@ -2,6 +2,7 @@
 // permission rules and no allow rule (and no mode) lifts them.
 import path from 'node:path';
 import type { PlanModeState } from '../../tools/adapters-interaction.js';
+import { builtinToolsWhere } from '../../tools/builtin-traits.js';
 import type { ToolCall } from '../types.js';
 import type { CallSubject } from './subject.js';
 
@@ -22,7 +23,8 @@ export class PlanModeStore {
   }
 }
 
-const PLAN_WRITERS = new Set(['write', 'edit']);
+/** The built-in tools plan mode keeps to the plan file: those that change the file their path names (`writesPath`). */
+export const PLAN_WRITERS: ReadonlySet<string> = builtinToolsWhere((t) => t.writesPath === true);
 
 /** Whether a write or edit goes to the plan file itself (compared as absolute, normalised paths). */
 export function isPlanFileWrite(subject: CallSubject, state: PlanModeState): boolean {

@@ -1,6 +1,7 @@
 // The permission policy: for one call, allow, ask or deny — from the rules first (deny wins), then from the
 // mode. A write or edit of a protected path (tools/fs/protected-paths.ts) asks in every mode unless a rule names the
 // path (protected.ts). Pure: the call is described beforehand (subject.ts) and nothing here waits or prints.
+import { builtinToolsWhere } from '../../tools/builtin-traits.js';
 import { allowedBy, firstHit } from './match.js';
 import { FILE_CHANGE_TOOLS, namingRules, protectedReason, protectedTarget, type ProtectedTarget } from './protected.js';
 import type { PermissionRule } from './rules.js';
@@ -9,36 +10,19 @@ import type { CallSubject } from './subject.js';
 export type PermissionMode = 'manual' | 'auto' | 'yolo';
 export const PERMISSION_MODES: readonly PermissionMode[] = ['manual', 'auto', 'yolo'];
 
-/** Tools that only read or look things up: never asked for. */
-export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set([
-  'read',
-  'grep',
-  'glob',
-  'read_media_file',
-  'todo_list',
-  'fetch_url',
-  'web_search',
-  'task_list',
-  'task_output',
-  'tool_search',
-]);
+/** Built-in tools that only read or look things up (their `readOnly` trait): never asked for. */
+export const READ_ONLY_TOOLS: ReadonlySet<string> = builtinToolsWhere((t) => t.readOnly === true);
 
 /**
- * Tools that change nothing by themselves: asking the user a question, plan mode (its approval is asked by
- * exit_plan_mode itself), starting a subagent (whose own calls are checked), a timer, loading a skill's text,
- * creating a scheduled task (it always asks for approval itself, whatever the mode and rules), a typed output's
- * final answer.
+ * Built-in tools that change nothing by themselves (their `selfChecked` trait): asking the user a question, plan
+ * mode (its approval is asked by exit_plan_mode itself), starting a subagent (whose own calls are checked), a timer,
+ * loading a skill's text, creating a scheduled task (it always asks for approval itself, whatever the mode and
+ * rules), a typed output's final answer.
  */
-export const SELF_CHECKED_TOOLS: ReadonlySet<string> = new Set([
-  'ask_user_question',
-  'enter_plan_mode',
-  'exit_plan_mode',
-  'agent',
-  'set_timer',
-  'skill',
-  'create_scheduled_task',
-  'final_answer',
-]);
+export const SELF_CHECKED_TOOLS: ReadonlySet<string> = builtinToolsWhere((t) => t.selfChecked === true);
+
+/** Built-in tools that start a swarm (their `startsSwarm` trait): without a rule, only swarm mode lets them run unasked. */
+export const SWARM_TOOLS: ReadonlySet<string> = builtinToolsWhere((t) => t.startsSwarm === true);
 
 export interface PolicyRules {
   allow: readonly PermissionRule[];
@@ -81,7 +65,7 @@ function ruleNames(rules: readonly PermissionRule[]): string {
 /** Why a call of this kind needs the user, in the mode's words. */
 function askReason(subject: CallSubject, input: PolicyInput): string {
   const { tool } = subject;
-  if (tool === 'agent_swarm') return 'agent_swarm starts many agents at once and swarm mode is off';
+  if (SWARM_TOOLS.has(tool)) return `${tool} starts many agents at once and swarm mode is off`;
   if (tool === 'bash') return 'bash runs commands';
   if (FILE_CHANGE_TOOLS.has(tool)) {
     return input.mode === 'auto' ? `${tool} touches a file outside the workspace` : `${tool} changes files`;
@@ -139,18 +123,20 @@ export function decide(subject: CallSubject, input: PolicyInput): Decision {
   if (guarded) return ask(protectedReason(subject.tool, guarded));
 
   if (mode === 'yolo') return { kind: 'allow', why: 'yolo mode allows every call' };
-  if (subject.tool === 'agent_swarm') {
+  if (SWARM_TOOLS.has(subject.tool)) {
     return input.swarmMode
-      ? { kind: 'allow', why: 'swarm mode allows agent_swarm' }
+      ? { kind: 'allow', why: `swarm mode allows ${subject.tool}` }
       : { kind: 'ask', why: askReason(subject, input) };
   }
-  if (READ_ONLY_TOOLS.has(subject.tool) && !subject.mcp) return { kind: 'allow', why: `${subject.tool} only reads` };
+  // The built-in tables hold for murmur's own tools only: a host's tool named like one (tool_search) gets its own marks.
+  const builtin = !subject.mcp && subject.host !== true;
+  if (builtin && READ_ONLY_TOOLS.has(subject.tool)) return { kind: 'allow', why: `${subject.tool} only reads` };
   if (subject.mcp && subject.readOnly)
     return { kind: 'allow', why: `${subject.tool} is marked read-only by its server` };
   if (subject.host && subject.readOnly)
     return { kind: 'allow', why: `${subject.tool} is marked read-only by the host` };
   if (subject.approval === 'none') return { kind: 'allow', why: `${subject.tool}'s definition needs no approval` };
-  if (SELF_CHECKED_TOOLS.has(subject.tool) && subject.via === undefined)
+  if (builtin && SELF_CHECKED_TOOLS.has(subject.tool) && subject.via === undefined)
     return { kind: 'allow', why: `${subject.tool} changes nothing by itself` };
   if (mode === 'auto' && subject.tool === 'bash' && input.sandboxedBash === true)
     return { kind: 'allow', why: 'auto mode allows bash in the sandbox ([sandbox] autoAllowBash)' };

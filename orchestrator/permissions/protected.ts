@@ -2,13 +2,17 @@
 // protected-paths.ts holds the one list), and whether a rule names that protected path itself. A write or edit there
 // asks a person in every mode; a generic allow rule (`write`, `write(**)`, `edit(*.json)`) does not pre-approve it.
 import path from 'node:path';
+import { builtinToolsWhere } from '../../tools/builtin-traits.js';
 import { isProtectedPath, protectedKind, type ProtectedKind } from '../../tools/fs/protected-paths.js';
 import { pathMatches, toolMatches } from './match.js';
 import type { PermissionRule } from './rules.js';
 import type { CallPath, CallSubject } from './subject.js';
 
-/** The tools that change a file named by their path argument (ARGUMENT_KINDS' other path tools only read). */
-export const FILE_CHANGE_TOOLS: ReadonlySet<string> = new Set(['write', 'edit']);
+/**
+ * The built-in tools that change a file named by their path argument (their `writesPath` trait; ARGUMENT_KINDS'
+ * other path tools only read).
+ */
+export const FILE_CHANGE_TOOLS: ReadonlySet<string> = builtinToolsWhere((t) => t.writesPath === true);
 
 /**
  * A protected entry the path lies in, as path segments: the shortest leading part of the path that is protected by

@@ -1,11 +1,13 @@
 // Permission rules as written in murmur.toml: a bare tool name (`bash`, `fetch_url`), a name pattern
 // (`mcp__github__*`), or a tool with an argument pattern (`bash(npm test*)`, `edit(src/**)`, `write(docs/**)`).
 // Bad rule text is reported with the text itself and the forms that are accepted.
+import { builtinToolsWhere } from '../../tools/builtin-traits.js';
+import type { RuleArgument } from '../../tools/contract.js';
 
 export type RuleKind = 'allow' | 'ask' | 'deny';
 
-/** What an argument pattern is matched against. */
-export type ArgumentKind = 'command' | 'path';
+/** What an argument pattern is matched against (a built-in tool's `ruleArgument` trait). */
+export type ArgumentKind = RuleArgument;
 
 export interface PermissionRule {
   /** The rule as written (trimmed). */
@@ -26,20 +28,18 @@ export interface RuleProblem {
   message: string;
 }
 
-/** Tools whose main argument a rule may match: the command for bash, the path for the file tools. */
-export const ARGUMENT_KINDS: Readonly<Record<string, ArgumentKind>> = {
-  bash: 'command',
-  read: 'path',
-  write: 'path',
-  edit: 'path',
-  read_media_file: 'path',
-  // A search names the folder (or file) it looks in.
-  grep: 'path',
-  glob: 'path',
-};
+/**
+ * Built-in tools whose main argument a rule may match (their `ruleArgument` trait): the command for bash, the path
+ * for the file tools (a search names the folder or file it looks in). Command tools first, for RULE_FORMS.
+ */
+export const ARGUMENT_KINDS: Readonly<Record<string, ArgumentKind>> = Object.fromEntries(
+  (['command', 'path'] as const).flatMap((kind) =>
+    [...builtinToolsWhere((t) => t.ruleArgument === kind)].map((name) => [name, kind] as const),
+  ),
+);
 
-/** Tools matched by their name only, whatever the arguments (agent_swarm: by the issue's rule). */
-const NAME_ONLY = new Set(['agent_swarm']);
+/** Tools matched by their name only, whatever the arguments: those that start a swarm (their `startsSwarm` trait). */
+export const NAME_ONLY: ReadonlySet<string> = builtinToolsWhere((t) => t.startsSwarm === true);
 
 const TOOL_NAME = /^[a-z0-9_\-*?]+$/;
 

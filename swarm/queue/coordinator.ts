@@ -6,7 +6,7 @@ import type { Redis as RedisClient } from 'ioredis';
 import type { Queue, QueueEvents } from 'bullmq';
 import type { Usage } from '../../orchestrator/types.js';
 import type { AgentProfile } from '../../roles/profile.js';
-import type { ItemReport, LaunchableItem } from '../item-state.js';
+import type { AttemptProgress, LaunchableItem } from '../item-state.js';
 import type { Attempt, ItemLauncher } from '../item-launcher.js';
 import type { ItemResult } from '../report.js';
 import type { SavedQueue } from '../saved-swarm.js';
@@ -54,7 +54,7 @@ interface Waiting {
   index: number;
   /** The item as its attempt began. */
   item: LaunchableItem;
-  report: (report: ItemReport) => void;
+  report: (report: AttemptProgress) => void;
   resolve: (attempt: Attempt) => void;
   /** Stops listening to the attempt's signal. */
   release: () => void;
@@ -132,7 +132,7 @@ export class QueueLauncher implements ItemLauncher {
   run(
     index: number,
     item: LaunchableItem,
-    report: (report: ItemReport) => void,
+    report: (report: AttemptProgress) => void,
     signal: AbortSignal,
   ): Promise<Attempt> {
     // The job a resumed coordinator collects again, else a new one. Saved before the job exists: a coordinator

@@ -9,7 +9,7 @@ import type { Job, Worker } from 'bullmq';
 import type { ModelProvider } from '../../orchestrator/models/provider.js';
 import { builtinProfile } from '../../roles/profile.js';
 import { git, serialised } from '../git.js';
-import { advanceItem, itemEvent, queuedItem, type ItemReport, type SwarmItem } from '../item-state.js';
+import { advanceItem, itemEvent, queuedItem, type AttemptProgress, type SwarmItem } from '../item-state.js';
 import { LocalLauncher } from '../local-launcher.js';
 import { loadOutputChecks } from '../../orchestrator/final-answer.js';
 import type { SwarmHost } from '../swarm-host.js';
@@ -207,7 +207,7 @@ export class QueueWorker {
       // The item's copy here moves with the launcher's reports; the coordinator hears its moves as job progress.
       const start = queuedItem(spec.item, { prompt: spec.prompt });
       let item: SwarmItem = start;
-      const report = (change: ItemReport) => {
+      const report = (change: AttemptProgress) => {
         item = advanceItem(item, change);
         const event = itemEvent(change);
         if (event?.state !== 'launched' && event?.state !== 'verifying') return;

@@ -153,6 +153,14 @@ describe('bad tools are named', () => {
     expect(typo.option).toBe('tools[0].roles[1]');
     expect(typo.message).toContain('"wrker" is not a role or a defined agent; known: explore, worker, coder, verifier');
   });
+
+  it('a name murmur gives one of its own tools (mcp_invoke would be read as a call of the MCP tool it names)', async () => {
+    for (const name of ['read', 'final_answer', 'tool_search', 'mcp_invoke', 'exit_plan_mode']) {
+      const taken = await optionError({ tools: [{ tool: toolWith({ name }).tool, roles: ['worker'] }] });
+      expect(taken.option).toBe('tools[0]');
+      expect(taken.message).toContain(`"${name}" is the name of a built-in tool; choose another.`);
+    }
+  });
 });
 
 describe('mcpServers entries are checked as .mcp.json entries', () => {

@@ -1,10 +1,11 @@
 // Shared pieces of the murmur-tools tests: a workspace with the real everything MCP server configured in
 // .mcp.json, an engine on the scripted model with that MCP source, and running the command outside an agent.
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Engine, type EngineOptions } from '../../orchestrator/engine.js';
+import { SessionStore, stateHome } from '../../orchestrator/session.js';
 import { EventBus, type MurmurEvent } from '../../orchestrator/events.js';
 import { createMcpSource, type McpSource } from '../../orchestrator/mcp-source.js';
 import { ScriptedModel, type Script } from '../../orchestrator/models/scripted.js';
@@ -61,6 +62,7 @@ export async function bridgeEngine(
   const mcp = await createMcpSource({ cwd: dir, config: options.config ?? {}, env: process.env, bus, provider });
   const engineOptions = {
     env: { HOME: path.join(dir, '.home') },
+    session: SessionStore.create(stateHome(realpathSync(dir), {})),
     ...options,
     cwd: dir,
     provider,

@@ -23,7 +23,7 @@ export function scriptedAgent(
   tools: RuntimeTool[],
   extra: Partial<LoopConfig> = {},
   role = 'main',
-  options: { subscribe?: boolean } = {},
+  options: { subscribe?: boolean; onIdleMessage?: (agent: Agent) => void } = {},
 ) {
   const model = new ScriptedModel(script);
   const bus = new EventBus();
@@ -41,6 +41,9 @@ export function scriptedAgent(
       ...extra,
     },
     bus,
+    [],
+    undefined,
+    options.onIdleMessage,
   );
   return { agent, bus, events, model };
 }

@@ -160,10 +160,12 @@ describe('the agent loop', () => {
   });
 
   it('tells the owner about a message that arrives while idle', async () => {
-    const { agent } = scriptedAgent({ agents: [{ turns: [{ text: 'one' }, { text: 'two' }] }] }, []);
-    await agent.run('go');
     const woken: string[] = [];
-    agent.onIdleMessage = (a) => woken.push(a.id);
+    const { agent } = scriptedAgent({ agents: [{ turns: [{ text: 'one' }, { text: 'two' }] }] }, [], {}, 'main', {
+      onIdleMessage: (a) => woken.push(a.id),
+    });
+    await agent.run('go');
+    woken.length = 0;
     agent.enqueue({ role: 'user', content: 'wake up', synthetic: { kind: 'timer' } });
     expect(woken).toEqual(['a1']);
     const second = await agent.run();

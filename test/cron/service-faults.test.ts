@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CronService, type LaunchSpec, type RunResult } from '../../scheduler/service.js';
+import { CronService, type LaunchSpec, type ScheduledRunResult } from '../../scheduler/service.js';
 import { CronStore } from '../../scheduler/store.js';
 import type { RunRecord, ScheduledTask } from '../../scheduler/types.js';
 
@@ -62,12 +62,12 @@ function add(input: Partial<Parameters<CronStore['create']>[0]> = {}): Scheduled
 
 /** A launcher whose runs the test finishes by hand; stubborn runs ignore stop() ('stop') or both ('both'). */
 function launcher(options: { stubborn?: 'stop' | 'both' } = {}) {
-  const launched: (LaunchSpec & { finish: (r: RunResult) => void; stops: number; kills: number })[] = [];
+  const launched: (LaunchSpec & { finish: (r: ScheduledRunResult) => void; stops: number; kills: number })[] = [];
   return {
     launched,
     launch: (spec: LaunchSpec) => {
-      let finish!: (r: RunResult) => void;
-      const done = new Promise<RunResult>((resolve) => (finish = resolve));
+      let finish!: (r: ScheduledRunResult) => void;
+      const done = new Promise<ScheduledRunResult>((resolve) => (finish = resolve));
       const entry = { ...spec, finish, stops: 0, kills: 0 };
       launched.push(entry);
       return {

@@ -4,7 +4,7 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync, mkdirSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CronService, type LaunchSpec, type RunResult } from '../../scheduler/service.js';
+import { CronService, type LaunchSpec, type ScheduledRunResult } from '../../scheduler/service.js';
 import { CronStore } from '../../scheduler/store.js';
 import { STALE_AFTER_MS } from '../../scheduler/types.js';
 
@@ -32,12 +32,12 @@ function store(): CronStore {
 
 /** A launcher whose runs the test finishes by hand. */
 function launcher() {
-  const launched: (LaunchSpec & { finish: (r: RunResult) => void })[] = [];
+  const launched: (LaunchSpec & { finish: (r: ScheduledRunResult) => void })[] = [];
   return {
     launched,
     launch: (spec: LaunchSpec) => {
-      let finish!: (r: RunResult) => void;
-      const done = new Promise<RunResult>((resolve) => (finish = resolve));
+      let finish!: (r: ScheduledRunResult) => void;
+      const done = new Promise<ScheduledRunResult>((resolve) => (finish = resolve));
       launched.push({ ...spec, finish });
       return { done, stop: () => finish({ state: 'interrupted', summary: 'stopped' }) };
     },

@@ -70,11 +70,9 @@ describe('the engine clock', () => {
 
   it("stamps the engine's session and its saved state with the engine's clock", async () => {
     const clock = new FakeClock(Date.UTC(2026, 0, 2, 3, 4, 5));
-    const { engine } = scriptedEngine(
-      workspace.dir,
-      { agents: [{ turns: [{ text: 'ok' }] }] },
-      { clock, session: undefined },
-    );
+    // The host makes the session (host/assemble.ts); a session made on the run's clock is named by it.
+    const session = SessionStore.create(path.join(workspace.dir, '.murmur'), undefined, clock);
+    const { engine } = scriptedEngine(workspace.dir, { agents: [{ turns: [{ text: 'ok' }] }] }, { clock, session });
     expect(engine.session!.id).toMatch(/^20260102-030405-/);
     expect(engine.stateSnapshot()).toMatchObject({ createdAt: clock.now(), updatedAt: clock.now() });
     await engine.close();

@@ -108,9 +108,7 @@ describe('a record that cannot be written', () => {
       frontEnd: 'cli',
       sessionKind: 'swarm',
       headlessReason: 'a test',
-      extend: (options) => {
-        options.appendPool = appendPool;
-      },
+      appendPool,
     });
     try {
       const result = await runOnEngine(

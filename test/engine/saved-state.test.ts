@@ -106,6 +106,27 @@ describe('a v1 session held for a person', () => {
   });
 });
 
+describe("a v1 session held at a subagent's call", () => {
+  it("goes on with that subagent once approved (found by its parent's agent call), never a second one", async () => {
+    const { dir, id } = workspaceFrom('v1-held-subagent');
+    const waiting = await murmur(['resume', id, '--json'], { cwd: dir });
+    expect(waiting.code, waiting.stderr).toBe(75);
+    const held = JSON.parse(waiting.stdout) as { interruptions: unknown[]; agents: { id: string }[] };
+    expect(held.interruptions).toEqual([expect.objectContaining({ agentId: 'a-1', callId: 'call_2_1' })]);
+    expect(held.agents.map((a) => a.id)).toEqual(['main', 'a-1']);
+
+    const approved = await murmur(['resume', id, '--approve', 'call_2_1', '--json'], { cwd: dir });
+    expect(approved.code, approved.stderr).toBe(0);
+    const report = JSON.parse(approved.stdout) as { status: string; result: string; agents: unknown[] };
+    expect(report).toMatchObject({ status: 'completed', result: 'done writing' });
+    expect(report.agents).toEqual([
+      expect.objectContaining({ id: 'main', status: 'completed' }),
+      expect.objectContaining({ id: 'a-1', status: 'completed' }),
+    ]);
+    expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('first\n');
+  });
+});
+
 describe('a state file murmur cannot resume', () => {
   it('names the file and the problem', () => {
     expect(parseSavedState([], 'state.json')).toEqual({

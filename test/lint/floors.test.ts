@@ -36,16 +36,44 @@ describe('the floors', () => {
       "const m = await import('../swarm/runner.js');\nexport { m };",
       'dashboards/ may not import swarm',
     ],
-    ['cli/extra.ts', "import { prepareSwarm } from '../swarm/launch.js';", 'cli/ may import only types from swarm'],
-    ['api/extra.ts', "import { Engine } from '../orchestrator/engine.js';", 'api/ may import only types from'],
+    ['cli/extra.ts', "import { prepareSwarm } from '../swarm/launch.js';", 'cli/ may not import'],
+    ['api/extra.ts', "import { Engine } from '../orchestrator/engine.js';", 'api/ may not import orchestrator'],
     // Scheduled tasks are a room of their own (was orchestrator/cron): the engine does not reach them, and they show
     // nothing on a screen.
     ['orchestrator/extra.ts', "import { CronStore } from '../scheduler/store.js';", 'orchestrator/ may not import'],
     ['scheduler/extra.ts', "import { renderHistory } from '../dashboards/web/pages.js';", 'scheduler/ may not import'],
+    ['cli/extra.ts', "const m = await import('../swarm/queue/worker.js');\nexport { m };", 'cli/ may not import'],
+    // The library imports host/ and protocol/ only: the rooms below reach it through host/'s re-exports, values or
+    // types alike.
+    ['api/extra.ts', "import { EventBus } from '../orchestrator/events.js';", 'api/ may not import orchestrator'],
+    ['api/extra.ts', "import type { EventType } from '../orchestrator/events.js';", 'api/ may not import'],
+    ['api/extra.ts', "import type { RuntimeTool } from '../tools/contract.js';", 'api/ may not import'],
+    ['api/extra.ts', "import { defineRuntimeTool } from '../tools/contract.js';", 'api/ may not import'],
+    ['api/extra.ts', "import type { ItemResult } from '../swarm/report.js';", 'api/ may not import'],
+    ['api/extra.ts', "import type { AgentProfile } from '../roles/profile.js';", 'api/ may not import'],
+    ['api/extra.ts', "import type { CronStore } from '../scheduler/store.js';", 'api/ may not import'],
+    [
+      'api/extra.ts',
+      "const m = await import('../orchestrator/models/resolve.js');\nexport { m };",
+      'api/ may not import',
+    ],
+    // The command line: host/ and protocol/, the screens, the scheduler and config parsing; no other file of the
+    // engine's room, and nothing of the tools, the roles or the swarm, not even a type.
     [
       'cli/extra.ts',
-      "const m = await import('../swarm/queue/worker.js');\nexport { m };",
-      'cli/ may import only types from swarm',
+      "import { SessionStore } from '../orchestrator/session.js';",
+      'orchestrator (but orchestrator/config.js)',
+    ],
+    ['cli/extra.ts', "import type { SessionStore } from '../orchestrator/session.js';", 'cli/ may not import'],
+    ['cli/extra.ts', "import type { ItemResult } from '../swarm/report.js';", 'cli/ may not import'],
+    ['cli/extra.ts', "import type { Engine } from '../orchestrator/engine.js';", 'cli/ may not import'],
+    ['cli/extra.ts', "import { ConfigError } from '../orchestrator/models/config.js';", 'cli/ may not import'],
+    ['cli/extra.ts', "import type { RuntimeTool } from '../tools/contract.js';", 'cli/ may not import'],
+    ['cli/extra.ts', "import { loadAgentDefinitions } from '../roles/definitions.js';", 'cli/ may not import'],
+    [
+      'cli/extra.ts',
+      "const m = await import('../orchestrator/models/resolve.js');\nexport { m };",
+      'orchestrator (but orchestrator/config.js)',
     ],
   ])('refuses %s importing a higher room', async (file, code, expected) => {
     const found = await problems(file, code);
@@ -66,11 +94,29 @@ describe('the floors', () => {
         "import type { MurmurEvent } from '../orchestrator/events.js';\nimport { subagentProfileFor } from '../roles/subagent-policy.js';",
       ),
     ).toEqual([]);
-    // A front end may name the engine's and the swarm's public types; it runs them through host/.
+    // A front end reaches the rooms below through host/ and names the boundary types from protocol/; the command line
+    // also parses murmur.toml (orchestrator/config.js, eagerly or lazily) and uses the screens and the scheduler.
     expect(
       await problems(
         'cli/extra.ts',
-        "import type { Engine } from '../orchestrator/engine.js';\nimport type { ItemResult } from '../swarm/report.js';\nimport { runOnEngine } from '../host/lifecycle.js';",
+        [
+          "import { ConfigError, loadConfig } from '../orchestrator/config.js';",
+          "import type { MurmurConfig } from '../orchestrator/config.js';",
+          "import { startRun } from '../host/run.js';",
+          "import { SessionStore } from '../host/session-store.js';",
+          "import type { ItemResult } from '../protocol/reports.js';",
+          "import { fit } from '../dashboards/format.js';",
+          "import { CronStore } from '../scheduler/store.js';",
+          "const m = await import('../host/model-resolution.js');",
+          "const c = await import('../orchestrator/config.js');",
+          'export { m, c };',
+        ].join('\n'),
+      ),
+    ).toEqual([]);
+    expect(
+      await problems(
+        'api/extra.ts',
+        "import { EventBus } from '../host/event-bus.js';\nimport type { RunReport } from '../protocol/reports.js';",
       ),
     ).toEqual([]);
     expect(

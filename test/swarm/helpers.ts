@@ -2,11 +2,12 @@
 // agent_swarm tool wired as the command line wires it, event capture, and small git helpers.
 import { execFileSync } from 'node:child_process';
 import { execa } from 'execa';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Engine, type EngineOptions } from '../../orchestrator/engine.js';
+import { SessionStore, stateHome } from '../../orchestrator/session.js';
 import type { MurmurConfig } from '../../orchestrator/config.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
 import { ScriptedModel, type Script } from '../../orchestrator/models/scripted.js';
@@ -62,6 +63,7 @@ export function makeEngine(
     definitions: new Map(),
     swarmTool: agentSwarmTool,
     swarmFor: (e, record) => swarmAdapterFor(e, record, { env }),
+    session: SessionStore.create(stateHome(realpathSync(cwd), env)),
     ...options.extra,
   });
   const events: MurmurEvent[] = [];

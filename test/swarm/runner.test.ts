@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EventInput } from '../../orchestrator/events.js';
 import { DEFAULT_CONTROLLER_OPTIONS } from '../../swarm/controller.js';
-import { queuedItem, type ItemReport, type LaunchableItem, type SwarmItem } from '../../swarm/item-state.js';
+import { queuedItem, type AttemptProgress, type LaunchableItem, type SwarmItem } from '../../swarm/item-state.js';
 import type { Attempt, ItemLauncher } from '../../swarm/item-launcher.js';
 import type { ItemResult } from '../../swarm/report.js';
 import { SwarmRun, type SwarmSink } from '../../swarm/runner.js';
@@ -49,7 +49,7 @@ class FakeLauncher implements ItemLauncher {
   run(
     index: number,
     _item: LaunchableItem,
-    report: (report: ItemReport) => void,
+    report: (report: AttemptProgress) => void,
     signal: AbortSignal,
   ): Promise<Attempt> {
     if (this.refuse.has(index)) throw new Error(`cannot start ${index}`);

@@ -1,7 +1,14 @@
 // agent_swarm: one call fans a prompt template out over many items, one subagent each, and returns the report.
 // Made for each calling agent with that agent's own SwarmAdapter (createAgentSwarmTool(swarm)).
 import { Type } from '@sinclair/typebox';
-import { defineRuntimeTool, errorResult, textResult, type RuntimeTool, type ToolDefinition } from '../contract.js';
+import {
+  defineRuntimeTool,
+  errorResult,
+  textResult,
+  type RuntimeTool,
+  type ToolDefinition,
+  type ToolTraits,
+} from '../contract.js';
 import type { SwarmAdapter, SwarmRequest } from '../adapters.js';
 
 const parameters = Type.Object({
@@ -46,7 +53,11 @@ const parameters = Type.Object({
   ),
 });
 
+/** agent_swarm's traits: it starts many agents at once, so swarm mode decides whether it asks. */
+export const AGENT_SWARM_TRAITS = { startsAgents: true, startsSwarm: true } as const satisfies ToolTraits;
+
 const definition: ToolDefinition<typeof parameters> = {
+  ...AGENT_SWARM_TRAITS,
   name: 'agent_swarm',
   description: [
     'Run many subagents at once, one per item, from one prompt template (for example one worker per file to migrate,',

@@ -9,6 +9,7 @@ import {
   textResult,
   type RuntimeTool,
   type ToolDefinition,
+  type ToolTraits,
 } from '../contract.js';
 
 const parameters = Type.Object({
@@ -42,7 +43,11 @@ function wordCount(text: string): number {
   return text.trim().split(/\s+/).filter(Boolean).length;
 }
 
+/** agent's traits: it starts a subagent, whose own calls are checked. */
+export const AGENT_TRAITS = { selfChecked: true, startsAgents: true } as const satisfies ToolTraits;
+
 const definition: ToolDefinition<typeof parameters> = {
+  ...AGENT_TRAITS,
   name: 'agent',
   description: [
     'Start a subagent for an independent piece of work and get its final message back.',

@@ -4,7 +4,14 @@
 // and how. The store, the checks and the card live behind the adapter the host makes it with; the approval is
 // the approve port (ApprovalPort).
 import { Type } from '@sinclair/typebox';
-import { defineRuntimeTool, errorResult, pendingResult, textResult, type RuntimeTool } from '../contract.js';
+import {
+  defineRuntimeTool,
+  errorResult,
+  pendingResult,
+  textResult,
+  type RuntimeTool,
+  type ToolTraits,
+} from '../contract.js';
 import type { ApprovalPort } from '../ports.js';
 
 export type { ConfirmAnswer, ConfirmRequest } from '../ports.js';
@@ -80,9 +87,13 @@ const Parameters = Type.Object(
   { additionalProperties: false },
 );
 
+/** create_scheduled_task's traits: it asks a person itself, every time, whatever the mode and rules. */
+export const CREATE_SCHEDULED_TASK_TRAITS = { selfChecked: true } as const satisfies ToolTraits;
+
 export function createScheduledTaskTool(adapter: ScheduledTaskAdapter): RuntimeTool {
   return defineRuntimeTool({
     def: {
+      ...CREATE_SCHEDULED_TASK_TRAITS,
       name: CREATE_SCHEDULED_TASK,
       description:
         'Create a scheduled task in this workspace: `prompt` runs as a new murmur session on the `cron` schedule (5 fields), until ended. ' +

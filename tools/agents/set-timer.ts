@@ -1,7 +1,7 @@
 // set_timer: a message to yourself, delivered once after a delay (at most a day: a run waits for its timers).
 // Made with the timer port (createSetTimerTool(timers)).
 import { Type } from '@sinclair/typebox';
-import { defineRuntimeTool, errorResult, textResult, type RuntimeTool } from '../contract.js';
+import { defineRuntimeTool, errorResult, textResult, type RuntimeTool, type ToolTraits } from '../contract.js';
 import type { TimerPort } from '../ports.js';
 
 /** One day. A pending timer keeps its run alive, so a longer delay would hold a run open for that long. */
@@ -13,9 +13,13 @@ function dueText(dueAt: number): string {
   return Number.isNaN(date.getTime()) ? 'an unknown time' : date.toISOString();
 }
 
+/** set_timer's traits: a timer only sends the agent a message later. */
+export const SET_TIMER_TRAITS = { selfChecked: true } as const satisfies ToolTraits;
+
 export function createSetTimerTool(timers: TimerPort): RuntimeTool {
   return defineRuntimeTool({
     def: {
+      ...SET_TIMER_TRAITS,
       name: 'set_timer',
       description:
         `Deliver a message to yourself once, after a delay in whole minutes (less than 1 counts as 1; at most ${MAX_TIMER_MINUTES}, one day). ` +

@@ -1,12 +1,21 @@
 // task_list, task_output and task_stop: the background tasks of the calling agent, made with the task store.
 import { Type } from '@sinclair/typebox';
 import type { TaskInfo } from '../adapters.js';
-import { defineRuntimeTool, errorResult, textResult, type RuntimeTool } from '../contract.js';
+import { defineRuntimeTool, errorResult, textResult, type RuntimeTool, type ToolTraits } from '../contract.js';
 import type { TaskStore } from '../ports.js';
 
 const OUTPUT_INLINE_BYTES = 32 * 1024;
 
 export const TASK_TOOL_NAMES = ['task_list', 'task_output', 'task_stop'] as const;
+
+/** task_list's traits: it only lists the agent's background tasks. */
+export const TASK_LIST_TRAITS = { readOnly: true, controlsTasks: true } as const satisfies ToolTraits;
+
+/** task_output's traits: it only reads a background task's status and output. */
+export const TASK_OUTPUT_TRAITS = { readOnly: true, controlsTasks: true } as const satisfies ToolTraits;
+
+/** task_stop's traits: it stops a running task, so it asks like any tool that changes things. */
+export const TASK_STOP_TRAITS = { controlsTasks: true } as const satisfies ToolTraits;
 
 function describeTask(info: TaskInfo): string {
   const agent = info.meta?.agentId ? ` agent=${info.meta.agentId}` : '';
@@ -21,6 +30,7 @@ export function createTaskTools(tasks: TaskStore): RuntimeTool[] {
 function createTaskListTool(store: TaskStore): RuntimeTool {
   return defineRuntimeTool({
     def: {
+      ...TASK_LIST_TRAITS,
       name: 'task_list',
       description: 'List your background tasks (commands and subagents started with run_in_background).',
       parameters: Type.Object({
@@ -47,6 +57,7 @@ function createTaskListTool(store: TaskStore): RuntimeTool {
 function createTaskOutputTool(store: TaskStore): RuntimeTool {
   return defineRuntimeTool({
     def: {
+      ...TASK_OUTPUT_TRAITS,
       name: 'task_output',
       description:
         'Status and the latest output of one background task (at most the last 32 KB inline; output_path holds the full log, read it with read). ' +
@@ -83,6 +94,7 @@ function createTaskOutputTool(store: TaskStore): RuntimeTool {
 function createTaskStopTool(store: TaskStore): RuntimeTool {
   return defineRuntimeTool({
     def: {
+      ...TASK_STOP_TRAITS,
       name: 'task_stop',
       description:
         'Stop one of your background tasks. Safe on a task that already ended. A stopped task sends no completion notification.',

@@ -2,7 +2,14 @@
 import { readFile, stat } from 'node:fs/promises';
 import { Type } from '@sinclair/typebox';
 import writeFileAtomic from 'write-file-atomic';
-import { defineRuntimeTool, errorResult, textResult, type ToolContext, type ToolResult } from '../contract.js';
+import {
+  defineRuntimeTool,
+  errorResult,
+  textResult,
+  type ToolContext,
+  type ToolResult,
+  type ToolTraits,
+} from '../contract.js';
 import { isRecord } from '../util/is-record.js';
 import { applyEdit } from './edit-text.js';
 import { withFileLock } from './file-locks.js';
@@ -74,8 +81,12 @@ export async function executeEdit(
   });
 }
 
+/** edit's traits: it changes the file its path names, which a rule's parentheses match (`edit(src/**)`). */
+export const EDIT_TRAITS = { ruleArgument: 'path', writesPath: true } as const satisfies ToolTraits;
+
 export const editTool = defineRuntimeTool({
   def: {
+    ...EDIT_TRAITS,
     name: 'edit',
     description:
       'Replace exact text in a file. old_string must match exactly once (include enough surrounding lines), unless ' +

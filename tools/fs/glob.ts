@@ -3,7 +3,14 @@ import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
-import { defineRuntimeTool, errorResult, textResult, type ToolContext, type ToolResult } from '../contract.js';
+import {
+  defineRuntimeTool,
+  errorResult,
+  textResult,
+  type ToolContext,
+  type ToolResult,
+  type ToolTraits,
+} from '../contract.js';
 import { isRecord } from '../util/is-record.js';
 import { walkFiles, type WalkResult } from './ignore-walk.js';
 import { booleanArguments } from './tool-args.js';
@@ -119,8 +126,12 @@ export async function executeGlob(
   return textResult(text, { total: sorted.length, shown: shown.length });
 }
 
+/** glob's traits: it only reads; a rule's parentheses match the folder it lists (the workspace when none). */
+export const GLOB_TRAITS = { readOnly: true, ruleArgument: 'path' } as const satisfies ToolTraits;
+
 export const globTool = defineRuntimeTool({
   def: {
+    ...GLOB_TRAITS,
     name: 'glob',
     description:
       'Find files by name pattern (e.g. "**/*.ts", "src/**/*.{ts,tsx}"), newest first by modification time, at most ' +

@@ -3,7 +3,14 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
-import { defineRuntimeTool, errorResult, textResult, type ToolContext, type ToolResult } from '../contract.js';
+import {
+  defineRuntimeTool,
+  errorResult,
+  textResult,
+  type ToolContext,
+  type ToolResult,
+  type ToolTraits,
+} from '../contract.js';
 import { isRecord } from '../util/is-record.js';
 import { formatGrep, GREP_DEFAULT_HEAD_LIMIT } from './grep-format.js';
 import { grepWithJavaScript } from './grep-js.js';
@@ -133,8 +140,12 @@ export async function executeGrep(ctx: ToolContext, input: GrepInput, signal?: A
   return textResult(text, { total: formatted.total, shown: formatted.shown, backend: outcome.backend });
 }
 
+/** grep's traits: it only reads; a rule's parentheses match the folder or file it searches (the workspace when none). */
+export const GREP_TRAITS = { readOnly: true, ruleArgument: 'path' } as const satisfies ToolTraits;
+
 export const grepTool = defineRuntimeTool({
   def: {
+    ...GREP_TRAITS,
     name: 'grep',
     description:
       'Search file contents with a regular expression (ripgrep). output_mode "files" (default) lists matching files, ' +

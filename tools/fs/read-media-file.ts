@@ -1,6 +1,6 @@
 // read_media_file: an image or a video from the workspace, sent to the model as a media block.
 import { Type } from '@sinclair/typebox';
-import { defineRuntimeTool, errorResult, type ToolContext, type ToolResult } from '../contract.js';
+import { defineRuntimeTool, errorResult, type ToolContext, type ToolResult, type ToolTraits } from '../contract.js';
 import { isRecord } from '../util/is-record.js';
 import { mediaTypeOf, SNIFF_BYTES } from './file-kind.js';
 import { renameArgument } from './tool-args.js';
@@ -61,8 +61,12 @@ export async function executeReadMediaFile(ctx: ToolContext, input: { path: stri
   }
 }
 
+/** read_media_file's traits: it only reads; a rule's parentheses match the path it reads. */
+export const READ_MEDIA_FILE_TRAITS = { readOnly: true, ruleArgument: 'path' } as const satisfies ToolTraits;
+
 export const readMediaFileTool = defineRuntimeTool({
   def: {
+    ...READ_MEDIA_FILE_TRAITS,
     name: 'read_media_file',
     description:
       'Look at an image (png, jpg, gif, webp) or a video (mp4, webm, mov) from the workspace, up to 100 MB: it is sent ' +

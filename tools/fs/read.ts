@@ -1,6 +1,13 @@
 // read: numbered lines of a text file, a bounded window per call (1000 lines or 100 KB).
 import { Type } from '@sinclair/typebox';
-import { defineRuntimeTool, errorResult, textResult, type ToolContext, type ToolResult } from '../contract.js';
+import {
+  defineRuntimeTool,
+  errorResult,
+  textResult,
+  type ToolContext,
+  type ToolResult,
+  type ToolTraits,
+} from '../contract.js';
 import { isRecord } from '../util/is-record.js';
 import { classifyHead, mediaTypeFromExtension, SNIFF_BYTES } from './file-kind.js';
 import { readLineWindow, type LineWindow } from './line-reader.js';
@@ -131,8 +138,12 @@ export async function executeRead(
   }
 }
 
+/** read's traits: it only reads; a rule's parentheses match the path it reads (a `read(…)` deny rule also covers the other readers). */
+export const READ_TRAITS = { readOnly: true, ruleArgument: 'path' } as const satisfies ToolTraits;
+
 export const readTool = defineRuntimeTool({
   def: {
+    ...READ_TRAITS,
     name: 'read',
     description:
       'Read a text file from the workspace. Lines come numbered (number, tab, text). At most ' +

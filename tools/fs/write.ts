@@ -3,7 +3,14 @@ import { appendFile, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import writeFileAtomic from 'write-file-atomic';
-import { defineRuntimeTool, errorResult, textResult, type ToolContext, type ToolResult } from '../contract.js';
+import {
+  defineRuntimeTool,
+  errorResult,
+  textResult,
+  type ToolContext,
+  type ToolResult,
+  type ToolTraits,
+} from '../contract.js';
 import { isRecord } from '../util/is-record.js';
 import { withFileLock } from './file-locks.js';
 import { sensitiveBlocked, sensitiveRefusal } from './sensitive.js';
@@ -69,8 +76,12 @@ export async function executeWrite(
   });
 }
 
+/** write's traits: it changes the file its path names, which a rule's parentheses match (`write(docs/**)`). */
+export const WRITE_TRAITS = { ruleArgument: 'path', writesPath: true } as const satisfies ToolTraits;
+
 export const writeTool = defineRuntimeTool({
   def: {
+    ...WRITE_TRAITS,
     name: 'write',
     description:
       'Write a text file in the workspace (sensitive files such as .env, keys and credentials are refused). mode "overwrite" (default) replaces the whole file atomically and keeps its ' +

@@ -11,6 +11,7 @@ import {
   type ToolContext,
   type ToolDefinition,
   type ToolResult,
+  type ToolTraits,
 } from '../contract.js';
 import type { TaskStore } from '../ports.js';
 import {
@@ -135,7 +136,11 @@ export interface AskPorts {
   tasks: TaskStore;
 }
 
+/** ask_user_question's traits: asking changes nothing by itself, and a subagent never asks the user. */
+export const ASK_USER_QUESTION_TRAITS = { selfChecked: true, notForSubagents: true } as const satisfies ToolTraits;
+
 const definition: ToolDefinition<typeof Parameters> = {
+  ...ASK_USER_QUESTION_TRAITS,
   name: 'ask_user_question',
   description:
     'Ask the user 1-4 multiple-choice questions when a decision is theirs to make (preferences, ambiguous requirements, trade-offs). ' +

@@ -13,6 +13,7 @@ import {
   type RuntimeTool,
   type ToolContext,
   type ToolDefinition,
+  type ToolTraits,
 } from '../contract.js';
 import { isInside } from '../fs/workspace-paths.js';
 import { isRecord } from '../util/is-record.js';
@@ -51,7 +52,11 @@ export function planModeGuidance(planPath: string): string {
   ].join('\n');
 }
 
+/** enter_plan_mode's traits: entering plan mode only limits the agent. */
+export const ENTER_PLAN_MODE_TRAITS = { selfChecked: true } as const satisfies ToolTraits;
+
 const enterDefinition: ToolDefinition = {
+  ...ENTER_PLAN_MODE_TRAITS,
   name: 'enter_plan_mode',
   description:
     'Enter plan mode before a large or risky change: you explore and write a plan to your plan file (nothing else may change), ' +
@@ -203,7 +208,11 @@ function answerText(decision: PlanDecision, planPath: string, options: readonly 
   }
 }
 
+/** exit_plan_mode's traits: it asks for the plan's approval itself. */
+export const EXIT_PLAN_MODE_TRAITS = { selfChecked: true } as const satisfies ToolTraits;
+
 const exitDefinition: ToolDefinition<typeof ExitParameters> = {
+  ...EXIT_PLAN_MODE_TRAITS,
   name: 'exit_plan_mode',
   description:
     'Present the plan in your plan file to the user for approval (call it alone in its message). Optional `options`: ' +

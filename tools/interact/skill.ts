@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { AgentFacts } from '../adapters.js';
 import type { SkillCatalog, SkillInfo } from '../adapters-interaction.js';
 import type { AfterCallStage } from '../call-stage.js';
-import { defineRuntimeTool, errorResult, textResult, type RuntimeTool } from '../contract.js';
+import { defineRuntimeTool, errorResult, textResult, type RuntimeTool, type ToolTraits } from '../contract.js';
 import { invocableSkills } from './skills.js';
 
 export const SKILL_TOOL_NAME = 'skill';
@@ -27,10 +27,14 @@ export function expandSkillBody(skill: SkillInfo, args: string | undefined): str
   return given === '' ? skill.body : `${skill.body}\n\nArguments: ${given}`;
 }
 
+/** skill's traits: loading a skill's text changes nothing by itself (what the agent then does is checked call by call). */
+export const SKILL_TRAITS = { selfChecked: true } as const satisfies ToolTraits;
+
 /** The skill tool over one catalog (an agent may see a narrower catalog than the host's: see the runtime). */
 export function createSkillTool(catalog: SkillCatalog): RuntimeTool {
   return defineRuntimeTool({
     def: {
+      ...SKILL_TRAITS,
       name: SKILL_TOOL_NAME,
       description:
         'Load a skill: its instructions come back as this tool result and you then follow them. ' +

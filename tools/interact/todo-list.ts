@@ -2,7 +2,7 @@
 // list replaces it; [] clears it.
 import { Type } from '@sinclair/typebox';
 import type { TodoItem, TodoStatus, TodoStore } from '../adapters-interaction.js';
-import { defineRuntimeTool, errorResult, textResult, type RuntimeTool } from '../contract.js';
+import { defineRuntimeTool, errorResult, textResult, type RuntimeTool, type ToolTraits } from '../contract.js';
 
 export const MAX_TODOS = 100;
 export const MAX_TODO_TITLE_CHARS = 300;
@@ -44,9 +44,13 @@ export function renderTodos(todos: readonly TodoItem[]): string {
   return lines.join('\n');
 }
 
+/** todo_list's traits: it changes only the agent's own list (read-only to the permission modes), and a subagent keeps none. */
+export const TODO_LIST_TRAITS = { readOnly: true, notForSubagents: true } as const satisfies ToolTraits;
+
 export function createTodoListTool(store: TodoStore): RuntimeTool {
   return defineRuntimeTool({
     def: {
+      ...TODO_LIST_TRAITS,
       name: 'todo_list',
       description:
         'Keep your own checklist for multi-step work. Pass `todos` (the whole list of {title, status}, status pending | in_progress | done) ' +

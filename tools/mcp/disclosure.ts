@@ -2,7 +2,14 @@
 // tools leave the list and two tools take their place: tool_search (find them) and mcp_invoke (call one, checked
 // against its real schema). Pure: a function of the turn's tools, the model and the settings.
 import { Type } from '@sinclair/typebox';
-import { checkArguments, errorResult, textResult, type RuntimeTool, type ToolResult } from '../contract.js';
+import {
+  checkArguments,
+  errorResult,
+  textResult,
+  type RuntimeTool,
+  type ToolResult,
+  type ToolTraits,
+} from '../contract.js';
 import { toolSchema } from '../loop-tools.js';
 import { mcpToolOrigin } from './names.js';
 import { ToolSearchIndex } from './tool-search.js';
@@ -161,10 +168,14 @@ const ToolSearchParameters = Type.Object({
   ),
 });
 
+/** tool_search's traits: it only searches the tools that are not listed. */
+export const TOOL_SEARCH_TRAITS = { readOnly: true } as const satisfies ToolTraits;
+
 function toolSearchTool(deferred: readonly RuntimeTool[]): RuntimeTool {
   let index: ToolSearchIndex | undefined;
   const byName = new Map(deferred.map((tool) => [tool.def.name, tool]));
   const def = {
+    ...TOOL_SEARCH_TRAITS,
     name: TOOL_SEARCH_NAME,
     description: `Searches the ${deferred.length} tools that are not listed (MCP tools) by name and description. Returns the matching tool names, descriptions and input schemas; call one with ${MCP_INVOKE_NAME}.`,
     parameters: ToolSearchParameters,
@@ -214,10 +225,14 @@ const McpInvokeParameters = Type.Object({
   ),
 });
 
+/** mcp_invoke's traits: none of its own — the permission policy looks through it to the tool it calls. */
+export const MCP_INVOKE_TRAITS = {} as const satisfies ToolTraits;
+
 function mcpInvokeTool(deferred: readonly RuntimeTool[], inline: readonly RuntimeTool[]): RuntimeTool {
   const byName = new Map(deferred.map((tool) => [tool.def.name, tool]));
   const inlineNames = new Set(inline.map((tool) => tool.def.name));
   const def = {
+    ...MCP_INVOKE_TRAITS,
     name: MCP_INVOKE_NAME,
     description: `Calls one of the tools found with ${TOOL_SEARCH_NAME}: give its exact name and its arguments.`,
     parameters: McpInvokeParameters,

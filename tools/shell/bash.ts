@@ -13,6 +13,7 @@ import {
   type ToolContext,
   type ToolResult,
   type ToolUpdate,
+  type ToolTraits,
 } from '../contract.js';
 import type { TaskStore } from '../ports.js';
 import { booleanArguments, numberArguments } from '../fs/tool-args.js';
@@ -274,6 +275,9 @@ async function executeBash(
   return status.isError ? errorResult(body, details) : textResult(body, details);
 }
 
+/** bash's traits: a rule's parentheses match the command it runs (`bash(npm test*)`); it is never read-only. */
+export const BASH_TRAITS = { ruleArgument: 'command' } as const satisfies ToolTraits;
+
 /**
  * bash, with background commands in `tasks`. Without a task store (the loop's fallback bash, tests) a command
  * asked to run in the background is refused with the reason.
@@ -282,6 +286,7 @@ export function createBashTool(tasks?: TaskStore): RuntimeTool {
   const background = tasks ? startInBackground(tasks) : noBackground;
   return defineRuntimeTool({
     def: {
+      ...BASH_TRAITS,
       name: 'bash',
       description:
         'Run a shell command (bash -c) in the workspace and get its output (stdout and stderr together) and exit code. ' +

@@ -2,7 +2,7 @@
 // under the web policy it is made with (createFetchUrlTool(policy)).
 import { Type } from '@sinclair/typebox';
 import type { WebPolicy } from '../adapters-interaction.js';
-import { defineRuntimeTool, errorResult, textResult, type RuntimeTool } from '../contract.js';
+import { defineRuntimeTool, errorResult, textResult, type RuntimeTool, type ToolTraits } from '../contract.js';
 import { bodyKind, decodeBody, parseContentType } from './content-type.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 
@@ -31,9 +31,13 @@ function parseUrl(raw: string): URL | string {
   return url;
 }
 
+/** fetch_url's traits: it only reads from the network. */
+export const FETCH_URL_TRAITS = { readOnly: true } as const satisfies ToolTraits;
+
 export function createFetchUrlTool(policy: WebPolicy = {}): RuntimeTool {
   return defineRuntimeTool({
     def: {
+      ...FETCH_URL_TRAITS,
       name: 'fetch_url',
       description:
         'Fetch a public web page or text file by URL (http or https). HTML pages come back as their main text in Markdown ' +

@@ -1,7 +1,7 @@
 // web_search: asks the SearchAdapter it is made with; offered only when one is configured (see webSearchAvailable).
 import { Type } from '@sinclair/typebox';
 import type { InteractionAdapters, SearchAdapter, SearchResult } from '../adapters-interaction.js';
-import { defineRuntimeTool, errorResult, textResult, type RuntimeTool } from '../contract.js';
+import { defineRuntimeTool, errorResult, textResult, type RuntimeTool, type ToolTraits } from '../contract.js';
 
 export type { SearchAdapter, SearchOptions, SearchResult } from '../adapters-interaction.js';
 
@@ -37,9 +37,13 @@ export function renderResults(query: string, source: string, results: readonly S
   return lines.join('\n');
 }
 
+/** web_search's traits: a read-only query. */
+export const WEB_SEARCH_TRAITS = { readOnly: true } as const satisfies ToolTraits;
+
 export function createWebSearchTool(adapter: SearchAdapter): RuntimeTool {
   return defineRuntimeTool({
     def: {
+      ...WEB_SEARCH_TRAITS,
       name: 'web_search',
       description: 'Search the web. Returns titles, URLs and snippets; read a page in full with fetch_url.',
       parameters: Parameters,

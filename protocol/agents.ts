@@ -1,0 +1,21 @@
+// What the reports, the events and the saved state say of an agent: how its run stands or ended, and its summary.
+import type { Usage } from './usage.js';
+
+/** `waiting`: it stopped at a call that needs a person (an interruption); a resume given the answer goes on there. */
+export type AgentStatus =
+  'running' | 'completed' | 'failed' | 'timeout' | 'aborted' | 'budget' | 'waiting' | 'interrupted';
+export type EndStatus = Exclude<AgentStatus, 'running' | 'interrupted'>;
+
+/** What the reports and the saved state say of one agent. */
+export interface AgentSummary {
+  id: string;
+  parentId?: string;
+  role: string;
+  description?: string;
+  item?: string;
+  status: AgentStatus | 'idle';
+  reason?: string;
+  usage: Usage;
+  turns: number;
+  toolCalls: number;
+}
