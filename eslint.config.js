@@ -71,8 +71,8 @@ export default [
   floor('host', ['dashboards', 'cli', 'api'], 'every front end calls the host, not the other way round'),
   floor(
     'scheduler',
-    ['swarm', 'dashboards', 'cli', 'api'],
-    'scheduled tasks are a room of their own: their runs are sessions the command line starts, watched by no screen',
+    ['orchestrator', 'tools', 'roles', 'swarm', 'dashboards', 'cli', 'api'],
+    "scheduled tasks are a room of their own on host/ and protocol/ (the architecture's rooms): their runs are sessions the command line starts, watched by no screen",
   ),
   floor(
     'api',

@@ -16,7 +16,7 @@ import {
   taskStatus,
   type ScheduledTaskStatus,
 } from '../scheduler/task-view.js';
-import { serviceHolder } from '../scheduler/lock.js';
+import { serviceHolder } from '../host/lock.js';
 import type { ScheduledTask } from '../scheduler/types.js';
 
 /** `murmur schedule` alone or `--help`: every subcommand's usage (rendered from cli/commands.ts). */

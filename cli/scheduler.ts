@@ -9,7 +9,7 @@ import { workspaceFrom } from './setup.js';
 import { CronService, DEFAULT_CHECK_MS, MAX_CHECK_MS } from '../scheduler/service.js';
 import { CronStore, allStores } from '../scheduler/store.js';
 import { processLauncher } from '../scheduler/run-process.js';
-import { serviceHolder } from '../scheduler/lock.js';
+import { serviceHolder } from '../host/lock.js';
 import { cronTiming } from './cron-clock.js';
 import { SCHEDULER_FLAGS } from './flags.js';
 

@@ -5,13 +5,7 @@
 // as the scheduler's service lock (scheduler/lock.ts), refreshed while held so a holder on another machine
 // sharing the folder is judged by its heartbeat.
 import { join } from 'node:path';
-import {
-  refreshServiceLock,
-  releaseServiceLock,
-  takeServiceLock,
-  withLock,
-  type ServiceHolder,
-} from '../scheduler/lock.js';
+import { refreshServiceLock, releaseServiceLock, takeServiceLock, withLock, type ServiceHolder } from './lock.js';
 import type { SessionStore } from '../orchestrator/session.js';
 
 export const SESSION_LOCK_FILE = 'owner.lock';

@@ -14,4 +14,5 @@ export {
   type ToolUpdate,
 } from '../tools/contract.js';
 export type { CallDecision } from '../orchestrator/tool-batch.js';
+export type { ScheduledTaskAdapter, ScheduledTaskArgs } from '../tools/agents/create-scheduled-task.js';
 export type { GateAgent, ToolCallHook } from '../orchestrator/runtime-ports.js';

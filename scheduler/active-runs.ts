@@ -1,6 +1,6 @@
 // The runs a scheduler has going: what a launcher hands back, starting each run through it, recording its end
 // in the task's history, and at shutdown stopping them — killing the ones that do not stop — so none stays "running".
-import type { Clock } from '../orchestrator/clock.js';
+import type { Clock } from '../host/command-parts.js';
 import { firePrompt, type FireSpec } from './firing.js';
 import type { CronStore } from './store.js';
 import type { RunRecord, RunState, ScheduledTask } from './types.js';

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import type { Interruption, InterruptionAnswer } from '../protocol/interruptions.js';
-import { readSavedState } from '../orchestrator/saved-state.js';
+import { readSavedState } from '../host/session-store.js';
 
 /** What the session in `sessionDir` waits for ([] when nothing, or when its state cannot be read). */
 export function readInterruptions(sessionDir: string): Interruption[] {

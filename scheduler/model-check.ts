@@ -4,8 +4,8 @@
 // runs start — so a task is not saved only for every run of it to fail.
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { parseModelSpec } from '../orchestrator/models/resolve.js';
-import { loadScriptFile } from '../orchestrator/models/scripted.js';
+import { parseModelSpec } from '../host/model-resolution.js';
+import { loadScriptFile } from '../host/scripted-model.js';
 
 /** What is wrong with a model spec for a task in `workspace`, or undefined. */
 export function checkModel(spec: string, workspace: string): string | undefined {

@@ -2,8 +2,8 @@
 // it), keeps the locks fresh, marks the runs a stopped scheduler left "running" as interrupted, and lets go.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Clock } from '../orchestrator/clock.js';
-import { refreshServiceLock, releaseServiceLock, takeServiceLock, withLock } from './lock.js';
+import type { Clock } from '../host/command-parts.js';
+import { refreshServiceLock, releaseServiceLock, takeServiceLock, withLock } from '../host/lock.js';
 import type { CronStore } from './store.js';
 
 export interface ServedWorkspacesOptions {

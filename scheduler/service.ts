@@ -3,11 +3,11 @@
 // and records every run in the task's history. After a crash the runs left "running" become "interrupted".
 // The locks and runs left behind are served-workspaces.ts's, the runs going and their ends active-runs.ts's.
 import { randomBytes } from 'node:crypto';
-import { type Clock, systemClock } from '../orchestrator/clock.js';
+import { type Clock, systemClock } from '../host/command-parts.js';
 import { ActiveRuns, type Launcher } from './active-runs.js';
 import { decideFire, dueKey, stampDue, type FireDecision, type FireSpec } from './firing.js';
 import { ServedWorkspaces } from './served-workspaces.js';
-import { newSessionId } from '../orchestrator/session.js';
+import { newSessionId } from '../host/session-store.js';
 import type { CronStore } from './store.js';
 import type { RunRecord, ScheduledTask } from './types.js';
 

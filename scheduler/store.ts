@@ -5,9 +5,9 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } fro
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import writeFileAtomic from 'write-file-atomic';
-import { stateHome } from '../orchestrator/session.js';
+import { stateHome } from '../host/session-store.js';
 import { stampDue } from './firing.js';
-import { withLock } from './lock.js';
+import { withLock } from '../host/lock.js';
 import { checkSchedule, checkTaskInput, inputOf, type Checked, type FieldError, type TaskInput } from './validate.js';
 import { isoInZone, nextTimes } from './schedule.js';
 import { endedAfterEdit, scheduleChanged } from './rearm.js';

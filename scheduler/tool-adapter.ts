@@ -1,5 +1,5 @@
 // The host side of create_scheduled_task: the shared checks, the approval card in plain words, and the store.
-import type { ScheduledTaskAdapter, ScheduledTaskArgs } from '../tools/agents/create-scheduled-task.js';
+import type { ScheduledTaskAdapter, ScheduledTaskArgs } from '../host/tool-contract.js';
 import { CronStore } from './store.js';
 import { describeSchedule, nextIdealTimes } from './task-view.js';
 import { checkTaskInput, type TaskField, type TaskInput } from './validate.js';

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import { withLock } from './lock.js';
+import { withLock } from '../host/lock.js';
 
 export interface WorkspaceEntry {
   /** The workspace folder. */

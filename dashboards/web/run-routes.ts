@@ -17,7 +17,7 @@ import { checkRun, checkSwarm, type Checked, type FieldError } from './run-input
 import { consoleLogFile, launchMurmur } from './run-launch.js';
 import { sessionControl, stopSession } from './session-control.js';
 import { endedStatus, isSessionId, SessionSource } from './session-source.js';
-import { serviceHolder } from '../../scheduler/lock.js';
+import { serviceHolder } from '../../host/lock.js';
 import { lockFileOf } from './session-control.js';
 
 export interface RunRouteOptions {

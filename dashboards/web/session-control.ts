@@ -5,8 +5,8 @@
 // answer says so. Resume is offered when nobody holds the session and it did not complete.
 import { join } from 'node:path';
 import { SESSION_LOCK_FILE } from '../../host/session-lock.js';
-import { serviceHolder, type ServiceHolder } from '../../scheduler/lock.js';
-import { holderAlive, myIdentity, processStartTime } from '../../scheduler/process-identity.js';
+import { serviceHolder, type ServiceHolder } from '../../host/lock.js';
+import { holderAlive, myIdentity, processStartTime } from '../../host/process-identity.js';
 import { readState, sessionDir } from './session-source.js';
 
 /** A saved status a resume can continue from (a saved `running` nobody holds was interrupted). */

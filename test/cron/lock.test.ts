@@ -5,8 +5,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSyn
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { refreshServiceLock, serviceHolder, takeOver, takeServiceLock, withLock } from '../../scheduler/lock.js';
-import { bootId, processStartTime } from '../../scheduler/process-identity.js';
+import { refreshServiceLock, serviceHolder, takeOver, takeServiceLock, withLock } from '../../host/lock.js';
+import { bootId, processStartTime } from '../../host/process-identity.js';
 
 let dir: string;
 let lock: string;

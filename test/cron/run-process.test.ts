@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { processLauncher } from '../../scheduler/run-process.js';
-import { pidAlive } from '../../scheduler/process-identity.js';
+import { pidAlive } from '../../host/process-identity.js';
 import { CronStore } from '../../scheduler/store.js';
 import type { RunRecord, ScheduledTask } from '../../scheduler/types.js';
 

@@ -42,6 +42,9 @@ describe('the floors', () => {
     // nothing on a screen.
     ['orchestrator/extra.ts', "import { CronStore } from '../scheduler/store.js';", 'orchestrator/ may not import'],
     ['scheduler/extra.ts', "import { renderHistory } from '../dashboards/web/pages.js';", 'scheduler/ may not import'],
+    // …and, like any front end, it reaches sessions, models and clocks through host/ (its locks are host/'s too).
+    ['scheduler/extra.ts', "import { stateHome } from '../orchestrator/session.js';", 'scheduler/ may not import'],
+    ['scheduler/extra.ts', "import type { Clock } from '../orchestrator/clock.js';", 'scheduler/ may not import'],
     ['cli/extra.ts', "const m = await import('../swarm/queue/worker.js');\nexport { m };", 'cli/ may not import'],
     // The library imports host/ and protocol/ only: the rooms below reach it through host/'s re-exports, values or
     // types alike.
@@ -117,6 +120,12 @@ describe('the floors', () => {
       await problems(
         'api/extra.ts',
         "import { EventBus } from '../host/event-bus.js';\nimport type { RunReport } from '../protocol/reports.js';",
+      ),
+    ).toEqual([]);
+    expect(
+      await problems(
+        'scheduler/extra.ts',
+        "import { withLock } from '../host/lock.js';\nimport { stateHome } from '../host/session-store.js';",
       ),
     ).toEqual([]);
     expect(

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { myIdentity } from '../../scheduler/process-identity.js';
+import { myIdentity } from '../../host/process-identity.js';
 import { chromiumForSuite, type Console, type Task } from './browser-setup.js';
 import { addTask, lastRunWhen, runsOf, scheduledConsoleForSuite } from './held-runs.js';
 import { screenshotPath } from './helpers.js';

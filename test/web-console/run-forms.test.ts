@@ -8,7 +8,7 @@ import { beforeAll, afterAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { chromiumForSuite, openConsole, typeInto, type Console } from './browser-setup.js';
 import { screenshotPath } from './helpers.js';
-import { myIdentity } from '../../scheduler/process-identity.js';
+import { myIdentity } from '../../host/process-identity.js';
 
 const available = chromiumForSuite();
 const SCRIPT = {

@@ -1,4 +1,4 @@
-// Two locks. A short mutation lock (a file created exclusively) around every read-modify-write of the cron
+// Two locks, shared by the host (a session's lock: session-lock.ts) and the scheduler. A short mutation lock (a file created exclusively) around every read-modify-write of the cron
 // files, so the scheduler and a `murmur schedule` command never lose each other's changes; and the service
 // lock, held for as long as a scheduler serves a workspace, naming its process.
 //
