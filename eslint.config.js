@@ -1,5 +1,6 @@
-// The floors of the house (design.md, "Rooms"), kept by the linter rather than by memory: which top-level folder may
-// import which. Each source room lists the rooms it must not reach; test/ and bench/ may import anything.
+// The floors of the house (README.md, "Layout": the rooms and their floors), kept by the linter rather than by
+// memory: which top-level folder may import which. Each source room lists the rooms it must not reach; test/ and
+// bench/ may import anything.
 import tseslint from 'typescript-eslint';
 
 /** An import path that reaches into one of `rooms` (a relative path through `…/room/`). */
@@ -65,23 +66,23 @@ export default [
   floor(
     'swarm',
     ['dashboards', 'cli', 'host', 'api', 'orchestrator/engine\\.js', 'orchestrator/agent-tree\\.js'],
-    'the swarm sees the engine only through its SwarmHost port (swarm/swarm-host.ts); the host chooses how it is shown and started',
+    'the swarm sees the engine only through its SwarmEngine port (swarm/swarm-engine.ts); the host chooses how it is shown and started',
   ),
   floor('dashboards', ['swarm', 'cli', 'api', 'roles', 'tools'], 'a screen is a subscriber to events'),
   floor('host', ['dashboards', 'cli', 'api'], 'every front end calls the host, not the other way round'),
   floor(
     'scheduler',
     ['orchestrator', 'tools', 'roles', 'swarm', 'dashboards', 'cli', 'api'],
-    "scheduled tasks are a room of their own on host/ and protocol/ (the architecture's rooms): their runs are sessions the command line starts, watched by no screen",
+    'scheduled tasks are a room of their own on host/ and protocol/ (README.md, Layout): their runs are sessions the command line starts, watched by no screen',
   ),
   floor(
     'api',
     [...BEHIND_HOST, 'scheduler', 'cli', 'dashboards'],
-    "the public library may import host/ and protocol/ only (the architecture's rooms): it starts, answers and reads runs through host/, which re-exports what it needs of the rooms below, and names the types that cross the boundary from protocol/",
+    'the public library may import host/ and protocol/ only (README.md, Layout): it starts, answers and reads runs through host/, which re-exports what it needs of the rooms below, and names the types that cross the boundary from protocol/',
   ),
   floor(
     'cli',
     ['api', roomBut('orchestrator', 'config.js'), 'tools', 'roles', 'swarm'],
-    "the command line starts, answers and reads runs through host/ and protocol/ (the architecture's rooms); besides them it may use the screens (dashboards/), the scheduler, and config parsing (orchestrator/config.js), and the library is another front end beside it",
+    'the command line starts, answers and reads runs through host/ and protocol/ (README.md, Layout); besides them it may use the screens (dashboards/), the scheduler, and config parsing (orchestrator/config.js), and the library is another front end beside it',
   ),
 ];

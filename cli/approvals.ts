@@ -324,7 +324,7 @@ export function terminalAsker(streams: TerminalStreams): Asker {
 
 // ---- choosing the asker for a run ----
 
-export interface HostAskerOptions {
+export interface ScreenAskerOptions {
   /** The screen mode (known before the screen starts). */
   mode: ScreenMode;
   /** The screen (made before the engine, drawn after it); its modal is looked up at prompt time. */
@@ -335,7 +335,7 @@ export interface HostAskerOptions {
   stderr?: NodeJS.WritableStream;
 }
 
-export interface HostAsker {
+export interface ScreenAsker {
   /** Undefined when nobody can answer: the permission setup then answers by policy at once. */
   asker?: Asker;
   /** Why nobody can answer (for the messages to the model). */
@@ -346,7 +346,7 @@ export interface HostAsker {
  * The dashboard's modal on the dashboard; a terminal prompt in plain mode when stdin is a TTY; none with
  * --json (quiet), in MCP server mode or without a terminal.
  */
-export function hostAsker(options: HostAskerOptions): HostAsker {
+export function askerForScreen(options: ScreenAskerOptions): ScreenAsker {
   const stdin = options.stdin ?? process.stdin;
   const stderr = options.stderr ?? process.stderr;
   if (options.mcpServer) return { headlessReason: 'murmur runs as an MCP server, where no person can answer' };

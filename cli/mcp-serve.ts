@@ -5,7 +5,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
-import { hostAsker } from './approvals.js';
+import { askerForScreen } from './approvals.js';
 import { packageVersion } from './version.js';
 import type { PermissionMode } from '../host/permission-rules.js';
 import { configFor, mcpSourceFor, providerFactory, providerFor, workspaceFrom } from './setup.js';
@@ -228,7 +228,8 @@ function requestValues(ctx: ServeContext, kind: 'run' | 'swarm'): RunValues {
     ...(ctx.args.flags.sandbox === true ? { sandbox: { enabled: true } } : {}),
     // Nobody can answer over MCP: approvals are settled by policy at once.
     headlessReason:
-      hostAsker({ mode: 'quiet', screen: undefined, mcpServer: true }).headlessReason ?? 'murmur runs as an MCP server',
+      askerForScreen({ mode: 'quiet', screen: undefined, mcpServer: true }).headlessReason ??
+      'murmur runs as an MCP server',
     modelGate: ctx.gate,
     ...commandTracing(),
   };

@@ -11,7 +11,7 @@ import {
   workspaceFrom,
 } from './setup.js';
 import { chooseScreenMode, createScreen, type PendingScreen } from './screen.js';
-import { hostAsker } from './approvals.js';
+import { askerForScreen } from './approvals.js';
 import { interruptionId } from '../protocol/interruptions.js';
 import type { RunOutcome } from '../protocol/run-outcome.js';
 import type { RunSettings } from '../protocol/run-state.js';
@@ -113,7 +113,7 @@ export async function runInTerminal(
         onAbort: () => aborter.abort(),
       });
       parts.screen = screen;
-      const { asker, headlessReason } = options.hold ? {} : hostAsker({ mode, screen });
+      const { asker, headlessReason } = options.hold ? {} : askerForScreen({ mode, screen });
       return {
         assembly: {
           cwd,

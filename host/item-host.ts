@@ -1,16 +1,16 @@
-// A queue worker's item, run on an engine of its own: the swarm's port (swarm-host.ts) over an engine built for the
+// A queue worker's item, run on an engine of its own: the swarm's port (swarm-engine.ts) over an engine built for the
 // item and closed with it. The worker sees only the port; the engine stays the host's, as a Run's does.
-import type { SwarmHost } from '../swarm/swarm-host.js';
+import type { SwarmEngine } from '../swarm/swarm-engine.js';
 import { assembleEngine, type AssemblyInput } from './assemble.js';
-import { swarmHostFor } from './swarm-host.js';
+import { swarmEngineFor } from './swarm-engine.js';
 
 export interface ItemHost {
-  host: SwarmHost;
+  host: SwarmEngine;
   /** Closes the item's engine. */
   close(): Promise<void>;
 }
 
 export async function openItemHost(input: AssemblyInput): Promise<ItemHost> {
   const { engine, close } = await assembleEngine(input);
-  return { host: swarmHostFor(engine), close };
+  return { host: swarmEngineFor(engine), close };
 }

@@ -11,12 +11,12 @@ import { LocalLauncher } from '../swarm/local-launcher.js';
 import { queueName } from '../swarm/queue/job.js';
 import { holdsSecret, type QueueTarget } from '../swarm/queue/url.js';
 import type { SavedQueue } from '../swarm/saved-swarm.js';
-import type { SwarmHost } from '../swarm/swarm-host.js';
+import type { SwarmEngine } from '../swarm/swarm-engine.js';
 import { excludeStateFolder } from '../swarm/worktree.js';
 import { itemTraceparent } from './tracing/links.js';
 
 /** The local launcher: the plan's items run as this engine's subagents. */
-async function localLauncher(host: SwarmHost, plan: SwarmPlan): Promise<ItemLauncher> {
+async function localLauncher(host: SwarmEngine, plan: SwarmPlan): Promise<ItemLauncher> {
   const warn = (message: string) => host.emit({ type: 'log', level: 'warn', message });
   if (plan.verify && !host.sandboxed)
     host.emit({
@@ -54,7 +54,7 @@ function unconfinedVerifiers(isolated: boolean): string {
  */
 async function queueLauncher(
   engine: Engine,
-  host: SwarmHost,
+  host: SwarmEngine,
   plan: SwarmPlan,
   target: QueueTarget,
   saved?: SavedQueue,
@@ -113,7 +113,7 @@ async function queueLauncher(
 /** The launcher a plan runs on: the queue when one is given (with its coordinates, saved with the swarm), else this process. */
 export async function launcherFor(
   engine: Engine,
-  host: SwarmHost,
+  host: SwarmEngine,
   plan: SwarmPlan,
   target: QueueTarget | undefined,
   saved?: SavedQueue,

@@ -18,9 +18,9 @@ import type { QueueTarget } from '../swarm/queue/url.js';
 import type { ItemResult } from '../swarm/report.js';
 import type { SwarmRun } from '../swarm/runner.js';
 import type { SavedQueue, SavedSwarm } from '../swarm/saved-swarm.js';
-import type { SwarmHost } from '../swarm/swarm-host.js';
+import type { SwarmEngine } from '../swarm/swarm-engine.js';
 import { launcherFor } from './swarm-launchers.js';
-import { swarmHostFor } from './swarm-host.js';
+import { swarmEngineFor } from './swarm-engine.js';
 import { withInputs } from './output.js';
 
 export { allCompleted, type Prepared, type QueueTarget };
@@ -35,7 +35,7 @@ export interface SwarmLaunch extends LaunchRequest {
 
 async function runOn(
   engine: Engine,
-  host: SwarmHost,
+  host: SwarmEngine,
   planned: Planned,
   target: QueueTarget | undefined,
   saved?: SavedQueue,
@@ -59,7 +59,7 @@ export async function prepareSwarm(
   request: SwarmLaunch,
   env: NodeJS.ProcessEnv,
 ): Promise<Prepared> {
-  const host = swarmHostFor(engine, { saveAsSession: parent === undefined });
+  const host = swarmEngineFor(engine, { saveAsSession: parent === undefined });
   const { queue, ...checked } = request;
   return runOn(engine, host, await planSwarm(host, parent?.id, checked, env, queue !== undefined), queue);
 }
@@ -78,7 +78,7 @@ export async function restoreSwarm(
       error: `swarm ${saved.swarmId} ran on a Redis queue whose URL holds a password (so it was not saved); give it again with --queue or MURMUR_QUEUE`,
     };
   }
-  const host = swarmHostFor(engine, { saveAsSession: true });
+  const host = swarmEngineFor(engine, { saveAsSession: true });
   return runOn(
     engine,
     host,
@@ -98,7 +98,7 @@ export async function runSwarmOn(
   const inputs = run.state().inputs;
   if (onItem) run.onItemDone = (result) => onItem(withInputs([result], inputs)[0]!);
   try {
-    // The first save starts the session's run (swarm-host.ts persist).
+    // The first save starts the session's run (swarm-engine.ts persist).
     run.save();
     started = true;
     let results = await run.run(engine.signal);

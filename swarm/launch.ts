@@ -1,6 +1,6 @@
 // Planning a swarm from a request (the agent_swarm tool, `murmur swarm`, run_swarm, the library) or from a saved
 // one: everything that can be checked is checked before anything starts. The host then picks the launcher the plan
-// runs on (this process, or a queue) and builds the run with `swarmRun`. Sees the engine only as a SwarmHost.
+// runs on (this process, or a queue) and builds the run with `swarmRun`. Sees the engine only as a SwarmEngine.
 import type { SwarmRequest } from '../tools/adapters.js';
 import type { AgentProfile, OutputSpec } from '../roles/profile.js';
 import { DEFAULT_SUBAGENT_TYPE } from '../roles/subagent-policy.js';
@@ -11,7 +11,7 @@ import { SwarmRun } from './runner.js';
 import { restoredItem, type SavedSwarm } from './saved-swarm.js';
 import { maxConcurrency, swarmSettings, type SwarmSettings } from './settings.js';
 import type { SwarmAgent } from './swarm-agents.js';
-import type { SwarmHost } from './swarm-host.js';
+import type { SwarmEngine } from './swarm-engine.js';
 import { validateSwarmItems } from './validate.js';
 import { WorktreeIsolation } from './worktree.js';
 
@@ -55,7 +55,7 @@ export interface SwarmPlan {
 export type Planned = { ok: true; plan: SwarmPlan } | { ok: false; error: string };
 export type Prepared = { ok: true; run: SwarmRun } | { ok: false; error: string };
 
-function openIsolation(host: SwarmHost, swarmId: string): Promise<WorktreeIsolation | string> {
+function openIsolation(host: SwarmEngine, swarmId: string): Promise<WorktreeIsolation | string> {
   return WorktreeIsolation.open(host.cwd, host.runHome, swarmId, host.stateHome, host.runId);
 }
 
@@ -76,7 +76,7 @@ function resumableHere(agent: SwarmAgent, isolated: boolean): string | undefined
 
 /** Items whose subagents already work in a worktree go on in it, so their work is what gets merged. */
 async function adoptWorktrees(
-  host: SwarmHost,
+  host: SwarmEngine,
   items: readonly SwarmItem[],
   isolation: WorktreeIsolation,
 ): Promise<string | undefined> {
@@ -89,7 +89,7 @@ async function adoptWorktrees(
   return undefined;
 }
 
-function profileFor(host: SwarmHost, parentId: string | undefined, type: string): AgentProfile | string {
+function profileFor(host: SwarmEngine, parentId: string | undefined, type: string): AgentProfile | string {
   const profile = host.profile(type, parentId);
   if (typeof profile === 'string') return profile;
   if (profile.role === 'main')
@@ -102,7 +102,7 @@ function profileFor(host: SwarmHost, parentId: string | undefined, type: string)
  * items run elsewhere (a queue's workers each work in a fresh worktree), so no worktrees are opened here.
  */
 export async function planSwarm(
-  host: SwarmHost,
+  host: SwarmEngine,
   parentId: string | undefined,
   request: LaunchRequest,
   env: NodeJS.ProcessEnv,
@@ -186,7 +186,7 @@ export async function planSwarm(
 
 /** Plans the rest of a saved `murmur swarm` session: finished items keep their results (see restoredItem). */
 export async function planRestore(
-  host: SwarmHost,
+  host: SwarmEngine,
   saved: SavedSwarm,
   maxConcurrencyFlag: number | undefined,
   env: NodeJS.ProcessEnv,
@@ -226,7 +226,7 @@ export async function planRestore(
 
 /** The run of a plan on its launcher; `extra` is saved with its state (a queue's coordinates). */
 export function swarmRun(
-  host: SwarmHost,
+  host: SwarmEngine,
   plan: SwarmPlan,
   launcher: ItemLauncher,
   extra?: Record<string, unknown>,

@@ -11,7 +11,7 @@ import type { Attempt, ItemLauncher } from './item-launcher.js';
 import type { ItemResult } from './report.js';
 import { itemRecord, type SavedSwarm, type SwarmItemRecord } from './saved-swarm.js';
 import type { SwarmSettings } from './settings.js';
-import type { SwarmHost } from './swarm-host.js';
+import type { SwarmEngine } from './swarm-engine.js';
 
 export type { SavedSwarm, SwarmItemRecord } from './saved-swarm.js';
 
@@ -34,7 +34,7 @@ export interface SwarmRunSpec {
 }
 
 /** Where a run's events and states go: the host's bus and its one persist sink. */
-export type SwarmSink = Pick<SwarmHost, 'emit' | 'persist'>;
+export type SwarmSink = Pick<SwarmEngine, 'emit' | 'persist'>;
 
 /** An attempt that ended done, on its way to the item's result (its work kept, its commit made). */
 type Ended = Extract<Attempt, { kind: 'done' }>;

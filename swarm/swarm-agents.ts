@@ -1,4 +1,4 @@
-// The agents' half of the swarm's port onto its run (SwarmHost, swarm-host.ts): an item's agent as the swarm reads
+// The agents' half of the swarm's port onto its run (SwarmEngine, swarm-engine.ts): an item's agent as the swarm reads
 // it, the agent to start, and how to start, run and settle one.
 import type { AgentRunResult } from '../orchestrator/agent.js';
 import type { AgentStatus, Message } from '../orchestrator/types.js';

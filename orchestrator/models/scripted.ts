@@ -1,4 +1,4 @@
-// The scripted model: a deterministic provider driven by a JSON script (see design.md, "Scripted model").
+// The scripted model: a deterministic provider driven by a JSON script (see README.md, "The scripted model").
 import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';

@@ -129,11 +129,11 @@ export function decide(subject: CallSubject, input: PolicyInput): Decision {
       : { kind: 'ask', why: askReason(subject, input) };
   }
   // The built-in tables hold for murmur's own tools only: a host's tool named like one (tool_search) gets its own marks.
-  const builtin = !subject.mcp && subject.host !== true;
+  const builtin = !subject.mcp && subject.ownTool !== true;
   if (builtin && READ_ONLY_TOOLS.has(subject.tool)) return { kind: 'allow', why: `${subject.tool} only reads` };
   if (subject.mcp && subject.readOnly)
     return { kind: 'allow', why: `${subject.tool} is marked read-only by its server` };
-  if (subject.host && subject.readOnly)
+  if (subject.ownTool && subject.readOnly)
     return { kind: 'allow', why: `${subject.tool} is marked read-only by the host` };
   if (subject.approval === 'none') return { kind: 'allow', why: `${subject.tool}'s definition needs no approval` };
   if (builtin && SELF_CHECKED_TOOLS.has(subject.tool) && subject.via === undefined)

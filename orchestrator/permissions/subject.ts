@@ -32,9 +32,9 @@ export interface CallSubject {
   path?: CallPath;
   /** The arguments of the tool that runs (for the approval prompt). */
   args: unknown;
-  /** A host's own tool (the library's `tools`): its `readOnly` and `needsApproval` marks count. */
-  host?: boolean;
-  /** A host's tool's needsApproval for these arguments: `required` asks in every mode, `none` allows. */
+  /** The user's own tool (the library's `tools`): its `readOnly` and `needsApproval` marks count. */
+  ownTool?: boolean;
+  /** That tool's needsApproval for these arguments: `required` asks in every mode, `none` allows. */
   approval?: 'required' | 'none';
 }
 
@@ -58,7 +58,7 @@ export function callPath(input: string, workspaceRoot: string): CallPath {
 
 /** A host's tool: its own read-only mark, and whether it needs approval for these arguments. */
 function markHostTool(subject: CallSubject, tool: RuntimeTool, args: unknown): void {
-  subject.host = true;
+  subject.ownTool = true;
   if (tool.def.readOnly === true) subject.readOnly = true;
   const rule = tool.def.needsApproval;
   if (rule === undefined) return;

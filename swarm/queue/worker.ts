@@ -12,13 +12,13 @@ import { git, serialised } from '../git.js';
 import { advanceItem, itemEvent, queuedItem, type AttemptProgress, type SwarmItem } from '../item-state.js';
 import { LocalLauncher } from '../local-launcher.js';
 import { loadOutputChecks } from '../../orchestrator/final-answer.js';
-import type { SwarmHost } from '../swarm-host.js';
+import type { SwarmEngine } from '../swarm-engine.js';
 import { JOB_FORMAT, parseItemJob, type ItemJob, type ItemOutcomeData, type ItemProgress } from './job.js';
 import { liveQueues } from './listing.js';
 import { LeaseGate, leasedProvider } from './leases.js';
 
 /** What the job's item runs on: the agents of an engine built for it, and what they spent. */
-export type ItemRun = Pick<SwarmHost, 'agent' | 'spawn' | 'run' | 'acceptHandoff' | 'usage'>;
+export type ItemRun = Pick<SwarmEngine, 'agent' | 'spawn' | 'run' | 'acceptHandoff' | 'usage'>;
 
 /** What the command line builds for one job: an engine in the job's worktree on the given provider, seen through the swarm's port. */
 export type EngineFactory = (input: {

@@ -1,4 +1,4 @@
-// A source file past ~400 lines is usually two rooms (design.md): the limit is kept, not remembered.
+// A source file past ~400 lines is usually two rooms (README.md, "Layout"): the limit is kept, not remembered.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

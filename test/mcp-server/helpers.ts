@@ -17,7 +17,7 @@ export function assertBuilt(): void {
   if (reason) throw new Error(reason);
 }
 
-/** The scripted model shared by the server tests (see design.md, "Scripted model"). */
+/** The scripted model shared by the server tests (see README.md, "The scripted model"). */
 export const SCRIPT = {
   agents: [
     {

@@ -2,7 +2,7 @@
 // for the dashboard's ask, which picks keys as a person would), and which asker a run gets.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { approvalModal, dashboardAsker, hostAsker, planModal, terminalAsker } from '../../cli/approvals.js';
+import { approvalModal, dashboardAsker, askerForScreen, planModal, terminalAsker } from '../../cli/approvals.js';
 import type { ModalPrompt } from '../../dashboards/tui.js';
 import type { ApprovalRequest, PlanApprovalRequest, Requester } from '../../orchestrator/permissions/asker.js';
 import type { QuestionRequest } from '../../tools/adapters-interaction.js';
@@ -216,11 +216,11 @@ describe('choosing the asker', () => {
   const pipe = new PassThrough();
 
   it('has nobody to ask with --json, in MCP server mode, or without a terminal', () => {
-    expect(hostAsker({ mode: 'quiet', screen: undefined, stdin: tty })).toEqual({
+    expect(askerForScreen({ mode: 'quiet', screen: undefined, stdin: tty })).toEqual({
       headlessReason: 'the run prints JSON (--json), so nobody is asked',
     });
-    expect(hostAsker({ mode: 'lines', screen: undefined, stdin: tty, mcpServer: true }).asker).toBeUndefined();
-    expect(hostAsker({ mode: 'lines', screen: undefined, stdin: pipe })).toEqual({
+    expect(askerForScreen({ mode: 'lines', screen: undefined, stdin: tty, mcpServer: true }).asker).toBeUndefined();
+    expect(askerForScreen({ mode: 'lines', screen: undefined, stdin: pipe })).toEqual({
       headlessReason: 'stdin is not a terminal, so nobody can answer',
     });
   });
@@ -232,9 +232,9 @@ describe('choosing the asker', () => {
       stop: () => undefined,
       ask: async (prompt: ModalPrompt) => (prompts.push(prompt), 'y'),
     };
-    const { asker } = hostAsker({ mode: 'dashboard', screen, stdin: tty, stderr: new PassThrough() });
+    const { asker } = askerForScreen({ mode: 'dashboard', screen, stdin: tty, stderr: new PassThrough() });
     expect(await asker!.approve(approval, new AbortController().signal)).toEqual({ kind: 'allow_once' });
     expect(prompts).toHaveLength(1);
-    expect(hostAsker({ mode: 'lines', screen: undefined, stdin: tty }).asker).toBeDefined();
+    expect(askerForScreen({ mode: 'lines', screen: undefined, stdin: tty }).asker).toBeDefined();
   });
 });

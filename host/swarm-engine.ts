@@ -1,4 +1,4 @@
-// The swarm's port (swarm/swarm-host.ts) over an Engine: the one place where swarm work meets the engine's agent
+// The swarm's port (swarm/swarm-engine.ts) over an Engine: the one place where swarm work meets the engine's agent
 // tree, background tasks, bus, usage and session. Everything here uses the engine's public members only.
 import { join } from 'node:path';
 import type { Engine } from '../orchestrator/engine.js';
@@ -7,9 +7,9 @@ import { stateHome } from '../orchestrator/session.js';
 import { runUntilSettled } from '../orchestrator/subagents.js';
 import { allowedSubagentTypes, subagentProfileFor } from '../roles/subagent-policy.js';
 import { addUsage } from '../orchestrator/types.js';
-import type { SwarmAgent, SwarmHost } from '../swarm/swarm-host.js';
+import type { SwarmAgent, SwarmEngine } from '../swarm/swarm-engine.js';
 
-export interface SwarmHostOptions {
+export interface SwarmEngineOptions {
   /**
    * The swarm is the session's own work (a swarm without a parent: `murmur swarm`, run_swarm, the library's
    * swarm()): its state is saved as the session's `swarm`, which `murmur resume` finishes. Otherwise (agent_swarm
@@ -41,7 +41,7 @@ function agentView(record: AgentRecord): SwarmAgent {
   };
 }
 
-export function swarmHostFor(engine: Engine, options: SwarmHostOptions = {}): SwarmHost {
+export function swarmEngineFor(engine: Engine, options: SwarmEngineOptions = {}): SwarmEngine {
   const { agentTree } = engine;
   const home = engine.session?.home ?? stateHome(engine.cwd, engine.options.env ?? process.env);
   const recordOf = (agentId: string): AgentRecord => {

@@ -1,5 +1,5 @@
 // The swarm's one port onto the run it belongs to (the engine, seen from swarm/): the few facts a swarm reads, its
-// items' agents (start one, wait for it), and where its usage, state and events go. host/swarm-host.ts implements
+// items' agents (start one, wait for it), and where its usage, state and events go. host/swarm-engine.ts implements
 // it over the Engine; nothing else of the engine is visible from swarm/.
 import type { MurmurConfig } from '../orchestrator/config.js';
 import type { EventInput } from '../orchestrator/events.js';
@@ -11,7 +11,7 @@ import type { SwarmAgents } from './swarm-agents.js';
 // The agents' half of the port lives in swarm-agents.ts (verify rounds and the local launcher need only it).
 export type { SwarmAgent, SwarmAgents, SwarmSpawn } from './swarm-agents.js';
 
-export interface SwarmHost extends SwarmAgents {
+export interface SwarmEngine extends SwarmAgents {
   /** The workspace: items work there (or in worktrees of its repository). */
   readonly cwd: string;
   /** Names this run: its session's id, else one made up for it (worktree folders, queue names). */
