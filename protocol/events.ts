@@ -1,6 +1,7 @@
 // The events every step of the engine emits (the contract of `--events FILE`): each is documented where it is
 // declared. The bus that carries them, and the run-time list of their types, are orchestrator/events.ts's.
 import type { RunStatus } from './run-status.js';
+import type { ItemOutcome } from './reports.js';
 import type { EndStatus } from './agents.js';
 import type { Message } from './messages.js';
 import type { Usage } from './usage.js';
@@ -156,16 +157,13 @@ export interface SwarmStartEvent extends Base {
   maxConcurrency?: number;
 }
 export type SwarmItemState =
+  /** Live: waiting its turn, running, held back by a rate limit, being checked by a verifier. */
   | 'queued'
   | 'launched'
   | 'rate_limited'
-  | 'completed'
-  | 'failed'
-  | 'aborted'
-  | 'conflict'
   | 'verifying'
-  /** Its agent stopped at a call that needs a person (an interruption); a resume given the answer goes on there. */
-  | 'waiting';
+  /** Ended as its report row says (`waiting`: its agent stopped at a call that needs a person; a resume goes on). */
+  | ItemOutcome;
 /** One swarm item changed state (queued, launched, held back by a rate limit, verified, finished…). */
 export interface SwarmItemEvent extends Base {
   type: 'swarm.item';

@@ -1,5 +1,6 @@
-// The events contract has one source of truth, orchestrator/events.ts: the README's table of `--events` types
-// must name exactly the declared types, less those deliberately kept out of the log.
+// The events contract has one source of truth, protocol/events.ts (its types; orchestrator/events.ts lists them as
+// EVENT_TYPES): the README's table of `--events` types must name exactly the declared types, less those deliberately
+// kept out of the log.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

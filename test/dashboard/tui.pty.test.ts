@@ -14,7 +14,11 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const fixture = join(root, 'dist/test/fixtures/replay-dashboard.js');
 
 function newestSource(): number {
-  const sources = [join(root, 'test/fixtures/replay-dashboard.ts'), join(root, 'orchestrator/events.ts')];
+  const sources = [
+    join(root, 'test/fixtures/replay-dashboard.ts'),
+    join(root, 'orchestrator/events.ts'),
+    join(root, 'protocol/events.ts'),
+  ];
   for (const name of readdirSync(join(root, 'dashboards')))
     if (name.endsWith('.ts')) sources.push(join(root, 'dashboards', name));
   return Math.max(...sources.map((file) => statSync(file).mtimeMs));
