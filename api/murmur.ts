@@ -48,11 +48,6 @@ export type { SessionSummary };
 /** The library's words for the model choices in messages (not the command line's flags). */
 const MODEL_WORDS = { model: 'the model option', choose: (spec: string) => `model: '${spec}'`, baseUrl: 'baseUrl' };
 
-/** What a run adds to the instance's engine values (a resume's session, sandbox and tool access are the Run's). */
-interface RunParts {
-  toolAccess?: ToolAccess;
-}
-
 type Listener = (event: BusEvent) => void;
 interface Subscription {
   type: string;
@@ -149,9 +144,11 @@ class MurmurInstance implements Murmur {
     };
   }
 
-  /** The engine's plain values for a run on `bus` (the instance's MCP servers started first, once). */
-  private async setup(kind: 'run' | 'swarm', bus: EventBus, run: RunParts = {}): Promise<RunSetup['assembly']> {
-    const { toolAccess } = run;
+  /**
+   * The engine's plain values for a run on `bus` (the instance's MCP servers started first, once), with the run's
+   * own tool access (a resume's session, sandbox and tool access are the Run's).
+   */
+  private async setup(kind: 'run' | 'swarm', bus: EventBus, toolAccess?: ToolAccess): Promise<RunSetup['assembly']> {
     const { cwd, config, env, options } = this.checked;
     // Agents of yours with a typed output answer through final_answer: its checker is loaded before they run.
     if (this.profiles.some((profile) => profile.output)) await loadOutputChecks();
@@ -227,7 +224,7 @@ class MurmurInstance implements Murmur {
         ...(agent !== undefined ? { agent } : {}),
         ...(output ? { output } : {}),
       };
-      return { assembly: await this.setup('run', bus, toolAccess ? { toolAccess } : {}), request };
+      return { assembly: await this.setup('run', bus, toolAccess), request };
     };
     return handleOn(
       this.start(options.signal, undefined, setup),
@@ -248,7 +245,7 @@ class MurmurInstance implements Murmur {
     const setup = async (bus: EventBus): Promise<RunSetup> => {
       const output = await outputSpecOf('swarm.', options.output, options.outputRetries);
       const queue = options.queue === undefined ? undefined : await this.queue(options.queue);
-      const assembly = await this.setup('swarm', bus, toolAccess ? { toolAccess } : {});
+      const assembly = await this.setup('swarm', bus, toolAccess);
       return {
         assembly,
         request: {

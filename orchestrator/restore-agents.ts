@@ -5,6 +5,7 @@ import type { AgentProfile } from '../roles/profile.js';
 import { builtinProfile, resolveProfile } from '../roles/profile.js';
 import type { AgentRecord, AgentTree } from './agent-tree.js';
 import type { Message } from './types.js';
+import { openCalls } from './loop.js';
 import type { EventBus } from './events.js';
 import type { SavedAgent, SessionState } from './saved-state.js';
 import type { SessionStore } from './session.js';
@@ -88,20 +89,16 @@ export function restoreAgents(state: SessionState, { session, tree, definitions,
  */
 function startingCallOf(saved: SavedAgent, transcripts: ReadonlyMap<string, Message[]>): string | undefined {
   if (saved.status !== 'waiting' || saved.parentId === undefined) return undefined;
-  const messages = transcripts.get(saved.parentId) ?? [];
-  const answered = new Set(messages.flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : [])));
-  const open = messages
-    .flatMap((m) => (m.role === 'assistant' ? m.toolCalls : []))
-    .filter((call) => call.name === 'agent' && !answered.has(call.id));
+  const open = openCalls(transcripts.get(saved.parentId) ?? []).filter((call) => call.name === 'agent');
   const described = open.filter((call) => descriptionOf(call.arguments) === saved.description);
   const [only] = described.length === 1 ? described : open.length === 1 ? open : [];
   return only?.id;
 }
 
-function descriptionOf(args: unknown): string | undefined {
+/** The `description` of an agent call's arguments (the raw JSON the model sent), or undefined. */
+function descriptionOf(args: string): string | undefined {
   try {
-    const parsed: unknown = typeof args === 'string' ? JSON.parse(args) : args;
-    const description = (parsed as { description?: unknown } | null)?.description;
+    const description = (JSON.parse(args) as { description?: unknown } | null)?.description;
     return typeof description === 'string' ? description : undefined;
   } catch {
     return undefined;

@@ -14,7 +14,7 @@ import { readTranscriptFile } from '../../orchestrator/session.js';
 import { readSavedState } from '../../orchestrator/saved-state.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
 import type { Message, ToolResultMessage } from '../../orchestrator/types.js';
-import type { SessionState } from '../../orchestrator/engine.js';
+import type { SessionState } from '../../protocol/run-state.js';
 
 const FINAL_CHARS = 600;
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,100}$/;

@@ -3,20 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { agentSystemPrompt, type AgentPromptInputs } from '../../orchestrator/agent-prompt.js';
 import { builtinProfile, type AgentProfile } from '../../roles/profile.js';
-import { createSkillCatalog } from '../../tools/interact/skills.js';
+import { greetSkillCatalog } from '../fakes/skills.js';
 
-const skills = createSkillCatalog([
-  {
-    name: 'greet',
-    description: 'Say hello.',
-    path: '/s/greet/SKILL.md',
-    dir: '/s/greet',
-    scope: 'project',
-    inline: true,
-    disableModelInvocation: false,
-    body: 'Hello.',
-  },
-]);
+const skills = greetSkillCatalog();
 const reviewer: AgentProfile = {
   name: 'reviewer',
   description: 'Reviews.',

@@ -68,7 +68,7 @@ describe('the engine clock', () => {
     expect(readJson(file)).toEqual({ n: 2 });
   });
 
-  it("stamps the engine's session and its saved state with the engine's clock", async () => {
+  it("stamps the saved state with the engine's clock (and a session made on that clock is named by it)", async () => {
     const clock = new FakeClock(Date.UTC(2026, 0, 2, 3, 4, 5));
     // The host makes the session (host/assemble.ts); a session made on the run's clock is named by it.
     const session = SessionStore.create(path.join(workspace.dir, '.murmur'), undefined, clock);

@@ -28,7 +28,7 @@ import { agentSwarmTool, createAgentSwarmTool } from '../../tools/agents/agent-s
 import { collectCandidates, type CatalogSources } from '../../tools/catalog.js';
 import { defineRuntimeTool, type RuntimeTool, type ToolSource } from '../../tools/contract.js';
 import { createMemoryTodoStore } from '../../tools/interact/todo-store.js';
-import { createSkillCatalog } from '../../tools/interact/skills.js';
+import { greetSkillCatalog } from '../fakes/skills.js';
 import { buildToolRegistry } from '../../tools/registry.js';
 import { removeDir, tempDir } from '../engine/helpers.js';
 
@@ -76,18 +76,7 @@ const subagents: SubagentAdapter = {
   run: () => Promise.resolve({ ok: false, error: 'a test' }),
 };
 const swarm: SwarmAdapter = { run: () => Promise.resolve({ ok: false, error: 'a test' }) };
-const skills = createSkillCatalog([
-  {
-    name: 'greet',
-    description: 'Say hello.',
-    path: '/s/greet/SKILL.md',
-    dir: '/s/greet',
-    scope: 'project',
-    inline: true,
-    disableModelInvocation: false,
-    body: 'Hello.',
-  },
-]);
+const skills = greetSkillCatalog();
 const search = { name: 'fake', search: () => Promise.resolve([]) };
 
 describe('the local registry', () => {

@@ -25,7 +25,7 @@ import {
 } from '../../tools/builtin-traits.js';
 import { DELEGATION_ENTRY } from '../../tools/catalog.js';
 import { defineRuntimeTool, type RuntimeTool, type ToolTraits } from '../../tools/contract.js';
-import { createSkillCatalog } from '../../tools/interact/skills.js';
+import { greetSkillCatalog } from '../fakes/skills.js';
 import { createPlanModeTools, PLAN_MODE_TOOL_NAMES } from '../../tools/interact/plan-mode.js';
 import { createMemoryTodoStore } from '../../tools/interact/todo-store.js';
 import { planMcpDisclosure } from '../../tools/mcp/disclosure.js';
@@ -40,18 +40,7 @@ const tasks = { viewFor: unused };
 const user: UserChannel = { availability: () => ({ canAsk: true }), ask: unused };
 const subagents: SubagentAdapter = { allowedTypes: () => [], run: unused };
 const swarm: SwarmAdapter = { run: unused };
-const skills = createSkillCatalog([
-  {
-    name: 'greet',
-    description: 'Say hello.',
-    path: '/s/greet/SKILL.md',
-    dir: '/s/greet',
-    scope: 'project',
-    inline: true,
-    disableModelInvocation: false,
-    body: 'Hello.',
-  },
-]);
+const skills = greetSkillCatalog();
 
 /** Every tool the registry can make, with every port given, for one agent that may delegate. */
 function registryTools(): readonly RuntimeTool[] {
