@@ -81,6 +81,7 @@ async function until<T>(
 describe('the installed package as a service', () => {
   it('adds a scheduled task, and `murmur scheduler` runs it when asked to run now', async () => {
     const state = realpathSync(mkdtempSync(path.join(tmpdir(), 'murmur-installed-state-')));
+    let service: ReturnType<typeof start> | undefined;
     try {
       writeFileSync(
         path.join(ws, 'script.json'),
@@ -105,7 +106,7 @@ describe('the installed package as a service', () => {
       expect(added.stderr).toBe('');
       expect(added.exitCode).toBe(0);
       const { id } = JSON.parse(added.stdout) as { id: string };
-      const service = start(['scheduler', '--cwd', ws], ws, knobs);
+      service = start(['scheduler', '--cwd', ws], ws, knobs);
       expect((await murmur(['schedule', 'run-now', id], ws, knobs)).exitCode).toBe(0);
       const history = path.join(state, 'cron', 'history', `${id}.json`);
       const run = await until('a finished run', () => {
@@ -116,7 +117,12 @@ describe('the installed package as a service', () => {
       expect(run).toMatchObject({ state: 'succeeded', summary: 'audit done' });
       expect(service.output()).toContain(`done ${id}`);
     } finally {
-      // The scheduled run's process may still be closing its session files: retried as ENOTEMPTY clears.
+      // The service checks its tasks every 200 ms and writes under MURMUR_HOME while it lives: it is stopped
+      // (and waited for) before its folder is removed, else the removal races its next write (ENOTEMPTY).
+      if (service) {
+        service.child.kill('SIGTERM');
+        await service.child.catch(() => undefined);
+      }
       rmSync(state, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     }
   }, 60_000);
