@@ -93,6 +93,9 @@ export function swarmEngineFor(engine: Engine, options: SwarmEngineOptions = {})
       if (options.saveAsSession) engine.saveSwarmState(state);
       else engine.saveState();
     },
+    journal(swarmId, index, record) {
+      if (options.saveAsSession) engine.journalSwarmItem(swarmId, index, record);
+    },
     emit: (event) => engine.bus.emit(event),
     nextSwarmId: (restored) => engine.nextSwarmId(restored),
   };

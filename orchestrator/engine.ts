@@ -334,6 +334,14 @@ export class Engine {
     this.saveState();
   }
 
+  /**
+   * Journals a change of the session's own swarm's item (`record`: the item as saved) before any event tells of
+   * it: a resume reads it even if the process dies before the next state.json. Only once the run has started.
+   */
+  journalSwarmItem(swarmId: string, index: number, record: unknown): void {
+    if (this.begun) this.session?.journalItem({ swarm: swarmId, index, record });
+  }
+
   /** The id of a swarm of this run: a restored one keeps its id (later ones count past it), a new one gets the next. */
   nextSwarmId(restored?: string): string {
     if (restored !== undefined) {

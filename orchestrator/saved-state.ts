@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Interruption } from '../protocol/interruptions.js';
 import type { SavedStateVersion, SessionState } from '../protocol/run-state.js';
+import { journalPosition, replayJournal } from './session-journal.js';
 
 export type { RunSegment, RunSettings, SavedAgent, SavedStateVersion, SessionState } from '../protocol/run-state.js';
 
@@ -105,12 +106,19 @@ export function readSavedState(dir: string): SavedStateRead {
   } catch (error) {
     return { ok: false, error: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` };
   }
+  let raw: unknown;
   try {
-    return parseSavedState(JSON.parse(text), file, readV1Held(dir));
+    raw = JSON.parse(text);
   } catch (error) {
     return { ok: false, error: `${file} is not valid JSON: ${(error as Error).message}` };
   }
+  const read = parseSavedState(raw, file, readV1Held(dir));
+  if (!read.ok || read.state.swarm === undefined) return read;
+  // The swarm's item changes since the snapshot (the journal's lines after its position) are part of the state.
+  const swarm = replayJournal(dir, read.state.swarm, journalPosition(read.state.journal));
+  return swarm === read.state.swarm ? read : { ok: true, state: { ...read.state, swarm } };
 }
+
 
 /** A v1 session's held calls (held.json), or undefined. */
 function readV1Held(dir: string): unknown[] | undefined {

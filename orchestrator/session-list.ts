@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { emptyUsage, totalTokens, type Usage } from './types.js';
 import { segmentsMs } from './run-segments.js';
+import { journalPosition, replayJournal } from './session-journal.js';
 
 export interface SessionSummary {
   id: string;
@@ -58,8 +59,11 @@ function itemsOf(swarm: unknown): SessionSummary['items'] {
   return { total: swarm.items.length, completed };
 }
 
-/** One session's summary from the text of its state.json (a pure function, for tests and other readers). */
-export function summarizeState(id: string, text: string | undefined): SessionSummary {
+/**
+ * One session's summary from the text of its state.json (a pure function, for tests and other readers); `dir`, the
+ * session's folder, adds its swarm's item changes journaled since that snapshot.
+ */
+export function summarizeState(id: string, text: string | undefined, dir?: string): SessionSummary {
   const unreadable = (problem: string): SessionSummary => ({
     id,
     kind: 'unknown',
@@ -95,7 +99,8 @@ export function summarizeState(id: string, text: string | undefined): SessionSum
   if (model) summary.model = model;
   const task = str(state.task) ?? (isObject(state.swarm) ? str(state.swarm.description) : undefined);
   if (task) summary.task = task;
-  const items = itemsOf(state.swarm);
+  const swarm = dir ? replayJournal(dir, state.swarm, journalPosition(state.journal)) : state.swarm;
+  const items = itemsOf(swarm);
   if (items) summary.items = items;
   return summary;
 }
@@ -123,7 +128,7 @@ export function listSessionSummaries(home: string): SessionSummary[] {
     } catch {
       text = undefined;
     }
-    return summarizeState(id, text);
+    return summarizeState(id, text, join(home, 'sessions', id));
   });
   return out.sort(newestFirst);
 }

@@ -8,6 +8,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { Message } from './types.js';
 import type { Environment } from './environment.js';
 import { DEFAULT_TRANSIENT_RETRY, fsErrorText, retryTransient, type TransientRetry } from './append-fs.js';
+import { ItemJournal, type JournalLine, type JournalPosition } from './session-journal.js';
 
 export interface SessionLocation {
   /** The state folder: `MURMUR_HOME`, else `<workspace>/.murmur`. */
@@ -33,10 +34,14 @@ export class SessionStore {
   private pendingState: (() => unknown) | undefined;
   private stateTimer: unknown;
   private stateWrite: Promise<void> = Promise.resolve();
+  /** state.json exists (a reopened session's, or written by this store). */
+  private stateOnDisk: boolean;
   /** Why the last write of state.json failed (cleared by a later one that succeeds). */
   private stateFailure: string | undefined;
   /** How a state write waits out a shortage of file handles (tests shorten it). */
   stateRetry: TransientRetry = DEFAULT_TRANSIENT_RETRY;
+  /** The session's own swarm's item changes, appended as they happen (session-journal.ts). */
+  private readonly journal: ItemJournal;
 
   private constructor(
     readonly home: string,
@@ -47,6 +52,8 @@ export class SessionStore {
   ) {
     this.dir = join(home, 'sessions', id);
     this.toolOutputsDir = join(this.dir, 'tool-outputs');
+    this.journal = new ItemJournal(this.dir);
+    this.stateOnDisk = !created;
   }
 
   /** A new session under `home`; its id is made from the clock's time unless given. */
@@ -99,14 +106,45 @@ export class SessionStore {
     writeFileAtomic.sync(this.transcriptPath(agentId), messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
   }
 
-  /** Schedules an atomic write of the state; writes coalesce so a burst of changes costs one write. */
+  /**
+   * Schedules an atomic write of the state; writes coalesce so a burst of changes costs one write. The first one
+   * of a new session is written at once: from then on the session can be resumed (its journal replays onto it).
+   */
   saveState(snapshot: () => unknown): void {
+    if (!this.stateOnDisk) {
+      this.stateOnDisk = true;
+      if (this.writeFirstState(snapshot)) return;
+    }
     this.pendingState = snapshot;
     if (this.stateTimer !== undefined) return;
     this.stateTimer = this.clock.setTimeout(() => {
       this.stateTimer = undefined;
       void this.writeStateNow();
     }, STATE_WRITE_INTERVAL_MS);
+  }
+
+  /**
+   * Appends an item's change to the journal now (one write, before any event tells of it), so a resume reads it
+   * even if the process dies before the next state.json. Never throws.
+   */
+  journalItem(line: JournalLine): void {
+    this.journal.append(line);
+    if (this.journal.failure) this.stateFailure ??= `the item journal could not be written (${this.journal.failure})`;
+  }
+
+  /** The first state of a new session, written before the call returns; false (and coalesced later) when it fails. */
+  private writeFirstState(snapshot: () => unknown): boolean {
+    const journal = this.journal.positionForSnapshot();
+    try {
+      writeFileAtomic.sync(join(this.dir, 'state.json'), this.stateText(snapshot, journal));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private stateText(snapshot: () => unknown, journal: JournalPosition): string {
+    return JSON.stringify({ ...(snapshot() as object), journal }, null, 1);
   }
 
   private writeStateNow(): Promise<void> {
@@ -118,10 +156,13 @@ export class SessionStore {
       const snapshot = this.pendingState;
       this.pendingState = undefined;
       if (!snapshot) return;
-      const text = JSON.stringify(snapshot(), null, 1);
+      // Taken with the snapshot (same tick): journal lines after this position are newer than the snapshot.
+      const journal = this.journal.positionForSnapshot();
+      const text = this.stateText(snapshot, journal);
       return retryTransient(() => writeFileAtomic(file, text), this.stateRetry).then(
         () => {
           this.stateFailure = undefined;
+          this.journal.pruneBefore(journal);
         },
         (error: unknown) => {
           this.stateFailure = `${file} could not be saved (${fsErrorText(error)})`;
@@ -159,6 +200,7 @@ export class SessionStore {
       this.stateTimer = undefined;
     }
     await this.writeStateNow();
+    this.journal.close();
   }
 }
 

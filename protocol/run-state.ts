@@ -63,6 +63,17 @@ export interface SessionState {
   interruptions?: Interruption[];
   /** Each stretch one process ran it, oldest first (version 2; a v1 session has one, from createdAt to updatedAt). */
   segments?: RunSegment[];
+  /**
+   * Where in the item journal (`journal-<generation>.jsonl`) this snapshot was taken: the swarm's item changes
+   * after it are read from there (absent: every journal line is newer; no journal: the snapshot is all).
+   */
+  journal?: JournalPosition;
+}
+
+/** A place in a session's item journal: lines of `generation` from byte `offset` on, and every later generation. */
+export interface JournalPosition {
+  generation: number;
+  offset: number;
 }
 
 /** The command-line choices a resumed run keeps unless they are given again. */

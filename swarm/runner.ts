@@ -33,8 +33,8 @@ export interface SwarmRunSpec {
   extra?: Record<string, unknown>;
 }
 
-/** Where a run's events and states go: the host's bus and its one persist sink. */
-export type SwarmSink = Pick<SwarmEngine, 'emit' | 'persist'>;
+/** Where a run's events and states go: the host's bus, its item journal and its one persist sink. */
+export type SwarmSink = Pick<SwarmEngine, 'emit' | 'persist'> & Partial<Pick<SwarmEngine, 'journal'>>;
 
 /** An attempt that ended done, on its way to the item's result (its work kept, its commit made). */
 type Ended = Extract<Attempt, { kind: 'done' }>;
@@ -129,10 +129,14 @@ export class SwarmRun {
     });
   }
 
-  /** The one place an item changes: the mutator, then its event, then the saved state when a resume needs it. */
+  /**
+   * The one place an item changes: the mutator, the journal (before anything tells of the change, so an item the
+   * events call completed is one a resume finds completed), its event, then the saved state when a resume needs it.
+   */
   private transition(index: number, change: ItemChange): void {
     this.items[index] = advanceItem(this.items[index]!, change);
     this.records[index] = itemRecord(this.items[index]!);
+    this.sink.journal?.(this.spec.swarmId, index, this.records[index]!);
     const event = itemEvent(change);
     if (event) this.emitItem(index, event.state, event.extra);
     if (savedAfter(change)) this.save();

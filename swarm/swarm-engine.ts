@@ -5,7 +5,7 @@ import type { MurmurConfig } from '../orchestrator/config.js';
 import type { EventInput } from '../orchestrator/events.js';
 import type { Usage } from '../orchestrator/types.js';
 import type { AgentProfile } from '../roles/profile.js';
-import type { SavedSwarm } from './saved-swarm.js';
+import type { SavedSwarm, SwarmItemRecord } from './saved-swarm.js';
 import type { SwarmAgents } from './swarm-agents.js';
 
 // The agents' half of the port lives in swarm-agents.ts (verify rounds and the local launcher need only it).
@@ -41,6 +41,12 @@ export interface SwarmEngine extends SwarmAgents {
    * state each time, the newest last. Never throws (a failed write is the session's to report).
    */
   persist(state: SavedSwarm): void;
+  /**
+   * One item's change, kept at once (before its event is emitted): the session's own swarm appends it to the
+   * session's journal, so what the events announce is what a resume reads; a swarm under an agent keeps nothing
+   * here (its items are saved through their agents). Never throws.
+   */
+  journal(swarmId: string, index: number, record: SwarmItemRecord): void;
   /** Publishes a swarm event on the run's bus (the dashboards, the events file). Never throws. */
   emit(event: EventInput): void;
   /**

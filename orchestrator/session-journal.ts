@@ -1,0 +1,152 @@
+// The session's item journal (`sessions/<id>/journal-<generation>.jsonl`): every change of the session's own
+// swarm's items is appended here as it happens, one JSON line `{"swarm","index","record"}`, before anything tells
+// the outside about it. state.json stays the snapshot a reader starts from; it says where in the journal it was
+// taken (`journal: {generation, offset}`), and the reader applies what came after (replayJournal). So an item the
+// events file calls completed is never run again by a resume, while state.json is still rewritten only now and then.
+//
+// Lines are written with one write(2) each and no fsync: a killed process (kill -9) loses none of them, a machine
+// that loses power can lose the last seconds of them (the items then run again). When a generation passes
+// ROTATE_BYTES, the next snapshot starts a new one and the older ones are removed once that snapshot is on disk.
+import { closeSync, openSync, readFileSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { JournalPosition } from '../protocol/run-state.js';
+
+export type { JournalPosition } from '../protocol/run-state.js';
+
+/** One item's record as of a change. */
+export interface JournalLine {
+  swarm: string;
+  index: number;
+  record: unknown;
+}
+
+const ROTATE_BYTES = 4 * 1024 * 1024;
+const FILE = /^journal-(\d+)\.jsonl$/;
+
+function fileOf(dir: string, generation: number): string {
+  return join(dir, `journal-${generation}.jsonl`);
+}
+
+/** The journal generations in `dir`, oldest first. */
+function generations(dir: string): number[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .map((name) => FILE.exec(name)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+}
+
+export class ItemJournal {
+  private fd: number | undefined;
+  private generation: number;
+  private bytes = 0;
+  /** Why the last append failed (the snapshot still carries the change, later). */
+  failure: string | undefined;
+
+  /** A reopened session goes on in a generation after its newest, so what it appends always follows what it read. */
+  constructor(private readonly dir: string) {
+    this.generation = (generations(dir).at(-1) ?? 0) + 1;
+  }
+
+  /** Appends one line now (one write); never throws. */
+  append(line: JournalLine): void {
+    const text = `${JSON.stringify(line)}\n`;
+    try {
+      this.fd ??= openSync(fileOf(this.dir, this.generation), 'a');
+      const written = writeSync(this.fd, text);
+      this.bytes += written;
+      this.failure = undefined;
+    } catch (error) {
+      this.failure = `${fileOf(this.dir, this.generation)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
+    }
+  }
+
+  /**
+   * The position a snapshot taken now covers. A generation past ROTATE_BYTES is closed first: the snapshot then
+   * starts the next one, and `pruneBefore` removes the older ones once it is written.
+   */
+  positionForSnapshot(): JournalPosition {
+    if (this.bytes >= ROTATE_BYTES) {
+      this.close();
+      this.generation++;
+      this.bytes = 0;
+    }
+    return { generation: this.generation, offset: this.bytes };
+  }
+
+  /** Removes the generations a written snapshot no longer needs. Never throws. */
+  pruneBefore(position: JournalPosition): void {
+    for (const generation of generations(this.dir)) {
+      if (generation >= position.generation) break;
+      try {
+        unlinkSync(fileOf(this.dir, generation));
+      } catch {
+        // Gone already, or not ours to remove: a reader skips what the snapshot covers anyway.
+      }
+    }
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      // Closing cannot lose a line: each was written whole when appended.
+    }
+    this.fd = undefined;
+  }
+}
+
+/** A snapshot's `journal` field as a position, or undefined when it is not one. */
+export function journalPosition(value: unknown): JournalPosition | undefined {
+  const p = value as Partial<JournalPosition> | undefined;
+  return p && Number.isInteger(p.generation) && Number.isInteger(p.offset) ? (p as JournalPosition) : undefined;
+}
+
+/** The lines after `from` (all of them without one), oldest first; a line cut by a killed process is skipped. */
+export function journalLinesAfter(dir: string, from: JournalPosition | undefined): JournalLine[] {
+  const lines: JournalLine[] = [];
+  for (const generation of generations(dir)) {
+    if (from && generation < from.generation) continue;
+    let text: Buffer;
+    try {
+      text = readFileSync(fileOf(dir, generation));
+    } catch {
+      continue;
+    }
+    const start = from && generation === from.generation ? from.offset : 0;
+    for (const raw of text.subarray(start).toString('utf8').split('\n')) {
+      if (!raw) continue;
+      try {
+        const line = JSON.parse(raw) as Partial<JournalLine>;
+        if (typeof line.swarm === 'string' && Number.isInteger(line.index) && line.record !== undefined)
+          lines.push(line as JournalLine);
+      } catch {
+        // Only the last line can be cut (one write each): what came before it is whole.
+      }
+    }
+  }
+  return lines;
+}
+
+/**
+ * The saved swarm (`state.swarm`, whose items are records by index) with the journal's newer records applied:
+ * the last line of an item is its newest record. Returns the swarm unchanged when nothing applies.
+ */
+export function replayJournal(dir: string, swarm: unknown, from: JournalPosition | undefined): unknown {
+  if (typeof swarm !== 'object' || swarm === null) return swarm;
+  const saved = swarm as { swarmId?: unknown; items?: unknown };
+  if (typeof saved.swarmId !== 'string' || !Array.isArray(saved.items)) return swarm;
+  const lines = journalLinesAfter(dir, from).filter((l) => l.swarm === saved.swarmId);
+  if (lines.length === 0) return swarm;
+  const items = [...(saved.items as unknown[])];
+  for (const line of lines) if (line.index >= 0 && line.index < items.length) items[line.index] = line.record;
+  return { ...saved, items };
+}
