@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   console: async () => async (report) => void (await (await import('./console-bench.js')).benchConsole(report)),
   chaos: async () => (await import('./chaos-bench.js')).benchChaos,
   sandbox: async () => (await import('./sandbox-bench.js')).benchSandbox,
+  worktree: async () => (await import('./worktree-bench.js')).benchWorktree,
   overhead: async () => (await import('./overhead.js')).benchOverhead,
 };
 

@@ -12,7 +12,7 @@ import { queueName } from '../swarm/queue/job.js';
 import { holdsSecret, type QueueTarget } from '../swarm/queue/url.js';
 import type { SavedQueue } from '../swarm/saved-swarm.js';
 import type { SwarmEngine } from '../swarm/swarm-engine.js';
-import { excludeStateFolder } from '../swarm/worktree.js';
+import { excludeStateFolder } from '../swarm/state-exclude.js';
 import { itemTraceparent } from './tracing/links.js';
 
 /** The local launcher: the plan's items run as this engine's subagents. */

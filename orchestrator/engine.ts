@@ -334,10 +334,7 @@ export class Engine {
     this.saveState();
   }
 
-  /**
-   * Journals a change of the session's own swarm's item (`record`: the item as saved) before any event tells of
-   * it: a resume reads it even if the process dies before the next state.json. Only once the run has started.
-   */
+  /** Journals a change of the session's own swarm's item (its saved record) at once, once the run has started. */
   journalSwarmItem(swarmId: string, index: number, record: unknown): void {
     if (this.begun) this.session?.journalItem({ swarm: swarmId, index, record });
   }
@@ -362,10 +359,7 @@ export class Engine {
     if (this.begun) this.segments.end(status);
   }
 
-  /**
-   * Rebuilds the agent tree of a saved session: finished agents stay finished, running ones become
-   * `interrupted` with their transcripts repaired so they can continue.
-   */
+  /** Rebuilds a saved session's agents: finished ones stay so, running ones are `interrupted` (transcripts repaired). */
   restore(state: SessionState): { interrupted: AgentRecord[] } {
     if (!this.session) throw new Error('restore needs a session on disk');
     this.task = state.task;

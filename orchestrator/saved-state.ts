@@ -119,7 +119,6 @@ export function readSavedState(dir: string): SavedStateRead {
   return swarm === read.state.swarm ? read : { ok: true, state: { ...read.state, swarm } };
 }
 
-
 /** A v1 session's held calls (held.json), or undefined. */
 function readV1Held(dir: string): unknown[] | undefined {
   const file = join(dir, V1_HELD_FILE);

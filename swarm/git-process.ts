@@ -45,6 +45,11 @@ const PASSED_ENV = [
   ...'SYSTEMROOT COMSPEC PATHEXT'.split(' '),
 ];
 
+/** The arguments every git process of murmur's starts with: no pager, and the safe settings. */
+export function safeArgs(): string[] {
+  return ['--no-pager', ...SAFE_CONFIG.flatMap((setting) => ['-c', setting])];
+}
+
 /** One git process with the safe settings and nothing of murmur's environment but `env`. */
 export async function run(
   cwd: string,
@@ -52,9 +57,8 @@ export async function run(
   env: Record<string, string>,
   input?: string,
 ): Promise<GitResult> {
-  const safe = SAFE_CONFIG.flatMap((setting) => ['-c', setting]);
   // stripFinalNewline off: a patch without its last newline is "corrupt" to git apply.
-  const result = await execa('git', ['--no-pager', ...safe, ...args], {
+  const result = await execa('git', [...safeArgs(), ...args], {
     cwd,
     reject: false,
     stripFinalNewline: false,

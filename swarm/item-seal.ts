@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
-import { protectedPathsInGitDir } from '../tools/fs/protected-paths.js';
+import { gitDirOf, protectedPathsInGitDir } from '../tools/fs/protected-paths.js';
 import { git } from './git.js';
 
 export interface ItemSeal {
@@ -91,4 +91,39 @@ export async function brokenSeal(seal: ItemSeal, place: SealPlace): Promise<stri
   for (const name of new Set([...seal.refs.keys(), ...now.keys()]))
     if (seal.refs.get(name) !== now.get(name)) broken.push(name);
   return broken;
+}
+
+/** The seals of a swarm's items in one repository (item-N's taken when its agent starts in its worktree). */
+export class ItemSeals {
+  private readonly seals = new Map<number, ItemSeal>();
+  /** The repository's git folder (shared by every worktree). */
+  private commonDir: string | undefined;
+
+  constructor(
+    private readonly root: string,
+    private readonly ownPrefix: string,
+  ) {}
+
+  async seal(index: number, worktree: string): Promise<void> {
+    this.seals.set(index, await sealItem(await this.place(worktree)));
+  }
+
+  async broken(index: number, worktree: string): Promise<string[]> {
+    const seal = this.seals.get(index);
+    return seal ? brokenSeal(seal, await this.place(worktree)) : [];
+  }
+
+  private async place(worktree: string): Promise<SealPlace> {
+    if (this.commonDir === undefined) {
+      const found = await git(this.root, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+      this.commonDir = found.ok ? found.stdout.trim() : path.join(this.root, '.git');
+    }
+    return {
+      root: this.root,
+      commonDir: this.commonDir,
+      worktree,
+      worktreeGitDir: gitDirOf(path.join(worktree, '.git')),
+      ownPrefix: this.ownPrefix,
+    };
+  }
 }

@@ -86,6 +86,8 @@ async function adoptWorktrees(
     const problem = await isolation.adopt(index, agent.workspaceRoot, agent.id);
     if (problem) return problem;
   }
+  // Worktrees of this swarm that no item holds (free in the pool of the process before) are this one's pool.
+  isolation.collectLeftovers();
   return undefined;
 }
 

@@ -8,6 +8,7 @@ import { type Attempt, endsWithHandoff, type ItemLauncher, rateLimited } from '.
 import type { ItemResult } from './report.js';
 import type { SwarmAgent, SwarmAgents } from './swarm-agents.js';
 import { verifyRounds } from './verify.js';
+import { filesTouchedByTools } from './touched-files.js';
 import type { WorktreeIsolation } from './worktree.js';
 
 export interface LocalLauncherSpec {
@@ -84,6 +85,11 @@ export class LocalLauncher implements ItemLauncher {
         ),
       };
     }
+  }
+
+  /** The swarm has ended: the pool's free worktrees go (items that kept theirs keep them). */
+  async finish(): Promise<void> {
+    await this.spec.isolation?.close();
   }
 
   /**
@@ -171,10 +177,13 @@ export class LocalLauncher implements ItemLauncher {
     try {
       // A new agent starts from a clean worktree; a continuing one goes on in its own.
       const isolation = this.spec.isolation;
-      root = isolation ? await (agent ? isolation.prepare(index) : isolation.prepareFresh(index)) : undefined;
+      root = isolation ? await (agent ? isolation.prepare(index) : isolation.prepareFresh(index, signal)) : undefined;
       if (isolation && this.spec.sandboxed) await isolation.seal(index);
     } catch (error) {
-      return { kind: 'done', result: this.itemResult(index, s.item, agent, 'failed', (error as Error).message) };
+      // Stopped while it waited for a free worktree: it never started.
+      const outcome = signal.aborted ? 'aborted' : 'failed';
+      const reason = signal.aborted ? 'aborted before it started' : (error as Error).message;
+      return { kind: 'done', result: this.itemResult(index, s.item, agent, outcome, reason) };
     }
     if (!agent) {
       const spawned = this.spawn(start.item, this.spec.profile, start.item, root);
@@ -235,7 +244,11 @@ export class LocalLauncher implements ItemLauncher {
     if (this.spec.isolation) {
       const rejected = await this.rejectIfUnsealed(index, s.item, agent);
       if (rejected) return rejected;
-      const merged = await this.spec.isolation.mergeBack(index, start.item);
+      // Without verifiers (whose shells may touch anything) a worker that used file tools only says what it changed.
+      const touched = this.spec.verify || root === undefined ? undefined : filesTouchedByTools(agent.messages, root);
+      const merged =
+        (touched && (await this.spec.isolation.mergeTouched(index, touched))) ??
+        (await this.spec.isolation.mergeBack(index, start.item));
       if (merged.kind === 'conflict') {
         const result = this.itemResult(index, s.item, agent, 'conflict', merged.reason);
         result.branch = merged.branch;

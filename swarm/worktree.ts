@@ -1,11 +1,18 @@
-// Worktree isolation: each worker edits its own git worktree on a branch from HEAD; when it completes its
-// changes are applied to the main working tree. A conflict keeps the branch, and so does an item that did not
-// complete (with its worktree while that holds work), so nothing is lost and a resume continues where it was.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
-import { isAbsolute, join, relative, sep } from 'node:path';
-import { gitDirOf } from '../tools/fs/protected-paths.js';
+// Worktree isolation: each worker edits its own git worktree, detached at the base commit; when it completes its
+// changes are applied to the main working tree. A conflict keeps the item's branch, and so does an item that did
+// not complete (with its worktree while that holds work), so nothing is lost and a resume continues where it was.
+// The worktrees are a pool (worktree-pool.ts): a completed item's worktree goes, reset to the base, to the next new
+// item; one that did not complete keeps its own, found again by the folder its agent works in (worktree-folders.ts).
+import { existsSync, mkdirSync, realpathSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { BaseBlobs } from './base-blobs.js';
+import { applyPatch, commitWork, itemPatch } from './git-merge.js';
+import { excludeStateFolder } from './state-exclude.js';
+import { unheldWorktrees, worktreeOf } from './worktree-folders.js';
+import { applyTouched, insideWorktree, restoreTouched } from './touched-merge.js';
+import { WorktreePool } from './worktree-pool.js';
 import { git, repoRoot, serialised } from './git.js';
-import { brokenSeal, type ItemSeal, type SealPlace, sealItem } from './item-seal.js';
+import { ItemSeals } from './item-seal.js';
 
 export type MergeOutcome =
   { kind: 'merged'; files: number } | { kind: 'unchanged' } | { kind: 'conflict'; branch: string; reason: string };
@@ -23,13 +30,19 @@ interface Slot {
   workspace: string;
 }
 
-const COMMITTER = ['-c', 'user.name=murmur', '-c', 'user.email=murmur@localhost', '-c', 'commit.gpgsign=false'];
-
 export class WorktreeIsolation {
-  /** Items that work somewhere else than their default slot (resumed subagents keep their own worktree). */
-  private readonly adopted = new Map<number, Slot>();
+  /** The worktree each item works in, from its first launch until it completes (then its worktree is free). */
+  private readonly owned = new Map<number, Slot>();
+  /** Free worktrees, and who works in one: whether a new item takes one, makes one or waits (worktree-pool.ts). */
+  private readonly pool = new WorktreePool();
+  /** The base commit's files, for merges that compare an item's changed files with them. */
+  private blobs: BaseBlobs | undefined;
+  /** Items whose worktree may hold a merge done already by a process that died before saying so (resumed ones). */
+  private readonly resumed = new Set<number>();
+  /** Items whose branch exists (made when work was kept, or found from before): deleted once they merge. */
+  private readonly branched = new Set<number>();
   /** What each sealed item's repository looked like when its agent started (item-seal.ts). */
-  private readonly seals = new Map<number, ItemSeal>();
+  private readonly seals: ItemSeals;
 
   private constructor(
     readonly root: string,
@@ -41,16 +54,15 @@ export class WorktreeIsolation {
     private readonly subdir: string,
     /** Branches are `<prefix><swarmId>/item-N`; the prefix names the run, so another run's kept branches never collide. */
     private readonly branchPrefix: string,
-  ) {}
+  ) {
+    this.seals = new ItemSeals(root, branchPrefix);
+  }
 
   /**
    * Checks that `cwd` is in a git repository with a commit; the error says what is missing. Worktrees go under
    * `stateDir`; `stateHome` (murmur's state folder, default `stateDir`) is kept out of `git status`. `runId`
    * (the session's id) goes into the branch names.
    */
-  /** The repository's git folder (shared by every worktree). */
-  private commonDir: string | undefined;
-
   static async open(
     cwd: string,
     stateDir: string,
@@ -79,41 +91,29 @@ export class WorktreeIsolation {
     );
   }
 
-  private slot(index: number): Slot {
-    const adopted = this.adopted.get(index);
-    if (adopted) return adopted;
-    const path = join(this.worktrees, this.swarmId, `item-${index + 1}`);
-    return {
-      path,
-      branch: `${this.branchPrefix}${this.swarmId}/item-${index + 1}`,
-      workspace: join(path, this.subdir),
-    };
+  /** The item's branch: by its number, whichever worktree it works in. */
+  private branchFor(index: number): string {
+    return `${this.branchPrefix}${this.swarmId}/item-${index + 1}`;
   }
 
-  private async sealPlace(index: number): Promise<SealPlace> {
-    if (this.commonDir === undefined) {
-      const found = await git(this.root, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
-      this.commonDir = found.ok ? found.stdout.trim() : join(this.root, '.git');
-    }
-    const { path } = this.slot(index);
-    return {
-      root: this.root,
-      commonDir: this.commonDir,
-      worktree: path,
-      worktreeGitDir: gitDirOf(join(path, '.git')),
-      ownPrefix: this.branchPrefix,
-    };
+  /** A worktree folder as item `index`'s place to work. */
+  private slotAt(path: string, index: number): Slot {
+    return { path, branch: this.branchFor(index), workspace: join(path, this.subdir) };
+  }
+
+  /** Where the item works: the worktree it holds, else the one it would make (named after it). */
+  private slot(index: number): Slot {
+    return this.owned.get(index) ?? this.slotAt(join(this.worktrees, this.swarmId, `item-${index + 1}`), index);
   }
 
   /** Notes the repository's protected files and refs before the item's agent runs in a sandbox. */
-  async seal(index: number): Promise<void> {
-    this.seals.set(index, await sealItem(await this.sealPlace(index)));
+  seal(index: number): Promise<void> {
+    return this.seals.seal(index, this.slot(index).path);
   }
 
   /** What the item changed among them since its seal (none when it was not sealed). */
-  async sealBroken(index: number): Promise<string[]> {
-    const seal = this.seals.get(index);
-    return seal ? brokenSeal(seal, await this.sealPlace(index)) : [];
+  sealBroken(index: number): Promise<string[]> {
+    return this.seals.broken(index, this.slot(index).path);
   }
 
   /**
@@ -121,11 +121,14 @@ export class WorktreeIsolation {
    * to inspect, and a resume starts it again from the base in a fresh worktree. Returns the kept branch.
    */
   async reject(index: number): Promise<string> {
+    this.pool.stopWorking(index);
     await this.recordOnBranch(index);
     const { path, branch } = this.slot(index);
-    return serialised(this.root, async () => {
+    await this.inWorktreeQueue(async () => {
       await git(this.root, ['worktree', 'remove', '--force', path]);
       await git(this.root, ['worktree', 'prune']);
+    });
+    return serialised(this.root, async () => {
       for (let n = 1; ; n++) {
         const kept = `${branch}-rejected${n === 1 ? '' : `-${n}`}`;
         const taken = await git(this.root, ['rev-parse', '--verify', '-q', `refs/heads/${kept}`]);
@@ -134,10 +137,6 @@ export class WorktreeIsolation {
         return moved.ok ? kept : branch;
       }
     });
-  }
-
-  branchOf(index: number): string {
-    return this.slot(index).branch;
   }
 
   pathOf(index: number): string {
@@ -149,24 +148,33 @@ export class WorktreeIsolation {
    * of this run): the item's merge and cleanup use that worktree. Returns an error when it is not one of ours.
    */
   async adopt(index: number, workspaceRoot: string, agentId: string): Promise<string | undefined> {
-    const rel = relative(this.worktrees, workspaceRoot);
-    const parts = rel.split(sep);
-    if (rel.startsWith('..') || isAbsolute(rel) || parts.length < 2 || !/^item-\d+$/.test(parts[1]!)) {
+    const found = worktreeOf(this.worktrees, workspaceRoot);
+    if (!found)
       return `subagent "${agentId}" works in ${workspaceRoot}, which is not a swarm worktree of this run; it cannot be resumed with isolation "worktree"`;
-    }
-    const path = join(this.worktrees, parts[0]!, parts[1]!);
-    for (const [other, slot] of this.adopted) {
+    const { path } = found;
+    for (const [other, slot] of this.owned) {
       if (other !== index && slot.path === path)
         return `subagent "${agentId}" shares the worktree ${path} with another resumed subagent; resume them in separate calls`;
     }
-    let branch = `${this.branchPrefix}${parts[0]}/${parts[1]}`;
+    // An item of this swarm keeps its own branch wherever it works (a pooled worktree is named after another
+    // item); a subagent of another swarm of the run, the branch of the folder it works in.
+    let branch =
+      found.swarmId === this.swarmId ? this.branchFor(index) : `${this.branchPrefix}${found.swarmId}/${found.name}`;
     if (existsSync(join(path, '.git'))) {
       // The branch it really has checked out (a worktree made before branch names carried the run's id, say).
       const head = await git(path, ['symbolic-ref', '--short', '-q', 'HEAD']);
       if (head.ok && head.stdout.trim()) branch = head.stdout.trim();
     }
-    this.adopted.set(index, { path, branch, workspace: workspaceRoot });
+    this.owned.set(index, { path, branch, workspace: workspaceRoot });
+    this.resumed.add(index);
     return undefined;
+  }
+
+  /** After the resumed items adopted theirs: this swarm's worktrees that the process before left free join the pool. */
+  collectLeftovers(): void {
+    const held = new Set([...this.owned.values()].map((slot) => slot.path));
+    for (const path of unheldWorktrees(join(this.worktrees, this.swarmId), held))
+      this.pool.give({ path, clean: false });
   }
 
   /**
@@ -175,6 +183,11 @@ export class WorktreeIsolation {
    */
   async prepare(index: number): Promise<string> {
     const { path, branch, workspace } = this.slot(index);
+    // A worktree found from before this process holds an earlier attempt's work (merged already, maybe).
+    const found = !this.owned.has(index) && existsSync(join(path, '.git'));
+    if (found) this.resumed.add(index);
+    this.owned.set(index, this.slot(index));
+    this.pool.startWorking(index);
     if (existsSync(join(path, '.git'))) {
       // A worktree made on its branch (before worktrees were detached): detached now, its files untouched.
       const onBranch = await git(path, ['symbolic-ref', '-q', 'HEAD']);
@@ -183,13 +196,12 @@ export class WorktreeIsolation {
     }
     // The worktree is on a detached HEAD at its branch: an agent's commits move only that HEAD (the sandbox keeps
     // refs read-only), and murmur records them on the branch from outside (recordOnBranch).
-    const made = await serialised(this.root, async () => {
+    // A branch of earlier work is where it goes on; without one it starts at the base, and gets its branch only
+    // when there is work to keep (recordOnBranch).
+    const made = await this.inWorktreeQueue(async () => {
       const exists = await git(this.root, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`]);
-      if (!exists.ok) {
-        const created = await git(this.root, ['branch', branch, this.base]);
-        if (!created.ok) return created;
-      }
-      return git(this.root, ['worktree', 'add', '--detach', path, branch]);
+      if (exists.ok) this.branched.add(index);
+      return git(this.root, ['worktree', 'add', '--detach', path, exists.ok ? branch : this.base]);
     });
     if (!made.ok) throw new Error(`git worktree add failed for ${branch}: ${made.stderr.trim()}`);
     mkdirSync(workspace, { recursive: true });
@@ -201,17 +213,48 @@ export class WorktreeIsolation {
    * before saying which agent had it) is put back to where its branch started, so the new agent does not find, and
    * merge a second time, what the lost one had done.
    */
-  async prepareFresh(index: number): Promise<string> {
-    const { path } = this.slot(index);
-    const existed = existsSync(join(path, '.git'));
-    const workspace = await this.prepare(index);
-    if (existed) {
-      const from = await this.forkPoint(path);
-      await git(path, ['reset', '-q', '--hard', from]);
-      await git(path, ['clean', '-q', '-fd']);
-      await this.recordOnBranch(index);
+  async prepareFresh(index: number, signal?: AbortSignal): Promise<string> {
+    const turn = await this.pool.turn(index, signal);
+    if (turn.kind === 'free') {
+      // A free worktree of the pool, put at the base where a new one would be.
+      const slot = this.slotAt(turn.worktree.path, index);
+      this.owned.set(index, slot);
+      if (!turn.worktree.clean) await this.resetToBase(slot.path);
+      await this.startBranchAtBase(index);
+      mkdirSync(slot.workspace, { recursive: true });
+      return slot.workspace;
     }
-    return workspace;
+    const started = Date.now();
+    try {
+      const { path } = this.slot(index);
+      const existed = existsSync(join(path, '.git'));
+      const workspace = await this.prepare(index);
+      if (existed) {
+        const from = await this.forkPoint(path);
+        await git(path, ['reset', '-q', '--hard', from]);
+        await git(path, ['clean', '-q', '-ffdx']);
+        await this.recordOnBranch(index);
+      }
+      this.pool.made(index, started);
+      return workspace;
+    } catch (error) {
+      this.pool.notMade();
+      throw error;
+    }
+  }
+
+  /** Puts a worktree back to the base commit, detached: only the files that differ are written. */
+  private async resetToBase(path: string): Promise<void> {
+    const reset = await git(path, ['reset', '-q', '--hard', this.base]);
+    if (!reset.ok) throw new Error(`cannot reset the worktree ${path} to the base: ${reset.stderr.trim()}`);
+    await git(path, ['clean', '-q', '-ffdx']);
+  }
+
+  /** A branch the item's earlier run left (kept work of a lost attempt) starts again from the base. */
+  private async startBranchAtBase(index: number): Promise<void> {
+    if (!this.branched.has(index)) return;
+    const branch = this.branchFor(index);
+    await serialised(this.root, () => git(this.root, ['update-ref', `refs/heads/${branch}`, this.base]));
   }
 
   /** The commit the item's branch started from: the run's base, or an older HEAD for a branch kept from before. */
@@ -226,6 +269,7 @@ export class WorktreeIsolation {
     const head = await git(path, ['rev-parse', '--verify', '-q', 'HEAD']);
     if (!head.ok) return;
     await serialised(this.root, () => git(this.root, ['update-ref', `refs/heads/${branch}`, head.stdout.trim()]));
+    this.branched.add(index);
   }
 
   /** Whether the branch's commits change anything against its fork point (a worker may commit on its own). */
@@ -233,53 +277,97 @@ export class WorktreeIsolation {
     return (await git(path, ['diff', '--quiet', from, 'HEAD'])).exitCode !== 0;
   }
 
-  /** Commits the item's changes on its branch and applies them to the main working tree. */
+  /**
+   * The merge of an item whose changed files are known (its agent's calls were file tools only: touched-files.ts),
+   * in proportion to them and without a git process: each changed file lands in the working tree when the tree
+   * still has the base's version there, and is put back to the base in the worktree, which returns to the pool
+   * clean. Undefined (nothing done) when that cannot be told for every file — the working tree moved on there, a
+   * file is not a plain file, a resumed item — and mergeBack decides with git as always.
+   */
+  async mergeTouched(index: number, touched: readonly string[]): Promise<MergeOutcome | undefined> {
+    const slot = this.owned.get(index);
+    const files = slot && !this.resumed.has(index) ? insideWorktree(slot.path, touched) : undefined;
+    if (!slot || !files) return undefined;
+    const blobs = (this.blobs ??= new BaseBlobs(this.root, this.base));
+    const changed = await serialised(this.root, () => applyTouched(this.root, slot.path, files, blobs));
+    if (changed === undefined) return undefined;
+    restoreTouched(slot.path, changed);
+    await this.deleteBranch(index);
+    await this.release(index, true);
+    return changed.length === 0 ? { kind: 'unchanged' } : { kind: 'merged', files: changed.length };
+  }
+
+  /**
+   * Applies the item's changes (staged with its untracked files, plus its own commits) to the main working tree, in
+   * proportion to what it changed: one diff against where it started, one apply. A conflict commits them on the
+   * item's branch, which is kept; either way its worktree goes back to the pool.
+   */
   async mergeBack(index: number, item: string): Promise<MergeOutcome> {
+    // Never prepared by this process: its worktree is from before (a resume merging what a crash left).
+    if (!this.owned.has(index)) this.resumed.add(index);
+    const resumed = this.resumed.has(index);
     const { path, branch } = this.slot(index);
-    await git(path, ['add', '-A']);
-    const staged = await git(path, ['diff', '--cached', '--quiet']);
-    if (!staged.ok) {
-      const commit = await git(path, [...COMMITTER, 'commit', '-q', '--no-verify', '-m', `murmur swarm: ${item}`]);
-      if (!commit.ok)
-        return { kind: 'conflict', branch, reason: `cannot commit the item's changes: ${commit.stderr.trim()}` };
+    // A new item started at the base (its own commits, wherever they moved HEAD, are in the diff from there); a
+    // resumed one where its branch forked (an older base).
+    const work = await itemPatch(path, resumed ? await this.forkPoint(path) : this.base);
+    if (!work.ok) return { kind: 'conflict', branch, reason: work.reason };
+    // One queue per repository for everything that writes the working tree or refs.
+    const applied =
+      work.patch === '' || (await serialised(this.root, () => applyPatch(this.root, work.patch, resumed)));
+    if (applied === true) {
+      await this.deleteBranch(index);
+      await this.release(index);
+      return work.patch === '' ? { kind: 'unchanged' } : { kind: 'merged', files: work.files };
+    }
+    // The branch keeps the work for a person (and `git merge` later): committed there, then the worktree is free.
+    const committed = await commitWork(path, item);
+    if (committed !== true) {
+      // The worktree stays the item's (out of the pool): its work is there.
+      return {
+        kind: 'conflict',
+        branch,
+        reason: `${applied}; its worktree ${path} keeps them (cannot commit: ${committed})`,
+      };
     }
     await this.recordOnBranch(index);
-    // What the branch holds, not what is staged: the worker's own commits count, and so does our commit when a
-    // crash came between it and the apply below.
-    const from = await this.forkPoint(path);
-    if (!(await this.committedChanges(path, from))) {
-      await this.remove(index, true);
-      return { kind: 'unchanged' };
-    }
-    const patch = await git(path, ['diff', '--binary', '--no-color', from, 'HEAD']);
-    const files = (await git(path, ['diff', '--name-only', from, 'HEAD'])).stdout.split('\n').filter(Boolean).length;
-    // One queue per repository: everything inside runs unqueued (queueing again from here would wait on itself).
-    return serialised(this.root, async (): Promise<MergeOutcome> => {
-      // Applied already (a crash between the apply and the state saying so): the working tree has it all. Asked
-      // first: a patch that only adds lines still applies forward a second time (its context is still there), and
-      // would then land twice.
-      const already = await git(this.root, ['apply', '--check', '--reverse', '--whitespace=nowarn', '-'], patch.stdout);
-      if (already.ok) {
-        await this.removeNow(index, true);
-        return { kind: 'merged', files };
-      }
-      const check = await git(this.root, ['apply', '--check', '--whitespace=nowarn', '-'], patch.stdout);
-      if (!check.ok) {
-        await this.removeNow(index, false);
-        return {
-          kind: 'conflict',
-          branch,
-          reason: `its changes do not apply to the working tree: ${check.stderr.trim().split('\n')[0] ?? 'conflict'}`,
-        };
-      }
-      const applied = await git(this.root, ['apply', '--whitespace=nowarn', '-'], patch.stdout);
-      if (!applied.ok) {
-        await this.removeNow(index, false);
-        return { kind: 'conflict', branch, reason: applied.stderr.trim() };
-      }
-      await this.removeNow(index, true);
-      return { kind: 'merged', files };
+    await this.release(index);
+    return { kind: 'conflict', branch, reason: applied };
+  }
+
+  /** The item is done with its worktree: it goes back to the pool (reset when the next item takes it). */
+  private async release(index: number, clean = false): Promise<void> {
+    this.pool.stopWorking(index);
+    const slot = this.owned.get(index);
+    this.owned.delete(index);
+    this.resumed.delete(index);
+    if (slot && existsSync(join(slot.path, '.git'))) this.pool.give({ path: slot.path, clean });
+  }
+
+  /** Deletes the item's branch when there is one (a merged item's work is in the working tree now). */
+  private async deleteBranch(index: number): Promise<void> {
+    if (!this.branched.has(index) && !this.resumed.has(index)) return;
+    this.branched.delete(index);
+    const { branch } = this.slot(index);
+    await serialised(this.root, () => git(this.root, ['branch', '-D', '-q', branch]));
+  }
+
+  /** Removes the pool's free worktrees: the swarm has ended, and no item will take them. */
+  async close(): Promise<void> {
+    this.blobs?.close();
+    const free = this.pool.drain();
+    if (free.length === 0) return;
+    await this.inWorktreeQueue(async () => {
+      for (const path of free) await git(this.root, ['worktree', 'remove', '--force', path]);
     });
+  }
+
+  /**
+   * Making and removing worktrees (a checkout as big as the repository) queue apart from merges and ref updates:
+   * they share no lock file with them (a worktree is detached, `git apply` leaves the index alone), and a merge
+   * must not wait for a checkout.
+   */
+  private inWorktreeQueue<T>(work: () => Promise<T>): Promise<T> {
+    return serialised(`${this.root}\0worktrees`, work);
   }
 
   /**
@@ -288,6 +376,7 @@ export class WorktreeIsolation {
    * kept, or undefined when the item has neither worktree nor branch.
    */
   async keep(index: number): Promise<KeptWork | undefined> {
+    this.pool.stopWorking(index);
     const { path, branch } = this.slot(index);
     if (!existsSync(join(path, '.git'))) {
       const exists = await git(this.root, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`]);
@@ -303,38 +392,9 @@ export class WorktreeIsolation {
   }
 
   /** Removes the item's worktree; its branch too unless it must be kept. */
-  remove(index: number, deleteBranch: boolean): Promise<void> {
-    return serialised(this.root, () => this.removeNow(index, deleteBranch));
-  }
-
-  /** remove() for callers already inside the repository's queue. */
-  private async removeNow(index: number, deleteBranch: boolean): Promise<void> {
+  async remove(index: number, deleteBranch: boolean): Promise<void> {
     const { path, branch } = this.slot(index);
-    await git(this.root, ['worktree', 'remove', '--force', path]);
-    if (deleteBranch) await git(this.root, ['branch', '-D', branch]);
-  }
-}
-
-/** Keeps murmur's state folder out of `git status` when it lives inside the repository. */
-export function excludeStateFolder(root: string, stateHome: string): void {
-  let rel: string;
-  try {
-    rel = relative(realpathSync(root), realpathSync(stateHome));
-  } catch {
-    return;
-  }
-  if (rel.startsWith('..') || rel === '' || isAbsolute(rel)) return;
-  // Exactly that folder: excluding its top folder instead would hide the user's files (and, as info/exclude
-  // is shared by every worktree, keep a worker's new files out of its merge).
-  const pattern = `/${rel.split(sep).join('/')}/`;
-  const exclude = join(root, '.git', 'info', 'exclude');
-  try {
-    const current = existsSync(exclude) ? readFileSync(exclude, 'utf8') : '';
-    if (!current.split('\n').includes(pattern)) {
-      mkdirSync(join(root, '.git', 'info'), { recursive: true });
-      appendFileSync(exclude, `${current.endsWith('\n') || current === '' ? '' : '\n'}${pattern}\n`);
-    }
-  } catch {
-    // A worktree checkout (.git is a file) or a read-only repo: the folder just shows as untracked.
+    await this.inWorktreeQueue(() => git(this.root, ['worktree', 'remove', '--force', path]));
+    if (deleteBranch) await serialised(this.root, () => git(this.root, ['branch', '-D', branch]));
   }
 }

@@ -1,0 +1,39 @@
+// An item's work as git sees it, for the merge that git decides: its changes as one patch (its untracked files and
+// its own commits included), applied to the main working tree all or nothing, and committed on its worktree's HEAD
+// when they do not apply (the item's branch keeps them for a person).
+import { git } from './git.js';
+
+const COMMITTER = ['-c', 'user.name=murmur', '-c', 'user.email=murmur@localhost', '-c', 'commit.gpgsign=false'];
+
+export type ItemPatch = { ok: true; patch: string; files: number } | { ok: false; reason: string };
+
+/** Everything the worktree holds beyond `from` (staged first, so new files count), as a binary patch. */
+export async function itemPatch(worktree: string, from: string): Promise<ItemPatch> {
+  await git(worktree, ['add', '-A']);
+  const diff = await git(worktree, ['diff', '--cached', '--binary', '--no-color', from]);
+  if (!diff.ok) return { ok: false, reason: `cannot read the item's changes: ${diff.stderr.trim()}` };
+  return { ok: true, patch: diff.stdout, files: diff.stdout.match(/^diff --git /gm)?.length ?? 0 };
+}
+
+/**
+ * Applies the patch to the working tree at `root` (inside the repository's merge queue): true, or why it does not
+ * apply. `mayBeApplied` (a resumed item: a crash may have come between the apply and the state saying so) asks
+ * first whether the tree has it all already — a patch that only adds lines would apply forward a second time.
+ */
+export async function applyPatch(root: string, patch: string, mayBeApplied: boolean): Promise<true | string> {
+  if (mayBeApplied) {
+    const already = await git(root, ['apply', '--check', '--reverse', '--whitespace=nowarn', '-'], patch);
+    if (already.ok) return true;
+  }
+  // git apply is all or nothing: a hunk that does not apply leaves the working tree as it was.
+  const applied = await git(root, ['apply', '--whitespace=nowarn', '-'], patch);
+  if (applied.ok) return true;
+  return `its changes do not apply to the working tree: ${applied.stderr.trim().split('\n')[0] ?? 'conflict'}`;
+}
+
+/** Commits what the worktree holds on its HEAD; true when committed or nothing was left to commit, else why not. */
+export async function commitWork(worktree: string, item: string): Promise<true | string> {
+  const commit = await git(worktree, [...COMMITTER, 'commit', '-q', '--no-verify', '-m', `murmur swarm: ${item}`]);
+  if (commit.ok || /nothing to commit|nothing added/.test(`${commit.stdout}${commit.stderr}`)) return true;
+  return commit.stderr.trim();
+}
