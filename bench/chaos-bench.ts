@@ -106,6 +106,22 @@ function tally(repo: string, runLog: string, items: string[]) {
   return { lost, twice, again, cut };
 }
 
+/** Why a run ended badly: its last lines on stderr, else the report's rows that did not complete. */
+function failureOf(stderr: string, stdout: string): string {
+  const said = stderr.trim().split('\n').slice(-3).join(' / ');
+  if (said) return said.slice(0, 400);
+  try {
+    const report = JSON.parse(stdout) as { items?: { item: string; outcome: string; reason?: string }[] };
+    const odd = (report.items ?? []).filter((row) => row.outcome !== 'completed');
+    return odd
+      .map((row) => `${row.item} ${row.outcome}: ${row.reason ?? ''}`)
+      .join('; ')
+      .slice(0, 400);
+  } catch {
+    return stdout.trim().slice(0, 200);
+  }
+}
+
 /** The swarm's session: the newest one with a saved state (a coordinator killed before saving leaves none). */
 function sessionId(repo: string): string | undefined {
   const dir = join(repo, '.murmur', 'sessions');
@@ -124,9 +140,10 @@ async function drive(
   extra: Record<string, string>,
   kills: number,
   chaos: (coordinator: ResultPromise) => Promise<string>,
-): Promise<{ ms: number; done: boolean; events: string[] }> {
+): Promise<{ ms: number; done: boolean; events: string[]; why?: string }> {
   const started = performance.now();
   const events: string[] = [];
+  let why: string | undefined;
   let left = kills;
   for (let round = 0; round < kills + 20; round++) {
     const id = sessionId(repo);
@@ -151,8 +168,11 @@ async function drive(
     }
     const result = await child;
     if (result.exitCode === 0) return { ms: performance.now() - started, done: true, events };
+    // What the last run that was not killed said: the reason a chaos run did not finish.
+    if (!result.isTerminated)
+      why = `exit ${result.exitCode}: ${failureOf(String(result.stderr), String(result.stdout))}`;
   }
-  return { ms: performance.now() - started, done: false, events };
+  return { ms: performance.now() - started, done: false, events, ...(why !== undefined ? { why } : {}) };
 }
 
 async function redisServer(dir: string, port: number) {
@@ -227,7 +247,7 @@ async function localScene(report: Report, items: string[], swarmArgs: (extra: st
     );
     const t = tally(repo, runLog, items);
     report(
-      `  local worktree swarm, coordinator killed ${run.events.filter((e) => e === 'coordinator').length}×: ${run.done ? 'finished' : 'NOT finished'} in ${(run.ms / 1000).toFixed(1)} s; items lost ${t.lost}, changes applied twice ${t.twice}, extra runs ${t.again}, cut calls left undone by the model ${t.cut}`,
+      `  local worktree swarm, coordinator killed ${run.events.filter((e) => e === 'coordinator').length}×: ${run.done ? 'finished' : `NOT finished (${run.why ?? 'killed every time'})`} in ${(run.ms / 1000).toFixed(1)} s; items lost ${t.lost}, changes applied twice ${t.twice}, extra runs ${t.again}, cut calls left undone by the model ${t.cut}`,
     );
   } finally {
     if (!process.env.MURMUR_BENCH_CHAOS_KEEP) rmSync(localDir, { recursive: true, force: true });
@@ -291,7 +311,7 @@ async function queueScene(report: Report, items: string[], swarmArgs: (extra: st
         .map(([k, v]) => `${k} ${v}×`)
         .join(
           ', ',
-        )}: ${run.done ? 'finished' : 'NOT finished'} in ${(run.ms / 1000).toFixed(1)} s; items lost ${t.lost}, changes applied twice ${t.twice}, extra runs ${t.again}, cut calls left undone by the model ${t.cut}`,
+        )}: ${run.done ? 'finished' : `NOT finished (${run.why ?? 'killed every time'})`} in ${(run.ms / 1000).toFixed(1)} s; items lost ${t.lost}, changes applied twice ${t.twice}, extra runs ${t.again}, cut calls left undone by the model ${t.cut}`,
     );
   } finally {
     for (const w of workers) w.kill('SIGKILL');

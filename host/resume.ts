@@ -85,7 +85,12 @@ export function codeAgentsUsed(resumable: Resumable): string[] {
 
 /** Rebuilds the saved agents on the engine; for a run, the main agent is told which subagents were interrupted. */
 export function restoreOn(engine: Engine, resumable: Resumable): void {
-  const { interrupted } = engine.restore(resumable.state);
+  // The swarm's journal may name agents started after the last snapshot of the agents: their ids stay taken.
+  const journaled = (resumable.swarm?.items ?? []).flatMap((i) => [i.agentId, i.verifierId]);
+  const { interrupted } = engine.restore(
+    resumable.state,
+    journaled.filter((id): id is string => id !== undefined),
+  );
   // The session's "allow always" answers hold again, so a call already allowed is not asked twice.
   engine.options.sessionRules?.restore(resumable.state.sessionRules ?? []);
   if (!resumable.swarm) noteInterruptedSubagents(engine, interrupted);

@@ -360,7 +360,7 @@ export class Engine {
   }
 
   /** Rebuilds a saved session's agents: finished ones stay so, running ones are `interrupted` (transcripts repaired). */
-  restore(state: SessionState): { interrupted: AgentRecord[] } {
+  restore(state: SessionState, alsoTaken: readonly string[] = []): { interrupted: AgentRecord[] } {
     if (!this.session) throw new Error('restore needs a session on disk');
     this.task = state.task;
     // The session keeps its past: when it began, and each earlier stretch (one a killed process left open ends at
@@ -375,7 +375,7 @@ export class Engine {
     });
     // Ids continue after the old ones, and the subagents already started count against the spawn cap.
     this.agentTree.seedIds(
-      state.agents.map((a) => a.id),
+      [...state.agents.map((a) => a.id), ...alsoTaken],
       state.agents.filter((a) => a.depth > 0).length,
     );
     this.tasks.seed(state.tasks);

@@ -37,3 +37,14 @@ export async function commitWork(worktree: string, item: string): Promise<true |
   if (commit.ok || /nothing to commit|nothing added/.test(`${commit.stdout}${commit.stderr}`)) return true;
   return commit.stderr.trim();
 }
+
+/** Renames `branch` to the first free `<branch>-<suffix>[-N]` (call it inside the merge queue); the name it has now. */
+export async function renameAside(root: string, branch: string, suffix: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const aside = `${branch}-${suffix}${n === 1 ? '' : `-${n}`}`;
+    const taken = await git(root, ['rev-parse', '--verify', '-q', `refs/heads/${aside}`]);
+    if (taken.ok) continue;
+    const moved = await git(root, ['branch', '-m', branch, aside]);
+    return moved.ok ? aside : branch;
+  }
+}

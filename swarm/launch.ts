@@ -204,6 +204,8 @@ export async function planRestore(
   if (saved.isolation === 'worktree') {
     const opened = await openIsolation(host, saved.swarmId);
     if (typeof opened === 'string') return { ok: false, error: opened };
+    // An attempt the saved state does not know of may have merged before the process died.
+    opened.mayHaveMergedBefore();
     isolation = opened;
   }
   const items = saved.items.map((record) => restoredItem(record, saved.verify, saved.maxRounds));

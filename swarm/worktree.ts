@@ -3,10 +3,10 @@
 // not complete (with its worktree while that holds work), so nothing is lost and a resume continues where it was.
 // The worktrees are a pool (worktree-pool.ts): a completed item's worktree goes, reset to the base, to the next new
 // item; one that did not complete keeps its own, found again by the folder its agent works in (worktree-folders.ts).
-import { existsSync, mkdirSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { BaseBlobs } from './base-blobs.js';
-import { applyPatch, commitWork, itemPatch } from './git-merge.js';
+import { applyPatch, commitWork, itemPatch, renameAside } from './git-merge.js';
 import { excludeStateFolder } from './state-exclude.js';
 import { unheldWorktrees, worktreeOf } from './worktree-folders.js';
 import { applyTouched, insideWorktree, restoreTouched } from './touched-merge.js';
@@ -39,6 +39,8 @@ export class WorktreeIsolation {
   private blobs: BaseBlobs | undefined;
   /** Items whose worktree may hold a merge done already by a process that died before saying so (resumed ones). */
   private readonly resumed = new Set<number>();
+  /** A resumed swarm: any item's changes may be in the working tree already (an attempt lost with the process). */
+  private restored = false;
   /** Items whose branch exists (made when work was kept, or found from before): deleted once they merge. */
   private readonly branched = new Set<number>();
   /** What each sealed item's repository looked like when its agent started (item-seal.ts). */
@@ -58,11 +60,7 @@ export class WorktreeIsolation {
     this.seals = new ItemSeals(root, branchPrefix);
   }
 
-  /**
-   * Checks that `cwd` is in a git repository with a commit; the error says what is missing. Worktrees go under
-   * `stateDir`; `stateHome` (murmur's state folder, default `stateDir`) is kept out of `git status`. `runId`
-   * (the session's id) goes into the branch names.
-   */
+  /** Needs a repository with a commit at `cwd` (else says what is missing); `runId` goes into branch names. */
   static async open(
     cwd: string,
     stateDir: string,
@@ -128,15 +126,7 @@ export class WorktreeIsolation {
       await git(this.root, ['worktree', 'remove', '--force', path]);
       await git(this.root, ['worktree', 'prune']);
     });
-    return serialised(this.root, async () => {
-      for (let n = 1; ; n++) {
-        const kept = `${branch}-rejected${n === 1 ? '' : `-${n}`}`;
-        const taken = await git(this.root, ['rev-parse', '--verify', '-q', `refs/heads/${kept}`]);
-        if (taken.ok) continue;
-        const moved = await git(this.root, ['branch', '-m', branch, kept]);
-        return moved.ok ? kept : branch;
-      }
-    });
+    return serialised(this.root, () => renameAside(this.root, branch, 'rejected'));
   }
 
   pathOf(index: number): string {
@@ -170,6 +160,11 @@ export class WorktreeIsolation {
     return undefined;
   }
 
+  /** A resumed swarm: a lost attempt may have merged already, so every merge asks first (never applied twice). */
+  mayHaveMergedBefore(): void {
+    this.restored = true;
+  }
+
   /** After the resumed items adopted theirs: this swarm's worktrees that the process before left free join the pool. */
   collectLeftovers(): void {
     const held = new Set([...this.owned.values()].map((slot) => slot.path));
@@ -177,10 +172,7 @@ export class WorktreeIsolation {
       this.pool.give({ path, clean: false });
   }
 
-  /**
-   * Creates the item's worktree, or reuses it (after a resume): an existing branch is checked out as it is,
-   * never reset, so the work of an earlier attempt stays. Returns the worker's folder in it.
-   */
+  /** The item's worktree, made or found again (an earlier attempt's work stays); returns the worker's folder. */
   async prepare(index: number): Promise<string> {
     const { path, branch, workspace } = this.slot(index);
     // A worktree found from before this process holds an earlier attempt's work (merged already, maybe).
@@ -199,6 +191,11 @@ export class WorktreeIsolation {
     // A branch of earlier work is where it goes on; without one it starts at the base, and gets its branch only
     // when there is work to keep (recordOnBranch).
     const made = await this.inWorktreeQueue(async () => {
+      // A folder without its .git is what a checkout or removal cut by a killed process leaves: not a worktree.
+      if (existsSync(path)) {
+        rmSync(path, { recursive: true, force: true });
+        await git(this.root, ['worktree', 'prune']);
+      }
       const exists = await git(this.root, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`]);
       if (exists.ok) this.branched.add(index);
       return git(this.root, ['worktree', 'add', '--detach', path, exists.ok ? branch : this.base]);
@@ -245,6 +242,8 @@ export class WorktreeIsolation {
 
   /** Puts a worktree back to the base commit, detached: only the files that differ are written. */
   private async resetToBase(path: string): Promise<void> {
+    // Outside a worktree, git would reset the repository around it: the user's own tree.
+    if (!existsSync(join(path, '.git'))) throw new Error(`the worktree ${path} is gone`);
     const reset = await git(path, ['reset', '-q', '--hard', this.base]);
     if (!reset.ok) throw new Error(`cannot reset the worktree ${path} to the base: ${reset.stderr.trim()}`);
     await git(path, ['clean', '-q', '-ffdx']);
@@ -306,14 +305,17 @@ export class WorktreeIsolation {
     // Never prepared by this process: its worktree is from before (a resume merging what a crash left).
     if (!this.owned.has(index)) this.resumed.add(index);
     const resumed = this.resumed.has(index);
+    const mayBeApplied = resumed || this.restored;
     const { path, branch } = this.slot(index);
+    // Never git in a folder that is not the worktree: git would find the main repository around it instead.
+    if (!existsSync(join(path, '.git'))) throw new Error(`its worktree ${path} is gone; a resume runs it again`);
     // A new item started at the base (its own commits, wherever they moved HEAD, are in the diff from there); a
     // resumed one where its branch forked (an older base).
     const work = await itemPatch(path, resumed ? await this.forkPoint(path) : this.base);
     if (!work.ok) return { kind: 'conflict', branch, reason: work.reason };
     // One queue per repository for everything that writes the working tree or refs.
     const applied =
-      work.patch === '' || (await serialised(this.root, () => applyPatch(this.root, work.patch, resumed)));
+      work.patch === '' || (await serialised(this.root, () => applyPatch(this.root, work.patch, mayBeApplied)));
     if (applied === true) {
       await this.deleteBranch(index);
       await this.release(index);
@@ -361,11 +363,7 @@ export class WorktreeIsolation {
     });
   }
 
-  /**
-   * Making and removing worktrees (a checkout as big as the repository) queue apart from merges and ref updates:
-   * they share no lock file with them (a worktree is detached, `git apply` leaves the index alone), and a merge
-   * must not wait for a checkout.
-   */
+  /** Checkouts queue apart from merges (no shared lock file: worktrees are detached, apply skips the index). */
   private inWorktreeQueue<T>(work: () => Promise<T>): Promise<T> {
     return serialised(`${this.root}\0worktrees`, work);
   }

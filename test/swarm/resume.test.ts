@@ -6,6 +6,7 @@ import type { SessionState } from '../../orchestrator/engine.js';
 import type { Script } from '../../orchestrator/models/scripted.js';
 import { SessionStore, stateHome } from '../../orchestrator/session.js';
 import { prepareSwarm, restoreSwarm } from '../../host/swarm.js';
+import { restoreOn } from '../../host/resume.js';
 import type { SavedSwarm } from '../../swarm/runner.js';
 import { renderReport } from '../../swarm/report.js';
 import { reworkPrompt } from '../../swarm/verify.js';
@@ -238,5 +239,32 @@ describe('restoring a saved swarm', () => {
       ['a-1', 'worker', true],
       ['a-5', 'verifier', false],
     ]);
+  });
+
+  it('an agent the journal names but the saved agents do not (started after their last save) keeps its id taken', async () => {
+    const state = await firstRun(['a', 'b']);
+    // The journal had item b launched with a-7, an agent the snapshot of the agents never saw.
+    const swarm = state.swarm as SavedSwarm;
+    const journaled: SessionState = {
+      ...state,
+      swarm: { ...swarm, items: [swarm.items[0]!, { item: 'b', prompt: 'Do b', rounds: 0, agentId: 'a-7' }] },
+    };
+    const session = SessionStore.open(stateHome(dir, {}), state.id);
+    const t = makeEngine(dir, AFTER_RESTART, { extra: { session, sessionKind: 'swarm' } });
+    open.push(t);
+    restoreOn(t.engine, {
+      session,
+      state: journaled,
+      swarm: journaled.swarm as SavedSwarm,
+      title: 'x',
+      settings: {},
+      model: undefined,
+      interruptions: [],
+    });
+    const restored = await restoreSwarm(t.engine, journaled.swarm as SavedSwarm, undefined, {});
+    if (!restored.ok) throw new Error(restored.error);
+    expect(renderReport(await restored.run.run(t.engine.signal))).toContain('item="b" outcome="completed"');
+    // b starts again with a new agent, never a second a-7 (its transcript belongs to the lost attempt).
+    expect(eventsOf(t.events, 'agent.start').map((e) => e.agentId)).toEqual(['a-8']);
   });
 });

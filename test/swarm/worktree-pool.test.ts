@@ -157,4 +157,17 @@ describe('the worktree pool', () => {
     await making;
     expect(worktrees()).toEqual(['item-1']);
   });
+
+  it('in a resumed swarm, a new agent redoing what a lost attempt merged counts as merged, not as a conflict', async () => {
+    gitRepo(dir, { 'a.txt': 'a\n' });
+    // The lost attempt appended its line and merged it; the process died before the state said so.
+    writeFileSync(path.join(dir, 'a.txt'), 'a\nchanged\n');
+    const pool = await open();
+    pool.mayHaveMergedBefore();
+    const workspace = await pool.prepareFresh(0);
+    writeFileSync(path.join(workspace, 'a.txt'), 'a\nchanged\n');
+    expect(await pool.mergeTouched(0, [path.join(workspace, 'a.txt')])).toBeUndefined();
+    expect(await pool.mergeBack(0, 'a')).toEqual({ kind: 'merged', files: 1 });
+    expect(read('a.txt')).toBe('a\nchanged\n');
+  });
 });
