@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Interruption } from '../protocol/interruptions.js';
 import type { SavedStateVersion, SessionState } from '../protocol/run-state.js';
-import { journalPosition, replayJournal } from './session-journal.js';
+import { replayJournal } from './session-journal.js';
 
 export type { RunSegment, RunSettings, SavedAgent, SavedStateVersion, SessionState } from '../protocol/run-state.js';
 
@@ -115,7 +115,7 @@ export function readSavedState(dir: string): SavedStateRead {
   const read = parseSavedState(raw, file, readV1Held(dir));
   if (!read.ok || read.state.swarm === undefined) return read;
   // The swarm's item changes since the snapshot (the journal's lines after its position) are part of the state.
-  const swarm = replayJournal(dir, read.state.swarm, journalPosition(read.state.journal));
+  const swarm = replayJournal(dir, read.state);
   return swarm === read.state.swarm ? read : { ok: true, state: { ...read.state, swarm } };
 }
 

@@ -105,7 +105,7 @@ export class ItemJournal {
 }
 
 /** A snapshot's `journal` field as a position, or undefined when it is not one. */
-export function journalPosition(value: unknown): JournalPosition | undefined {
+function journalPosition(value: unknown): JournalPosition | undefined {
   const p = value as Partial<JournalPosition> | undefined;
   return p && Number.isInteger(p.generation) && Number.isInteger(p.offset) ? (p as JournalPosition) : undefined;
 }
@@ -137,10 +137,13 @@ export function journalLinesAfter(dir: string, from: JournalPosition | undefined
 }
 
 /**
- * The saved swarm (`state.swarm`, whose items are records by index) with the journal's newer records applied:
- * the last line of an item is its newest record. Returns the swarm unchanged when nothing applies.
+ * A snapshot's swarm (`state.swarm`, whose items are records by index) with the journal's records after the
+ * snapshot's position (`state.journal`) applied: the last line of an item is its newest record. Returns the swarm
+ * unchanged when nothing applies.
  */
-export function replayJournal(dir: string, swarm: unknown, from: JournalPosition | undefined): unknown {
+export function replayJournal(dir: string, state: { swarm?: unknown; journal?: unknown }): unknown {
+  const { swarm } = state;
+  const from = journalPosition(state.journal);
   if (typeof swarm !== 'object' || swarm === null) return swarm;
   const saved = swarm as { swarmId?: unknown; items?: unknown };
   if (typeof saved.swarmId !== 'string' || !Array.isArray(saved.items)) return swarm;

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { emptyUsage, totalTokens, type Usage } from './types.js';
 import { segmentsMs } from './run-segments.js';
-import { journalPosition, replayJournal } from './session-journal.js';
+import { replayJournal } from './session-journal.js';
 
 export interface SessionSummary {
   id: string;
@@ -99,7 +99,7 @@ export function summarizeState(id: string, text: string | undefined, dir?: strin
   if (model) summary.model = model;
   const task = str(state.task) ?? (isObject(state.swarm) ? str(state.swarm.description) : undefined);
   if (task) summary.task = task;
-  const swarm = dir ? replayJournal(dir, state.swarm, journalPosition(state.journal)) : state.swarm;
+  const swarm = dir ? replayJournal(dir, state) : state.swarm;
   const items = itemsOf(swarm);
   if (items) summary.items = items;
   return summary;

@@ -205,7 +205,7 @@ export async function planRestore(
     const opened = await openIsolation(host, saved.swarmId);
     if (typeof opened === 'string') return { ok: false, error: opened };
     // An attempt the saved state does not know of may have merged before the process died.
-    opened.mayHaveMergedBefore();
+    await opened.mayHaveMergedBefore();
     isolation = opened;
   }
   const items = saved.items.map((record) => restoredItem(record, saved.verify, saved.maxRounds));

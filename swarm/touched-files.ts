@@ -9,7 +9,7 @@ import { changedPaths } from './changes.js';
 /** Tools whose every effect on the files is known: none (they read or keep a list), or the path they name. */
 const KNOWN_EFFECT = new Set([
   ...builtinToolsWhere((traits) => traits.readOnly === true || traits.writesPath === true),
-  'todo_list',
+  // The typed answer's tool (its traits live with the engine): it changes no file.
   'final_answer',
 ]);
 

@@ -160,9 +160,15 @@ export class WorktreeIsolation {
     return undefined;
   }
 
-  /** A resumed swarm: a lost attempt may have merged already, so every merge asks first (never applied twice). */
-  mayHaveMergedBefore(): void {
+  /** A resumed swarm: every merge asks first whether a lost attempt merged it; the old item branches are known. */
+  async mayHaveMergedBefore(): Promise<void> {
     this.restored = true;
+    const own = `refs/heads/${this.branchPrefix}${this.swarmId}/`;
+    const listed = await git(this.root, ['for-each-ref', '--format=%(refname)', own]);
+    for (const ref of listed.stdout.split('\n')) {
+      const n = /\/item-(\d+)$/.exec(ref)?.[1];
+      if (n !== undefined) this.branched.add(Number(n) - 1);
+    }
   }
 
   /** After the resumed items adopted theirs: this swarm's worktrees that the process before left free join the pool. */
@@ -176,8 +182,7 @@ export class WorktreeIsolation {
   async prepare(index: number): Promise<string> {
     const { path, branch, workspace } = this.slot(index);
     // A worktree found from before this process holds an earlier attempt's work (merged already, maybe).
-    const found = !this.owned.has(index) && existsSync(join(path, '.git'));
-    if (found) this.resumed.add(index);
+    if (!this.owned.has(index) && existsSync(join(path, '.git'))) this.resumed.add(index);
     this.owned.set(index, this.slot(index));
     this.pool.startWorking(index);
     if (existsSync(join(path, '.git'))) {
@@ -186,10 +191,9 @@ export class WorktreeIsolation {
       if (onBranch.ok) await git(path, ['checkout', '-q', '--detach']);
       return workspace;
     }
-    // The worktree is on a detached HEAD at its branch: an agent's commits move only that HEAD (the sandbox keeps
-    // refs read-only), and murmur records them on the branch from outside (recordOnBranch).
-    // A branch of earlier work is where it goes on; without one it starts at the base, and gets its branch only
-    // when there is work to keep (recordOnBranch).
+    // Detached: an agent's commits move only its HEAD (the sandbox keeps refs read-only), and murmur records them
+    // on the item's branch from outside (recordOnBranch). A branch of earlier work is where it goes on; without one
+    // it starts at the base, and gets its branch only when there is work to keep.
     const made = await this.inWorktreeQueue(async () => {
       // A folder without its .git is what a checkout or removal cut by a killed process leaves: not a worktree.
       if (existsSync(path)) {
@@ -206,9 +210,9 @@ export class WorktreeIsolation {
   }
 
   /**
-   * The item's worktree for a new agent: one left by an attempt the saved state never recorded (the process died
-   * before saying which agent had it) is put back to where its branch started, so the new agent does not find, and
-   * merge a second time, what the lost one had done.
+   * The item's worktree for a new agent: a free one of the pool, else a new one (worktree-pool.ts decides, and
+   * whether to wait). Either is at the base: one left by an attempt the saved state never recorded is put back to
+   * where its branch started, so the new agent does not merge a second time what the lost one had done.
    */
   async prepareFresh(index: number, signal?: AbortSignal): Promise<string> {
     const turn = await this.pool.turn(index, signal);
@@ -216,7 +220,7 @@ export class WorktreeIsolation {
       // A free worktree of the pool, put at the base where a new one would be.
       const slot = this.slotAt(turn.worktree.path, index);
       this.owned.set(index, slot);
-      if (!turn.worktree.clean) await this.resetToBase(slot.path);
+      if (!turn.worktree.clean) await this.resetTo(slot.path, this.base);
       await this.startBranchAtBase(index);
       mkdirSync(slot.workspace, { recursive: true });
       return slot.workspace;
@@ -227,9 +231,7 @@ export class WorktreeIsolation {
       const existed = existsSync(join(path, '.git'));
       const workspace = await this.prepare(index);
       if (existed) {
-        const from = await this.forkPoint(path);
-        await git(path, ['reset', '-q', '--hard', from]);
-        await git(path, ['clean', '-q', '-ffdx']);
+        await this.resetTo(path, await this.forkPoint(path));
         await this.recordOnBranch(index);
       }
       this.pool.made(index, started);
@@ -240,12 +242,12 @@ export class WorktreeIsolation {
     }
   }
 
-  /** Puts a worktree back to the base commit, detached: only the files that differ are written. */
-  private async resetToBase(path: string): Promise<void> {
+  /** Puts a worktree back to `commit`, detached, untracked files gone: only the files that differ are written. */
+  private async resetTo(path: string, commit: string): Promise<void> {
     // Outside a worktree, git would reset the repository around it: the user's own tree.
     if (!existsSync(join(path, '.git'))) throw new Error(`the worktree ${path} is gone`);
-    const reset = await git(path, ['reset', '-q', '--hard', this.base]);
-    if (!reset.ok) throw new Error(`cannot reset the worktree ${path} to the base: ${reset.stderr.trim()}`);
+    const reset = await git(path, ['reset', '-q', '--hard', commit]);
+    if (!reset.ok) throw new Error(`cannot reset the worktree ${path} to ${commit}: ${reset.stderr.trim()}`);
     await git(path, ['clean', '-q', '-ffdx']);
   }
 
@@ -277,11 +279,9 @@ export class WorktreeIsolation {
   }
 
   /**
-   * The merge of an item whose changed files are known (its agent's calls were file tools only: touched-files.ts),
-   * in proportion to them and without a git process: each changed file lands in the working tree when the tree
-   * still has the base's version there, and is put back to the base in the worktree, which returns to the pool
-   * clean. Undefined (nothing done) when that cannot be told for every file — the working tree moved on there, a
-   * file is not a plain file, a resumed item — and mergeBack decides with git as always.
+   * The merge of an item whose changed files are known (file tools only), without a git process (touched-merge.ts);
+   * its worktree returns to the pool clean. Undefined (nothing done) when that cannot be told for every file, or
+   * for a resumed item: mergeBack decides with git then.
    */
   async mergeTouched(index: number, touched: readonly string[]): Promise<MergeOutcome | undefined> {
     const slot = this.owned.get(index);
@@ -292,7 +292,7 @@ export class WorktreeIsolation {
     if (changed === undefined) return undefined;
     restoreTouched(slot.path, changed);
     await this.deleteBranch(index);
-    await this.release(index, true);
+    this.release(index, true);
     return changed.length === 0 ? { kind: 'unchanged' } : { kind: 'merged', files: changed.length };
   }
 
@@ -318,7 +318,7 @@ export class WorktreeIsolation {
       work.patch === '' || (await serialised(this.root, () => applyPatch(this.root, work.patch, mayBeApplied)));
     if (applied === true) {
       await this.deleteBranch(index);
-      await this.release(index);
+      this.release(index);
       return work.patch === '' ? { kind: 'unchanged' } : { kind: 'merged', files: work.files };
     }
     // The branch keeps the work for a person (and `git merge` later): committed there, then the worktree is free.
@@ -332,12 +332,12 @@ export class WorktreeIsolation {
       };
     }
     await this.recordOnBranch(index);
-    await this.release(index);
+    this.release(index);
     return { kind: 'conflict', branch, reason: applied };
   }
 
   /** The item is done with its worktree: it goes back to the pool (reset when the next item takes it). */
-  private async release(index: number, clean = false): Promise<void> {
+  private release(index: number, clean = false): void {
     this.pool.stopWorking(index);
     const slot = this.owned.get(index);
     this.owned.delete(index);

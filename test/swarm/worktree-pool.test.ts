@@ -162,12 +162,15 @@ describe('the worktree pool', () => {
     gitRepo(dir, { 'a.txt': 'a\n' });
     // The lost attempt appended its line and merged it; the process died before the state said so.
     writeFileSync(path.join(dir, 'a.txt'), 'a\nchanged\n');
+    // It had also kept a branch (an earlier failed attempt): the merge leaves none behind.
+    git(dir, 'branch', 'murmur/x/s-1/item-1');
     const pool = await open();
-    pool.mayHaveMergedBefore();
+    await pool.mayHaveMergedBefore();
     const workspace = await pool.prepareFresh(0);
     writeFileSync(path.join(workspace, 'a.txt'), 'a\nchanged\n');
     expect(await pool.mergeTouched(0, [path.join(workspace, 'a.txt')])).toBeUndefined();
     expect(await pool.mergeBack(0, 'a')).toEqual({ kind: 'merged', files: 1 });
     expect(read('a.txt')).toBe('a\nchanged\n');
+    expect(branches()).toEqual([]);
   });
 });
