@@ -5,7 +5,8 @@
 // at most 1.2× in the big one), so neither git's work per worktree nor the repository's size dominates an item.
 // murmur.toml sets `[swarm] initialBurst` and `[limits] maxModelRequests` to the concurrency, so neither the ramp
 // nor the model gate hides what isolation costs. Items: MURMUR_BENCH_WORKTREE_ITEMS (1000) and
-// MURMUR_BENCH_WORKTREE_SIZE_ITEMS (200).
+// MURMUR_BENCH_WORKTREE_SIZE_ITEMS (100, at most 100: each item then edits a file of its own in both repositories,
+// so only their size differs — two items on one file would take git's merge in the small one only).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -201,7 +202,7 @@ function failed(report: Report, what: string, run: RunResult): string {
 
 export async function benchWorktree(report: Report): Promise<void> {
   const items = Number(process.env.MURMUR_BENCH_WORKTREE_ITEMS ?? 1000);
-  const sizeItems = Number(process.env.MURMUR_BENCH_WORKTREE_SIZE_ITEMS ?? 200);
+  const sizeItems = Math.min(100, Number(process.env.MURMUR_BENCH_WORKTREE_SIZE_ITEMS ?? 100));
   const dir = mkdtempSync(join(tmpdir(), 'murmur-worktree-bench-'));
   try {
     const script = join(dir, 'script.json');

@@ -6,6 +6,7 @@
 // an error result the model sees. The shell bridge runs single calls through the same pipeline.
 import type { AfterCallStage } from '../tools/call-stage.js';
 import { checkArguments, type RuntimeTool, type ToolContext, type ToolResult } from '../tools/contract.js';
+import { fillBefore } from '../tools/fs/lazy-trees.js';
 import type { ToolCall, ToolResultMessage } from './types.js';
 
 export type { AfterCallStage } from '../tools/call-stage.js';
@@ -196,6 +197,9 @@ async function runCall(
       const update = observer?.update;
       const onUpdate = update ? (u: { text: string }) => update.call(observer, call, u.text) : noop;
       try {
+        // A swarm worktree made without a checkout gets its files before a tool that may look at them all.
+        const filling = fillBefore(context.workspace?.root ?? context.cwd, call.name);
+        if (filling) await filling;
         const out = prepared.tool.impl(context, args as never, options.signal, onUpdate);
         result = checked(call, isPromise(out) ? await out : out);
       } catch (error) {

@@ -48,3 +48,14 @@ export async function renameAside(root: string, branch: string, suffix: string):
     return moved.ok ? aside : branch;
   }
 }
+
+/**
+ * Whether the worktree holds work beyond its fork point: changes, committed or not. Anything unclear (git failing)
+ * counts as work: keeping too much is cheap, losing work is not.
+ */
+export async function holdsWork(worktree: string, forkPoint: () => Promise<string>): Promise<boolean> {
+  const status = await git(worktree, ['status', '--porcelain', '--untracked-files=all']);
+  if (!status.ok || status.stdout.trim() !== '') return true;
+  // A worker may commit on its own: its commits change something against where it started.
+  return (await git(worktree, ['diff', '--quiet', await forkPoint(), 'HEAD'])).exitCode !== 0;
+}

@@ -36,6 +36,21 @@ const READS_NO_CONTENT = words(
   'rev-parse symbolic-ref merge-base show-ref for-each-ref rev-list ls-tree write-tree update-ref branch config',
 );
 
+/**
+ * Whether `git <sub> <rest>` reads no file content: a worktree made without a checkout, or removed by force (no
+ * `status` to check that it is clean), runs no filter either.
+ */
+function readsNoContent(sub: string, rest: readonly string[]): boolean {
+  if (READS_NO_CONTENT.has(sub)) return true;
+  if (sub !== 'worktree') return false;
+  const [action, ...options] = rest;
+  return (
+    action === 'prune' ||
+    (action === 'add' && options.includes('--no-checkout')) ||
+    (action === 'remove' && options.includes('--force'))
+  );
+}
+
 /** Subcommands that never run `status` inside a nested repository: no nested repository config read. */
 const NO_NESTED_STATUS = words(
   'apply clean cat-file ls-files read-tree checkout-index hash-object ' +
@@ -55,7 +70,7 @@ export async function git(
   const globals = args.slice(0, at);
   const sub = args[at];
   let overrides = new Map<string, string>();
-  if (sub === undefined || !READS_NO_CONTENT.has(sub)) {
+  if (sub === undefined || !readsNoContent(sub, args.slice(at + 1))) {
     const found = await driverOverrides(cwd, globals, env, sub === undefined || !NO_NESTED_STATUS.has(sub));
     if (!(found instanceof Map)) return found;
     overrides = found;

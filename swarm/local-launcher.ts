@@ -231,7 +231,7 @@ export class LocalLauncher implements ItemLauncher {
         timeoutMs,
         signal,
         ...(this.spec.isolation
-          ? { worktree: this.spec.isolation.pathOf(index) }
+          ? { worktree: await this.spec.isolation.wholePath(index) }
           : this.deps.ownTree !== undefined
             ? { worktree: this.deps.ownTree }
             : {}),

@@ -3,7 +3,7 @@
 // is then put back to the base in the item's worktree, which can go to the next item as it is. When that cannot be
 // told for every file (the working tree moved on there, a file is not a plain file, the base cannot be read),
 // nothing is written and git's diff and apply decide as always.
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import type { BaseBlobs } from './base-blobs.js';
@@ -35,6 +35,8 @@ export async function applyTouched(
   worktree: string,
   files: readonly string[],
   blobs: BaseBlobs,
+  /** Move each changed file out of the worktree rather than copy it (a lazy worktree: then it is the base's again). */
+  move = false,
 ): Promise<TouchedChange[] | undefined> {
   const changes: (TouchedChange & { mode: number })[] = [];
   for (const rel of files) {
@@ -50,12 +52,28 @@ export async function applyTouched(
     const target = join(root, rel);
     if (now === null) rmSync(target, { force: true });
     else {
-      mkdirSync(dirname(target), { recursive: true });
+      // Only when missing: a mkdir of a folder that is there waits on the folder's lock like a write would.
+      if (!existsSync(dirname(target))) mkdirSync(dirname(target), { recursive: true });
+      if (move) moveFile(join(worktree, rel), target, now, mode);
       // As git apply writes: atomically, without waiting for the disk (fsync) on every file.
-      writeFileAtomic.sync(target, now, existsSync(target) ? { fsync: false } : { mode, fsync: false });
+      else writeFileAtomic.sync(target, now, existsSync(target) ? { fsync: false } : { mode, fsync: false });
     }
   }
+  // A new file's folders may be new too (a changed file's are the base's).
+  for (const { rel, base } of changes)
+    if (move && base === null) removeEmptyFolders(dirname(join(worktree, rel)), worktree);
   return changes;
+}
+
+/** One rename when both folders are on one disk (atomic, and no bytes written); else a copy, then the original goes. */
+function moveFile(from: string, to: string, bytes: Buffer, mode: number): void {
+  try {
+    renameSync(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    writeFileAtomic.sync(to, bytes, existsSync(to) ? { fsync: false } : { mode, fsync: false });
+    rmSync(from, { force: true });
+  }
 }
 
 /** Puts the worktree back to the base in the changed files: edits undone, new files and their new folders gone. */

@@ -4,11 +4,13 @@
 // The worktrees are a pool (worktree-pool.ts): a completed item's worktree goes, reset to the base, to the next new
 // item; one that did not complete keeps its own, found again by the folder its agent works in (worktree-folders.ts).
 import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { BaseBlobs } from './base-blobs.js';
-import { applyPatch, commitWork, itemPatch, renameAside } from './git-merge.js';
+import { LazyWorktrees } from './lazy-worktree.js';
+import { applyPatch, commitWork, holdsWork, itemPatch, renameAside } from './git-merge.js';
 import { excludeStateFolder } from './state-exclude.js';
-import { unheldWorktrees, worktreeOf } from './worktree-folders.js';
+import { adoptedWorktree, unheldWorktrees } from './worktree-folders.js';
 import { applyTouched, insideWorktree, restoreTouched } from './touched-merge.js';
 import { WorktreePool } from './worktree-pool.js';
 import { git, repoRoot, serialised } from './git.js';
@@ -45,6 +47,8 @@ export class WorktreeIsolation {
   private readonly branched = new Set<number>();
   /** What each sealed item's repository looked like when its agent started (item-seal.ts). */
   private readonly seals: ItemSeals;
+  /** New worktrees without a checkout: files written as the item's tools ask for them (lazy-worktree.ts). */
+  private readonly lazy: LazyWorktrees;
 
   private constructor(
     readonly root: string,
@@ -58,6 +62,7 @@ export class WorktreeIsolation {
     private readonly branchPrefix: string,
   ) {
     this.seals = new ItemSeals(root, branchPrefix);
+    this.lazy = new LazyWorktrees(root, base, () => (this.blobs ??= new BaseBlobs(root, base)));
   }
 
   /** Needs a repository with a commit at `cwd` (else says what is missing); `runId` goes into branch names. */
@@ -122,6 +127,7 @@ export class WorktreeIsolation {
     this.pool.stopWorking(index);
     await this.recordOnBranch(index);
     const { path, branch } = this.slot(index);
+    this.lazy.forget(path);
     await this.inWorktreeQueue(async () => {
       await git(this.root, ['worktree', 'remove', '--force', path]);
       await git(this.root, ['worktree', 'prune']);
@@ -129,33 +135,19 @@ export class WorktreeIsolation {
     return serialised(this.root, () => renameAside(this.root, branch, 'rejected'));
   }
 
-  pathOf(index: number): string {
+  /** The item's worktree with every file in it (verifiers' guard runs git there). */
+  async wholePath(index: number): Promise<string> {
+    await this.lazy.full(this.slot(index).path);
     return this.slot(index).path;
   }
 
-  /**
-   * A resumed subagent goes on in the worktree it already works in (`workspaceRoot`, possibly of another swarm
-   * of this run): the item's merge and cleanup use that worktree. Returns an error when it is not one of ours.
-   */
+  /** A resumed subagent goes on in the worktree it works in (its merge and cleanup use it); else says why not. */
   async adopt(index: number, workspaceRoot: string, agentId: string): Promise<string | undefined> {
-    const found = worktreeOf(this.worktrees, workspaceRoot);
-    if (!found)
-      return `subagent "${agentId}" works in ${workspaceRoot}, which is not a swarm worktree of this run; it cannot be resumed with isolation "worktree"`;
-    const { path } = found;
-    for (const [other, slot] of this.owned) {
-      if (other !== index && slot.path === path)
-        return `subagent "${agentId}" shares the worktree ${path} with another resumed subagent; resume them in separate calls`;
-    }
-    // An item of this swarm keeps its own branch wherever it works (a pooled worktree is named after another
-    // item); a subagent of another swarm of the run, the branch of the folder it works in.
-    let branch =
-      found.swarmId === this.swarmId ? this.branchFor(index) : `${this.branchPrefix}${found.swarmId}/${found.name}`;
-    if (existsSync(join(path, '.git'))) {
-      // The branch it really has checked out (a worktree made before branch names carried the run's id, say).
-      const head = await git(path, ['symbolic-ref', '--short', '-q', 'HEAD']);
-      if (head.ok && head.stdout.trim()) branch = head.stdout.trim();
-    }
-    this.owned.set(index, { path, branch, workspace: workspaceRoot });
+    const held = (path: string) => [...this.owned].some(([other, slot]) => other !== index && slot.path === path);
+    const where = { worktrees: this.worktrees, swarmId: this.swarmId, branchPrefix: this.branchPrefix };
+    const found = await adoptedWorktree(where, workspaceRoot, agentId, this.branchFor(index), held);
+    if (typeof found === 'string') return found;
+    this.owned.set(index, { ...found, workspace: workspaceRoot });
     this.resumed.add(index);
     return undefined;
   }
@@ -186,7 +178,9 @@ export class WorktreeIsolation {
     this.owned.set(index, this.slot(index));
     this.pool.startWorking(index);
     if (existsSync(join(path, '.git'))) {
-      // A worktree made on its branch (before worktrees were detached): detached now, its files untouched.
+      // A lazy one a killed process left gets its files before git looks; one made on its branch (before
+      // worktrees were detached) is detached now, its files untouched.
+      if (!this.lazy.holds(path)) await this.lazy.full(path);
       const onBranch = await git(path, ['symbolic-ref', '-q', 'HEAD']);
       if (onBranch.ok) await git(path, ['checkout', '-q', '--detach']);
       return workspace;
@@ -200,9 +194,11 @@ export class WorktreeIsolation {
         rmSync(path, { recursive: true, force: true });
         await git(this.root, ['worktree', 'prune']);
       }
-      const exists = await git(this.root, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`]);
-      if (exists.ok) this.branched.add(index);
-      return git(this.root, ['worktree', 'add', '--detach', path, exists.ok ? branch : this.base]);
+      // A new swarm's item has a branch only when this process made it (a resumed one's may be from before).
+      const known = this.restored || this.resumed.has(index) || this.branched.has(index);
+      const exists = known ? await git(this.root, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`]) : undefined;
+      if (exists?.ok) this.branched.add(index);
+      return exists?.ok ? git(this.root, ['worktree', 'add', '--detach', path, branch]) : this.lazy.add(path);
     });
     if (!made.ok) throw new Error(`git worktree add failed for ${branch}: ${made.stderr.trim()}`);
     mkdirSync(workspace, { recursive: true });
@@ -246,6 +242,7 @@ export class WorktreeIsolation {
   private async resetTo(path: string, commit: string): Promise<void> {
     // Outside a worktree, git would reset the repository around it: the user's own tree.
     if (!existsSync(join(path, '.git'))) throw new Error(`the worktree ${path} is gone`);
+    await this.lazy.full(path);
     const reset = await git(path, ['reset', '-q', '--hard', commit]);
     if (!reset.ok) throw new Error(`cannot reset the worktree ${path} to ${commit}: ${reset.stderr.trim()}`);
     await git(path, ['clean', '-q', '-ffdx']);
@@ -273,24 +270,21 @@ export class WorktreeIsolation {
     this.branched.add(index);
   }
 
-  /** Whether the branch's commits change anything against its fork point (a worker may commit on its own). */
-  private async committedChanges(path: string, from: string): Promise<boolean> {
-    return (await git(path, ['diff', '--quiet', from, 'HEAD'])).exitCode !== 0;
-  }
-
   /**
-   * The merge of an item whose changed files are known (file tools only), without a git process (touched-merge.ts);
-   * its worktree returns to the pool clean. Undefined (nothing done) when that cannot be told for every file, or
-   * for a resumed item: mergeBack decides with git then.
+   * The merge of an item whose changed files are known (file tools only), without git (touched-merge.ts); its
+   * worktree returns to the pool clean (the files moved out of a lazy one are the base's again, else put back).
+   * Undefined (nothing done) when not every file can tell, or for a resumed item.
    */
   async mergeTouched(index: number, touched: readonly string[]): Promise<MergeOutcome | undefined> {
     const slot = this.owned.get(index);
-    const files = slot && !this.resumed.has(index) ? insideWorktree(slot.path, touched) : undefined;
-    if (!slot || !files) return undefined;
+    if (!slot || this.resumed.has(index)) return undefined;
+    const files = this.lazy.present(slot.path, insideWorktree(slot.path, touched));
+    if (!files) return undefined;
     const blobs = (this.blobs ??= new BaseBlobs(this.root, this.base));
-    const changed = await serialised(this.root, () => applyTouched(this.root, slot.path, files, blobs));
+    const lazy = this.lazy.holds(slot.path);
+    const changed = await serialised(this.root, () => applyTouched(this.root, slot.path, files, blobs, lazy));
     if (changed === undefined) return undefined;
-    restoreTouched(slot.path, changed);
+    if (!lazy) restoreTouched(slot.path, changed);
     await this.deleteBranch(index);
     this.release(index, true);
     return changed.length === 0 ? { kind: 'unchanged' } : { kind: 'merged', files: changed.length };
@@ -309,6 +303,7 @@ export class WorktreeIsolation {
     const { path, branch } = this.slot(index);
     // Never git in a folder that is not the worktree: git would find the main repository around it instead.
     if (!existsSync(join(path, '.git'))) throw new Error(`its worktree ${path} is gone; a resume runs it again`);
+    await this.lazy.full(path);
     // A new item started at the base (its own commits, wherever they moved HEAD, are in the diff from there); a
     // resumed one where its branch forked (an older base).
     const work = await itemPatch(path, resumed ? await this.forkPoint(path) : this.base);
@@ -358,9 +353,10 @@ export class WorktreeIsolation {
     this.blobs?.close();
     const free = this.pool.drain();
     if (free.length === 0) return;
-    await this.inWorktreeQueue(async () => {
-      for (const path of free) await git(this.root, ['worktree', 'remove', '--force', path]);
-    });
+    // Deleting the folders and one prune does what a `worktree remove` each would, without a git process each.
+    for (const path of free) this.lazy.forget(path);
+    await Promise.all(free.map((path) => rm(path, { recursive: true, force: true })));
+    await this.inWorktreeQueue(() => git(this.root, ['worktree', 'prune']));
   }
 
   /** Checkouts queue apart from merges (no shared lock file: worktrees are detached, apply skips the index). */
@@ -381,10 +377,8 @@ export class WorktreeIsolation {
       return exists.ok ? { branch } : undefined;
     }
     await this.recordOnBranch(index);
-    const status = await git(path, ['status', '--porcelain', '--untracked-files=all']);
-    // Anything unclear (git failing) counts as work: keeping too much is cheap, losing work is not.
-    const dirty = !status.ok || status.stdout.trim() !== '';
-    if (dirty || (await this.committedChanges(path, await this.forkPoint(path)))) return { branch, worktree: path };
+    await this.lazy.full(path);
+    if (await holdsWork(path, () => this.forkPoint(path))) return { branch, worktree: path };
     await this.remove(index, false);
     return { branch };
   }
@@ -392,6 +386,7 @@ export class WorktreeIsolation {
   /** Removes the item's worktree; its branch too unless it must be kept. */
   async remove(index: number, deleteBranch: boolean): Promise<void> {
     const { path, branch } = this.slot(index);
+    this.lazy.forget(path);
     await this.inWorktreeQueue(() => git(this.root, ['worktree', 'remove', '--force', path]));
     if (deleteBranch) await serialised(this.root, () => git(this.root, ['branch', '-D', branch]));
   }

@@ -18,6 +18,7 @@ import { swarmAdapterFor } from '../../host/swarm-adapter.js';
 import type { SwarmRequest } from '../../tools/adapters.js';
 import { agentSwarmTool } from '../../tools/agents/agent-swarm.js';
 import { MURMUR_BIN } from '../murmur-bin.js';
+import { WorktreeIsolation } from '../../swarm/worktree.js';
 
 export async function tempDir(prefix = 'murmur-swarm-'): Promise<string> {
   return realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
@@ -173,4 +174,17 @@ export function murmurIn(dir: string, args: string[], env: Record<string, string
     extendEnv: false,
     stdin: 'ignore',
   });
+}
+
+/** Worktree isolation for swarm `s-1` of session `x` in the repository at `dir` (state under `dir/.murmur`). */
+export async function openIsolation(dir: string): Promise<WorktreeIsolation> {
+  const opened = await WorktreeIsolation.open(
+    dir,
+    path.join(dir, '.murmur', 'sessions', 'x'),
+    's-1',
+    path.join(dir, '.murmur'),
+    'x',
+  );
+  if (typeof opened === 'string') throw new Error(opened);
+  return opened;
 }

@@ -5,8 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WorktreeIsolation } from '../../swarm/worktree.js';
-import { git, gitRepo, removeDir, tempDir } from './helpers.js';
+import { git, gitRepo, openIsolation, removeDir, tempDir } from './helpers.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -16,17 +15,7 @@ afterEach(async () => {
   await removeDir(dir);
 });
 
-const open = async () => {
-  const opened = await WorktreeIsolation.open(
-    dir,
-    path.join(dir, '.murmur', 'sessions', 'x'),
-    's-1',
-    path.join(dir, '.murmur'),
-    'x',
-  );
-  if (typeof opened === 'string') throw new Error(opened);
-  return opened;
-};
+const open = () => openIsolation(dir);
 const read = (file: string) => readFileSync(path.join(dir, file), 'utf8');
 const worktrees = () =>
   git(dir, 'worktree', 'list', '--porcelain')
@@ -110,27 +99,35 @@ describe('the worktree pool', () => {
     expect(worktrees()).toEqual(['item-1']);
   });
 
-  it('merges the files a file-tools-only item names without git, and hands its worktree on clean', async () => {
-    gitRepo(dir, { 'a.txt': 'a\n', 'keep.txt': 'k\n' });
-    const pool = await open();
-    const first = await pool.prepareFresh(0);
-    writeFileSync(path.join(first, 'a.txt'), 'A\n');
-    mkdirSync(path.join(first, 'deep', 'er'), { recursive: true });
-    writeFileSync(path.join(first, 'deep', 'er', 'new.txt'), 'new\n');
-    const touched = [
-      path.join(first, 'a.txt'),
-      path.join(first, 'deep', 'er', 'new.txt'),
-      path.join(first, 'keep.txt'),
-    ];
-    expect(await pool.mergeTouched(0, touched)).toEqual({ kind: 'merged', files: 2 });
-    expect(read('a.txt')).toBe('A\n');
-    expect(read('deep/er/new.txt')).toBe('new\n');
-    // The worktree is at the base again: its edit undone, its new file and folders gone, git sees nothing.
-    expect(readFileSync(path.join(first, 'a.txt'), 'utf8')).toBe('a\n');
-    expect(existsSync(path.join(first, 'deep'))).toBe(false);
-    expect(git(first, 'status', '--porcelain')).toBe('');
-    expect(await pool.prepareFresh(1)).toBe(first);
-  });
+  // Attributes make worktrees whole checkouts (lazy-worktree.ts): the changed files are copied, then put back.
+  for (const [kind, extra] of [
+    ['a worktree made without a checkout', {}],
+    ['a whole checkout', { '.gitattributes': '*.txt text\n' }],
+  ] as const) {
+    it(`merges the files a file-tools-only item names without git, and hands ${kind} on clean`, async () => {
+      gitRepo(dir, { 'a.txt': 'a\n', 'keep.txt': 'k\n', ...extra });
+      const pool = await open();
+      const first = await pool.prepareFresh(0);
+      writeFileSync(path.join(first, 'a.txt'), 'A\n');
+      mkdirSync(path.join(first, 'deep', 'er'), { recursive: true });
+      writeFileSync(path.join(first, 'deep', 'er', 'new.txt'), 'new\n');
+      const touched = [
+        path.join(first, 'a.txt'),
+        path.join(first, 'deep', 'er', 'new.txt'),
+        path.join(first, 'keep.txt'),
+      ];
+      expect(await pool.mergeTouched(0, touched)).toEqual({ kind: 'merged', files: 2 });
+      expect(read('a.txt')).toBe('A\n');
+      expect(read('deep/er/new.txt')).toBe('new\n');
+      // The worktree is at the base again: its edit undone, its new file and folders gone, git sees nothing.
+      expect(existsSync(path.join(first, 'deep'))).toBe(false);
+      expect(await pool.prepareFresh(1)).toBe(first);
+      await pool.wholePath(1);
+      expect(readFileSync(path.join(first, 'a.txt'), 'utf8')).toBe('a\n');
+      expect(readFileSync(path.join(first, 'keep.txt'), 'utf8')).toBe('k\n');
+      expect(git(first, 'status', '--porcelain')).toBe('');
+    });
+  }
 
   it('leaves the merge to git when the working tree moved on in a file the item changed', async () => {
     gitRepo(dir, { 'a.txt': 'one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n' });

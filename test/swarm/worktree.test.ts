@@ -396,6 +396,8 @@ describe('WorktreeIsolation after a crash', () => {
     const before = await open();
     if (typeof before === 'string') throw new Error(before);
     const workspace = await before.prepare(0);
+    // The agent's shell has the whole tree (a new worktree gets its files before a shell runs).
+    await before.wholePath(0);
     writeFileSync(path.join(workspace, 'a.txt'), 'A\n');
     // mergeBack's commit, and then the process dies before the apply.
     commitAll(workspace, 'murmur swarm: a', 'murmur');

@@ -4,6 +4,7 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { WorkspacePolicy } from '../adapters.js';
 import type { ToolContext } from '../contract.js';
+import { fillPath } from './lazy-trees.js';
 
 export type PathPurpose = 'read' | 'write';
 
@@ -128,6 +129,8 @@ export async function resolveToolPath(
       error: `path ${JSON.stringify(input)} resolves to ${abs}, outside the workspace ${workspaceRoot}${extraNote(roots.length)}; use a path inside the workspace`,
     };
   }
+  // A swarm worktree made without a checkout writes the file now (lazy-trees.ts).
+  await fillPath(abs);
   const { real, exists } = await realOrNearest(abs);
   const root = roots.find((candidate) => isInside(candidate, real));
   if (root === undefined) {
