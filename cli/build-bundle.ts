@@ -7,10 +7,11 @@
 //
 // Every runtime dependency stays outside the bundle (the installed package has it in node_modules anyway, so
 // inlining it would ship it twice and load it in a form its authors never tested: ajv's named exports, for one,
-// vanished inside the bundle) except the few a one-turn `murmur run` loads at start-up, where resolving and
-// reading their many files from node_modules cost more than the rest of the start-up: measured with the startup
-// benchmark, everything external made a one-turn run 6.9x `node -e 0`, these inlined 3.1x (TypeBox alone is
-// ~800 module resolutions, execa ~260).
+// vanished inside the bundle) except the few a `murmur run` loads at start-up or on its first tool call, where
+// resolving and reading their many files from node_modules cost more than the rest of the start-up: measured with
+// the startup benchmark, everything external made a one-turn run 6.9x `node -e 0`, these inlined 3.1x (TypeBox
+// alone is ~800 module resolutions, execa ~260). Those a one-turn run does not use (execa, tinyglobby, croner,
+// yaml) are imported dynamically where first needed, so each sits in a chunk of its own that such a run never reads.
 import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

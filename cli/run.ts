@@ -2,7 +2,7 @@
 import { boolFlag, parseArgs, stringFlag, UsageError, type ParsedArgs } from './args.js';
 import { workspaceFrom } from './setup.js';
 import { RUN_FLAGS } from './flags.js';
-import { loadAgentDefinitions, profileOrProblem } from '../host/agent-profiles.js';
+import { loadAgentDefinitions, prepareAgentDefinitions, profileOrProblem } from '../host/agent-profiles.js';
 import { runInTerminal } from './terminal-run.js';
 import { outputSpecFrom } from './output-options.js';
 
@@ -12,7 +12,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   if (!task)
     throw new UsageError('murmur run: missing the task. Usage: murmur run [options] "TASK" (see murmur run --help).');
   // A bad --agent is a usage error before anything starts (no session is left behind).
-  checkAgentFlag(args);
+  await checkAgentFlag(args);
   const agent = stringFlag(args, 'agent');
   const output = await outputSpecFrom('run', args);
   // Started by the web console (--hold): a request that needs a person waits, to be answered on its page (exit 75).
@@ -27,14 +27,13 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   );
 }
 
-function checkAgentFlag(args: ParsedArgs): void {
+async function checkAgentFlag(args: ParsedArgs): Promise<void> {
   const name = stringFlag(args, 'agent');
   if (name === undefined) return;
   const env = process.env;
-  const loaded = loadAgentDefinitions({
-    workspace: workspaceFrom('run', args),
-    ...(env.HOME ? { userHome: env.HOME } : {}),
-  });
+  const places = { workspace: workspaceFrom('run', args), ...(env.HOME ? { userHome: env.HOME } : {}) };
+  await prepareAgentDefinitions(places);
+  const loaded = loadAgentDefinitions(places);
   const profile = profileOrProblem(name, loaded);
   if (typeof profile === 'string') throw new UsageError(`murmur run: --agent ${JSON.stringify(name)}: ${profile}.`);
 }

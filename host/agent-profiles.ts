@@ -2,6 +2,6 @@
 // (loadAgentDefinitions, profileOrProblem), and role and agent names as murmur compares them (BuiltinRoleName,
 // normalizeName). Agents defined in code are code-agents.ts's.
 export type { AgentProfile } from '../roles/profile.js';
-export { loadAgentDefinitions, profileOrProblem } from '../roles/definitions.js';
+export { loadAgentDefinitions, prepareAgentDefinitions, profileOrProblem } from '../roles/definitions.js';
 export type { BuiltinRoleName } from '../roles/builtin.js';
 export { normalizeName } from '../roles/names.js';

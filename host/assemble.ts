@@ -5,6 +5,7 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Engine } from '../orchestrator/engine.js';
+import { prepareAgentDefinitions } from '../roles/definitions.js';
 import { SessionStore, stateHome } from '../orchestrator/session.js';
 import { AgentDirectory } from '../orchestrator/agent-directory.js';
 import { InterruptionDesk } from '../orchestrator/permissions/interruption-desk.js';
@@ -51,6 +52,8 @@ export async function assembleEngine(input: AssemblyInput): Promise<Assembled> {
   try {
     // 4. The options and the engine.
     const options = hostEngineOptions(input, { directory, permissions, interaction, session, sandbox, desk });
+    // The engine reads the agent files synchronously: the YAML library they may need is loaded first.
+    await prepareAgentDefinitions({ workspace: input.cwd, ...(input.env.HOME ? { userHome: input.env.HOME } : {}) });
     const engine = new Engine(options);
     // 5. Spans from its events, when a front end asks for them.
     const recorder = input.tracing

@@ -29,8 +29,11 @@ import { createResultBudget } from '../tools/budget.js';
 import { skillToolAvailable, webSearchAvailable } from '../tools/interaction-tools.js';
 import { agentSwarmTool } from '../tools/agents/agent-swarm.js';
 import { swarmAdapterFor } from './swarm-adapter.js';
-import { CREATE_SCHEDULED_TASK, createScheduledTaskTool } from '../tools/agents/create-scheduled-task.js';
-import { cronToolAdapter } from '../scheduler/tool-adapter.js';
+import {
+  CREATE_SCHEDULED_TASK,
+  createScheduledTaskTool,
+  type ScheduledTaskAdapter,
+} from '../tools/agents/create-scheduled-task.js';
 import { HostInputError } from './errors.js';
 import type { SandboxChoice } from './sandbox.js';
 import type { ShellSandbox } from '../tools/adapters.js';
@@ -111,14 +114,16 @@ function scheduledTaskTool(
   model: string,
   permissions: PermissionSetup,
 ): RuntimeTool {
-  return createScheduledTaskTool(
-    cronToolAdapter({
-      workspace: realpathSync(cwd),
-      env,
-      defaultModel: model,
-      confirm: (request, signal) => permissions.confirm({ ...request, tool: CREATE_SCHEDULED_TASK }, signal),
-    }),
-  );
+  const workspace = realpathSync(cwd);
+  const confirm: ScheduledTaskAdapter['confirm'] = (request, signal) =>
+    permissions.confirm({ ...request, tool: CREATE_SCHEDULED_TASK }, signal);
+  // The scheduler's store (croner, the time zone table) loads on the tool's first call, not at start-up.
+  let adapter: Promise<ScheduledTaskAdapter> | undefined;
+  const loaded = () =>
+    (adapter ??= import('../scheduler/tool-adapter.js').then(({ cronToolAdapter }) =>
+      cronToolAdapter({ workspace, env, defaultModel: model, confirm }),
+    ));
+  return createScheduledTaskTool({ prepare: async (args) => (await loaded()).prepare(args), confirm });
 }
 
 /** The permission setup; a bad rule is a HostInputError naming `permissions`. */

@@ -8,14 +8,7 @@ import type { ItemResult } from '../swarm/report.js';
 import type { SwarmRun } from '../swarm/runner.js';
 import type { Environment } from '../orchestrator/environment.js';
 import { runReport, swarmReport, withItemUsage, type RunReport, type SwarmReport } from './reports.js';
-import {
-  prepareSwarm,
-  restoreSwarm,
-  runSwarmOn,
-  type QueueTarget,
-  type SwarmLaunch,
-  type SwarmStatus,
-} from './swarm.js';
+import type { QueueTarget, SwarmLaunch, SwarmStatus } from './swarm.js';
 import { restoreOn, type Resumable } from './resume.js';
 import { withRunOutput, type OutputSpec } from './output.js';
 
@@ -101,8 +94,11 @@ function notStarted(engine: Engine, sessionId?: string): RunFinished {
   return { kind: 'run', outcome: engine.withPast(outcome) };
 }
 
+// The swarm machinery (runner, worktrees, git) loads with the first swarm, not for a run of one agent.
+const swarms = () => import('./swarm.js');
+
 async function finishSwarm(engine: Engine, run: SwarmRun, onItem?: ItemListener): Promise<LifecycleResult> {
-  const ran = await runSwarmOn(engine, run, onItem);
+  const ran = await (await swarms()).runSwarmOn(engine, run, onItem);
   const { status, reason: lost } = ran;
   const results = withItemUsage(ran.results, engine.summaries());
   const outcome: RunOutcome = {
@@ -134,7 +130,7 @@ export async function runOnEngine(engine: Engine, request: RunRequest, env: Envi
       });
     }
     case 'swarm': {
-      const prepared = await prepareSwarm(engine, undefined, request.launch, env);
+      const prepared = await (await swarms()).prepareSwarm(engine, undefined, request.launch, env);
       if (!prepared.ok) return refused('swarm', prepared.error);
       announce(
         engine,
@@ -148,7 +144,7 @@ export async function runOnEngine(engine: Engine, request: RunRequest, env: Envi
       // Nothing is saved until the resumed run starts: a resume refused here leaves the session as it was.
       restoreOn(engine, resumable);
       if (resumable.swarm) {
-        const prepared = await restoreSwarm(engine, resumable.swarm, undefined, env, request.queue);
+        const prepared = await (await swarms()).restoreSwarm(engine, resumable.swarm, undefined, env, request.queue);
         if (!prepared.ok) return refused('session', prepared.error);
         announce(engine, 'swarm', resumable.title);
         return finishSwarm(engine, prepared.run, request.onItem);

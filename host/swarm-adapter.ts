@@ -5,7 +5,6 @@ import type { AgentRecord } from '../orchestrator/agent-tree.js';
 import { renderReport } from '../swarm/report.js';
 import { maxSwarmItems } from '../swarm/settings.js';
 import type { SwarmAdapter } from '../tools/adapters.js';
-import { prepareSwarm } from './swarm.js';
 
 export function swarmAdapterFor(
   engine: Engine,
@@ -16,6 +15,8 @@ export function swarmAdapterFor(
     async run(request, signal, onProgress) {
       const limit = maxSwarmItems(options.env, engine.config);
       if (limit.warning) engine.bus.emit({ type: 'log', level: 'warn', agentId: parent.id, message: limit.warning });
+      // Loaded with the first swarm an agent starts: most runs start none.
+      const { prepareSwarm } = await import('./swarm.js');
       const prepared = await prepareSwarm(
         engine,
         parent,

@@ -1,9 +1,9 @@
 // Agent definitions from Markdown files with YAML front matter, in the layout of Claude Code's agent files:
 // `.murmur/agents/*.md` in the workspace and `~/.murmur/agents/*.md` for the user (the project wins a clash).
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { loadYamlLibrary, parseFrontMatter } from '../tools/front-matter.js';
 import { builtinRole } from './builtin.js';
 import { DURATION_HINT, durationToMs } from './duration.js';
 import { normalizeName } from './names.js';
@@ -172,7 +172,7 @@ export function parseDefinition(path: string, text: string): { profile?: AgentPr
     };
   let data: unknown;
   try {
-    data = parseYaml(parts.yaml);
+    data = parseFrontMatter(parts.yaml);
   } catch (error) {
     return { problems: [{ path, message: `broken YAML front matter: ${(error as Error).message.split('\n')[0]}` }] };
   }
@@ -211,13 +211,24 @@ function readDir(dir: string): { path: string; text: string }[] {
   return files;
 }
 
-export function loadAgentDefinitions(options: { workspace: string; userHome?: string }): LoadedDefinitions {
-  const profiles = new Map<string, AgentProfile>();
-  const problems: DefinitionProblem[] = [];
+type DefinitionPlaces = { workspace: string; userHome?: string };
+
+/** The folders of agent files, the user's first, so project files replace them on a clash. */
+function definitionDirs(options: DefinitionPlaces): string[] {
   const userDir = join(options.userHome ?? homedir(), '.murmur', 'agents');
   const projectDir = join(options.workspace, '.murmur', 'agents');
-  // User files first, so project files replace them on a clash.
-  for (const dir of userDir === projectDir ? [projectDir] : [userDir, projectDir]) {
+  return userDir === projectDir ? [projectDir] : [userDir, projectDir];
+}
+
+/** Loads the YAML library when there may be agent files, so loadAgentDefinitions need not require it (slower). */
+export async function prepareAgentDefinitions(options: DefinitionPlaces): Promise<void> {
+  if (definitionDirs(options).some((dir) => existsSync(dir))) await loadYamlLibrary();
+}
+
+export function loadAgentDefinitions(options: DefinitionPlaces): LoadedDefinitions {
+  const profiles = new Map<string, AgentProfile>();
+  const problems: DefinitionProblem[] = [];
+  for (const dir of definitionDirs(options)) {
     for (const file of readDir(dir)) {
       const parsed = parseDefinition(file.path, file.text);
       problems.push(...parsed.problems);

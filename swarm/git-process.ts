@@ -1,7 +1,6 @@
 // One git process as murmur runs it on the host: the settings that would make git start a program switched off,
 // and nothing of murmur's environment but what git needs (no API keys, no GIT_DIR or GIT_INDEX_FILE inherited
 // from whatever started murmur). The reading of a repository's own drivers is git-drivers.ts; the entry point git.ts.
-import { execa } from 'execa';
 import path from 'node:path';
 
 export interface GitResult {
@@ -57,6 +56,8 @@ export async function run(
   env: Record<string, string>,
   input?: string,
 ): Promise<GitResult> {
+  // Loaded on the first git process, not at start-up (a run that never isolates work needs no git).
+  const { execa } = await import('execa');
   // stripFinalNewline off: a patch without its last newline is "corrupt" to git apply.
   const result = await execa('git', [...safeArgs(), ...args], {
     cwd,

@@ -37,15 +37,17 @@ export interface ScheduledTaskArgs {
  */
 export interface ScheduledTaskAdapter extends ApprovalPort {
   /** Checks the arguments: errors naming the parameter, or the card for the person and how to create the task. */
-  prepare(args: ScheduledTaskArgs):
-    | { ok: false; errors: string[] }
-    | {
-        ok: true;
-        summary: string;
-        card: string;
-        create(): { id: string; next: readonly string[] } | { error: string };
-      };
+  prepare(args: ScheduledTaskArgs): PreparedTask | Promise<PreparedTask>;
 }
+
+export type PreparedTask =
+  | { ok: false; errors: string[] }
+  | {
+      ok: true;
+      summary: string;
+      card: string;
+      create(): { id: string; next: readonly string[] } | { error: string };
+    };
 
 const Parameters = Type.Object(
   {
@@ -103,7 +105,7 @@ export function createScheduledTaskTool(adapter: ScheduledTaskAdapter): RuntimeT
       executionMode: 'sequential',
     },
     execute: async (ctx, input, signal) => {
-      const prepared = adapter.prepare(input as ScheduledTaskArgs);
+      const prepared = await adapter.prepare(input as ScheduledTaskArgs);
       if (!prepared.ok) return errorResult(`Not created: ${prepared.errors.join('; ')}.`);
       const answer = await adapter.confirm(
         { agentId: ctx.agentId, role: ctx.role, callId: ctx.callId, summary: prepared.summary, card: prepared.card },

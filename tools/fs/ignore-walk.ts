@@ -5,7 +5,7 @@ import fs, { type Dirent } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { glob, type FileSystemAdapter, type GlobOptions } from 'tinyglobby';
+import type { FileSystemAdapter, GlobOptions } from 'tinyglobby';
 import { isSensitivePath } from './sensitive.js';
 import { isInside } from './workspace-paths.js';
 
@@ -275,6 +275,8 @@ function climbsOut(file: string): boolean {
 
 /** Lists the files matching the patterns, never reading a folder outside `searchRoot`. */
 export async function walkFiles(options: WalkOptions): Promise<WalkResult> {
+  // Loaded on the first walk, not at start-up: tinyglobby brings fdir and picomatch (CommonJS, from node_modules).
+  const { glob } = await import('tinyglobby');
   const walker = new IgnoreWalker(options.base, options.includeIgnored, options.hidden);
   if (!options.includeIgnored && options.searchRoot !== options.base) await walker.detachIfIgnored(options.searchRoot);
   const globOptions: GlobOptions = {

@@ -23,11 +23,13 @@ export const SENSITIVE_PATTERNS: readonly string[] = [
   '**/.docker/config.json',
 ];
 
-const sensitiveMatcher: Ignore = ignore().add(SENSITIVE_PATTERNS as string[]);
+// Made on the first check, not when the module loads: every run loads it, few read a file.
+let sensitiveMatcher: Ignore | undefined;
 
 /** `relPath`: relative to the root it lies in, forward slashes. */
 export function isSensitivePath(relPath: string): boolean {
   if (relPath === '' || relPath === '.') return false;
+  sensitiveMatcher ??= ignore().add(SENSITIVE_PATTERNS as string[]);
   return sensitiveMatcher.ignores(relPath.replace(/^\/+/, ''));
 }
 

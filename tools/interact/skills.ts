@@ -5,7 +5,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
+import { loadYamlLibrary, needsYamlLibrary, parseFrontMatter } from '../front-matter.js';
 import type { SkillCatalog, SkillInfo, SkillScope } from '../adapters-interaction.js';
 
 export const SKILL_FILE = 'SKILL.md';
@@ -92,7 +92,7 @@ export function parseSkillFile(text: string, file: string, folderName: string, s
   }
   let data: unknown;
   try {
-    data = parseYaml(match[1]!);
+    data = parseFrontMatter(match[1]!);
   } catch (error) {
     const first = (error as Error).message.split('\n')[0];
     return { ok: false, problems: [{ path: file, message: `front matter is not valid YAML: ${first}` }] };
@@ -194,6 +194,8 @@ async function loadRoot(root: SkillRoot, problems: SkillProblem[]): Promise<Skil
         });
         return undefined;
       }
+      const front = FRONT_MATTER.exec(text)?.[1];
+      if (front !== undefined && needsYamlLibrary(front)) await loadYamlLibrary();
       const parsed = parseSkillFile(text, file, folder, root.scope);
       if (parsed.ok) return parsed.skill;
       problems.push(...parsed.problems);

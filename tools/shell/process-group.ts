@@ -4,7 +4,6 @@
 // open output pipe no longer holds the command up.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import { execa } from 'execa';
 import {
   COMMAND_MARKER_VARIABLE,
   findEscapedProcesses,
@@ -129,6 +128,8 @@ function track(pgid: number): void {
 export async function runInProcessGroup(options: GroupRunOptions): Promise<GroupRunResult> {
   const graceMs = options.graceMs ?? KILL_GRACE_MS;
   const drainMs = options.drainMs ?? OUTPUT_DRAIN_MS;
+  // Loaded on the first command, not at start-up: execa and its dependencies are a tenth of the bundle.
+  const { execa } = await import('execa');
   if (options.signal?.aborted) return { exitCode: undefined, signal: undefined, timedOut: false, aborted: true };
   const marker = newCommandMarker();
   const shellArgs = ['-c', options.command];
