@@ -1,6 +1,7 @@
 // An item's work as git sees it, for the merge that git decides: its changes as one patch (its untracked files and
 // its own commits included), applied to the main working tree all or nothing, and committed on its worktree's HEAD
 // when they do not apply (the item's branch keeps them for a person).
+import { rmSync } from 'node:fs';
 import { git } from './git.js';
 
 const COMMITTER = ['-c', 'user.name=murmur', '-c', 'user.email=murmur@localhost', '-c', 'commit.gpgsign=false'];
@@ -13,6 +14,30 @@ export async function itemPatch(worktree: string, from: string): Promise<ItemPat
   const diff = await git(worktree, ['diff', '--cached', '--binary', '--no-color', from]);
   if (!diff.ok) return { ok: false, reason: `cannot read the item's changes: ${diff.stderr.trim()}` };
   return { ok: true, patch: diff.stdout, files: diff.stdout.match(/^diff --git /gm)?.length ?? 0 };
+}
+
+/**
+ * The patch of `files` only (relative to the worktree's top) against `from`, through a scratch index at `index`:
+ * git reads those files and no other, so a worktree without the rest (lazy-worktree.ts) needs none of them.
+ */
+export async function filesPatch(
+  worktree: string,
+  from: string,
+  files: readonly string[],
+  index: string,
+): Promise<ItemPatch> {
+  const env = { GIT_INDEX_FILE: index };
+  try {
+    const read = await git(worktree, ['read-tree', from], undefined, { env });
+    const listed = `${files.join('\0')}\0`;
+    const added = read.ok && (await git(worktree, ['update-index', '--add', '-z', '--stdin'], listed, { env }));
+    if (!added || !added.ok) return { ok: false, reason: `cannot read the item's files: ${(added || read).stderr}` };
+    const diff = await git(worktree, ['diff', '--cached', '--binary', '--no-color', from], undefined, { env });
+    if (!diff.ok) return { ok: false, reason: `cannot read the item's changes: ${diff.stderr.trim()}` };
+    return { ok: true, patch: diff.stdout, files: diff.stdout.match(/^diff --git /gm)?.length ?? 0 };
+  } finally {
+    rmSync(index, { force: true });
+  }
 }
 
 /**

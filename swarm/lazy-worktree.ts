@@ -9,7 +9,9 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import { registerLazyTree } from '../tools/fs/lazy-trees.js';
 import type { BaseBlobs } from './base-blobs.js';
-import { git } from './git.js';
+import { applyPatch, filesPatch } from './git-merge.js';
+import { git, serialised } from './git.js';
+import { removeEmptyFolders } from './touched-merge.js';
 import type { GitResult } from './git-process.js';
 
 /** The base commit's entries: path → git mode ('100644', '100755', '120000', '160000'), and every folder. */
@@ -74,6 +76,28 @@ export class LazyWorktrees {
    */
   present(path: string, files: string[] | undefined): string[] | undefined {
     return files && this.lazy.has(path) ? files.filter((rel) => present(join(path, rel))) : files;
+  }
+
+  /**
+   * Merges the files an item changed in the lazy worktree at `path` into the tree at the repository's top with
+   * git (the tree moved on in one of them): one patch of those files, one apply, in the merge queue. Then they go
+   * from the worktree, which is at the base again. Returns how many files changed, or undefined when they do not
+   * apply (the whole worktree's merge then keeps them on the item's branch).
+   */
+  async mergeFiles(path: string, files: readonly string[], mayBeApplied: boolean): Promise<number | undefined> {
+    const index = indexOf(path);
+    if (!this.lazy.has(path) || index === undefined) return undefined;
+    const work = await filesPatch(path, this.base, files, `${index}.murmur-merge`);
+    if (!work.ok) return undefined;
+    if (work.patch !== '') {
+      const applied = await serialised(this.root, () => applyPatch(this.root, work.patch, mayBeApplied));
+      if (applied !== true) return undefined;
+    }
+    for (const rel of files) {
+      rmSync(join(path, rel), { force: true });
+      removeEmptyFolders(dirname(join(path, rel)), path);
+    }
+    return work.files;
   }
 
   /** The worktree goes (removed, or rejected): nothing fills it any more. */

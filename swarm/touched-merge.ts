@@ -103,7 +103,7 @@ function sameBytes(a: Buffer | null, b: Buffer | null): boolean {
 }
 
 /** Removes `folder` and its parents up to `top` (not included) while they are empty. */
-function removeEmptyFolders(folder: string, top: string): void {
+export function removeEmptyFolders(folder: string, top: string): void {
   for (let dir = folder; dir !== top && dir.startsWith(`${top}${sep}`); dir = dirname(dir)) {
     try {
       rmdirSync(dir);

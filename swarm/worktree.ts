@@ -283,11 +283,17 @@ export class WorktreeIsolation {
     const blobs = (this.blobs ??= new BaseBlobs(this.root, this.base));
     const lazy = this.lazy.holds(slot.path);
     const changed = await serialised(this.root, () => applyTouched(this.root, slot.path, files, blobs, lazy));
-    if (changed === undefined) return undefined;
-    if (!lazy) restoreTouched(slot.path, changed);
+    if (changed && !lazy) restoreTouched(slot.path, changed);
+    // The tree moved on in a file it changed: git merges a lazy worktree's files alone (it has no others).
+    const count = changed
+      ? changed.length
+      : lazy
+        ? await this.lazy.mergeFiles(slot.path, files, this.restored)
+        : undefined;
+    if (count === undefined) return undefined;
     await this.deleteBranch(index);
     this.release(index, true);
-    return changed.length === 0 ? { kind: 'unchanged' } : { kind: 'merged', files: changed.length };
+    return count === 0 ? { kind: 'unchanged' } : { kind: 'merged', files: count };
   }
 
   /**

@@ -93,6 +93,31 @@ describe('a worktree made without a checkout', () => {
     expect(git(dir, 'status', '--porcelain')).toBe(' M a.txt\n');
   });
 
+  it('when your tree moved on in a file it changed, git merges that file alone; a conflict keeps its branch', async () => {
+    const eight = 'one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n';
+    gitRepo(dir, { 'a.txt': eight, 'b.txt': 'b\n', 'c.txt': eight });
+    const pool = await open();
+    const work = await pool.prepareFresh(0);
+    await fillPath(path.join(work, 'a.txt'));
+    writeFileSync(path.join(work, 'a.txt'), eight.replace('eight', 'EIGHT'));
+    writeFileSync(path.join(dir, 'a.txt'), eight.replace('one', 'ONE'));
+    expect(await pool.mergeTouched(0, [path.join(work, 'a.txt')])).toEqual({ kind: 'merged', files: 1 });
+    expect(readFileSync(path.join(dir, 'a.txt'), 'utf8')).toBe(eight.replace('one', 'ONE').replace('eight', 'EIGHT'));
+    // Nothing else was written for it, and the worktree is at the base again.
+    expect(names(work)).toEqual(['.git']);
+
+    const next = await pool.prepareFresh(1);
+    await fillPath(path.join(next, 'c.txt'));
+    writeFileSync(path.join(next, 'c.txt'), eight.replace('two', 'mine'));
+    writeFileSync(path.join(dir, 'c.txt'), eight.replace('two', 'yours'));
+    expect(await pool.mergeTouched(1, [path.join(next, 'c.txt')])).toBeUndefined();
+    const merged = await pool.mergeBack(1, 'c');
+    expect(merged).toMatchObject({ kind: 'conflict', branch: 'murmur/x/s-1/item-2' });
+    expect(git(dir, 'show', 'murmur/x/s-1/item-2:c.txt')).toBe(eight.replace('two', 'mine'));
+    expect(git(dir, 'show', 'murmur/x/s-1/item-2:b.txt')).toBe('b\n');
+    expect(readFileSync(path.join(dir, 'c.txt'), 'utf8')).toBe(eight.replace('two', 'yours'));
+  });
+
   it('a lazy worktree a killed process left is filled before git looks at it', async () => {
     repo();
     const before = await open();

@@ -129,8 +129,9 @@ describe('the worktree pool', () => {
     });
   }
 
+  // A worktree made without a checkout merges such a file with git at once (lazy-worktree.test.ts).
   it('leaves the merge to git when the working tree moved on in a file the item changed', async () => {
-    gitRepo(dir, { 'a.txt': 'one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n' });
+    gitRepo(dir, { 'a.txt': 'one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n', '.gitattributes': '*.txt text\n' });
     const pool = await open();
     const workspace = await pool.prepareFresh(0);
     writeFileSync(path.join(workspace, 'a.txt'), 'one\ntwo\nthree\nfour\nfive\nsix\nseven\nEIGHT\n');
