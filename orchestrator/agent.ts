@@ -77,6 +77,7 @@ export class Agent {
     // Kept apart from `config`, which is not copied: on Node 20 `{ ...config, agentId… }` costs about 1.7 KB
     // per object, and 1,000 agents a second is the workload the overhead benchmark measures.
     this.self = { agentId: identity.id, role: identity.role, bus, drainInbox: () => this.drain() };
+    if (identity.swarmId !== undefined) this.self.swarmId = identity.swarmId;
     // The loop falls back to the system clock itself; a closure only for another clock.
     const now = config.now ?? (clock === systemClock ? undefined : () => clock.now());
     if (now) this.self.now = now;

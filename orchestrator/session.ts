@@ -1,7 +1,7 @@
-// A session on disk: `.murmur/sessions/<id>/` with state.json (atomic), one transcript per agent (appended as
-// messages happen, by the TranscriptWriter of transcript-writer.ts), task logs and spilled tool outputs. A killed
-// process leaves a session that can be resumed.
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+// A session on disk: `.murmur/sessions/<id>/` with state.json (atomic), the transcripts (appended as messages
+// happen, by the TranscriptWriter of transcript-writer.ts: one file per agent, swarm items' packed together), task
+// logs and spilled tool outputs. A killed process leaves a session that can be resumed.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { type Clock, systemClock } from './clock.js';
@@ -9,6 +9,7 @@ import type { Message } from './types.js';
 import type { Environment } from './environment.js';
 import { DEFAULT_TRANSIENT_RETRY, fsErrorText, retryTransient, type TransientRetry } from './append-fs.js';
 import { ItemJournal, type JournalLine, type JournalPosition } from './session-journal.js';
+import { nextPackPath, packLine, readPacked, resetLine, type Transcript } from './transcript-pack.js';
 
 export interface SessionLocation {
   /** The state folder: `MURMUR_HOME`, else `<workspace>/.murmur`. */
@@ -31,6 +32,8 @@ const STATE_WRITE_INTERVAL_MS = 200;
 export class SessionStore {
   readonly dir: string;
   readonly toolOutputsDir: string;
+  /** Where this process appends swarm items' transcripts (transcript-pack.ts). */
+  readonly transcriptPack: string;
   private pendingState: (() => unknown) | undefined;
   private stateTimer: unknown;
   private stateWrite: Promise<void> = Promise.resolve();
@@ -52,6 +55,7 @@ export class SessionStore {
   ) {
     this.dir = join(home, 'sessions', id);
     this.toolOutputsDir = join(this.dir, 'tool-outputs');
+    this.transcriptPack = nextPackPath(this.dir);
     this.journal = new ItemJournal(this.dir);
     this.stateOnDisk = !created;
   }
@@ -93,15 +97,25 @@ export class SessionStore {
   }
 
   /** The messages of a transcript, and whether its end was damaged (a line cut by a killed process). */
-  readTranscript(agentId: string): { messages: Message[]; damaged: boolean } {
-    return readTranscriptFile(this.transcriptPath(agentId));
+  readTranscript(agentId: string): Transcript {
+    return readSessionTranscripts(this.dir, [agentId]).get(agentId)!;
+  }
+
+  /** The transcripts of `ids`, read in one pass over the packs. */
+  readTranscripts(ids: Iterable<string>): Map<string, Transcript> {
+    return readSessionTranscripts(this.dir, ids);
   }
 
   /**
-   * Replaces a transcript at once (atomically): after a repair, before the agent runs again, so later appends
-   * follow whole lines and the file holds the conversation the agent continues from.
+   * Replaces a transcript at once: after a repair, before the agent runs again, so later appends follow whole
+   * lines and the transcript is the conversation the agent continues from. A swarm item's (`packed`) goes to this
+   * process's pack after a reset line; another's file is rewritten atomically.
    */
-  replaceTranscript(agentId: string, messages: readonly Message[]): void {
+  replaceTranscript(agentId: string, messages: readonly Message[], packed = false): void {
+    if (packed) {
+      appendFileSync(this.transcriptPack, resetLine(agentId) + messages.map((m) => packLine(agentId, m)).join(''));
+      return;
+    }
     mkdirSync(this.agentDir(agentId), { recursive: true });
     writeFileAtomic.sync(this.transcriptPath(agentId), messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
   }
@@ -241,6 +255,31 @@ function holdsNothing(dir: string, top: boolean): boolean {
 export function listSessions(home: string): string[] {
   try {
     return readdirSync(join(home, 'sessions')).sort();
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The transcripts of `ids` in a session folder, without opening the session (viewers only look): each agent's own
+ * file (one folder listing, not a failed open per agent), then its lines in the packs.
+ */
+export function readSessionTranscripts(dir: string, ids: Iterable<string>): Map<string, Transcript> {
+  const own = new Set(listOrNothing(join(dir, 'agents')));
+  const out = new Map<string, Transcript>();
+  for (const id of ids)
+    out.set(id, own.has(id) ? readTranscriptFile(join(dir, 'agents', id, 'transcript.jsonl')) : emptyTranscript());
+  readPacked(dir, out);
+  return out;
+}
+
+function emptyTranscript(): Transcript {
+  return { messages: [], damaged: false };
+}
+
+function listOrNothing(dir: string): string[] {
+  try {
+    return readdirSync(dir);
   } catch {
     return [];
   }
