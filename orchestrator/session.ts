@@ -28,6 +28,11 @@ export function newSessionId(now: number | Date = systemClock.now()): string {
 }
 
 const STATE_WRITE_INTERVAL_MS = 200;
+/**
+ * A snapshot holds every agent and item: a big one waits this many times what the last one cost (making the text and
+ * writing it), so snapshots never take more than a tenth of the run. The journal has each item's change meanwhile.
+ */
+const STATE_COST_FACTOR = 10;
 
 export class SessionStore {
   readonly dir: string;
@@ -45,6 +50,8 @@ export class SessionStore {
   stateRetry: TransientRetry = DEFAULT_TRANSIENT_RETRY;
   /** The session's own swarm's item changes, appended as they happen (session-journal.ts). */
   private readonly journal: ItemJournal;
+  /** What the last snapshot cost, from taking it to its write's end (clock ms): spaces the next one. */
+  private stateCostMs = 0;
 
   private constructor(
     readonly home: string,
@@ -131,10 +138,13 @@ export class SessionStore {
     }
     this.pendingState = snapshot;
     if (this.stateTimer !== undefined) return;
-    this.stateTimer = this.clock.setTimeout(() => {
-      this.stateTimer = undefined;
-      void this.writeStateNow();
-    }, STATE_WRITE_INTERVAL_MS);
+    this.stateTimer = this.clock.setTimeout(
+      () => {
+        this.stateTimer = undefined;
+        void this.writeStateNow();
+      },
+      Math.max(STATE_WRITE_INTERVAL_MS, STATE_COST_FACTOR * this.stateCostMs),
+    );
   }
 
   /**
@@ -158,7 +168,8 @@ export class SessionStore {
   }
 
   private stateText(snapshot: () => unknown, journal: JournalPosition): string {
-    return JSON.stringify({ ...(snapshot() as object), journal }, null, 1);
+    // Compact: a snapshot of a million items is big enough without indentation.
+    return JSON.stringify({ ...(snapshot() as object), journal });
   }
 
   private writeStateNow(): Promise<void> {
@@ -172,9 +183,11 @@ export class SessionStore {
       if (!snapshot) return;
       // Taken with the snapshot (same tick): journal lines after this position are newer than the snapshot.
       const journal = this.journal.positionForSnapshot();
+      const started = this.clock.now();
       const text = this.stateText(snapshot, journal);
       return retryTransient(() => writeFileAtomic(file, text), this.stateRetry).then(
         () => {
+          this.stateCostMs = this.clock.now() - started;
           this.stateFailure = undefined;
           this.journal.pruneBefore(journal);
         },
