@@ -16,6 +16,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   chaos: async () => (await import('./chaos-bench.js')).benchChaos,
   sandbox: async () => (await import('./sandbox-bench.js')).benchSandbox,
   worktree: async () => (await import('./worktree-bench.js')).benchWorktree,
+  scale: async () => (await import('./scale-bench.js')).benchScale,
   overhead: async () => (await import('./overhead.js')).benchOverhead,
 };
 

@@ -68,7 +68,7 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
     throw new UsageError('murmur report: give --html or --json, not both.');
   if (stringFlag(args, 'output') !== undefined && !boolFlag(args, 'html'))
     throw new UsageError('murmur report: -o FILE goes with --html (text and JSON print on stdout).');
-  const { isSessionId, readState, readTranscript, finalMessage, swarmReportsIn, sessionDir } =
+  const { isSessionId, readState, readTranscript, readTranscripts, finalMessage, swarmReportsIn, sessionDir } =
     await import('../dashboards/web/session-source.js');
   const workspace = workspaceFrom('report', args);
   const home = stateHome(workspace);
@@ -148,7 +148,12 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   // A run: the swarms its agents ran (their reports as the agents received them), else the answer and the tree.
-  const reports = state.agents.flatMap((a) => swarmReportsIn(readTranscript(home, id, a.id)));
+  const transcripts = readTranscripts(
+    home,
+    id,
+    state.agents.map((a) => a.id),
+  );
+  const reports = state.agents.flatMap((a) => swarmReportsIn(transcripts.get(a.id) ?? []));
   if (reports.length > 0) {
     process.stdout.write(`${reports.join('\n\n')}\n`);
     return 0;

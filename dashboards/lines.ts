@@ -56,7 +56,13 @@ export function startLineReporter(options: LineReporterOptions): LineReporter {
   if (!(every > 0)) throw new RangeError(`summaryEveryMs must be a positive number of milliseconds, got ${every}`);
   const useColor = colorAllowed(options.color ?? false, options.env);
   const paint = (style: Style, text: string) => (useColor ? `\x1b[${SGR[style]}m${text}\x1b[0m` : text);
-  const snapshot = initialSnapshot({ title: options.title ?? '', model: options.model ?? '', now: clock.now() });
+  // Lines never show an agent's transcript: one line kept per agent instead of 120, each of a swarm's many rows.
+  const snapshot = initialSnapshot({
+    title: options.title ?? '',
+    model: options.model ?? '',
+    now: clock.now(),
+    limits: { transcriptLines: 1 },
+  });
   const write = (line: string) => {
     try {
       options.out.write(`${line}\n`);

@@ -86,6 +86,7 @@ export function swarmEngineFor(engine: Engine, options: SwarmEngineOptions = {})
     acceptHandoff(agentId) {
       agentTree.get(agentId)?.agent.acceptHandoff();
     },
+    release: (agentId) => agentTree.releaseRuntime(agentId),
     usage: () => ({ ...agentTree.runUsage }),
     addUsage: (usage) => addUsage(agentTree.runUsage, usage),
     persist(state) {

@@ -39,6 +39,7 @@ import {
 import { subagentAdapter } from './subagents.js';
 import type { TaskRegistry } from './tasks.js';
 import type { Effort, Message } from './types.js';
+import { intern } from './intern.js';
 
 export { createReadLedger } from './agent-context.js';
 export { turnFactsFor } from './agent-catalog.js';
@@ -177,7 +178,7 @@ function configureAgent(
       : undefined,
   });
   const output = record.profile.output;
-  const system = output ? `${prompt}\n\n${outputInstruction(output)}` : prompt;
+  const system = intern(output ? `${prompt}\n\n${outputInstruction(output)}` : prompt);
   const onMessage = (message: Message): void => {
     if (message.role === 'user' && !message.synthetic) pipeline.onPrompt();
     hooks.onMessage(message);

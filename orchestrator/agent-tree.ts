@@ -73,6 +73,12 @@ export class AgentTree {
     return this.records.get(agentId);
   }
 
+  /** The agent's runtime may go until it runs again (Agent.releaseRuntime); an unknown id changes nothing. */
+  releaseRuntime(agentId: string): void {
+    const record = this.records.get(agentId);
+    record?.agent.releaseRuntime(() => this.options.configure(record, this.hooksFor(record), this));
+  }
+
   all(): AgentRecord[] {
     return [...this.records.values()];
   }

@@ -65,9 +65,12 @@ export class Agent {
   private ended = false;
   /** The agent's own part of the loop's config, built once: every run reuses it (and `config` as given). */
   private readonly self: LoopSelf;
+  /** The loop's config; undefined once released (releaseRuntime), made again by `remake` when the agent runs. */
+  private config: AgentLoopConfig | undefined;
+  private remake: (() => AgentLoopConfig) | undefined;
   constructor(
     readonly identity: AgentIdentity,
-    private readonly config: AgentLoopConfig,
+    config: AgentLoopConfig,
     private readonly bus: EventBus,
     messages: Message[] = [],
     private readonly clock: Clock = systemClock,
@@ -76,7 +79,9 @@ export class Agent {
   ) {
     // Kept apart from `config`, which is not copied: on Node 20 `{ ...config, agentId… }` costs about 1.7 KB
     // per object, and 1,000 agents a second is the workload the overhead benchmark measures.
+    this.config = config;
     this.self = { agentId: identity.id, role: identity.role, bus, drainInbox: () => this.drain() };
+    if (identity.swarmId !== undefined) this.self.swarmId = identity.swarmId;
     // The loop falls back to the system clock itself; a closure only for another clock.
     const now = config.now ?? (clock === systemClock ? undefined : () => clock.now());
     if (now) this.self.now = now;
@@ -157,6 +162,17 @@ export class Agent {
     if (this.running) return;
     if (startedAt !== undefined) this.startTime = startedAt;
     if (endedAt !== undefined) this.endTime = endedAt;
+  }
+
+  /**
+   * Drops the agent's runtime (its tools, prompt and hooks) while it is not running: its swarm item is settled, and
+   * a million settled items must not keep theirs. Its conversation, status and usage stay; `remake` builds the
+   * runtime again if it runs later (as a resume in a new process would).
+   */
+  releaseRuntime(remake: () => AgentLoopConfig): void {
+    if (this.running) return;
+    this.remake = remake;
+    this.config = undefined;
   }
 
   get busy(): boolean {
@@ -244,6 +260,7 @@ export class Agent {
       let outcome: LoopOutcome;
       let reusable = false;
       try {
+        this.config ??= this.remake!();
         outcome = await runAgentLoop(this.state, this.config, this.self, controller.signal);
         reusable = true;
       } catch (error) {

@@ -58,6 +58,8 @@ export interface LoopState {
 export interface LoopConfig {
   agentId: string;
   role: string;
+  /** A swarm item's agent: its messages say so (their transcript is packed). */
+  swarmId?: string;
   system: string;
   /** Turns allowed in this run. */
   maxTurns: number;
@@ -84,7 +86,7 @@ export interface LoopConfig {
 }
 
 /** The running agent's own wiring; the rest of LoopConfig comes from its owner (AgentLoopConfig). */
-export type LoopSelf = Pick<LoopConfig, 'agentId' | 'role' | 'bus' | 'drainInbox' | 'now'>;
+export type LoopSelf = Pick<LoopConfig, 'agentId' | 'role' | 'bus' | 'drainInbox' | 'now' | 'swarmId'>;
 
 export interface LoopOutcome {
   status: EndStatus;
@@ -172,8 +174,15 @@ class LoopRun implements BatchObserver {
   private append(message: Message): void {
     this.state.messages.push(message);
     this.config.onMessage?.(message);
-    const { bus, agentId } = this.self;
-    if (bus.wants('message')) bus.emit({ type: 'message', agentId, role: message.role, message });
+    const { bus, agentId, swarmId } = this.self;
+    if (bus.wants('message'))
+      bus.emit({
+        type: 'message',
+        agentId,
+        role: message.role,
+        message,
+        ...(swarmId !== undefined ? { swarmId } : {}),
+      });
   }
 
   private admit(messages: readonly UserMessage[]): void {

@@ -24,7 +24,7 @@ export function restoreAgents(state: SessionState, { session, tree, definitions,
   const interrupted: AgentRecord[] = [];
   const byDepth = [...state.agents].sort((a, b) => a.depth - b.depth);
   const skipped = new Set<string>();
-  const loaded = new Map(state.agents.map((a) => [a.id, session.readTranscript(a.id)]));
+  const loaded = session.readTranscripts(state.agents.map((a) => a.id));
   const transcripts = new Map([...loaded].map(([id, t]) => [id, t.messages]));
   const pending = new Set((state.interruptions ?? []).map(interruptionId));
   for (const saved of byDepth) {
@@ -61,7 +61,7 @@ export function restoreAgents(state: SessionState, { session, tree, definitions,
     );
     // Keep the file equal to the conversation the agent continues from (cut line dropped, results filled in).
     if (transcript.damaged || messages.length !== transcript.messages.length)
-      session.replaceTranscript(saved.id, messages);
+      session.replaceTranscript(saved.id, messages, saved.swarmId !== undefined);
     const spec: Parameters<AgentTree['spawn']>[0] = { profile, id: saved.id, messages };
     if (saved.parentId !== undefined) spec.parentId = saved.parentId;
     else if (saved.depth > 0) spec.detached = true;

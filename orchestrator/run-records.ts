@@ -33,7 +33,7 @@ export class RunRecords {
     private readonly session: SessionStore,
     private readonly pool: AppendPool = sharedAppendPool(),
   ) {
-    this.transcripts = new TranscriptWriter((agentId) => session.transcriptPath(agentId), pool);
+    this.transcripts = new TranscriptWriter((agentId) => session.transcriptPath(agentId), pool, session.transcriptPack);
     this.transcripts.subscribe(bus);
     this.events = recordSessionEvents(bus, session.dir, pool);
     // The first loss is told at once (a screen shows it); the run's end counts them all.

@@ -1,7 +1,7 @@
-// A session on disk: `.murmur/sessions/<id>/` with state.json (atomic), one transcript per agent (appended as
-// messages happen, by the TranscriptWriter of transcript-writer.ts), task logs and spilled tool outputs. A killed
-// process leaves a session that can be resumed.
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+// A session on disk: `.murmur/sessions/<id>/` with state.json (atomic), the transcripts (appended as messages
+// happen, by the TranscriptWriter of transcript-writer.ts: one file per agent, swarm items' packed together), task
+// logs and spilled tool outputs. A killed process leaves a session that can be resumed.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { type Clock, systemClock } from './clock.js';
@@ -9,6 +9,7 @@ import type { Message } from './types.js';
 import type { Environment } from './environment.js';
 import { DEFAULT_TRANSIENT_RETRY, fsErrorText, retryTransient, type TransientRetry } from './append-fs.js';
 import { ItemJournal, type JournalLine, type JournalPosition } from './session-journal.js';
+import { nextPackPath, packLine, readPacked, resetLine, type Transcript } from './transcript-pack.js';
 
 export interface SessionLocation {
   /** The state folder: `MURMUR_HOME`, else `<workspace>/.murmur`. */
@@ -27,10 +28,17 @@ export function newSessionId(now: number | Date = systemClock.now()): string {
 }
 
 const STATE_WRITE_INTERVAL_MS = 200;
+/**
+ * A snapshot holds every agent and item: a big one waits this many times what the last one cost (making the text and
+ * writing it), so snapshots never take more than a tenth of the run. The journal has each item's change meanwhile.
+ */
+const STATE_COST_FACTOR = 10;
 
 export class SessionStore {
   readonly dir: string;
   readonly toolOutputsDir: string;
+  /** Where this process appends swarm items' transcripts (transcript-pack.ts). */
+  readonly transcriptPack: string;
   private pendingState: (() => unknown) | undefined;
   private stateTimer: unknown;
   private stateWrite: Promise<void> = Promise.resolve();
@@ -42,6 +50,8 @@ export class SessionStore {
   stateRetry: TransientRetry = DEFAULT_TRANSIENT_RETRY;
   /** The session's own swarm's item changes, appended as they happen (session-journal.ts). */
   private readonly journal: ItemJournal;
+  /** What the last snapshot cost, from taking it to its write's end (clock ms): spaces the next one. */
+  private stateCostMs = 0;
 
   private constructor(
     readonly home: string,
@@ -52,6 +62,7 @@ export class SessionStore {
   ) {
     this.dir = join(home, 'sessions', id);
     this.toolOutputsDir = join(this.dir, 'tool-outputs');
+    this.transcriptPack = nextPackPath(this.dir);
     this.journal = new ItemJournal(this.dir);
     this.stateOnDisk = !created;
   }
@@ -93,15 +104,25 @@ export class SessionStore {
   }
 
   /** The messages of a transcript, and whether its end was damaged (a line cut by a killed process). */
-  readTranscript(agentId: string): { messages: Message[]; damaged: boolean } {
-    return readTranscriptFile(this.transcriptPath(agentId));
+  readTranscript(agentId: string): Transcript {
+    return readSessionTranscripts(this.dir, [agentId]).get(agentId)!;
+  }
+
+  /** The transcripts of `ids`, read in one pass over the packs. */
+  readTranscripts(ids: Iterable<string>): Map<string, Transcript> {
+    return readSessionTranscripts(this.dir, ids);
   }
 
   /**
-   * Replaces a transcript at once (atomically): after a repair, before the agent runs again, so later appends
-   * follow whole lines and the file holds the conversation the agent continues from.
+   * Replaces a transcript at once: after a repair, before the agent runs again, so later appends follow whole
+   * lines and the transcript is the conversation the agent continues from. A swarm item's (`packed`) goes to this
+   * process's pack after a reset line; another's file is rewritten atomically.
    */
-  replaceTranscript(agentId: string, messages: readonly Message[]): void {
+  replaceTranscript(agentId: string, messages: readonly Message[], packed = false): void {
+    if (packed) {
+      appendFileSync(this.transcriptPack, resetLine(agentId) + messages.map((m) => packLine(agentId, m)).join(''));
+      return;
+    }
     mkdirSync(this.agentDir(agentId), { recursive: true });
     writeFileAtomic.sync(this.transcriptPath(agentId), messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
   }
@@ -117,10 +138,13 @@ export class SessionStore {
     }
     this.pendingState = snapshot;
     if (this.stateTimer !== undefined) return;
-    this.stateTimer = this.clock.setTimeout(() => {
-      this.stateTimer = undefined;
-      void this.writeStateNow();
-    }, STATE_WRITE_INTERVAL_MS);
+    this.stateTimer = this.clock.setTimeout(
+      () => {
+        this.stateTimer = undefined;
+        void this.writeStateNow();
+      },
+      Math.max(STATE_WRITE_INTERVAL_MS, STATE_COST_FACTOR * this.stateCostMs),
+    );
   }
 
   /**
@@ -144,7 +168,8 @@ export class SessionStore {
   }
 
   private stateText(snapshot: () => unknown, journal: JournalPosition): string {
-    return JSON.stringify({ ...(snapshot() as object), journal }, null, 1);
+    // Compact: a snapshot of a million items is big enough without indentation.
+    return JSON.stringify({ ...(snapshot() as object), journal });
   }
 
   private writeStateNow(): Promise<void> {
@@ -158,9 +183,11 @@ export class SessionStore {
       if (!snapshot) return;
       // Taken with the snapshot (same tick): journal lines after this position are newer than the snapshot.
       const journal = this.journal.positionForSnapshot();
+      const started = this.clock.now();
       const text = this.stateText(snapshot, journal);
       return retryTransient(() => writeFileAtomic(file, text), this.stateRetry).then(
         () => {
+          this.stateCostMs = this.clock.now() - started;
           this.stateFailure = undefined;
           this.journal.pruneBefore(journal);
         },
@@ -241,6 +268,31 @@ function holdsNothing(dir: string, top: boolean): boolean {
 export function listSessions(home: string): string[] {
   try {
     return readdirSync(join(home, 'sessions')).sort();
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The transcripts of `ids` in a session folder, without opening the session (viewers only look): each agent's own
+ * file (one folder listing, not a failed open per agent), then its lines in the packs.
+ */
+export function readSessionTranscripts(dir: string, ids: Iterable<string>): Map<string, Transcript> {
+  const own = new Set(listOrNothing(join(dir, 'agents')));
+  const out = new Map<string, Transcript>();
+  for (const id of ids)
+    out.set(id, own.has(id) ? readTranscriptFile(join(dir, 'agents', id, 'transcript.jsonl')) : emptyTranscript());
+  readPacked(dir, out);
+  return out;
+}
+
+function emptyTranscript(): Transcript {
+  return { messages: [], damaged: false };
+}
+
+function listOrNothing(dir: string): string[] {
+  try {
+    return readdirSync(dir);
   } catch {
     return [];
   }

@@ -127,6 +127,8 @@ export interface MessageEvent extends Base {
   agentId: string;
   role: Message['role'];
   message: Message;
+  /** The agent's swarm, for a swarm item's agent: its transcript is packed with the others (transcript-pack.ts). */
+  swarmId?: string;
 }
 /** A message the engine injected joined the conversation: a background task finished, a timer fired. */
 export interface MessageSyntheticEvent extends Base {

@@ -38,6 +38,8 @@ export interface ItemLauncher {
   capacity?(capacity: number): void;
   /** The swarm ended with these results: release what the launcher holds (connections, a finished queue). */
   finish?(results: readonly ItemResult[]): Promise<void>;
+  /** The item is settled with this result: free what its attempt still holds (its agent's runtime). Must not throw. */
+  settled?(index: number, result: ItemResult): void;
 }
 
 /** A run that ended on a rate limit the provider's retries could not get past: the swarm's own backoff takes over. */

@@ -61,6 +61,10 @@ export class LocalLauncher implements ItemLauncher {
     private readonly deps: LocalLauncherDeps,
   ) {}
 
+  settled(_index: number, result: ItemResult): void {
+    if (result.agentId !== undefined) this.deps.agents.release?.(result.agentId);
+  }
+
   async run(
     index: number,
     item: LaunchableItem,

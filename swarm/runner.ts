@@ -376,6 +376,7 @@ export class SwarmRun {
     if (this.items[index]!.status !== 'done') this.finishedCount++;
     this.transition(index, ended);
     const { result } = ended;
+    this.launcher.settled?.(index, result);
     this.onItemDone?.(result);
     this.onProgress?.(
       `${this.finishedCount + this.finishedBefore}/${this.items.length} items done (last: ${result.item} ${result.outcome})`,

@@ -53,4 +53,9 @@ export interface SwarmAgents {
    * counts as completed from now on. Never throws; an unknown id changes nothing.
    */
   acceptHandoff(agentId: string): void;
+  /**
+   * The agent's item is settled: its runtime (tools, prompt, hooks) may go, and is made again if it runs later.
+   * Never throws; an unknown or running agent changes nothing.
+   */
+  release?(agentId: string): void;
 }

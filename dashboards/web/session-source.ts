@@ -10,7 +10,8 @@ import { forEachLine, readTail, Slicer } from './event-log.js';
 import { modelJson } from './model-json.js';
 import { agentRow, sessionFold, type AgentRow, type SessionFold, type SessionModel } from './session-model.js';
 import { SESSION_EVENTS_FILE } from '../../orchestrator/session-events.js';
-import { readTranscriptFile } from '../../orchestrator/session.js';
+import { readSessionTranscripts } from '../../orchestrator/session.js';
+import { packedFinalMessages } from '../../orchestrator/transcript-pack.js';
 import { readSavedState } from '../../orchestrator/saved-state.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
 import type { Message, ToolResultMessage } from '../../orchestrator/types.js';
@@ -39,7 +40,13 @@ export function readState(home: string, id: string): SessionState | undefined {
 
 /** The messages of an agent's transcript (up to a line cut by a killed process). */
 export function readTranscript(home: string, id: string, agentId: string): Message[] {
-  return readTranscriptFile(join(sessionDir(home, id), 'agents', agentId, 'transcript.jsonl')).messages;
+  return readSessionTranscripts(sessionDir(home, id), [agentId]).get(agentId)!.messages;
+}
+
+/** The messages of several agents' transcripts, read in one pass over the session's packs. */
+export function readTranscripts(home: string, id: string, agentIds: Iterable<string>): Map<string, Message[]> {
+  const read = readSessionTranscripts(sessionDir(home, id), agentIds);
+  return new Map([...read].map(([agentId, transcript]) => [agentId, transcript.messages]));
 }
 
 /** The agent's last assistant text (its answer), or undefined. */
@@ -207,6 +214,13 @@ export class SessionSource {
     return { ...rest, agents };
   }
 
+  private keepFinal(agentId: string, final: string | undefined): void {
+    if (!final) return;
+    const short = final.length > FINAL_CHARS ? `${final.slice(0, FINAL_CHARS - 1)}…` : final;
+    this.finalsChars += short.length - (this.finals.get(agentId)?.length ?? 0);
+    this.finals.set(agentId, short);
+  }
+
   /** Reads the answers of the agents that ended since the last call and puts every known answer on the model. */
   private async readFinals(model: SessionModel): Promise<void> {
     const live = model.status === 'running';
@@ -224,14 +238,12 @@ export class SessionSource {
     for (let i = 0; i < readable.length; i += FINALS_AT_ONCE) {
       const batch = readable.slice(i, i + FINALS_AT_ONCE);
       const answers = await Promise.all(batch.map((agent) => readFinalMessage(this.home, this.id, agent.id)));
-      batch.forEach((agent, j) => {
-        const final = answers[j];
-        if (!final) return;
-        const short = final.length > FINAL_CHARS ? `${final.slice(0, FINAL_CHARS - 1)}…` : final;
-        this.finalsChars += short.length - (this.finals.get(agent.id)?.length ?? 0);
-        this.finals.set(agent.id, short);
-      });
+      batch.forEach((agent, j) => this.keepFinal(agent.id, answers[j]));
     }
+    // Swarm items' transcripts are packed: one pass over the packs for all of them.
+    const packed = new Set(wanted.filter((agent) => !written.has(agent.id)).map((agent) => agent.id));
+    if (packed.size > 0)
+      for (const [agentId, final] of await packedFinalMessages(this.dir, packed)) this.keepFinal(agentId, final);
     if (this.finals.size === 0) return;
     for (const agent of model.agents) {
       const final = this.finals.get(agent.id);

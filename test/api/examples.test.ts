@@ -1,5 +1,6 @@
 // The README's three "Use it from code" examples, run as written on the scripted model in temp workspaces
 // (the model comes from MURMUR_MODEL, as it would for a user).
+import { readSessionTranscripts } from '../../orchestrator/session.js';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -127,10 +128,10 @@ describe('README examples', () => {
     expect(report.status).toBe('completed');
     expect(report.items[0]!.text).toBe('PAY-12 fixed: refunds round to the cent.');
     expect(readFileSync(path.join(dir, 'src/refund.ts'), 'utf8')).toContain('Math.round(n * 100) / 100');
-    const transcript = readFileSync(
-      path.join(dir, '.murmur', 'sessions', report.sessionId!, 'agents', report.items[0]!.agentId!, 'transcript.jsonl'),
-      'utf8',
-    );
+    // The item's transcript is packed with the session's other items': read through the session's reader.
+    const agentId = report.items[0]!.agentId!;
+    const sessionDir = path.join(dir, '.murmur', 'sessions', report.sessionId!);
+    const transcript = JSON.stringify(readSessionTranscripts(sessionDir, [agentId]).get(agentId)!.messages);
     expect(transcript).toContain('Invalid arguments for tool \\"lookup_ticket\\"');
     expect(transcript).toContain('Refunds round to the cent, not down.');
     // lookup_ticket is read-only (auto mode ran it without asking); close_ticket asked first, and ran once allowed.

@@ -126,15 +126,14 @@ describe('a record that cannot be written', () => {
     }
   }
 
-  it("fails a swarm's item whose transcript is lost, and the swarm", async () => {
-    const { finished, session, items } = await swarmWith(poolFailing(path.join('a-2', 'transcript.jsonl'), 'ENOSPC'));
-    expect(finished.results.map((r) => r.outcome)).toEqual(['completed', 'failed', 'completed']);
-    expect(finished.results[1]!.reason).toContain(
-      `its transcript ${session.transcriptPath('a-2')} could not be written`,
-    );
+  it("fails the swarm's items whose packed transcripts are lost, and the swarm", async () => {
+    // Items' transcripts share the session's pack: every item whose lines it could not take failed.
+    const { finished, session, items } = await swarmWith(poolFailing('transcripts-1.jsonl', 'ENOSPC'));
+    expect(finished.results.map((r) => r.outcome)).toEqual(['failed', 'failed', 'failed']);
+    expect(finished.results[1]!.reason).toContain(`its transcript ${session.transcriptPack} could not be written`);
     expect(finished.results[1]!.reason).toContain('ENOSPC');
     expect(finished.status).toBe('failed');
-    expect(finished.outcome.reason).toContain(session.transcriptPath('a-2'));
+    expect(finished.outcome.reason).toContain(session.transcriptPack);
     // The item's row says it too, and its saved state: a resume runs it again.
     expect(items.filter((e) => e.item === 'b').map((e) => e.state)).toEqual([
       'queued',
@@ -143,7 +142,7 @@ describe('a record that cannot be written', () => {
       'failed',
     ]);
     const saved = session.loadState<{ swarm: { items: { status: string; result?: { outcome: string } }[] } }>();
-    expect(saved.swarm.items.map((i) => i.result?.outcome)).toEqual(['completed', 'failed', 'completed']);
+    expect(saved.swarm.items.map((i) => i.result?.outcome)).toEqual(['failed', 'failed', 'failed']);
   });
 
   it('fails a swarm whose items all completed when its events.jsonl could not be written, and says so in the report', async () => {

@@ -21,6 +21,7 @@ import path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import type { Script } from '../../orchestrator/models/scripted.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
+import { readSessionTranscripts } from '../../orchestrator/session.js';
 import { MURMUR_BIN, ROOT } from '../murmur-bin.js';
 import { readEvents, removeDir, tempDir } from '../swarm/helpers.js';
 
@@ -393,15 +394,22 @@ export function toolOutcomes(c: AttackCase, events: readonly MurmurEvent[] = [])
   const out: ToolOutcome[] = [];
   if (!existsSync(sessions)) return out;
   for (const session of readdirSync(sessions)) {
-    const agents = path.join(sessions, session, 'agents');
-    if (!existsSync(agents)) continue;
-    for (const agentId of readdirSync(agents)) {
-      const file = path.join(agents, agentId, 'transcript.jsonl');
-      if (!existsSync(file)) continue;
+    // Agents with their own transcript file, and swarm items (packed): every agent the state, events or folder name.
+    const dir = path.join(sessions, session);
+    const agents = path.join(dir, 'agents');
+    const state = path.join(dir, 'state.json');
+    const saved = existsSync(state)
+      ? (JSON.parse(readFileSync(state, 'utf8')) as { agents?: { id: string }[] }).agents
+      : undefined;
+    const ids = new Set([
+      ...roles.keys(),
+      ...(saved ?? []).map((a) => a.id),
+      ...(existsSync(agents) ? readdirSync(agents) : []),
+    ]);
+    for (const [agentId, transcript] of readSessionTranscripts(dir, ids)) {
       const calls = new Map<string, string>();
-      for (const line of readFileSync(file, 'utf8').split('\n')) {
-        if (!line.trim()) continue;
-        let message: {
+      for (const read of transcript.messages) {
+        const message = read as unknown as {
           role: string;
           toolCalls?: { id: string; arguments: string }[];
           toolCallId?: string;
@@ -409,11 +417,6 @@ export function toolOutcomes(c: AttackCase, events: readonly MurmurEvent[] = [])
           isError?: boolean;
           content?: { type: string; text?: string }[];
         };
-        try {
-          message = JSON.parse(line);
-        } catch {
-          continue;
-        }
         for (const call of message.toolCalls ?? []) calls.set(call.id, call.arguments);
         if (message.role === 'tool')
           out.push({

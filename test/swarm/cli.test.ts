@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../orchestrator/models/scripted.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
+import { readSessionTranscripts } from '../../orchestrator/session.js';
 import { murmurIn, readEvents, removeDir, tempDir, waitFor, writeTree } from './helpers.js';
 import { staleBinReason } from '../murmur-bin.js';
 
@@ -350,8 +351,12 @@ describe('kill and resume', () => {
     const sessionId = path.basename(path.dirname(stateFile));
     const before = JSON.parse(readFileSync(stateFile, 'utf8')) as SavedState;
     const agentOf = (item: string) => before.swarm.items.find((i) => i.item === item)!.agentId!;
+    // Items' transcripts are packed: read through the session's reader.
     const transcript = (agentId: string) =>
-      readFileSync(path.join(sessions, sessionId, 'agents', agentId, 'transcript.jsonl'), 'utf8');
+      readSessionTranscripts(path.join(sessions, sessionId), [agentId])
+        .get(agentId)!
+        .messages.map((m) => JSON.stringify(m))
+        .join('\n');
     const quickTranscripts = ['quick1', 'quick2'].map((item) => transcript(agentOf(item)));
     expect(before.swarm.items.find((i) => i.item === 'quick3')!.agentId).toBeUndefined();
 

@@ -9,6 +9,7 @@ import { execa } from 'execa';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../orchestrator/models/scripted.js';
 import type { SessionState } from '../../orchestrator/saved-state.js';
+import { readSessionTranscripts } from '../../orchestrator/session.js';
 import { readEvents, removeDir, tempDir } from './helpers.js';
 import { MURMUR_BIN, staleBinReason } from '../murmur-bin.js';
 
@@ -70,18 +71,17 @@ describe('murmur swarm under a low file-handle limit', () => {
     expect(state.status).toBe('completed');
     const agentOf = new Map(state.agents.map((a) => [a.item, a.id]));
     const incomplete: string[] = [];
+    const transcripts = readSessionTranscripts(
+      sessionDir,
+      [...agentOf.values()].filter((id) => id !== undefined),
+    );
     for (const item of items) {
       const agentId = agentOf.get(item);
-      const file = path.join(sessionDir, 'agents', agentId ?? 'none', 'transcript.jsonl');
-      let lines: { role: string; content?: string; text?: string }[] = [];
-      try {
-        lines = readFileSync(file, 'utf8')
-          .trimEnd()
-          .split('\n')
-          .map((line) => JSON.parse(line) as { role: string });
-      } catch {
-        // missing: counted below
-      }
+      const lines = (transcripts.get(agentId ?? 'none')?.messages ?? []) as {
+        role: string;
+        content?: string;
+        text?: string;
+      }[];
       const whole =
         lines.length === 2 &&
         lines[0]!.role === 'user' &&

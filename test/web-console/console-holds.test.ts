@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { readSessionTranscripts } from '../../orchestrator/session.js';
 import { chromiumForSuite, consoleForSuite, typeInto, type Console } from './browser-setup.js';
 import { screenshotPath } from './helpers.js';
 
@@ -118,13 +119,13 @@ describe.skipIf(!available)('work started from the console waits for approval on
       ['alpha', 'completed', 'Touched alpha'],
       ['beta', 'completed', 'Touched beta'],
     ]);
+    // The items' transcripts are packed: read through the session's reader.
+    const transcripts = readSessionTranscripts(sessionFile(id), ['a-1', 'a-2']);
     for (const [agent, item] of [
       ['a-1', 'alpha'],
       ['a-2', 'beta'],
     ])
-      expect(readFileSync(sessionFile(id, 'agents', agent!, 'transcript.jsonl'), 'utf8')).toContain(
-        `touched-${item}\\n`,
-      );
+      expect(JSON.stringify(transcripts.get(agent!)!.messages)).toContain(`touched-${item}\\n`);
     expect(await sessionOf(id)).toMatchObject({ status: 'completed' });
   }, 120_000);
 });
