@@ -238,18 +238,24 @@ export class SessionStore {
  */
 function ignoreRunState(home: string): void {
   const file = join(home, '.gitignore');
-  if (existsSync(file)) return;
   try {
+    // One written before it named itself is brought up to date; one a person changed is theirs.
+    if (existsSync(file) && readFileSync(file, 'utf8') !== OLD_IGNORE) return;
     mkdirSync(home, { recursive: true });
-    writeFileSync(
-      file,
-      "# murmur's run state: not for version control, nor for the agents' searches\nsessions/\nworktrees/\n",
-      { flag: 'wx' },
-    );
+    writeFileSync(file, RUN_STATE_IGNORE, { flag: existsSync(file) ? 'w' : 'wx' });
   } catch {
     // Another process wrote it first, or the folder is read-only: both are fine.
   }
 }
+
+/**
+ * Sessions and worktrees, and this file itself (a workspace's `git status` stays as it was); agent definitions
+ * and skills beside them are left for version control.
+ */
+const RUN_STATE_IGNORE =
+  "# murmur's run state: not for version control, nor for the agents' searches\nsessions/\nworktrees/\n.gitignore\n";
+const OLD_IGNORE =
+  "# murmur's run state: not for version control, nor for the agents' searches\nsessions/\nworktrees/\n";
 
 /** What a session holds before its run starts: the events log of its setup. */
 const SETUP_FILES = new Set(['events.jsonl']);

@@ -1,5 +1,6 @@
 // murmur's own run state stays out of the agents' searches and out of version control.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -39,5 +40,22 @@ describe('the run state folder', () => {
       output_mode: 'content',
     });
     expect(spilled).toContain('a needle in a spilled output');
+  });
+
+  it("leaves a git repository's status as it was, its own .gitignore included; an older one is brought up to date", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'murmur-state-'));
+    const git = (...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
+    git('init', '-q');
+    writeFileSync(join(cwd, 'a.txt'), 'a\n');
+    mkdirSync(join(cwd, '.murmur'));
+    const old = "# murmur's run state: not for version control, nor for the agents' searches\nsessions/\nworktrees/\n";
+    writeFileSync(join(cwd, '.murmur', '.gitignore'), old);
+    const session = SessionStore.create(join(cwd, '.murmur'));
+    await session.flush();
+    expect(git('status', '--porcelain', '--untracked-files=all')).toBe('?? a.txt\n');
+    // A .gitignore a person wrote there is theirs.
+    writeFileSync(join(cwd, '.murmur', '.gitignore'), 'sessions/\n');
+    await SessionStore.create(join(cwd, '.murmur')).flush();
+    expect(readFileSync(join(cwd, '.murmur', '.gitignore'), 'utf8')).toBe('sessions/\n');
   });
 });
