@@ -45,3 +45,12 @@ export function applyDiff(
     };
   });
 }
+
+/**
+ * Applies several items' diffs, in order, with one `git apply` (all or nothing: on false the tree is as it was,
+ * and each goes on its own). Only for diffs this coordinator's own jobs sent: none can have been applied before.
+ */
+export function applyTogether(root: string, diffs: readonly string[]): Promise<boolean> {
+  const patch = diffs.map((diff) => (diff.endsWith('\n') ? diff : `${diff}\n`)).join('');
+  return serialised(root, async () => (await git(root, ['apply', '--whitespace=nowarn', '-'], patch)).ok);
+}

@@ -11,8 +11,8 @@ import type { AttemptProgress, LaunchableItem } from '../item-state.js';
 import type { Attempt, ItemLauncher } from '../item-launcher.js';
 import type { ItemResult } from '../report.js';
 import type { SavedQueue } from '../saved-swarm.js';
-import { applyDiff, keepPatch } from './apply.js';
-import { JOB_FORMAT, type ItemJob, type ItemOutcomeData, type ItemProgress } from './job.js';
+import { WaitingDiffs } from './diffs.js';
+import { JOB_FORMAT, type ItemJob, type ItemProgress } from './job.js';
 import { HEARTBEAT_MS, heartbeat, unlist } from './listing.js';
 import { completedAttempt, failedAttempt, plainResult } from './outcome.js';
 
@@ -68,13 +68,11 @@ export class QueueLauncher implements ItemLauncher {
   private readonly beat: NodeJS.Timeout;
   private closed = false;
   /** Diffs of completed jobs, applied by commit() in item order. */
-  private readonly diffs = new Map<number, ItemOutcomeData>();
+  private readonly diffs: WaitingDiffs;
   /** Jobs left out when the swarm stopped: they stay, for `murmur resume` to collect. */
   private readonly leftOut = new Set<string>();
   /** Jobs in flight known to be on the queue (added, or found there): one that disappears from Redis is queued again. */
   private readonly queued = new Set<string>();
-  /** Items whose job an earlier coordinator made: its diff may have been applied before that one died. */
-  private readonly carried = new Set<number>();
   /** Removals of collected jobs under way: finish() waits for them. */
   private readonly removals = new Set<Promise<unknown>>();
   /** A poll round is under way: rounds never pile up behind a slow Redis. */
@@ -91,6 +89,7 @@ export class QueueLauncher implements ItemLauncher {
     private readonly connections: readonly RedisClient[],
   ) {
     this.lastCapacity = Math.max(1, spec.initialCapacity);
+    this.diffs = new WaitingDiffs(deps.root, deps.patchesHome);
     // Connection errors while Redis is away are retried by ioredis; unheard they would end the process.
     events.on('error', () => undefined);
     queue.on('error', () => undefined);
@@ -149,7 +148,7 @@ export class QueueLauncher implements ItemLauncher {
     const jobAttempts = out !== undefined ? (item.jobAttempts ?? 1) : (item.jobAttempts ?? 0) + 1;
     const id = out ?? `item-${index + 1}-${jobAttempts}`;
     report({ kind: 'job', jobId: id, jobAttempts });
-    if (out !== undefined) this.carried.add(index);
+    if (out !== undefined) this.diffs.carry(index);
     // The job stays when the swarm stops: it may finish on its worker meanwhile, and `murmur resume` collects it.
     const stop = () => {
       if (!this.byJob.has(id)) return;
@@ -358,22 +357,12 @@ export class QueueLauncher implements ItemLauncher {
     if (data?.usage) this.deps.addUsage(data.usage);
     // The diff waits for commit(), which the runner calls in item order. The job id stays in the item's state
     // until its result is recorded: a coordinator killed before that collects the job again on resume.
-    if (attempt.kind === 'done' && data?.diff) this.diffs.set(waiting.index, data);
+    if (attempt.kind === 'done' && data?.diff) this.diffs.hold(waiting.index, data);
     this.resolveWith(waiting, attempt);
   }
 
   /** An ended item's diff, applied once every earlier item has ended (the runner keeps that order). */
-  async commit(index: number, result: ItemResult): Promise<ItemResult> {
-    const data = this.diffs.get(index);
-    const carried = this.carried.delete(index);
-    if (!data) return result;
-    this.diffs.delete(index);
-    if (data.outcome !== 'completed') {
-      // Work of an item that did not complete is kept, as a local worktree keeps its branch.
-      return { ...result, patch: keepPatch(this.deps.patchesHome, index, data.diff) };
-    }
-    const applied = await applyDiff(this.deps.root, data.diff, index, this.deps.patchesHome, carried);
-    if (applied.kind !== 'conflict') return result;
-    return { ...result, outcome: 'conflict', reason: applied.reason, patch: applied.patch };
+  commit(index: number, result: ItemResult): Promise<ItemResult> {
+    return this.diffs.commit(index, result);
   }
 }

@@ -1,15 +1,26 @@
 // A worker's item trees: detached worktrees of its checkout, one per running item, kept between items and put back
-// to the next job's base commit (only the files that differ are written) instead of a checkout per item. A new
-// worktree costs a checkout of the whole repository — seconds in a big one, serialised per repository — which is
-// what kept a worker from scaling.
+// to the next job's base commit instead of a checkout per item (a checkout of a big repository takes seconds,
+// serialised per repository: what kept a worker from scaling), and each item's diff. An item whose file tools
+// tell every file it changed costs one git diff of those files, and its tree is put back by writing their base
+// bytes (read through one long-lived cat-file per base); any other gets git's scan, reset and clean.
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
+import { BaseBlobs } from '../base-blobs.js';
 import { git, serialised } from '../git.js';
+import { insideWorktree, restoreTouched, type TouchedChange } from '../touched-merge.js';
 
 /** Item trees are `murmur-item-<pid>-…`: the pid tells a later worker whether their owner is gone. */
 export const ITEM_TREE_PREFIX = 'murmur-item-';
+
+type BaseFile = TouchedChange;
+
+/** What an item changed in a tree, known from its file tools: `staged` when `git add` put it in the index. */
+interface Changed {
+  files: BaseFile[];
+  staged: boolean;
+}
 
 interface Tree {
   path: string;
@@ -21,6 +32,10 @@ export class ItemTrees {
   private readonly free: Tree[] = [];
   /** Bases known to be in the checkout (a commit once there stays). */
   private readonly known = new Set<string>();
+  /** Each base's files, read through one long-lived git process: a tree is put back without one per item. */
+  private readonly blobs = new Map<string, BaseBlobs>();
+  /** Trees whose item's changes are known (by path): give() puts back just those. */
+  private readonly changed = new Map<string, Changed>();
   /** Trees being put back: close() waits for them. */
   private readonly giving = new Set<Promise<void>>();
 
@@ -47,10 +62,39 @@ export class ItemTrees {
     return { ok: false, error: made.stderr.trim() };
   }
 
+  /**
+   * Everything the item changed in its tree against `base` (its own commits too), murmur's state folder left out.
+   * `touched` (absolute): the files its file tools changed, when those are all it changed; then git looks at those
+   * only, without staging edits of files the base has, and give() puts back just them.
+   */
+  async diff(path: string, base: string, touched?: readonly string[]): Promise<string> {
+    const files = touched ? await this.baseFiles(path, base, touched) : undefined;
+    const outside = [':(exclude,glob)**/.murmur/**', ':(exclude).murmur'];
+    if (files?.length === 0) {
+      this.changed.set(path, { files, staged: false });
+      return '';
+    }
+    if (files && files.every((file) => file.base !== null)) {
+      const named = files.map((file) => `:(literal)${file.rel.split(sep).join('/')}`);
+      const diff = await git(path, ['diff', '--binary', '--no-color', base, '--', ...named, ...outside]);
+      if (diff.ok) {
+        this.changed.set(path, { files, staged: false });
+        return diff.stdout;
+      }
+    }
+    await git(path, ['add', '-A', '--', '.', ...outside]);
+    const diff = await git(path, ['diff', '--cached', '--binary', '--no-color', base, '--', '.', ...outside]);
+    if (files) this.changed.set(path, { files, staged: true });
+    return diff.ok ? diff.stdout : '';
+  }
+
   /** An item is done with its tree: put back to `base` for the next one, or removed when that fails. */
   async give(path: string, base: string): Promise<void> {
+    const changed = this.changed.get(path);
+    this.changed.delete(path);
     const back = (async () => {
-      if (await this.resetTo(path, base)) this.free.push({ path, base });
+      if ((changed && (await this.restore(path, base, changed))) || (await this.resetTo(path, base)))
+        this.free.push({ path, base });
       else await this.drop(path);
     })();
     this.giving.add(back);
@@ -61,6 +105,36 @@ export class ItemTrees {
   async close(): Promise<void> {
     await Promise.allSettled([...this.giving]);
     await Promise.all(this.free.splice(0).map((tree) => this.drop(tree.path)));
+    for (const blobs of this.blobs.values()) blobs.close();
+    this.blobs.clear();
+  }
+
+  /** The touched files (inside the tree) with their bytes at `base`; undefined when one of them cannot be told. */
+  private async baseFiles(path: string, base: string, touched: readonly string[]): Promise<BaseFile[] | undefined> {
+    const inside = insideWorktree(path, touched);
+    if (!inside) return undefined;
+    let blobs = this.blobs.get(base);
+    if (!blobs) this.blobs.set(base, (blobs = new BaseBlobs(this.root, base)));
+    const files: BaseFile[] = [];
+    for (const rel of inside) {
+      const bytes = await blobs.read(rel.split(sep).join('/'));
+      if (bytes === undefined) return undefined;
+      files.push({ rel, base: bytes, now: null });
+    }
+    return files;
+  }
+
+  /**
+   * The files an item's file tools changed, back to the base's bytes (no reset, no clean: no scan of the whole
+   * tree); false when git could not put the index back.
+   */
+  private async restore(path: string, base: string, changed: Changed): Promise<boolean> {
+    if (!existsSync(join(path, '.git'))) return false;
+    // The index first, while it still matches the tree as `git add` left it: what that staged goes, and -m keeps
+    // the other entries' stat data, so the next item's git does not hash the whole tree again.
+    if (changed.staged && !(await git(path, ['read-tree', '-m', base])).ok) return false;
+    restoreTouched(path, changed.files);
+    return true;
   }
 
   /** Tracked files back to `commit`, untracked and ignored ones gone; false when git could not. */

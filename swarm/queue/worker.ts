@@ -12,10 +12,11 @@ import { builtinProfile } from '../../roles/profile.js';
 import { git, serialised } from '../git.js';
 import { advanceItem, itemEvent, queuedItem, type AttemptProgress, type SwarmItem } from '../item-state.js';
 import { LocalLauncher } from '../local-launcher.js';
+import { filesTouchedByTools } from '../touched-files.js';
 import { loadOutputChecks } from '../../orchestrator/final-answer.js';
 import type { SwarmEngine } from '../swarm-engine.js';
 import { JOB_FORMAT, parseItemJob, type ItemJob, type ItemOutcomeData, type ItemProgress } from './job.js';
-import { liveQueues } from './listing.js';
+import { liveQueues, sweepRemovedQueue } from './listing.js';
 import { ITEM_TREE_PREFIX, ItemTrees } from './item-trees.js';
 import { LeaseGate, leasedProvider } from './leases.js';
 
@@ -118,7 +119,10 @@ export class QueueWorker {
     for (const [name, worker] of this.workers) {
       if (names.includes(name)) continue;
       this.workers.delete(name);
-      void worker.close();
+      void worker
+        .close()
+        .then(() => sweepRemovedQueue(this.redis, worker.keys))
+        .catch(() => undefined);
     }
   }
 
@@ -230,6 +234,9 @@ export class QueueWorker {
         };
       }
       const r = attempt.result;
+      // Verifiers may have run anything: only a lone worker's file tools tell every file the item changed.
+      const agent = r.agentId !== undefined && !spec.verify ? run.agent(r.agentId) : undefined;
+      const touched = agent ? filesTouchedByTools(agent.messages, cwd) : undefined;
       const out: ItemOutcomeData = {
         ...base,
         kind: 'done',
@@ -237,7 +244,7 @@ export class QueueWorker {
         text: r.text,
         rounds: r.rounds,
         usage,
-        diff: await diffOf(tree, spec.base),
+        diff: await this.trees.diff(tree, spec.base, touched),
       };
       if (r.reason !== undefined) out.reason = r.reason;
       if (r.verdict !== undefined) out.verdict = r.verdict;
@@ -247,14 +254,6 @@ export class QueueWorker {
       await close();
     }
   }
-}
-
-/** Everything the item changed against the base commit (its own commits too), murmur's state folder left out. */
-async function diffOf(tree: string, base: string): Promise<string> {
-  const outside = [':(exclude,glob)**/.murmur/**', ':(exclude).murmur'];
-  await git(tree, ['add', '-A', '--', '.', ...outside]);
-  const diff = await git(tree, ['diff', '--cached', '--binary', '--no-color', base, '--', '.', ...outside]);
-  return diff.ok ? diff.stdout : '';
 }
 
 /** Whether process `pid` is alive on this machine (EPERM: alive, another user's). */

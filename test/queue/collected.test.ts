@@ -1,5 +1,6 @@
 // A finished job leaves Redis once the coordinator's journal holds its item's result, and a resumed coordinator
-// still reports that item (from the journal) while it collects the job that finished while it was down.
+// still reports that item (from the journal) while it collects the job that finished while it was down. A worker's
+// item trees are reused: nothing an item left in one reaches the next item's diff.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -39,6 +40,47 @@ describe.runIf(available)('collected queue jobs', () => {
   const fixture = privateRedis('murmur-queue-collected-');
 
   it(
+    "reuse a worker's item tree: a shell item's new files and a file-tools item's edits are gone for the next item",
+    { timeout: 20_000 },
+    async () => {
+      const { dir, redis } = fixture;
+      const root = path.join(dir, 'reuse');
+      // b.txt: file tools only (put back by its own files); the others also leave a new file through the shell.
+      const shell = [
+        { toolCalls: [{ name: 'bash', arguments: { command: 'echo $1 > new-$1' } }] },
+        { toolCalls: [{ name: 'edit', arguments: { path: '$1', old_string: 'a', new_string: 'b' } }] },
+        { text: 'fixed $1' },
+      ];
+      const { repo, script: file } = workspace(
+        root,
+        { 'a.txt': 'a\n', 'b.txt': 'a\n', 'c.txt': 'a\n' },
+        {
+          agents: [
+            { match: { role: 'worker', prompt: 'Fix (b\\.txt)' }, turns: shell.slice(1) },
+            { match: { role: 'worker', prompt: 'Fix (\\S+)' }, turns: shell },
+          ],
+        },
+      );
+      // One slot: every item runs in the same tree, one after another.
+      const worker = startWorker(redis.url, clone(repo, root, 'w1'), dir, 'w1', ['--concurrency', '1']);
+      try {
+        const items = ['a.txt', 'b.txt', 'c.txt'];
+        const swarm = await swarmOnQueue(redis.url, repo, file, items, dir, ['--permission-mode', 'yolo']);
+        expect(swarm.exitCode).toBe(0);
+        const report = JSON.parse(swarm.stdout) as { summary: unknown };
+        expect(report.summary).toEqual({ completed: 3 });
+        const read = (name: string) => readFileSync(path.join(repo, name), 'utf8');
+        expect(items.map(read)).toEqual(['b\n', 'b\n', 'b\n']);
+        expect([read('new-a.txt'), read('new-c.txt')]).toEqual(['a.txt\n', 'c.txt\n']);
+        expect(readdirSync(repo).filter((name) => name.startsWith('new-'))).toEqual(['new-a.txt', 'new-c.txt']);
+      } finally {
+        worker.child.kill('SIGKILL');
+        await worker.child;
+      }
+    },
+  );
+
+  it(
     "leave Redis once the item's result is journaled; a resumed coordinator reports them and collects the rest",
     { timeout: 20_000 },
     async () => {
@@ -47,7 +89,6 @@ describe.runIf(available)('collected queue jobs', () => {
       const { repo, script: file } = workspace(dir, { 'a.txt': 'a\n', 'b.txt': 'a\n' }, script(log, 2500));
       const worker = startWorker(redis.url, clone(repo, dir, 'w1'), dir, 'w1');
       const probe = fixture.client();
-      const jobKeys = async (id: string) => (await probe.keys(`bull:*:${id}`)).length;
       try {
         const events = path.join(dir, 'events.jsonl');
         const swarm = swarmOnQueue(redis.url, repo, file, ['a.txt', 'b.txt'], dir, [
@@ -60,8 +101,10 @@ describe.runIf(available)('collected queue jobs', () => {
           readEvents(events).some((e) => e.type === 'swarm.item' && e.item === item && e.state === 'completed');
         await waitFor(() => (done('a.txt') ? true : undefined), 10_000, 'a.txt to complete');
         // Journaled, then removed: the job of a.txt goes while b.txt's is still out.
-        await until(async () => (await jobKeys('item-1-1')) === 0, "a.txt's job to go");
-        expect(await jobKeys('item-2-1')).toBe(1);
+        await until(async () => (await probe.keys('bull:*:item-1-1')).length === 0, "a.txt's job to go");
+        const [job] = await probe.keys('bull:*:item-2-1');
+        expect(job).toBeDefined();
+        const queueKeys = `${job!.slice(0, -'item-2-1'.length)}*`;
         swarm.kill('SIGKILL');
         await swarm;
         expect(done('b.txt')).toBe(false);
@@ -81,7 +124,8 @@ describe.runIf(available)('collected queue jobs', () => {
         expect(readFileSync(path.join(repo, 'a.txt'), 'utf8') + readFileSync(path.join(repo, 'b.txt'), 'utf8')).toBe(
           'b\nb\n',
         );
-        expect(await probe.keys('bull:*')).toEqual([]);
+        // The worker's last stalled check of the removed queue leaves nothing behind either, once it stops serving it.
+        await until(async () => (await probe.keys(queueKeys)).length === 0, 'no queue keys left');
       } finally {
         worker.child.kill('SIGKILL');
         await worker.child;
