@@ -185,7 +185,8 @@ export class QueueLauncher implements ItemLauncher {
   /** The item's end (or its rate limit) is journaled: nothing needs its job any more, so it leaves Redis. */
   forget(jobId: string): void {
     this.queued.delete(jobId);
-    if (this.leftOut.has(jobId)) return;
+    // A finished swarm's queue goes whole; a stopped one's left-out jobs stay for the resume.
+    if (this.closed || this.leftOut.has(jobId)) return;
     // Redis away: the job stays until the finished swarm removes its queue (a resume never asks for it).
     const removal = this.queue.remove(jobId).catch(() => 0);
     this.removals.add(removal);
