@@ -34,6 +34,11 @@ export interface ItemLauncher {
    * reject: the item then fails with the error.
    */
   commit?(index: number, result: ItemResult): Promise<ItemResult>;
+  /**
+   * Job `jobId` is no longer named by its item's saved state (its end or its rate limit is in the journal already):
+   * nothing a resume reads needs it, so the launcher may drop it (a queue removes it from Redis). Must not throw.
+   */
+  forget?(jobId: string): void;
   /** How many attempts the swarm lets run at once now (it ramps up, and drops on rate limits). Must not throw. */
   capacity?(capacity: number): void;
   /** The swarm ended with these results: release what the launcher holds (connections, a finished queue). */

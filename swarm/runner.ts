@@ -131,15 +131,19 @@ export class SwarmRun {
 
   /**
    * The one place an item changes: the mutator, the journal (before anything tells of the change, so an item the
-   * events call completed is one a resume finds completed), its event, then the saved state when a resume needs it.
+   * events call completed is one a resume finds completed), the job the record let go of, its event, then the
+   * saved state when a resume needs it.
    */
   private transition(index: number, change: ItemChange): void {
+    const job = this.records[index]!.jobId;
     this.items[index] = advanceItem(this.items[index]!, change);
     this.records[index] = itemRecord(this.items[index]!);
     this.sink.journal?.(this.spec.swarmId, index, this.records[index]!);
     const event = itemEvent(change);
     if (event) this.emitItem(index, event.state, event.extra);
     if (savedAfter(change)) this.save();
+    // Recorded before the job goes: a coordinator killed in between still finds the job, never a record without one.
+    if (job !== undefined && this.records[index]!.jobId !== job) this.launcher.forget?.(job);
   }
 
   async run(signal: AbortSignal): Promise<ItemResult[]> {

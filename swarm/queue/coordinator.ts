@@ -1,7 +1,8 @@
 // The queue launcher (coordinator side): each launch of an item becomes a BullMQ job on the swarm's queue; a
 // `murmur worker` somewhere runs it and sends back its end and its diff, which is applied here. Progress comes
 // back live through QueueEvents (with a slow poll as a safety net for events missed while Redis was away), and is
-// reported to the runner like a local attempt's.
+// reported to the runner like a local attempt's. A finished job leaves Redis once the runner has journaled what it
+// brought (forget), so Redis holds only what is in flight or not yet collected.
 import type { Redis as RedisClient } from 'ioredis';
 import type { Queue, QueueEvents } from 'bullmq';
 import type { Usage } from '../../orchestrator/types.js';
@@ -10,9 +11,10 @@ import type { AttemptProgress, LaunchableItem } from '../item-state.js';
 import type { Attempt, ItemLauncher } from '../item-launcher.js';
 import type { ItemResult } from '../report.js';
 import type { SavedQueue } from '../saved-swarm.js';
-import { applyDiff, keepPatch } from './apply.js';
-import { JOB_FORMAT, type ItemJob, type ItemOutcomeData, type ItemProgress } from './job.js';
+import { WaitingDiffs } from './diffs.js';
+import { JOB_FORMAT, type ItemJob, type ItemProgress } from './job.js';
 import { HEARTBEAT_MS, heartbeat, unlist } from './listing.js';
+import { completedAttempt, failedAttempt, plainResult } from './outcome.js';
 
 export interface QueueLauncherSpec {
   swarmId: string;
@@ -66,11 +68,15 @@ export class QueueLauncher implements ItemLauncher {
   private readonly beat: NodeJS.Timeout;
   private closed = false;
   /** Diffs of completed jobs, applied by commit() in item order. */
-  private readonly diffs = new Map<number, ItemOutcomeData>();
+  private readonly diffs: WaitingDiffs;
   /** Jobs left out when the swarm stopped: they stay, for `murmur resume` to collect. */
   private readonly leftOut = new Set<string>();
-  /** Jobs known to be on the queue (added, or found there): one that disappears from Redis is queued again. */
+  /** Jobs in flight known to be on the queue (added, or found there): one that disappears from Redis is queued again. */
   private readonly queued = new Set<string>();
+  /** Removals of collected jobs under way: finish() waits for them. */
+  private readonly removals = new Set<Promise<unknown>>();
+  /** A poll round is under way: rounds never pile up behind a slow Redis. */
+  private polling = false;
   /** The capacity last asked for: set again when Redis lost it with the jobs. */
   private lastCapacity: number;
 
@@ -83,6 +89,7 @@ export class QueueLauncher implements ItemLauncher {
     private readonly connections: readonly RedisClient[],
   ) {
     this.lastCapacity = Math.max(1, spec.initialCapacity);
+    this.diffs = new WaitingDiffs(deps.root, deps.patchesHome);
     // Connection errors while Redis is away are retried by ioredis; unheard they would end the process.
     events.on('error', () => undefined);
     queue.on('error', () => undefined);
@@ -141,13 +148,14 @@ export class QueueLauncher implements ItemLauncher {
     const jobAttempts = out !== undefined ? (item.jobAttempts ?? 1) : (item.jobAttempts ?? 0) + 1;
     const id = out ?? `item-${index + 1}-${jobAttempts}`;
     report({ kind: 'job', jobId: id, jobAttempts });
+    if (out !== undefined) this.diffs.carry(index);
     // The job stays when the swarm stops: it may finish on its worker meanwhile, and `murmur resume` collects it.
     const stop = () => {
       if (!this.byJob.has(id)) return;
       this.leftOut.add(id);
       this.end(id, {
         kind: 'done',
-        result: this.result(
+        result: plainResult(
           index,
           item,
           'aborted',
@@ -164,7 +172,7 @@ export class QueueLauncher implements ItemLauncher {
       void this.enqueue(index, item, id).catch((error: unknown) =>
         this.end(id, {
           kind: 'done',
-          result: this.result(index, item, 'failed', `the job could not be queued: ${(error as Error).message}`),
+          result: plainResult(index, item, 'failed', `the job could not be queued: ${(error as Error).message}`),
         }),
       );
     });
@@ -172,6 +180,17 @@ export class QueueLauncher implements ItemLauncher {
 
   async keep(_index: number, result: ItemResult): Promise<ItemResult> {
     return result;
+  }
+
+  /** The item's end (or its rate limit) is journaled: nothing needs its job any more, so it leaves Redis. */
+  forget(jobId: string): void {
+    this.queued.delete(jobId);
+    // A finished swarm's queue goes whole; a stopped one's left-out jobs stay for the resume.
+    if (this.closed || this.leftOut.has(jobId)) return;
+    // Redis away: the job stays until the finished swarm removes its queue (a resume never asks for it).
+    const removal = this.queue.remove(jobId).catch(() => 0);
+    this.removals.add(removal);
+    void removal.finally(() => this.removals.delete(removal));
   }
 
   /** BullMQ's global concurrency follows the swarm's capacity: the ramp and the rate-limit adaptation hold for all workers together. */
@@ -187,6 +206,7 @@ export class QueueLauncher implements ItemLauncher {
     clearInterval(this.beat);
     // Jobs still out (the swarm was stopped) stay for `murmur resume`; otherwise the queue has served.
     const jobsOut = this.leftOut.size > 0 || this.byJob.size > 0;
+    await Promise.allSettled([...this.removals]);
     try {
       if (!jobsOut) {
         await unlist(this.redis, this.spec.queue.name);
@@ -236,10 +256,10 @@ export class QueueLauncher implements ItemLauncher {
     }
     const data = this.jobData(index, item);
     if (typeof data === 'string') {
-      this.end(jobId, { kind: 'done', result: this.result(index, item, 'failed', data) });
+      this.end(jobId, { kind: 'done', result: plainResult(index, item, 'failed', data) });
       return;
     }
-    // Kept after they end (a resumed coordinator collects them); removed with the queue when the swarm is done.
+    // Kept after they end (a resumed coordinator collects them) until the runner has journaled the item (forget).
     await this.queue.add('item', data, { jobId, removeOnComplete: false, removeOnFail: false, attempts: 1 });
     this.queued.add(jobId);
   }
@@ -273,13 +293,29 @@ export class QueueLauncher implements ItemLauncher {
     await this.enqueue(waiting.index, waiting.item, jobId);
   }
 
+  /**
+   * One round trip for every job in flight (a finished one's end, a vanished one's absence); only those are read
+   * whole. A round still waiting on Redis is not joined by the next.
+   */
   private async pollInFlight(): Promise<void> {
-    for (const jobId of [...this.byJob.keys()]) {
-      try {
-        await this.look(jobId);
-      } catch {
-        return; // Redis away: the next round tries again.
-      }
+    if (this.polling || this.byJob.size === 0) return;
+    this.polling = true;
+    try {
+      const ids = [...this.byJob.keys()];
+      const pipeline = this.redis.pipeline();
+      for (const id of ids) pipeline.hmget(this.queue.toKey(id), 'timestamp', 'finishedOn');
+      const replies = (await pipeline.exec()) ?? [];
+      const looks = ids.map((id, i) => {
+        const [error, fields] = replies[i] ?? [null, null];
+        const [added, finished] = (fields as (string | null)[] | null) ?? [];
+        if (error || (added != null && finished == null)) return undefined;
+        return this.look(id);
+      });
+      await Promise.all(looks);
+    } catch {
+      // Redis away: the next round tries again.
+    } finally {
+      this.polling = false;
     }
   }
 
@@ -295,6 +331,7 @@ export class QueueLauncher implements ItemLauncher {
   private take(jobId: string): Waiting | undefined {
     const waiting = this.byJob.get(jobId);
     this.byJob.delete(jobId);
+    this.queued.delete(jobId);
     return waiting;
   }
 
@@ -308,82 +345,25 @@ export class QueueLauncher implements ItemLauncher {
     waiting.resolve(attempt);
   }
 
-  private result(index: number, s: LaunchableItem, outcome: ItemResult['outcome'], reason?: string): ItemResult {
-    const result: ItemResult = { index, item: s.item, outcome, rounds: s.rounds, text: '' };
-    if (reason !== undefined) result.reason = reason;
-    return result;
-  }
-
   private failed(jobId: string, reason: string | undefined): void {
     const waiting = this.take(jobId);
-    if (!waiting) return;
     // Ended for good; the job id goes when the item's result is recorded, so a resume runs it anew.
-    this.resolveWith(waiting, {
-      kind: 'done',
-      result: this.result(waiting.index, waiting.item, 'failed', `on the queue: ${reason ?? 'the job failed'}`),
-    });
+    if (waiting) this.resolveWith(waiting, failedAttempt(waiting.index, waiting.item, reason));
   }
 
   private completed(jobId: string, value: unknown): void {
     const waiting = this.take(jobId);
     if (!waiting) return;
-    const { index, item: s } = waiting;
-    const data = value as ItemOutcomeData | undefined;
-    if (!data || typeof data !== 'object' || data.format !== JOB_FORMAT) {
-      this.resolveWith(waiting, {
-        kind: 'done',
-        result: this.result(
-          index,
-          s,
-          'failed',
-          `the worker sent back a result this murmur cannot read (format ${JSON.stringify(data?.format)})`,
-        ),
-      });
-      return;
-    }
-    if (data.usage) this.deps.addUsage(data.usage);
-    if (data.kind === 'rate_limited') {
-      // The next launch is a new job (from the base commit: the limited job's work is not sent back); the
-      // controller decides when.
-      this.resolveWith(waiting, {
-        kind: 'rate_limited',
-        ...(data.retryAfterMs !== undefined ? { retryAfterMs: data.retryAfterMs } : {}),
-        text: data.text,
-      });
-      return;
-    }
-    // The job id stays in the item's state until its result is recorded: a coordinator killed before that
-    // collects the job again on resume instead of running the item twice.
-    const result: ItemResult = {
-      index,
-      item: s.item,
-      outcome: data.outcome,
-      rounds: data.rounds,
-      text: data.text,
-      host: data.host,
-      model: data.model,
-    };
-    if (data.verdict) result.verdict = data.verdict;
-    if (data.reason !== undefined) result.reason = data.reason;
-    if (data.output !== undefined) result.output = data.output;
-    // What the worker's agents used for this attempt: the row's usage (its agents are not in this run's tree).
-    if (data.usage) result.usage = { ...data.usage };
-    // The diff waits for commit(), which the runner calls in item order.
-    if (data.diff) this.diffs.set(index, data);
-    this.resolveWith(waiting, { kind: 'done', result });
+    const { attempt, data } = completedAttempt(waiting.index, waiting.item, value);
+    if (data?.usage) this.deps.addUsage(data.usage);
+    // The diff waits for commit(), which the runner calls in item order. The job id stays in the item's state
+    // until its result is recorded: a coordinator killed before that collects the job again on resume.
+    if (attempt.kind === 'done' && data?.diff) this.diffs.hold(waiting.index, data);
+    this.resolveWith(waiting, attempt);
   }
 
   /** An ended item's diff, applied once every earlier item has ended (the runner keeps that order). */
-  async commit(index: number, result: ItemResult): Promise<ItemResult> {
-    const data = this.diffs.get(index);
-    if (!data) return result;
-    this.diffs.delete(index);
-    if (data.outcome !== 'completed') {
-      // Work of an item that did not complete is kept, as a local worktree keeps its branch.
-      return { ...result, patch: keepPatch(this.deps.patchesHome, index, data.diff) };
-    }
-    const applied = await applyDiff(this.deps.root, data.diff, index, this.deps.patchesHome);
-    if (applied.kind !== 'conflict') return result;
-    return { ...result, outcome: 'conflict', reason: applied.reason, patch: applied.patch };
+  commit(index: number, result: ItemResult): Promise<ItemResult> {
+    return this.diffs.commit(index, result);
   }
 }

@@ -33,3 +33,20 @@ export async function unlist(redis: RedisClient, name: string): Promise<void> {
 export async function liveQueues(redis: RedisClient, staleMs = STALE_QUEUE_MS): Promise<string[]> {
   return (await redis.eval(LIVE, 1, LIVE_QUEUES_KEY, staleMs)) as string[];
 }
+
+// A worker's stalled check may run once more after a finished swarm removed its queue, and it writes the queue's
+// meta (the events' length) and its own lock again: those two go when nothing else of the queue is there.
+const SWEEP = `
+for i = 3, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then return 0 end
+end
+redis.call('DEL', KEYS[1], KEYS[2])
+return 1`;
+
+/** After a worker stopped serving a queue that is no longer listed: what it left of a removed queue goes. */
+export async function sweepRemovedQueue(redis: RedisClient, keys: Record<string, string>): Promise<void> {
+  const rest = ['events', 'wait', 'active', 'completed', 'failed', 'delayed', 'paused', 'prioritized'];
+  const named = [keys.meta, keys['stalled-check'], ...rest.map((key) => keys[key])];
+  if (named.some((key) => key === undefined)) return;
+  await redis.eval(SWEEP, named.length, ...(named as string[]));
+}

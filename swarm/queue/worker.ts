@@ -1,7 +1,8 @@
 // `murmur worker`'s service: it serves every swarm queue listed in Redis, runs each job's item in a fresh git
-// worktree at the job's base commit (the same role caps, permissions, verify rounds and budgets as a local
-// swarm, through the local launcher), and returns the item's end with the diff of its changes.
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+// tree at the job's base commit (its item trees are kept and put back between items; the same role caps,
+// permissions, verify rounds and budgets as a local swarm, through the local launcher), and returns the item's end
+// with the diff of its changes.
+import { readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis as RedisClient } from 'ioredis';
@@ -11,10 +12,12 @@ import { builtinProfile } from '../../roles/profile.js';
 import { git, serialised } from '../git.js';
 import { advanceItem, itemEvent, queuedItem, type AttemptProgress, type SwarmItem } from '../item-state.js';
 import { LocalLauncher } from '../local-launcher.js';
+import { filesTouchedByTools } from '../touched-files.js';
 import { loadOutputChecks } from '../../orchestrator/final-answer.js';
 import type { SwarmEngine } from '../swarm-engine.js';
 import { JOB_FORMAT, parseItemJob, type ItemJob, type ItemOutcomeData, type ItemProgress } from './job.js';
-import { liveQueues } from './listing.js';
+import { liveQueues, sweepRemovedQueue } from './listing.js';
+import { ITEM_TREE_PREFIX, ItemTrees } from './item-trees.js';
 import { LeaseGate, leasedProvider } from './leases.js';
 
 /** What the job's item runs on: the agents of an engine built for it, and what they spent. */
@@ -55,9 +58,11 @@ export class QueueWorker {
   /** Items running now, across every queue: --concurrency caps them all together. */
   private running = 0;
   private readonly waitingForSlot: ((granted: boolean) => void)[] = [];
+  private readonly trees: ItemTrees;
 
   constructor(private readonly options: QueueWorkerOptions) {
     this.redis = options.open();
+    this.trees = new ItemTrees(options.root);
   }
 
   /** Starts serving; new swarm queues are picked up as they appear. */
@@ -75,6 +80,7 @@ export class QueueWorker {
     // Jobs still waiting for a slot go back to their queue for another worker.
     for (const waiter of this.waitingForSlot.splice(0)) waiter(false);
     await Promise.allSettled([...this.workers.values()].map((w) => w.close()));
+    await this.trees.close();
     this.redis.disconnect();
   }
 
@@ -113,7 +119,10 @@ export class QueueWorker {
     for (const [name, worker] of this.workers) {
       if (names.includes(name)) continue;
       this.workers.delete(name);
-      void worker.close();
+      void worker
+        .close()
+        .then(() => sweepRemovedQueue(this.redis, worker.keys))
+        .catch(() => undefined);
     }
   }
 
@@ -123,8 +132,7 @@ export class QueueWorker {
     // Refused, never retried: the item fails with the reason and the worker goes on serving.
     if (!parsed.ok) throw new UnrecoverableError(`malformed job: ${parsed.error}`);
     const spec = parsed.job;
-    const hasBase = await git(this.options.root, ['cat-file', '-e', `${spec.base}^{commit}`]);
-    if (!hasBase.ok) {
+    if (!(await this.trees.has(spec.base))) {
       throw new UnrecoverableError(
         `the worker on ${this.options.machine} has no commit ${spec.base} in its checkout ${this.options.root}; fetch it (git fetch) or start the worker in a clone of the same repository`,
       );
@@ -136,22 +144,14 @@ export class QueueWorker {
     }
     let tree: string | undefined;
     try {
-      // The pid in the name tells a later worker whether the folder's owner is gone (sweepStaleItemTrees).
-      const dir = await mkdtemp(join(tmpdir(), `${ITEM_TREE_PREFIX}${process.pid}-`));
-      tree = dir;
-      const made = await serialised(this.options.root, () =>
-        git(this.options.root, ['worktree', 'add', '--detach', dir, spec.base]),
-      );
-      if (!made.ok)
-        throw new UnrecoverableError(`git worktree add failed on ${this.options.machine}: ${made.stderr.trim()}`);
-      return await this.runItem(job, spec, model, dir);
+      const taken = await this.trees.take(spec.base);
+      if (!taken.ok) throw new UnrecoverableError(`git worktree add failed on ${this.options.machine}: ${taken.error}`);
+      tree = taken.path;
+      return await this.runItem(job, spec, model, tree);
     } finally {
-      if (tree !== undefined) {
-        const made = tree;
-        await serialised(this.options.root, () => git(this.options.root, ['worktree', 'remove', '--force', made]));
-        await rm(made, { recursive: true, force: true });
-      }
-      this.release();
+      // The job's end goes back at once; its slot frees once its tree is put back for the next item.
+      if (tree !== undefined) void this.trees.give(tree, spec.base).finally(() => this.release());
+      else this.release();
     }
   }
 
@@ -234,6 +234,9 @@ export class QueueWorker {
         };
       }
       const r = attempt.result;
+      // Verifiers may have run anything: only a lone worker's file tools tell every file the item changed.
+      const agent = r.agentId !== undefined && !spec.verify ? run.agent(r.agentId) : undefined;
+      const touched = agent ? filesTouchedByTools(agent.messages, cwd) : undefined;
       const out: ItemOutcomeData = {
         ...base,
         kind: 'done',
@@ -241,7 +244,7 @@ export class QueueWorker {
         text: r.text,
         rounds: r.rounds,
         usage,
-        diff: await diffOf(tree, spec.base),
+        diff: await this.trees.diff(tree, spec.base, touched),
       };
       if (r.reason !== undefined) out.reason = r.reason;
       if (r.verdict !== undefined) out.verdict = r.verdict;
@@ -252,16 +255,6 @@ export class QueueWorker {
     }
   }
 }
-
-/** Everything the item changed against the base commit (its own commits too), murmur's state folder left out. */
-async function diffOf(tree: string, base: string): Promise<string> {
-  const outside = [':(exclude,glob)**/.murmur/**', ':(exclude).murmur'];
-  await git(tree, ['add', '-A', '--', '.', ...outside]);
-  const diff = await git(tree, ['diff', '--cached', '--binary', '--no-color', base, '--', '.', ...outside]);
-  return diff.ok ? diff.stdout : '';
-}
-
-const ITEM_TREE_PREFIX = 'murmur-item-';
 
 /** Whether process `pid` is alive on this machine (EPERM: alive, another user's). */
 function alive(pid: number): boolean {
@@ -281,7 +274,9 @@ export async function sweepStaleItemTrees(root: string, base = tmpdir()): Promis
   try {
     const uid = process.getuid?.();
     for (const name of await readdir(base)) {
-      const pid = /^murmur-item-(\d+)-/.exec(name)?.[1];
+      const pid = name.startsWith(ITEM_TREE_PREFIX)
+        ? /^(\d+)-/.exec(name.slice(ITEM_TREE_PREFIX.length))?.[1]
+        : undefined;
       if (pid === undefined || Number(pid) === process.pid || alive(Number(pid))) continue;
       const dir = join(base, name);
       const info = await stat(dir).catch(() => undefined);
