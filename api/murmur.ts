@@ -12,7 +12,7 @@ import { reportOf, swarmTitle, type RunRequest } from '../host/lifecycle.js';
 import { startRun, type HostRun, type RunSetup, type StartRun } from '../host/run.js';
 import { HostInputError } from '../host/errors.js';
 import { applyAnswers } from '../host/answers.js';
-import { providerFactory, providerFromSpec, withGivenPrice } from '../host/models.js';
+import { checkedProvider, providerFactory, providerFromSpec, withGivenPrice } from '../host/models.js';
 import type { ModelProvider } from '../host/model-provider.js';
 import type { RunReport, SwarmReport } from '../protocol/reports.js';
 import type { AgentProfile } from '../host/agent-profiles.js';
@@ -364,7 +364,8 @@ export async function createMurmur(options: MurmurOptions): Promise<Murmur> {
   );
   const agents = await checkAgents(options.agents, { cwd, env, known });
   let provider: ModelProvider;
-  if (typeof options.model === 'object') provider = withGivenPrice(options.model, config.prices);
+  // Checked inside the pricing, which reads the result.
+  if (typeof options.model === 'object') provider = withGivenPrice(checkedProvider(options.model), config.prices);
   else {
     try {
       provider = await providerFromSpec({

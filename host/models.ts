@@ -1,6 +1,7 @@
 // The run's model from plain values: a spec chosen like the command line does (given, else MURMUR_MODEL, else
 // murmur.toml, else a key in the environment), and providers for agent definitions that name another model. A front
-// end that makes its own provider gets murmur.toml's prices for it here too (withGivenPrice).
+// end that makes its own provider gets murmur.toml's prices for it here too (withGivenPrice), and its answers held to
+// the contract (checkedProvider).
 import type { MurmurConfig } from '../orchestrator/config.js';
 import type { ModelProvider } from '../orchestrator/models/provider.js';
 import type { ModelWords } from '../orchestrator/models/resolve.js';
@@ -8,6 +9,7 @@ import { HostInputError } from './errors.js';
 
 export type { ModelWords };
 export { withGivenPrice } from '../orchestrator/models/prices.js';
+export { checkedProvider } from '../orchestrator/models/checked-provider.js';
 
 export interface ModelInput {
   /** A spec (`openai:gpt-4.1`, `scripted:FILE`); absent = MURMUR_MODEL, murmur.toml, then a key in the environment. */

@@ -18,7 +18,15 @@ import {
   type ModelRequest,
   type ModelResult,
 } from './provider.js';
-import { otherFailure, statusFailure, transportFailure, type EndpointFacts } from './http-failure.js';
+import {
+  emptyStreamFailure,
+  otherFailure,
+  statusFailure,
+  transportFailure,
+  type EndpointFacts,
+} from './http-failure.js';
+import { SdkLog } from './sdk-log.js';
+import { streamFetch } from './stream-fetch.js';
 import { midToolLoopWithoutThinking, toAnthropicMessages } from './anthropic-messages.js';
 
 type Sdk = typeof import('@anthropic-ai/sdk');
@@ -69,6 +77,8 @@ class EventAssembler {
   readonly thinking = new Map<number, ThinkingBlock>();
   stopReason: string | null = null;
   stopped = false;
+  /** Events read: where a malformed one was, and whether any came. */
+  events = 0;
   usage: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   private readonly toolUses = new Map<number, { id: string; name: string; json: string; startInput: unknown }>();
 
@@ -77,6 +87,7 @@ class EventAssembler {
     onTextDelta: ((text: string) => void) | undefined,
     onThinkingDelta: ((text: string) => void) | undefined,
   ): void {
+    this.events++;
     switch (event.type) {
       case 'message_start':
         this.takeUsage(event.message.usage);
@@ -180,6 +191,7 @@ const THINKING_KNOB = { names: /thinking/i, unless: /signature|messages\.\d/i };
 export class AnthropicProvider implements ModelProvider {
   readonly name: string;
   readonly capabilities: ModelCapabilities;
+  private readonly sdkLog = new SdkLog();
   private client: Promise<{ sdk: Sdk; client: Anthropic }> | undefined;
   /** Set once the server refused the thinking parameter: later requests go without it. */
   private thinkingRefused = false;
@@ -197,6 +209,10 @@ export class AnthropicProvider implements ModelProvider {
         baseURL: this.options.baseURL ?? ANTHROPIC_DEFAULT_BASE_URL,
         // withRetries owns retrying, so every retry is seen and reported.
         maxRetries: 0,
+        // An answer that is not a stream is named as such (stream-fetch.ts); the SDK prints nothing.
+        fetch: streamFetch(),
+        logger: this.sdkLog.logger,
+        logLevel: 'error',
         ...(this.options.timeoutMs !== undefined ? { timeout: this.options.timeoutMs } : {}),
       });
       return { sdk, client };
@@ -277,11 +293,12 @@ export class AnthropicProvider implements ModelProvider {
           assembler = new EventAssembler();
           continue;
         }
-        return this.failure(error, connected.sdk, signal);
+        return this.failure(error, connected.sdk, signal, assembler.events);
       }
     }
     // The SDK ends the iteration quietly when the request is aborted.
     if (signal.aborted) return modelError('aborted', 'aborted');
+    if (assembler.events === 0) return emptyStreamFailure(this.facts());
     if (!assembler.stopped) {
       return modelError('network', `${this.name}: the response stream ended before message_stop (connection cut)`);
     }
@@ -312,7 +329,7 @@ export class AnthropicProvider implements ModelProvider {
     return facts;
   }
 
-  private failure(error: unknown, sdk: Sdk, signal: AbortSignal): ModelResult {
+  private failure(error: unknown, sdk: Sdk, signal: AbortSignal, eventsRead: number): ModelResult {
     const facts = this.facts();
     const transport = transportFailure(facts, error, sdk, signal);
     if (transport) return transport;
@@ -325,7 +342,7 @@ export class AnthropicProvider implements ModelProvider {
       }
       return statusFailure(facts, error.status, said, error.headers);
     }
-    return otherFailure(facts, error);
+    return otherFailure(facts, error, { eventsRead, unparsed: this.sdkLog.takeUnparsed() });
   }
 }
 

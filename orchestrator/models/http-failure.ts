@@ -1,6 +1,8 @@
 // How the HTTP providers turn SDK failures into ModelError values: one reading of statuses, Retry-After,
 // dropped connections and missing keys for every provider.
+import { describeBody, excerpt, isHtml } from './body-excerpt.js';
 import { errorKindForStatus, modelError, parseRetryAfter, type ModelResult } from './provider.js';
+import { notAStream } from './stream-fetch.js';
 
 export interface EndpointFacts {
   /** The provider's name (`openai:gpt-4.1`). */
@@ -49,6 +51,17 @@ export function describeError(error: unknown): string {
   return current instanceof Error ? current.message : String(current);
 }
 
+/** Longest server message quoted whole (an API's own message can be long: a context-length complaint). */
+const SAID_CHARS = 1000;
+
+/** What the server said, on one line: an HTML error page as a short excerpt of its text, the SDK's status prefix dropped. */
+function whatWasSaid(status: number, said: string, contentType: string | null | undefined): string {
+  const body = said.startsWith(`${status} `) ? said.slice(`${status} `.length) : said;
+  if (isHtml(body, contentType)) return describeBody(body, contentType);
+  const line = body.replace(/\s+/g, ' ').trim();
+  return line.length > SAID_CHARS ? `${line.slice(0, SAID_CHARS - 1)}…` : line;
+}
+
 /** An HTTP error status, with Retry-After, and for 401/403/404 what to fix. */
 export function statusFailure(
   facts: EndpointFacts,
@@ -60,7 +73,7 @@ export function statusFailure(
   const extra: { status: number; retryAfterMs?: number } = { status };
   const retryAfterMs = parseRetryAfter(headers);
   if (retryAfterMs !== undefined) extra.retryAfterMs = retryAfterMs;
-  const base = `${facts.name}: HTTP ${status} from ${facts.where}: ${said}`;
+  const base = `${facts.name}: HTTP ${status} from ${facts.where}: ${whatWasSaid(status, said, headers?.get('content-type'))}`;
   if (kind === 'auth') {
     const fix = facts.keyEnvVar
       ? `set ${facts.keyEnvVar} to a valid key${facts.baseURL ? ` (or check the base URL ${facts.baseURL})` : ''}`
@@ -73,8 +86,13 @@ export function statusFailure(
   return modelError(kind, base, extra);
 }
 
+/** A stream that ended cleanly before its first event. */
+export function emptyStreamFailure(facts: EndpointFacts): ModelResult {
+  return modelError('malformed', `${facts.name}: ${facts.where} answered with an empty stream (no events)`);
+}
+
 /**
- * The failures every provider reads alike: aborts, unreachable servers, malformed streams, cut connections.
+ * The failures every provider reads alike: aborts, unreachable servers, answers that are not streams.
  * Returns undefined for an SDK APIError, which each provider reads itself (its body differs).
  */
 export function transportFailure(
@@ -84,6 +102,9 @@ export function transportFailure(
   signal: AbortSignal,
 ): ModelResult | undefined {
   if (signal.aborted || error instanceof sdk.APIUserAbortError) return modelError('aborted', 'aborted');
+  // Thrown by streamFetch, so the SDK wraps it as a connection error: it is an answer, not a lost connection.
+  const page = notAStream(error);
+  if (page) return modelError('malformed', `${facts.name}: ${facts.where} ${page.describe()} — check the base URL`);
   if (error instanceof sdk.APIConnectionError) {
     const detail = describeError(error);
     const hint = /ECONNREFUSED/.test(detail) ? ' (is the server running?)' : '';
@@ -93,9 +114,19 @@ export function transportFailure(
 }
 
 /** What is left once the API errors are read: malformed events, cut connections, the unknown. */
-export function otherFailure(facts: EndpointFacts, error: unknown): ModelResult {
-  if (error instanceof SyntaxError)
-    return modelError('server', `${facts.name}: the server sent a malformed stream event: ${error.message}`);
+export function otherFailure(
+  facts: EndpointFacts,
+  error: unknown,
+  stream: { eventsRead: number; unparsed: string | undefined },
+): ModelResult {
+  // The SDK's JSON.parse of an event's data (the data itself comes from the SDK's log, sdk-log.ts).
+  if (error instanceof SyntaxError) {
+    const what = stream.unparsed === undefined ? error.message : JSON.stringify(excerpt(stream.unparsed));
+    return modelError(
+      'malformed',
+      `${facts.name}: the stream from ${facts.where} was malformed at event ${stream.eventsRead + 1}, not JSON: ${what}`,
+    );
+  }
   if (isDroppedConnection(error))
     return modelError('network', `${facts.name}: the connection broke while streaming: ${describeError(error)}`);
   return modelError('unknown', `${facts.name}: ${describeError(error)}`, { retryable: false });

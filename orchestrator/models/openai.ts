@@ -13,7 +13,15 @@ import {
   type ModelRequest,
   type ModelResult,
 } from './provider.js';
-import { otherFailure, statusFailure, transportFailure, type EndpointFacts } from './http-failure.js';
+import {
+  emptyStreamFailure,
+  otherFailure,
+  statusFailure,
+  transportFailure,
+  type EndpointFacts,
+} from './http-failure.js';
+import { SdkLog } from './sdk-log.js';
+import { streamFetch } from './stream-fetch.js';
 
 type Sdk = typeof import('openai');
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -144,6 +152,8 @@ class ChunkAssembler {
   reasoning = '';
   finishReason: string | null = null;
   usage: Usage | undefined;
+  /** Chunks read: where a malformed one was, and whether any came. */
+  events = 0;
   private readonly calls = new Map<number, { id: string; name: string; arguments: string }>();
 
   add(
@@ -151,6 +161,7 @@ class ChunkAssembler {
     onTextDelta: ((text: string) => void) | undefined,
     onThinkingDelta: ((text: string) => void) | undefined,
   ): void {
+    this.events++;
     if (chunk.usage) {
       const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
       // completion_tokens includes the reasoning tokens (OpenAI, DeepSeek, vLLM); a server that counts them apart
@@ -222,6 +233,7 @@ const EFFORT_KNOB = {
 export class OpenAIProvider implements ModelProvider {
   readonly name: string;
   readonly capabilities: ModelCapabilities;
+  private readonly sdkLog = new SdkLog();
   private client: Promise<{ sdk: Sdk; client: OpenAI }> | undefined;
   /** Set once the server refused reasoning_effort: later requests go without it. */
   private effortRefused = false;
@@ -238,6 +250,10 @@ export class OpenAIProvider implements ModelProvider {
         baseURL: this.options.baseURL ?? OPENAI_DEFAULT_BASE_URL,
         // withRetries owns retrying, so every retry is seen and reported.
         maxRetries: 0,
+        // An answer that is not a stream is named as such (stream-fetch.ts); the SDK prints nothing.
+        fetch: streamFetch(),
+        logger: this.sdkLog.logger,
+        logLevel: 'error',
         ...(this.options.timeoutMs !== undefined ? { timeout: this.options.timeoutMs } : {}),
       });
       return { sdk, client };
@@ -315,11 +331,12 @@ export class OpenAIProvider implements ModelProvider {
           assembler = new ChunkAssembler();
           continue;
         }
-        return this.failure(error, connected.sdk, signal);
+        return this.failure(error, connected.sdk, signal, assembler.events);
       }
     }
     // The SDK ends the iteration quietly when the request is aborted.
     if (signal.aborted) return modelError('aborted', 'aborted');
+    if (assembler.events === 0) return emptyStreamFailure(this.facts());
     if (assembler.finishReason === null) {
       return modelError(
         'network',
@@ -354,7 +371,7 @@ export class OpenAIProvider implements ModelProvider {
     return facts;
   }
 
-  private failure(error: unknown, sdk: Sdk, signal: AbortSignal): ModelResult {
+  private failure(error: unknown, sdk: Sdk, signal: AbortSignal, eventsRead: number): ModelResult {
     const facts = this.facts();
     const transport = transportFailure(facts, error, sdk, signal);
     if (transport) return transport;
@@ -366,6 +383,6 @@ export class OpenAIProvider implements ModelProvider {
       }
       return statusFailure(facts, error.status, said, error.headers);
     }
-    return otherFailure(facts, error);
+    return otherFailure(facts, error, { eventsRead, unparsed: this.sdkLog.takeUnparsed() });
   }
 }

@@ -29,7 +29,7 @@ export interface ModelRequest {
 /**
  * Why a model call failed, and whether it is retried (`retryable`, set by `modelError` from the kind unless a
  * provider says otherwise). Retries (retry.ts) back off exponentially with jitter, honour `retryAfterMs`, stop at
- * `[retry] maxAttempts` and emit one `model.retry` event each.
+ * `[retry] maxAttempts` (`malformed`: after one retry) and emit one `model.retry` event each.
  */
 export type ModelErrorKind =
   /** HTTP 429: retried, after Retry-After when given; still failing, a swarm holds its ramp and requeues the item. */
@@ -38,6 +38,12 @@ export type ModelErrorKind =
   | 'server'
   /** A dropped or refused connection, a stream cut short: retried. */
   | 'network'
+  /**
+   * The server answered, but not with a model's answer (an HTML page or other body instead of a stream, an empty or
+   * malformed stream): retried once, since trying again rarely mends it. A custom provider's result that breaks this
+   * contract (or a throw) is one too, never retried; its message names the field.
+   */
+  | 'malformed'
   /** HTTP 401/403 or a missing key: never retried; the message names what to set. */
   | 'auth'
   /** Any other 4xx (a malformed request, a context too long): never retried. */
@@ -77,9 +83,14 @@ export interface ModelProvider {
   complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResult>;
 }
 
+/** Whether a failure of this kind is retried when its provider does not say. */
+export function retriedByDefault(kind: ModelErrorKind): boolean {
+  return kind === 'rate_limit' || kind === 'server' || kind === 'network' || kind === 'malformed';
+}
+
 /** A failed ModelResult; `retryable` follows from the kind unless `extra` says otherwise. */
 export function modelError(kind: ModelErrorKind, message: string, extra: Partial<ModelError> = {}): ModelResult {
-  const retryable = extra.retryable ?? (kind === 'rate_limit' || kind === 'server' || kind === 'network');
+  const retryable = extra.retryable ?? retriedByDefault(kind);
   return { ok: false, error: { kind, message, retryable, ...extra } };
 }
 

@@ -1,5 +1,5 @@
-// Retries for rate limits, server errors and dropped connections: exponential backoff with jitter,
-// honouring Retry-After, bounded attempts. Each retry is reported so it can become a model.retry event.
+// Retries for rate limits, server errors, dropped connections and malformed answers: exponential backoff with
+// jitter, honouring Retry-After, bounded attempts. Each retry is reported so it can become a model.retry event.
 import { type Clock, sleep, systemClock } from '../clock.js';
 import type { ModelError, ModelProvider, ModelRequest, ModelResult } from './provider.js';
 
@@ -9,6 +9,9 @@ export interface RetryPolicy {
   baseDelayMs: number;
   maxDelayMs: number;
 }
+
+/** Retries of a call for `malformed` answers, whatever maxAttempts allows. */
+export const MALFORMED_RETRIES = 1;
 
 export const defaultRetryPolicy: RetryPolicy = { maxAttempts: 4, baseDelayMs: 500, maxDelayMs: 30_000 };
 
@@ -37,9 +40,12 @@ export function withRetries(
     name: provider.name,
     capabilities: provider.capabilities,
     async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResult> {
+      let malformed = 0;
       for (let attempt = 1; ; attempt++) {
         const result = await provider.complete(request, signal);
         if (result.ok || !result.error.retryable || attempt >= policy.maxAttempts || signal.aborted) return result;
+        // A server that answered garbage twice will answer it again: one retry, not the whole budget.
+        if (result.error.kind === 'malformed' && ++malformed > MALFORMED_RETRIES) return result;
         const delayMs = retryDelay(policy, attempt, result.error, random);
         onRetry({ agentId: request.agent.id, attempt, delayMs, error: result.error });
         try {

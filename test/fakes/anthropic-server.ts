@@ -8,7 +8,12 @@
 //   server.requests[1].body.messages  // what the second call carried
 //   await server.close();
 import type { ServerResponse } from 'node:http';
-import { startScriptedHttpServer, type RecordedRequest, type ScriptedHttpServer } from './scripted-http-server.js';
+import {
+  startScriptedHttpServer,
+  type RawReply,
+  type RecordedRequest,
+  type ScriptedHttpServer,
+} from './scripted-http-server.js';
 
 export type { RecordedRequest };
 
@@ -27,7 +32,8 @@ export type AnthropicReply =
       hangAfter?: number;
       headers?: Record<string, string>;
     }
-  | { kind: 'error'; status: number; body: object; headers?: Record<string, string> };
+  | { kind: 'error'; status: number; body: object; headers?: Record<string, string> }
+  | RawReply;
 
 export type AnthropicReplier = (request: RecordedRequest, index: number) => AnthropicReply;
 

@@ -21,6 +21,27 @@ export interface ErrorReply {
   headers?: Record<string, string>;
 }
 
+/** A body sent as it is: an HTML page where an API answer belongs, a hand-written (broken) event stream. */
+export interface RawReply {
+  kind: 'raw';
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/** A 200 HTML page, as a web UI or a proxy's error page at the wrong base URL answers. */
+export function htmlPage(status: number, title: string, text = ''): RawReply {
+  const body = `<!DOCTYPE html>\n<html>\n<head><title>${title}</title>\n<style>body { font: 14px sans-serif; }</style></head>\n<body>\n  <h1>${title}</h1>\n  <p>${text}</p>\n</body>\n</html>\n`;
+  return { kind: 'raw', status, contentType: 'text/html; charset=utf-8', body };
+}
+
+/** An event stream written by hand: each frame's `data:` sent as it is (valid JSON or not), after its `event:` if named. */
+export function rawEventStream(frames: (string | { event: string; data: string })[]): RawReply {
+  const text = (frame: string | { event: string; data: string }) =>
+    typeof frame === 'string' ? `data: ${frame}\n\n` : `event: ${frame.event}\ndata: ${frame.data}\n\n`;
+  return { kind: 'raw', status: 200, contentType: 'text/event-stream', body: frames.map(text).join('') };
+}
+
 export interface ScriptedHttpServer<R> {
   /** The server's origin plus the API's base path. */
   readonly baseURL: string;
@@ -41,7 +62,7 @@ export interface ScriptedHttpOptions<R> {
   notFound: (method: string, path: string) => unknown;
   fallback: (request: RecordedRequest, index: number) => R;
   /** Writes a streamed reply (not called for error replies). */
-  stream: (res: ServerResponse, reply: Exclude<R, ErrorReply>, record: RecordedRequest) => Promise<void>;
+  stream: (res: ServerResponse, reply: Exclude<R, ErrorReply | RawReply>, record: RecordedRequest) => Promise<void>;
 }
 
 export async function startScriptedHttpServer<R extends { kind: string }>(
@@ -86,7 +107,13 @@ export async function startScriptedHttpServer<R extends { kind: string }>(
         res.end(JSON.stringify(error.body));
         return;
       }
-      void options.stream(res, reply as Exclude<R, ErrorReply>, record);
+      if (reply.kind === 'raw') {
+        const raw = reply as unknown as RawReply;
+        res.writeHead(raw.status, { 'content-type': raw.contentType });
+        res.end(raw.body);
+        return;
+      }
+      void options.stream(res, reply as Exclude<R, ErrorReply | RawReply>, record);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
