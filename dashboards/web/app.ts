@@ -6,7 +6,6 @@
 // to 1 MB (32 MB for a new swarm's list of items; 413 above). Changes go through the scheduled-task store and its
 // validation, the same as `murmur schedule`. The session routes are in session-routes.ts; starting, stopping and
 // resuming work in run-routes.ts.
-import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { bodyLimit } from 'hono/body-limit';
@@ -54,6 +53,20 @@ export const MAX_BODY_BYTES = 1 << 20;
 export const MAX_SWARM_BODY_BYTES = 32 << 20;
 /** An over-limit body up to this size is read and dropped so its client gets the 413 (see `limit`). */
 const DRAIN_BYTES = 64 << 20;
+
+/** Reads a request body to its end, keeping none of it: true once it ended, false when it could not be read. */
+async function discarded(body: ReadableStream<Uint8Array> | null): Promise<boolean> {
+  if (!body || body.locked) return false;
+  const reader = body.getReader();
+  try {
+    while (!(await reader.read()).done) {
+      // dropped
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const assets = { css: CONSOLE_CSS, js: CONSOLE_JS };
 
@@ -142,16 +155,15 @@ export function consoleApp(options: ConsoleOptions): Hono {
     await next();
   });
   // A body is kept only up to the limit: over it (by its Content-Length, or counted as it streams) the answer is
-  // 413 at once. A body that says it is at most DRAIN_BYTES is read to its end and dropped, so the client reads the
-  // 413 instead of a connection reset under its upload; a bigger or unsized one is cut off (the connection closed).
+  // 413. A body that says it is at most DRAIN_BYTES is read to its end and dropped first, so the client reads the
+  // 413 instead of a connection reset under its upload, and its connection stays usable (answered before the body
+  // was read, the server cut it, and the client's next request on it failed); a bigger or unsized one is cut off.
   const limit = (bytes: number) =>
     bodyLimit({
       maxSize: bytes,
-      onError: (c) => {
-        const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+      onError: async (c) => {
         const declared = Number(c.req.header('content-length') ?? Number.NaN);
-        const drain = incoming !== undefined && Number.isFinite(declared) && declared <= DRAIN_BYTES;
-        if (drain) incoming.resume();
+        const drain = Number.isFinite(declared) && declared <= DRAIN_BYTES && (await discarded(c.req.raw.body));
         return c.json(
           { error: `the request body is over this console's limit of ${bytes >> 20} MB (${bytes} bytes)` },
           413,

@@ -83,11 +83,12 @@ describe('the installed package', () => {
     );
   });
 
-  it('ships a LICENSE, source maps of the bundle only (without sources), and fits in 1.05 MB', () => {
+  it('ships a LICENSE, source maps of the bundle only (without sources), and fits in 1.1 MB', () => {
     expect(readFileSync(path.join(pkg.dir, 'LICENSE'), 'utf8')).toContain('MIT License');
-    // 0.98 MB before the containment work (protected paths, the hardened git), 1.01 MB after; the package split
+    // 0.98 MB before the containment work (protected paths, the hardened git), 1.01 MB after, 1.07 MB with lazy
+    // start-up chunks (each with its map), packed transcripts, queue trees and provider checks; the package split
     // (the library without the command line's weight) is its own issue.
-    expect(pkg.tarballBytes).toBeLessThan(1_050_000);
+    expect(pkg.tarballBytes).toBeLessThan(1_100_000);
     const maps: string[] = [];
     const walk = (dir: string) => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {

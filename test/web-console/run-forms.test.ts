@@ -202,6 +202,9 @@ describe.skipIf(!available)('starting, stopping and resuming work from the conso
     });
     expect(run.status).toBe(413);
     expect(((await run.json()) as { error: string }).error).toMatch(/limit of 1 MB/);
+    // The client's next requests go over the same kept-alive connection: it is still there.
+    for (let i = 0; i < 3; i++)
+      expect((await fetch(`${con.served.base}/api/sessions`, { headers: auth })).status).toBe(200);
   });
 
   it('disables Stop, saying why, for a session whose lock holder is on another machine', async () => {
