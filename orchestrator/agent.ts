@@ -175,6 +175,11 @@ export class Agent {
     this.config = undefined;
   }
 
+  /** Its runtime was let go (releaseRuntime) and is made again when it runs next. */
+  get released(): boolean {
+    return this.config === undefined;
+  }
+
   get busy(): boolean {
     return this.running !== undefined;
   }

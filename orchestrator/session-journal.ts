@@ -7,8 +7,8 @@
 // Lines are written with one write(2) each and no fsync: a killed process (kill -9) loses none of them, a machine
 // that loses power can lose the last seconds of them (the items then run again). When a generation passes
 // ROTATE_BYTES, the next snapshot starts a new one and the older ones are removed once that snapshot is on disk.
-import { closeSync, openSync, readFileSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { fileNumbers, numberedFile } from './numbered-files.js';
 
 import type { JournalPosition } from '../protocol/run-state.js';
 
@@ -22,25 +22,15 @@ export interface JournalLine {
 }
 
 const ROTATE_BYTES = 4 * 1024 * 1024;
-const FILE = /^journal-(\d+)\.jsonl$/;
+const STEM = 'journal';
 
 function fileOf(dir: string, generation: number): string {
-  return join(dir, `journal-${generation}.jsonl`);
+  return numberedFile(dir, STEM, generation);
 }
 
 /** The journal generations in `dir`, oldest first. */
 function generations(dir: string): number[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names
-    .map((name) => FILE.exec(name)?.[1])
-    .filter((n): n is string => n !== undefined)
-    .map(Number)
-    .sort((a, b) => a - b);
+  return fileNumbers(dir, STEM);
 }
 
 export class ItemJournal {

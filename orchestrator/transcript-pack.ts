@@ -4,10 +4,10 @@
 // transcript is written there again after `{"agent":"a-7","reset":true}`, which drops what came before. An agent's
 // transcript is its own `agents/<id>/transcript.jsonl` (agents outside swarms, and every agent of a session from
 // before packs), then its lines in the packs in order.
-import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { fileNumbers, numberedFile } from './numbered-files.js';
 import type { Message } from './types.js';
 
 export interface Transcript {
@@ -16,30 +16,18 @@ export interface Transcript {
   damaged: boolean;
 }
 
-const PACK_NAME = /^transcripts-(\d+)\.jsonl$/;
+const PACK_STEM = 'transcripts';
 const CHUNK = 1 << 20;
 const AGENT_PREFIX = '{"agent":"';
 
 /** The session's packs, oldest first. */
 export function packPaths(dir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names
-    .map((name) => ({ name, n: Number(PACK_NAME.exec(name)?.[1] ?? NaN) }))
-    .filter(({ n }) => Number.isInteger(n))
-    .sort((a, b) => a.n - b.n)
-    .map(({ name }) => join(dir, name));
+  return fileNumbers(dir, PACK_STEM).map((n) => numberedFile(dir, PACK_STEM, n));
 }
 
 /** The pack this process appends to: one past the newest, so a pack cut by a killed process is never continued. */
 export function nextPackPath(dir: string): string {
-  const last = packPaths(dir).at(-1);
-  const n = last ? Number(PACK_NAME.exec(last.slice(dir.length + 1))![1]) + 1 : 1;
-  return join(dir, `transcripts-${n}.jsonl`);
+  return numberedFile(dir, PACK_STEM, (fileNumbers(dir, PACK_STEM).at(-1) ?? 0) + 1);
 }
 
 export function packLine(agentId: string, message: Message): string {

@@ -30,8 +30,8 @@ export async function filesPatch(
   try {
     const read = await git(worktree, ['read-tree', from], undefined, { env });
     const listed = `${files.join('\0')}\0`;
-    const added = read.ok && (await git(worktree, ['update-index', '--add', '-z', '--stdin'], listed, { env }));
-    if (!added || !added.ok) return { ok: false, reason: `cannot read the item's files: ${(added || read).stderr}` };
+    const added = read.ok ? await git(worktree, ['update-index', '--add', '-z', '--stdin'], listed, { env }) : read;
+    if (!added.ok) return { ok: false, reason: `cannot read the item's files: ${added.stderr.trim()}` };
     const diff = await git(worktree, ['diff', '--cached', '--binary', '--no-color', from], undefined, { env });
     if (!diff.ok) return { ok: false, reason: `cannot read the item's changes: ${diff.stderr.trim()}` };
     return { ok: true, patch: diff.stdout, files: diff.stdout.match(/^diff --git /gm)?.length ?? 0 };

@@ -8,7 +8,7 @@ import { existsSync, lstatSync, readFileSync, realpathSync, renameSync, rmSync }
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
 import { registerLazyTree } from '../tools/fs/lazy-trees.js';
-import type { BaseBlobs } from './base-blobs.js';
+import { BaseBlobs } from './base-blobs.js';
 import { applyPatch, filesPatch } from './git-merge.js';
 import { git, serialised } from './git.js';
 import { removeEmptyFolders } from './touched-merge.js';
@@ -30,12 +30,23 @@ interface Lazy {
 export class LazyWorktrees {
   private listing: Promise<BaseListing | undefined> | undefined;
   private readonly lazy = new Map<string, Lazy>();
+  private baseBlobs: BaseBlobs | undefined;
 
   constructor(
     private readonly root: string,
     private readonly base: string,
-    private readonly blobs: () => BaseBlobs,
   ) {}
+
+  /** The base commit's files, read through one long-lived git process (for merges and for writing a file). */
+  blobs(): BaseBlobs {
+    return (this.baseBlobs ??= new BaseBlobs(this.root, this.base));
+  }
+
+  /** The swarm has ended: the git process that reads the base goes. */
+  close(): void {
+    this.baseBlobs?.close();
+    this.baseBlobs = undefined;
+  }
 
   /**
    * A new detached worktree at the base at `path`: without a checkout when that is safe here, else a full one.
@@ -74,7 +85,7 @@ export class LazyWorktrees {
    * The files an item's file tools named that are in its worktree: in a lazy one, a file never written there is
    * the base's still (a tool refused before it ran, say) and no deletion, as file tools delete nothing.
    */
-  present(path: string, files: string[] | undefined): string[] | undefined {
+  onDisk(path: string, files: string[] | undefined): string[] | undefined {
     return files && this.lazy.has(path) ? files.filter((rel) => present(join(path, rel))) : files;
   }
 
@@ -125,7 +136,9 @@ export class LazyWorktrees {
   private async file(path: string, rel: string): Promise<void> {
     const own = this.lazy.get(path);
     const listing = await this.baseListing();
-    if (!own || own.filling || !listing) return own?.filling;
+    if (!own || !listing) return;
+    // Filling whole already: the file comes with the rest.
+    if (own.filling) return own.filling;
     if (rel === '' || listing.folders.has(rel) || throughLink(listing, rel)) return this.full(path);
     const mode = listing.modes.get(rel);
     if (mode === undefined) return;

@@ -6,7 +6,6 @@
 import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { BaseBlobs } from './base-blobs.js';
 import { LazyWorktrees } from './lazy-worktree.js';
 import { applyPatch, commitWork, holdsWork, itemPatch, renameAside } from './git-merge.js';
 import { excludeStateFolder } from './state-exclude.js';
@@ -37,8 +36,6 @@ export class WorktreeIsolation {
   private readonly owned = new Map<number, Slot>();
   /** Free worktrees, and who works in one: whether a new item takes one, makes one or waits (worktree-pool.ts). */
   private readonly pool = new WorktreePool();
-  /** The base commit's files, for merges that compare an item's changed files with them. */
-  private blobs: BaseBlobs | undefined;
   /** Items whose worktree may hold a merge done already by a process that died before saying so (resumed ones). */
   private readonly resumed = new Set<number>();
   /** A resumed swarm: any item's changes may be in the working tree already (an attempt lost with the process). */
@@ -47,7 +44,7 @@ export class WorktreeIsolation {
   private readonly branched = new Set<number>();
   /** What each sealed item's repository looked like when its agent started (item-seal.ts). */
   private readonly seals: ItemSeals;
-  /** New worktrees without a checkout: files written as the item's tools ask for them (lazy-worktree.ts). */
+  /** New worktrees without a checkout (files written as the item's tools ask for them), and the base's files. */
   private readonly lazy: LazyWorktrees;
 
   private constructor(
@@ -62,7 +59,7 @@ export class WorktreeIsolation {
     private readonly branchPrefix: string,
   ) {
     this.seals = new ItemSeals(root, branchPrefix);
-    this.lazy = new LazyWorktrees(root, base, () => (this.blobs ??= new BaseBlobs(root, base)));
+    this.lazy = new LazyWorktrees(root, base);
   }
 
   /** Needs a repository with a commit at `cwd` (else says what is missing); `runId` goes into branch names. */
@@ -278,9 +275,9 @@ export class WorktreeIsolation {
   async mergeTouched(index: number, touched: readonly string[]): Promise<MergeOutcome | undefined> {
     const slot = this.owned.get(index);
     if (!slot || this.resumed.has(index)) return undefined;
-    const files = this.lazy.present(slot.path, insideWorktree(slot.path, touched));
+    const files = this.lazy.onDisk(slot.path, insideWorktree(slot.path, touched));
     if (!files) return undefined;
-    const blobs = (this.blobs ??= new BaseBlobs(this.root, this.base));
+    const blobs = this.lazy.blobs();
     const lazy = this.lazy.holds(slot.path);
     const changed = await serialised(this.root, () => applyTouched(this.root, slot.path, files, blobs, lazy));
     if (changed && !lazy) restoreTouched(slot.path, changed);
@@ -356,7 +353,7 @@ export class WorktreeIsolation {
 
   /** Removes the pool's free worktrees: the swarm has ended, and no item will take them. */
   async close(): Promise<void> {
-    this.blobs?.close();
+    this.lazy.close();
     const free = this.pool.drain();
     if (free.length === 0) return;
     // Deleting the folders and one prune does what a `worktree remove` each would, without a git process each.

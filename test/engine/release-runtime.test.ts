@@ -32,11 +32,14 @@ describe('an agent whose runtime was released', () => {
     const first = await tree.run(spawned.record, 'Do it');
     expect(first.status).toBe('completed');
 
+    expect(spawned.record.agent.released).toBe(false);
     tree.releaseRuntime(spawned.record.id);
+    expect(spawned.record.agent.released).toBe(true);
     const second = await tree.run(spawned.record, 'Now change notes.txt');
     expect(second.status).toBe('completed');
     expect(spawned.record.agent.state.messages.map(textOf)).toContain('first answer');
     expect(spawned.record.agent.state.lastText).toBe('second answer');
+    expect(spawned.record.agent.released).toBe(false);
     expect(readFileSync(path.join(workspace.dir, 'notes.txt'), 'utf8')).toBe('new\n');
     await engine.close();
   });

@@ -283,3 +283,16 @@ describe('abort', () => {
     expect(eventsOf(t.events, 'swarm.item').some((e) => e.state === 'rate_limited')).toBe(false);
   });
 });
+
+describe('a settled item', () => {
+  it("lets its worker's runtime go (its conversation stays)", async () => {
+    t = makeEngine(dir, { agents: [{ match: { role: 'worker', prompt: '^Do (.*)$' }, turns: [{ text: 'did $1' }] }] });
+    const answer = await t.swarm({ promptTemplate: 'Do {{item}}', items: ['x', 'y'] });
+    expect(answer.ok && answer.report).toContain('<summary>completed: 2</summary>');
+    for (const id of ['a-1', 'a-2']) {
+      const agent = t.engine.agentTree.get(id)!.agent;
+      expect(agent.released).toBe(true);
+      expect(agent.state.lastText).toMatch(/^did [xy]$/);
+    }
+  });
+});
