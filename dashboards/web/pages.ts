@@ -131,8 +131,9 @@ const STATES: Record<string, string> = {
 };
 
 function lateness(ms: number): string {
-  if (Math.abs(ms) < 1000) return 'on time';
+  // Rounded as the command line's `lateWords` rounds, so both say the same of one run.
   const s = Math.round(Math.abs(ms) / 1000);
+  if (s === 0) return 'on time';
   const text = s < 120 ? `${s} s` : `${Math.round(s / 60)} min`;
   return ms < 0 ? `${text} early` : `${text} late`;
 }
