@@ -6,7 +6,7 @@ import { workspaceFrom } from './setup.js';
 import { SWARM_FLAGS } from './flags.js';
 import { runInTerminal } from './terminal-run.js';
 import type { SwarmLaunch } from '../host/swarm.js';
-import { swarmTitle } from '../host/lifecycle.js';
+import { swarmTitle, type Finished } from '../host/lifecycle.js';
 import { agentNameProblem, swarmItemsProblem } from '../host/checks.js';
 import { queueFromFlagOrEnv } from './worker.js';
 import { openOutputJsonl, outputJsonlPath, outputSpecFrom } from './output-options.js';
@@ -48,7 +48,10 @@ function checkBeforeStart(template: string, items: readonly string[], role: stri
   if (roleProblem) throw new UsageError(`murmur swarm: --role ${roleProblem}.`);
 }
 
-export async function swarmCommand(argv: readonly string[]): Promise<number> {
+export async function swarmCommand(
+  argv: readonly string[],
+  hooks: { onFinished?: (finished: Finished) => void } = {},
+): Promise<number> {
   const args = parseArgs('swarm', argv, SWARM_FLAGS);
   if (args.positionals.length > 0)
     throw new UsageError(
@@ -94,6 +97,7 @@ export async function swarmCommand(argv: readonly string[]): Promise<number> {
       title: description,
       sessionKind: 'swarm',
       ...(hold ? { hold: true } : {}),
+      ...(hooks.onFinished ? { onFinished: hooks.onFinished } : {}),
       // Saved with the session: a resume appends the items not yet written.
       ...(jsonl !== undefined ? { settings: { outputJsonl: jsonl } } : {}),
     },
