@@ -19,6 +19,7 @@ import { FAVICON_SVG, noTokenPage, wantsPage } from './no-token.js';
 import { newTaskPage, STATUS_FILTERS, taskPage, tasksPage, type FormChoices, type StatusFilter } from './pages.js';
 import { addSessionRoutes, sessionCache, type SessionCache } from './session-routes.js';
 import { addRunRoutes } from './run-routes.js';
+import { MAX_BODY_BYTES, MAX_SWARM_BODY_BYTES } from './body-limits.js';
 import { jsonBody } from './json-body.js';
 import { addAnswerRoutes } from './answer-routes.js';
 import { knownModels } from './model-choices.js';
@@ -47,10 +48,7 @@ export interface ConsoleOptions {
   mainScript?: string;
 }
 
-/** The largest request body the console reads. Its JSON bodies (a scheduled task) are a few KB. */
-export const MAX_BODY_BYTES = 1 << 20;
-/** …except a new swarm's, whose items as a list may be large. */
-export const MAX_SWARM_BODY_BYTES = 32 << 20;
+export { MAX_BODY_BYTES, MAX_SWARM_BODY_BYTES } from './body-limits.js';
 /** An over-limit body up to this size is read and dropped so its client gets the 413 (see `limit`). */
 const DRAIN_BYTES = 64 << 20;
 

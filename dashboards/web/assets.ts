@@ -44,7 +44,13 @@ export const CONSOLE_JS = `(() => {
 const $ = (s, r = document) => r.querySelector(s);
 const esc = (t) => String(t ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 async function api(method, url, body) {
-  const res = await fetch(url, { method, headers: body ? { 'Content-Type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined, credentials: 'same-origin' });
+  let res;
+  try {
+    res = await fetch(url, { method, headers: body ? { 'Content-Type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined, credentials: 'same-origin' });
+  } catch (e) {
+    // No answer at all (the console stopped, the connection was cut): said as an error, never an unhandled one.
+    return { ok: false, status: 0, data: { error: 'the console did not answer (' + (e && e.message || e) + '); is murmur serve still running?' } };
+  }
   let data = null;
   try { data = await res.json(); } catch {}
   return { ok: res.ok, status: res.status, data };

@@ -4,6 +4,7 @@
 import { h, options } from './html.js';
 import { layout, type Assets } from './pages.js';
 import { EFFORTS, MODES } from './run-input.js';
+import { MAX_BODY_BYTES, MAX_SWARM_BODY_BYTES } from './body-limits.js';
 import type { ModelOption } from './model-choices.js';
 
 export interface RunChoices {
@@ -35,7 +36,7 @@ function page(title: string, form: string, assets: Assets, workspace: string): s
 
 export function newRunPage(choices: RunChoices, assets: Assets): string {
   const agents = options([['', 'main (default)'], ...choices.agents.map((a) => [a, a] as const)], '');
-  const form = `<form id="run-form" class="task-form start-form" data-kind="run" novalidate>
+  const form = `<form id="run-form" class="task-form start-form" data-kind="run" data-max-bytes="${MAX_BODY_BYTES}" novalidate>
 <div class="block"><h2>Task</h2><label for="run-task" class="sr">Task</label><textarea id="run-task" name="task" rows="5" placeholder="What the main agent should do"></textarea>${errorLine('task')}</div>
 <div class="block"><h2>How it runs</h2>${commonSelectors(choices)}
 <label>Agent <select name="agent">${agents}</select></label>${errorLine('agent')}</div>
@@ -53,7 +54,7 @@ export function newSwarmPage(choices: RunChoices, assets: Assets): string {
     ],
     'worker',
   );
-  const form = `<form id="swarm-form" class="task-form start-form" data-kind="swarm" novalidate>
+  const form = `<form id="swarm-form" class="task-form start-form" data-kind="swarm" data-max-bytes="${MAX_SWARM_BODY_BYTES}" novalidate>
 <div class="block"><h2>Template</h2><label for="swarm-template" class="sr">Template</label><textarea id="swarm-template" name="template" rows="4" placeholder="The prompt for each item; {{item}} is replaced by the item"></textarea>${errorLine('template')}</div>
 <div class="block"><h2>Items</h2><fieldset class="kinds"><legend>Items from</legend>
 <label><input type="radio" name="source" value="list" checked> A list</label><label><input type="radio" name="source" value="glob"> Files matching a glob</label></fieldset>

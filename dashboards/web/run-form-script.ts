@@ -50,13 +50,24 @@ function setupStartForm(form) {
     ev.preventDefault();
     button.disabled = true;
     form.dataset.state = 'starting';
-    const res = await api('POST', form.dataset.kind === 'run' ? '/api/runs' : '/api/swarms', startFormBody(form));
+    const body = startFormBody(form);
+    // Over the console's limit, said here in words: the server would refuse it (413) after reading it all.
+    const bytes = new Blob([JSON.stringify(body)]).size, limit = Number(form.dataset.maxBytes);
+    const res = limit && bytes > limit ? { ok: false, status: 413, data: { error: 'the form holds ' + megabytes(bytes) + ' and the console takes up to ' + megabytes(limit) } }
+      : await api('POST', form.dataset.kind === 'run' ? '/api/runs' : '/api/swarms', body);
     if (res.ok) { form.dataset.state = 'started'; location.href = res.data.url; return; }
     button.disabled = false;
     form.dataset.state = 'error';
+    if (res.status === 413) { showStartErrors(form, [{ field: form.dataset.kind === 'run' ? 'task' : 'items', message: tooLarge(form, res.data && res.data.error) }]); return; }
     showStartErrors(form, (res.data && res.data.errors) || [{ field: 'form', message: (res.data && res.data.error) || 'HTTP ' + res.status }]);
   });
   if (form.dataset.kind === 'swarm') setupItems(form);
+}
+function megabytes(n) { return (n / 1048576).toFixed(1) + ' MB'; }
+function tooLarge(form, why) {
+  const instead = form.dataset.kind === 'run' ? 'Put the long part in a file in the workspace and name it in the task.'
+    : 'Put the items in a file and start the swarm with murmur swarm --items-file FILE (or --glob).';
+  return 'Too large: ' + (why || "over the console's limit") + '. ' + instead;
 }
 function setupItems(form) {
   const items = form.elements.items, glob = form.elements.glob;
