@@ -66,7 +66,7 @@ export function scheduledTaskCard(
   const next = nextIdealTimes(task as ScheduledTask, task.cursor);
   const lines = [
     `Title:           ${task.title}`,
-    `Schedule:        ${describeSchedule(task)}${task.recurring && task.maxFires !== undefined ? `, at most ${task.maxFires} times` : ''} (time zone ${task.timezone})`,
+    `Schedule:        ${describeSchedule(task, { zone: false })}${task.recurring && task.maxFires !== undefined ? `, at most ${task.maxFires} times` : ''} (time zone ${task.timezone})`,
     `Next runs:       ${next.length > 0 ? next.join(', ') : '(none)'} (${task.timezone})`,
     `Workspace:       ${task.workspace}`,
     `Model:           ${task.model ?? 'the default model'}${task.effort ? ` (effort ${task.effort})` : ''}`,
