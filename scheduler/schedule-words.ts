@@ -2,7 +2,7 @@
 // `murmur schedule show|list` and their `--json` (its `schedule` field): a one-shot task says "once on <day> at
 // <time> (<zone>)", never the interval it is stored as; a monthly day some months lack says which months it skips.
 import { checkCron, describeCron } from './cron-fields.js';
-import { describeInterval, isoInZone, nextAfter } from './schedule.js';
+import { isoInZone, nextAfter } from './schedule.js';
 import type { RunRecord, ScheduledTask } from './types.js';
 
 export type Describable = Pick<ScheduledTask, 'schedule' | 'until' | 'recurring'> &
@@ -24,7 +24,7 @@ function oneShotTime(task: Describable, zone: string): number | undefined {
 }
 
 /**
- * The schedule as one phrase: "at 09:00 on Monday (UTC)", "every 2 weeks at 09:00 (UTC) from 2026-12-01, until
+ * The schedule as one phrase: "at 09:00 on Monday (UTC)", "every 2 weeks on Tuesday at 09:00 (UTC) from 2026-12-01, until
  * 2026-12-31", "once on 2026-12-03 at 14:15 (UTC)". The zone follows the time it qualifies; without
  * `task.timezone` (`zone: false`, or none given) the phrase has none (a caller that says the zone itself).
  */
@@ -39,12 +39,24 @@ export function describeSchedule(task: Describable, options: { zone?: boolean } 
     }
   }
   const s = task.schedule;
-  const base =
-    s.kind === 'cron'
-      ? `${describeCron(s.cron)}${inZone}`
-      : describeInterval(s).replace(/ at (\d\d:\d\d)/, ` at $1${inZone}`);
+  const base = s.kind === 'cron' ? `${describeCron(s.cron)}${inZone}` : describeInterval(s, inZone);
   const until = task.until ? `, until ${task.until}` : '';
   return task.recurring ? `${base}${until}` : `once, the first time ${base}${until}`;
+}
+
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/** "every 2 weeks on Monday at 09:00 (UTC) from 2026-12-07": the day a week or month interval keeps is named. */
+function describeInterval(s: Extract<ScheduledTask['schedule'], { kind: 'every' }>, inZone: string): string {
+  const { n, unit } = s.every;
+  const [y, m, d] = s.start.split('-').map(Number) as [number, number, number];
+  const noun = unit === 'd' ? 'day' : unit === 'w' ? 'week' : 'month';
+  const weekday = WEEKDAYS[new Date(Date.UTC(y, m - 1, d)).getUTCDay()];
+  const every =
+    unit === 'w' && n === 1
+      ? `every ${weekday}`
+      : `every ${n === 1 ? noun : `${n} ${noun}s`}${unit === 'w' ? ` on ${weekday}` : unit === 'mo' ? ` on day ${d}` : ''}`;
+  return `${every} at ${s.at}${inZone} from ${s.start}`;
 }
 
 const MONTH_NAMES = ['February', 'April', 'June', 'September', 'November'];

@@ -89,7 +89,7 @@ export function cronToolAdapter(options: CronToolOptions): ScheduledTaskAdapter 
       return {
         ok: true,
         card,
-        summary: `create the scheduled task "${checked.value.title}" (${describeSchedule(checked.value)})`,
+        summary: `create the scheduled task "${checked.value.title}" (${describeSchedule(preview)})`,
         create() {
           const store = CronStore.forWorkspace(options.workspace, {
             ...(options.env ? { env: options.env } : {}),

@@ -25,14 +25,24 @@ describe('one phrase per schedule kind', () => {
     ['monthly', { cron: '0 9 31 * *' }, 'at 09:00 on day 31 of the month (UTC)'],
     ['with an end date', { cron: '15 14 * * *', until: '2026-12-31' }, 'at 14:15 every day (UTC), until 2026-12-31'],
     [
+      'custom interval of days',
+      { every: '1d', at: '09:00', start: '2026-12-02' },
+      'every day at 09:00 (UTC) from 2026-12-02',
+    ],
+    [
+      'custom interval of a week',
+      { every: '1w', at: '09:00', start: '2026-12-09' },
+      'every Wednesday at 09:00 (UTC) from 2026-12-09',
+    ],
+    [
       'custom interval',
       { every: '2w', at: '09:00', start: '2026-12-07' },
-      'every 2 weeks at 09:00 (UTC) from 2026-12-07',
+      'every 2 weeks on Monday at 09:00 (UTC) from 2026-12-07',
     ],
     [
       'custom interval, in a zone, with an end date',
       { every: '3mo', at: '18:30', start: '2027-01-15', until: '2027-12-31', timezone: 'Asia/Kolkata' },
-      'every 3 months at 18:30 (Asia/Kolkata) from 2027-01-15, until 2027-12-31',
+      'every 3 months on day 15 at 18:30 (Asia/Kolkata) from 2027-01-15, until 2027-12-31',
     ],
     // The form's "Once": --every 1d --at T --start D --until D.
     [
