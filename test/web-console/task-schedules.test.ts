@@ -92,7 +92,7 @@ describe.skipIf(!available)('schedules said right: one-shot, monthly day, saved,
     ];
     for (const [day, text] of said) {
       await typeInto(page, 'dom', day);
-      await expect.poll(() => note.innerText()).toBe(text);
+      await expect.poll(() => note.innerText(), { timeout: 15_000 }).toBe(text);
     }
     expect(await note.isVisible()).toBe(true);
     await page.screenshot({ path: screenshotPath('form-monthly-31'), fullPage: true });
@@ -118,7 +118,7 @@ describe.skipIf(!available)('schedules said right: one-shot, monthly day, saved,
     expect(await status.innerText()).toBe('');
     await typeInto(page, 'title', 'Quarterly audit, renamed');
     await page.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => status.innerText()).toBe('Saved.');
+    await expect.poll(() => status.innerText(), { timeout: 15_000 }).toBe('Saved.');
     expect(await status.isVisible()).toBe(true);
     expect(page.url()).not.toContain('saved=1');
     expect(await page.locator('h1').innerText()).toBe('Quarterly audit, renamed');
@@ -129,7 +129,7 @@ describe.skipIf(!available)('schedules said right: one-shot, monthly day, saved,
     await page.waitForSelector('#task-form[data-preview=done]');
     expect(await status.innerText()).toBe('');
     await page.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => status.innerText()).toBe('Saved.');
+    await expect.poll(() => status.innerText(), { timeout: 15_000 }).toBe('Saved.');
     await typeInto(page, 'prompt', 'Audit again');
     expect(await status.innerText()).toBe('');
   });
