@@ -9,6 +9,7 @@ import { workspaceFrom } from './setup.js';
 import { allStores, CronStore, findTask, previewSchedule } from '../scheduler/store.js';
 import type { FieldError, TaskField, TaskInput } from '../scheduler/validate.js';
 import { isoInZone } from '../scheduler/schedule.js';
+import { runDuration, scheduleNote, timedRun } from '../scheduler/schedule-words.js';
 import {
   describeSchedule,
   lateWords,
@@ -88,10 +89,12 @@ function plainTask(task: ScheduledTask, status: ScheduledTaskStatus, next: reado
   const lines = [
     `${task.id}  ${task.title}`,
     `  status:    ${status}${task.ended ? ` (${task.ended.reason})` : ''}; fired ${task.fires} time${task.fires === 1 ? '' : 's'}${task.maxFires !== undefined ? ` of ${task.maxFires}` : ''}`,
-    `  schedule:  ${describeSchedule(task)} (${task.timezone})`,
+    `  schedule:  ${describeSchedule(task)}`,
     `  next:      ${next.length > 0 ? next.join(', ') : '—'}`,
     `  workspace: ${task.workspace}`,
   ];
+  const note = scheduleNote(task.schedule);
+  if (note) lines.splice(3, 0, `  note:      ${note}`);
   const how = [
     task.model ? `model ${task.model}` : '',
     task.permissionMode ? `permission mode ${task.permissionMode}` : '',
@@ -130,7 +133,7 @@ function printTask(store: CronStore, task: ScheduledTask, args: ParsedArgs, verb
         print('  history:');
         for (const run of history.slice(-20)) {
           print(
-            `    ${isoInZone(run.started, task.timezone)}  ${run.trigger.padEnd(9)} ${run.state.padEnd(20)} ${lateWords(run.lateMs)}  session ${run.sessionId ?? '—'}${run.summary ? `  ${run.summary}` : ''}`,
+            `    ${isoInZone(run.started, task.timezone)}  ${run.trigger.padEnd(9)} ${run.state.padEnd(20)} ${(timedRun(run) ? lateWords(run.lateMs) : '—').padEnd(11)} ${(run.state === 'running' ? 'running' : `took ${runDuration(run)}`).padEnd(18)} session ${run.sessionId ?? '—'}${run.summary ? `  ${run.summary}` : ''}`,
           );
         }
       }
@@ -170,7 +173,7 @@ async function list(argv: readonly string[]): Promise<number> {
   for (const { task, object } of rows) {
     const next = (object.next as string[])[0] ?? '—';
     print(
-      `${task.id}  ${String(object.status).padEnd(7)} next ${next.padEnd(25)} ${describeSchedule(task)} (${task.timezone})  ${task.title}  [${task.workspace}]`,
+      `${task.id}  ${String(object.status).padEnd(7)} next ${next.padEnd(25)} ${describeSchedule(task)}  ${task.title}  [${task.workspace}]`,
     );
   }
   return 0;

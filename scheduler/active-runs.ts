@@ -5,6 +5,7 @@ import { firePrompt, type FireSpec } from './firing.js';
 import type { CronStore } from './store.js';
 import type { RunRecord, RunState, ScheduledTask } from './types.js';
 import { lateWords } from './task-view.js';
+import { timedRun } from './schedule-words.js';
 
 /** After a kill, how long to wait for a run's end before it is recorded as interrupted anyway. */
 const KILL_WAIT_MS = 3_000;
@@ -85,7 +86,7 @@ export class ActiveRuns {
       .filter(Boolean)
       .join(', ');
     log(
-      `fire ${task.id} "${task.title}" (${fire.trigger}${extra ? `, ${extra}` : ''}) ${lateWords(run.lateMs)}: session ${run.sessionId}`,
+      `fire ${task.id} "${task.title}" (${fire.trigger}${extra ? `, ${extra}` : ''})${timedRun(run) ? ` ${lateWords(run.lateMs)}` : ''}: session ${run.sessionId}`,
     );
     let handle: ScheduledRunProcess;
     try {

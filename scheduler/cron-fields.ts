@@ -148,6 +148,10 @@ export function describeCron(expr: string): string {
     when = `${m}${h}`;
   }
   const parts = [when];
+  const noDow = dow === '*' || dow === '?';
+  // One day of one month reads as a date: "at 00:00 on January 1".
+  if (noDow && simple(dom) && valueOf(month, CRON_FIELDS[3]!) !== undefined)
+    return `${when} on ${MONTHS[valueOf(month, CRON_FIELDS[3]!)! - 1]} ${Number(dom)}`;
   if (dom !== '*' && dom !== '?') parts.push(`on day ${listWords(dom, CRON_FIELDS[2]!, String)} of the month`);
   if (month !== '*') parts.push(`in ${listWords(month, CRON_FIELDS[3]!, (n) => MONTHS[n - 1]!)}`);
   if (dow !== '*' && dow !== '?')

@@ -208,10 +208,3 @@ export function isoInZone(epoch: number, zone: string): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `${l.year}-${p(l.month)}-${p(l.day)}T${p(l.hour)}:${p(l.minute)}:${p(l.second)}${sign}${p(Math.floor(abs / 60))}:${p(abs % 60)}`;
 }
-
-/** Words for an interval schedule: "every 2 weeks at 09:00 from 2026-12-01". */
-export function describeInterval(schedule: Extract<Schedule, { kind: 'every' }>): string {
-  const { n, unit } = schedule.every;
-  const noun = unit === 'd' ? 'day' : unit === 'w' ? 'week' : 'month';
-  return `every ${n === 1 ? noun : `${n} ${noun}s`} at ${schedule.at} from ${schedule.start}`;
-}

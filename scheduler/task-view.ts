@@ -1,7 +1,9 @@
 // A task as the outside sees it (`--json`, the console's API): the contract fields of `murmur schedule`.
-import { describeCron } from './cron-fields.js';
-import { describeInterval, isoInZone, nextTimes } from './schedule.js';
+import { isoInZone, nextTimes } from './schedule.js';
+import { describeSchedule } from './schedule-words.js';
 import type { RunRecord, ScheduledTask } from './types.js';
+
+export { describeSchedule } from './schedule-words.js';
 
 /** A scheduled task's state as the CLI and the console show it; not a background task's (BackgroundTaskStatus). */
 export type ScheduledTaskStatus = 'active' | 'paused' | 'ended' | 'failed';
@@ -23,12 +25,6 @@ export function nextIdealTimes(task: ScheduledTask, now: number, count = 3): str
     Math.max(task.cursor, now),
     task.recurring ? count : 1,
   ).map((t) => isoInZone(t, task.timezone));
-}
-
-export function describeSchedule(task: Pick<ScheduledTask, 'schedule' | 'until' | 'recurring'>): string {
-  const base = task.schedule.kind === 'cron' ? describeCron(task.schedule.cron) : describeInterval(task.schedule);
-  const once = task.recurring ? '' : ' (once)';
-  return `${base}${task.until ? `, until ${task.until}` : ''}${once}`;
 }
 
 export function runObject(run: RunRecord, zone: string): Record<string, unknown> {

@@ -66,7 +66,7 @@ export function scheduledTaskCard(
   const next = nextIdealTimes(task as ScheduledTask, task.cursor);
   const lines = [
     `Title:           ${task.title}`,
-    `Schedule:        ${describeSchedule(task)}${task.recurring && task.maxFires !== undefined ? `, at most ${task.maxFires} times` : ''} (time zone ${task.timezone})`,
+    `Schedule:        ${describeSchedule(task, { zone: false })}${task.recurring && task.maxFires !== undefined ? `, at most ${task.maxFires} times` : ''} (time zone ${task.timezone})`,
     `Next runs:       ${next.length > 0 ? next.join(', ') : '(none)'} (${task.timezone})`,
     `Workspace:       ${task.workspace}`,
     `Model:           ${task.model ?? 'the default model'}${task.effort ? ` (effort ${task.effort})` : ''}`,
@@ -89,7 +89,7 @@ export function cronToolAdapter(options: CronToolOptions): ScheduledTaskAdapter 
       return {
         ok: true,
         card,
-        summary: `create the scheduled task "${checked.value.title}" (${describeSchedule(checked.value)})`,
+        summary: `create the scheduled task "${checked.value.title}" (${describeSchedule(preview)})`,
         create() {
           const store = CronStore.forWorkspace(options.workspace, {
             ...(options.env ? { env: options.env } : {}),

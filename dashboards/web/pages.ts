@@ -3,6 +3,7 @@
 // <script type="application/json"> block, escaped so no text can close it.
 import type { ScheduledTask, RunRecord } from '../../scheduler/types.js';
 import { describeSchedule, nextIdealTimes, taskStatus } from '../../scheduler/task-view.js';
+import { runDuration, scheduleNote, timedRun } from '../../scheduler/schedule-words.js';
 import { isoInZone } from '../../scheduler/schedule.js';
 import type { SessionSummary } from '../../orchestrator/session-list.js';
 import { shortTime } from './task-forms.js';
@@ -82,7 +83,7 @@ function whenNext(task: ScheduledTask, now: number): string {
     : task.paused
       ? 'paused'
       : next
-        ? `next ${shortTime(next, task.timezone)}`
+        ? `next ${next.slice(0, 10)} ${next.slice(11, 16)}` // its zone is in the schedule's phrase
         : 'no next run';
 }
 
@@ -130,8 +131,10 @@ const STATES: Record<string, string> = {
   interrupted: 'interrupted',
 };
 
-function lateness(ms: number): string {
-  // Rounded as the command line's `lateWords` rounds, so both say the same of one run.
+function lateness(run: RunRecord): string {
+  // A "Run now" stands for no fire time: it is not late. Rounded as the command line's `lateWords` rounds.
+  if (!timedRun(run)) return '—';
+  const ms = run.lateMs;
   const s = Math.round(Math.abs(ms) / 1000);
   if (s === 0) return 'on time';
   const text = s < 120 ? `${s} s` : `${Math.round(s / 60)} min`;
@@ -145,7 +148,7 @@ const coalesced = (r: RunRecord) =>
 export function historyTable(task: ScheduledTask, history: readonly RunRecord[]): string {
   // Run now gives feedback at once: the request waits for the scheduler's next check.
   const requested = task.runNowAt
-    ? `<tr class="requested"><td class="trigger">run now</td><td colspan="6">requested — it starts at the scheduler's next check</td></tr>`
+    ? `<tr class="requested"><td class="trigger">run now</td><td colspan="7">requested — it starts at the scheduler's next check</td></tr>`
     : '';
   if (history.length === 0 && !requested) return '<p class="empty">No runs yet.</p>';
   const rows = [...history]
@@ -153,10 +156,10 @@ export function historyTable(task: ScheduledTask, history: readonly RunRecord[])
     .map((r) => {
       const session = r.sessionId ? `<a href="/sessions/${h(r.sessionId)}">${h(r.sessionId)}</a>` : '—';
       const log = `<a class="log" href="/tasks/${h(task.id)}/runs/${h(r.id)}/log">log</a>`;
-      return `<tr data-run="${h(r.id)}" data-state="${h(r.state)}"><td class="trigger">${h(TRIGGERS[r.trigger] ?? r.trigger)}${coalesced(r)}</td><td>${h(shortTime(isoInZone(r.planned, task.timezone), task.timezone))}</td><td>${h(shortTime(isoInZone(r.started, task.timezone), task.timezone))}</td><td>${h(lateness(r.lateMs))}</td><td class="state state-${h(r.state)}">${h(STATES[r.state] ?? r.state)}</td><td>${session}</td><td class="result">${h(r.summary ?? '')} ${log}</td></tr>`;
+      return `<tr data-run="${h(r.id)}" data-state="${h(r.state)}"><td class="trigger">${h(TRIGGERS[r.trigger] ?? r.trigger)}${coalesced(r)}</td><td>${h(shortTime(isoInZone(r.planned, task.timezone), task.timezone))}</td><td>${h(shortTime(isoInZone(r.started, task.timezone), task.timezone))}</td><td>${h(lateness(r))}</td><td class="duration">${h(runDuration(r))}</td><td class="state state-${h(r.state)}">${h(STATES[r.state] ?? r.state)}</td><td>${session}</td><td class="result">${h(r.summary ?? '')} ${log}</td></tr>`;
     })
     .join('');
-  return `<table class="history"><thead><tr><th>Trigger</th><th>Planned</th><th>Started</th><th>Lateness</th><th>State</th><th>Session</th><th>Result</th></tr></thead><tbody>${requested}${rows}</tbody></table>`;
+  return `<table class="history"><thead><tr><th>Trigger</th><th>Planned</th><th>Started</th><th>Lateness</th><th>Duration</th><th>State</th><th>Session</th><th>Result</th></tr></thead><tbody>${requested}${rows}</tbody></table>`;
 }
 
 /** The task page's header line (status, schedule, next run, run count, workspace); kept live with its History. */
@@ -164,6 +167,12 @@ export function taskMetaLine(task: ScheduledTask, history: readonly RunRecord[],
   const ended = task.ended ? ` (${task.ended.reason})` : '';
   const next = task.ended || task.paused ? '' : ` · ${whenNext(task, now)}`;
   return `${taskStatus(task, history)}${ended} · ${describeSchedule(task)}${next} · ${runCount(task, history)} · ${task.workspace}`;
+}
+
+/** A schedule's day that some months lack, said under the header (the form says it as the day is chosen). */
+function noteLine(task: ScheduledTask): string {
+  const note = scheduleNote(task.schedule);
+  return note ? `<p class="meta note" id="schedule-note">${h(note)}</p>` : '';
 }
 
 export function taskPage(
@@ -186,7 +195,7 @@ export function taskPage(
     tab === 'settings'
       ? taskForm(choices, task)
       : `<div id="history" data-task="${h(task.id)}">${historyTable(task, history)}</div>`;
-  const header = `<header class="bar"><h1>${h(task.title)}</h1><div class="actions" data-task="${h(task.id)}" data-title="${h(task.title)}">${actions}</div></header><p class="meta" id="task-meta">${h(taskMetaLine(task, history, now))}</p><p class="error" data-error="action"></p>`;
+  const header = `<header class="bar"><h1>${h(task.title)}</h1><div class="actions" data-task="${h(task.id)}" data-title="${h(task.title)}">${actions}</div></header><p class="meta" id="task-meta">${h(taskMetaLine(task, history, now))}</p>${noteLine(task)}<p id="task-status" role="status"></p><p class="error" data-error="action"></p>`;
   return layout(`${task.title} — murmur`, `${header}${tabs}${body}`, { nav: 'tasks', assets });
 }
 

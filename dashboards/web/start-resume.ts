@@ -31,7 +31,7 @@ const STARTED = 'answered in the console';
 function updateRun(
   marker: ScheduledMarker,
   sessionId: string,
-  change: (run: { state: string; summary?: string }) => void,
+  change: (run: { state: string; summary?: string; ended?: number }) => void,
 ) {
   try {
     new CronStore(marker.workspace, marker.home).mutateHistory(marker.taskId, (runs) => {
@@ -78,6 +78,7 @@ export function startResume(start: ResumeStart): { ok: true; pid: number } | { o
     updateRun(marker, sessionId, (run) => {
       run.state = 'running';
       run.summary = `${STARTED} (${start.answered}); resumed`;
+      delete run.ended; // its end is the resumed run's (History's duration runs on)
     });
     // A resume that ends without recording its outcome (refused before it began, killed): say why from its log.
     child.on('exit', (code, signal) => {
@@ -86,6 +87,7 @@ export function startResume(start: ResumeStart): { ok: true; pid: number } | { o
         if (run.state !== 'running' || !run.summary?.startsWith(STARTED)) return;
         const why = logFile ? logExcerpt(logFile, from) : undefined;
         run.state = signal ? 'interrupted' : 'failed';
+        run.ended = Date.now();
         run.summary = `the resume ${signal ? `was stopped (${signal})` : `exited with status ${code}`}${why ? `: ${why}` : ''}`;
       });
     });

@@ -128,7 +128,7 @@ export function taskForm(choices: FormChoices, task?: ScheduledTask): string {
   return `<form id="task-form" class="task-form" data-task="${h(task?.id ?? '')}" novalidate>
 <section class="block"><label>Title <input name="title" value="${h(task?.title ?? '')}" maxlength="80" placeholder="A name for this task"></label>${errorLine('title')}</section>
 ${scheduleBlock(c, choices, task)}
-<section class="block"><h2>Predicted timeline</h2><ol class="timeline" id="predicted"><li class="theoretical">…</li><li>…</li><li>…</li></ol><p class="meta" id="predicted-note"></p></section>
+<section class="block"><h2>Predicted timeline</h2><ol class="timeline" id="predicted"><li class="theoretical">…</li><li>…</li><li>…</li></ol><p class="meta" id="predicted-note" aria-live="polite"></p></section>
 <section class="block"><label>Instruction (run each time) <textarea name="prompt" rows="6" placeholder="What each run does">${h(task?.prompt ?? '')}</textarea></label>${errorLine('prompt')}</section>
 <section class="selectors">
 <label>Workspace <select name="workspace"${task ? ' disabled' : ''}>${options(

@@ -112,9 +112,21 @@ function preview(form) {
     done();
   }, 150);
 }
+// After a save the page comes back with ?saved=1: "Saved." goes into the status region once the page is up (a
+// change a screen reader announces), and the flag leaves the address so a reload does not say it again.
+function showSaved(form) {
+  const status = $('#task-status');
+  const params = new URLSearchParams(location.search);
+  if (!status || params.get('saved') !== '1') return;
+  params.delete('saved');
+  window.history.replaceState(null, '', location.pathname + (params.toString() ? '?' + params : ''));
+  setTimeout(() => { status.className = 'notice'; status.textContent = 'Saved.'; }, 100);
+  form.addEventListener('input', () => { status.className = ''; status.textContent = ''; }, { once: true });
+}
 function setupForm(form) {
   showKind(form);
   preview(form);
+  showSaved(form);
   const schedule = form.querySelector('.schedule');
   const edited = (ev) => {
     const g = group(ev.target.name);

@@ -6,6 +6,7 @@ import { checkSchedule, runsOnce, type Checked, type TaskInput } from '../../sch
 import { endedAfterEdit } from '../../scheduler/rearm.js';
 import { isoInZone, nextAfter, nextTimes } from '../../scheduler/schedule.js';
 import { timeZoneNames } from '../../scheduler/time-zones.js';
+import { scheduleNote } from '../../scheduler/schedule-words.js';
 import type { ScheduledTask } from '../../scheduler/types.js';
 
 export type ScheduleKind = 'hourly' | 'daily' | 'weekday' | 'weekly' | 'monthly' | 'custom' | 'once' | 'cron';
@@ -132,8 +133,12 @@ export function predictTimeline(
   }
   const count = Math.max(0, Math.min(once ? 1 : 2, cap === undefined ? 2 : cap - (task?.fires ?? 0)));
   value.next = nextTimes(schedule, timezone, until, now, count).map((t) => isoInZone(t, timezone));
-  if (task?.paused) value.note = 'Paused: it runs at these times only if you resume it before then.';
-  else if (once) value.note = 'It runs once.';
+  const notes = [
+    task?.paused ? 'Paused: it runs at these times only if you resume it before then.' : once ? 'It runs once.' : '',
+    // A monthly day some months lack: said as the day is chosen (the preview follows each edit).
+    once ? '' : (scheduleNote(schedule) ?? ''),
+  ].filter(Boolean);
+  if (notes.length > 0) value.note = notes.join(' ');
   return { ok: true, value };
 }
 

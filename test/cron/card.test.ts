@@ -57,7 +57,9 @@ describe('describeCron', () => {
     expect(describeCron('*/15 * * * *')).toBe('every 15 minutes');
     expect(describeCron('0 9 * * 1-5')).toBe('at 09:00 on Monday through Friday');
     expect(describeCron('30 2 * * *')).toBe('at 02:30 every day');
-    expect(describeCron('0 0 1 1 *')).toBe('at 00:00 on day 1 of the month in January');
+    expect(describeCron('0 0 1 1 *')).toBe('at 00:00 on January 1');
+    expect(describeCron('30 6 24 dec ?')).toBe('at 06:30 on December 24');
+    expect(describeCron('0 0 1 1,7 *')).toBe('at 00:00 on day 1 of the month in January, July');
     expect(describeCron('*/10 9-17 * * 1-5')).toBe(
       'every 10 minutes during hours 9 through 17 on Monday through Friday',
     );
