@@ -188,6 +188,7 @@ function configureAgent(
     system,
     maxTurns: record.profile.maxTurns ?? deps.maxTurns,
     callModel: hooks.callModel,
+    endpoint: hooks.endpoint,
     toolsForTurn: output ? withFinalAnswer(toolsForTurn, output) : toolsForTurn,
     context,
     budgetSpent: hooks.budgetSpent,

@@ -47,6 +47,8 @@ export interface AgentRecord {
 /** What the agent tree hands the configurer for each agent it spawns: its model, budget and usage hooks. */
 export interface AgentTreeHooks {
   callModel: (request: ModelRequest, signal: AbortSignal) => Promise<ModelResult>;
+  /** The base URL of the agent's model, once it is known. */
+  endpoint: () => string | undefined;
   budgetSpent: () => boolean;
   onUsage: (usage: Usage) => void;
   /**

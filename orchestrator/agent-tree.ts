@@ -224,6 +224,7 @@ export class AgentTree {
           }),
         );
       },
+      endpoint: () => model?.endpoint,
       budgetSpent: () => {
         const { agentBudgetTokens, runBudgetTokens } = this.limits;
         if (agentBudgetTokens !== undefined && totalTokens(record.agent.state.usage) >= agentBudgetTokens) return true;

@@ -6,6 +6,7 @@ import { systemClock } from './clock.js';
 import { AnswerJudge, type OutputSpec } from './final-answer.js';
 import type { EventBus, EventInput } from './events.js';
 import type { ModelError, ModelRequest, ModelResult } from './models/provider.js';
+import { answeredTurnEnd, failedTurnEnd } from './turn-end.js';
 import {
   executeToolBatch,
   type AgentToolContext,
@@ -64,6 +65,8 @@ export interface LoopConfig {
   /** Turns allowed in this run. */
   maxTurns: number;
   callModel: (request: ModelRequest, signal: AbortSignal) => Promise<ModelResult>;
+  /** The base URL of the model's server, once known (turn.end names it for traces). */
+  endpoint?: () => string | undefined;
   /** The catalog of this turn, decided once from the turn's facts (async when MCP servers must be listed). */
   toolsForTurn: (turn: number) => TurnTools | Promise<TurnTools>;
   context: AgentToolContext;
@@ -258,8 +261,7 @@ class LoopRun implements BatchObserver {
       const result = await config.callModel(request, signal);
 
       if (!result.ok) {
-        if (bus.wants('turn.end'))
-          bus.emit({ type: 'turn.end', agentId, turn, toolCalls: 0, error: result.error.message });
+        if (bus.wants('turn.end')) bus.emit(failedTurnEnd(agentId, turn, result.error, config.endpoint?.()));
         if (signal.aborted) return stopOutcome(signal);
         return { status: 'failed', reason: result.error.message, modelError: result.error };
       }
@@ -271,13 +273,7 @@ class LoopRun implements BatchObserver {
       }
       this.append(message);
       if (message.text) state.lastText = message.text;
-      if (bus.wants('turn.end')) {
-        bus.emit(
-          message.usage
-            ? { type: 'turn.end', agentId, turn, toolCalls: message.toolCalls.length, usage: message.usage }
-            : { type: 'turn.end', agentId, turn, toolCalls: message.toolCalls.length },
-        );
-      }
+      if (bus.wants('turn.end')) bus.emit(answeredTurnEnd(agentId, turn, message, config.endpoint?.()));
 
       if (message.toolCalls.length === 0) {
         if (config.budgetSpent?.()) return { status: 'budget', reason: 'token budget spent' };

@@ -1,5 +1,5 @@
 // A process-wide limit on model requests in flight, so a big fan-out queues instead of flooding the provider.
-import type { ModelProvider, ModelRequest, ModelResult } from './models/provider.js';
+import { describedAs, type ModelProvider, type ModelRequest, type ModelResult } from './models/provider.js';
 
 export class Semaphore {
   private active = 0;
@@ -54,8 +54,7 @@ export class Semaphore {
 /** Wraps a provider so at most `limit` of its requests are in flight across all agents. */
 export function gateProvider(provider: ModelProvider, gate: Semaphore): ModelProvider {
   return {
-    name: provider.name,
-    capabilities: provider.capabilities,
+    ...describedAs(provider),
     async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResult> {
       const granted = gate.acquire(signal);
       if (!(granted === true || (await granted)))

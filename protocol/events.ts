@@ -75,6 +75,14 @@ export interface TurnEndEvent extends Base {
   toolCalls: number;
   /** Set when the model call failed and the turn ended with that reason. */
   error?: string;
+  /** A failed call: the HTTP status when there was one, and the kind of failure (`rate_limit`, `network`…). */
+  errorStatus?: number;
+  errorKind?: string;
+  /** The base URL the call went to, when the model is a server. */
+  server?: string;
+  /** What the server said of its answer: the response's id and the model that answered. */
+  responseId?: string;
+  responseModel?: string;
 }
 /**
  * A tool call began; `args` is the raw JSON the model sent, cut at 200 characters. `via: 'shell'`: the call came

@@ -58,6 +58,9 @@ export interface AssistantMessage {
   stopReason: StopReason;
   usage?: Usage;
   model?: string;
+  /** What the server said of its answer: its id, and the model that answered (a dated version, say). */
+  responseId?: string;
+  responseModel?: string;
   /** The model's reasoning blocks, in the order they came, before the text and tool calls. */
   thinking?: ThinkingBlock[];
 }

@@ -13,6 +13,8 @@ export const OPERATION = 'gen_ai.operation.name';
 export const PROVIDER = 'gen_ai.provider.name';
 export const REQUEST_MODEL = 'gen_ai.request.model';
 export const RESPONSE_MODEL = 'gen_ai.response.model';
+export const RESPONSE_ID = 'gen_ai.response.id';
+export const CONVERSATION_ID = 'gen_ai.conversation.id';
 export const FINISH_REASONS = 'gen_ai.response.finish_reasons';
 export const AGENT_ID = 'gen_ai.agent.id';
 export const AGENT_NAME = 'gen_ai.agent.name';
@@ -34,6 +36,25 @@ export function providerAndModel(spec: string): { provider: string; model: strin
   if (colon <= 0) return { provider: spec, model: spec };
   const provider = spec.slice(0, colon);
   return { provider, model: provider === 'scripted' ? 'scripted' : spec.slice(colon + 1) };
+}
+
+/** `server.address` and `server.port` of a base URL (the port the scheme implies when it names none). */
+export function serverAttributes(baseURL: string): Attributes {
+  let url: URL;
+  try {
+    url = new URL(baseURL);
+  } catch {
+    return {};
+  }
+  const port = url.port
+    ? Number(url.port)
+    : url.protocol === 'https:'
+      ? 443
+      : url.protocol === 'http:'
+        ? 80
+        : undefined;
+  const address = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  return port === undefined ? { 'server.address': address } : { 'server.address': address, 'server.port': port };
 }
 
 /** murmur's stop reason as the conventions' finish reason. */

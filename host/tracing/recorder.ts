@@ -13,6 +13,7 @@ import { ContentLog } from './content.js';
 import {
   AGENT_ID,
   AGENT_NAME,
+  CONVERSATION_ID,
   ERROR_TYPE,
   FINISH_REASONS,
   finishReason,
@@ -20,8 +21,10 @@ import {
   PROVIDER,
   providerAndModel,
   REQUEST_MODEL,
+  RESPONSE_ID,
   RESPONSE_MODEL,
   SCHEMA_URL,
+  serverAttributes,
   TOOL_CALL_ID,
   TOOL_NAME,
   TOOL_TYPE,
@@ -209,6 +212,7 @@ export class SpanRecorder {
       [REQUEST_MODEL]: model,
       [AGENT_ID]: event.agentId,
       [AGENT_NAME]: event.role,
+      [CONVERSATION_ID]: this.conversationOf(event.agentId),
       'murmur.agent.role': event.role,
     };
     if (event.parentId !== undefined) attributes['murmur.agent.parent_id'] = event.parentId;
@@ -243,6 +247,11 @@ export class SpanRecorder {
     this.agents.delete(event.agentId);
   }
 
+  /** An agent's conversation across resumes: its session's id and its own (agent ids repeat between sessions). */
+  private conversationOf(agentId: string): string {
+    return this.input.sessionId !== undefined ? `${this.input.sessionId}/${agentId}` : agentId;
+  }
+
   private turnStart(event: EventOf<'turn.start'>): void {
     const agent = this.agents.get(event.agentId);
     const { provider, model } = providerAndModel(agent?.model ?? this.input.model);
@@ -252,6 +261,7 @@ export class SpanRecorder {
       [REQUEST_MODEL]: model,
       'murmur.agent.id': event.agentId,
       'murmur.turn': event.turn,
+      [CONVERSATION_ID]: this.conversationOf(event.agentId),
     };
     this.content?.inputOf(event.agentId, attributes);
     const { span } = this.start(
@@ -269,7 +279,9 @@ export class SpanRecorder {
     if (message.role === 'assistant') {
       const chat = this.chats.get(agentId);
       if (chat) {
-        if (message.model !== undefined) chat.setAttribute(RESPONSE_MODEL, providerAndModel(message.model).model);
+        // The model the server says answered (a dated version of the one asked for, say); nothing when it said none.
+        if (message.responseModel !== undefined) chat.setAttribute(RESPONSE_MODEL, message.responseModel);
+        if (message.responseId !== undefined) chat.setAttribute(RESPONSE_ID, message.responseId);
         chat.setAttribute(FINISH_REASONS, [finishReason(message.stopReason)]);
         this.content?.outputOf(message, chat);
       }
@@ -281,8 +293,13 @@ export class SpanRecorder {
     const chat = this.chats.get(event.agentId);
     if (!chat) return;
     if (event.usage) chat.setAttributes(usageAttributes(event.usage));
+    if (event.server !== undefined) chat.setAttributes(serverAttributes(event.server));
     if (event.error !== undefined) {
-      chat.setAttribute(ERROR_TYPE, '_OTHER');
+      // The conventions' error.type: the HTTP status when there was one, else the kind of failure.
+      chat.setAttribute(
+        ERROR_TYPE,
+        event.errorStatus !== undefined ? String(event.errorStatus) : (event.errorKind ?? '_OTHER'),
+      );
       chat.setStatus({ code: SpanStatusCode.ERROR, message: event.error });
     }
     chat.end();

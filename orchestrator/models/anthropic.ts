@@ -77,6 +77,9 @@ class EventAssembler {
   readonly thinking = new Map<number, ThinkingBlock>();
   stopReason: string | null = null;
   stopped = false;
+  /** The message's id and the model that answered, from message_start. */
+  id: string | undefined;
+  model: string | undefined;
   /** Events read: where a malformed one was, and whether any came. */
   events = 0;
   usage: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
@@ -91,6 +94,8 @@ class EventAssembler {
     switch (event.type) {
       case 'message_start':
         this.takeUsage(event.message.usage);
+        if (event.message.id) this.id = event.message.id;
+        if (event.message.model) this.model = event.message.model;
         break;
       case 'content_block_start':
         if (event.content_block.type === 'tool_use') {
@@ -191,6 +196,7 @@ const THINKING_KNOB = { names: /thinking/i, unless: /signature|messages\.\d/i };
 export class AnthropicProvider implements ModelProvider {
   readonly name: string;
   readonly capabilities: ModelCapabilities;
+  readonly endpoint: string;
   private readonly sdkLog = new SdkLog();
   private client: Promise<{ sdk: Sdk; client: Anthropic }> | undefined;
   /** Set once the server refused the thinking parameter: later requests go without it. */
@@ -198,6 +204,7 @@ export class AnthropicProvider implements ModelProvider {
 
   constructor(private readonly options: AnthropicProviderOptions) {
     this.name = options.name ?? `anthropic:${options.model}`;
+    this.endpoint = options.baseURL ?? ANTHROPIC_DEFAULT_BASE_URL;
     this.capabilities = anthropicCapabilities(options.model, options.capabilities);
   }
 
@@ -313,6 +320,8 @@ export class AnthropicProvider implements ModelProvider {
       usage: cost === undefined ? usage : { ...usage, cost },
       model: this.name,
     };
+    if (assembler.id !== undefined) message.responseId = assembler.id;
+    if (assembler.model !== undefined) message.responseModel = assembler.model;
     const thinking = assembler.thinkingBlocks();
     if (thinking.length > 0) message.thinking = thinking;
     return { ok: true, message };

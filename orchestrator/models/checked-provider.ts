@@ -1,7 +1,14 @@
 // A library user's own ModelProvider, held to its contract: a throw or a result of the wrong shape becomes a
 // `malformed` ModelError naming the provider and the field, never retried (the same code answers the same way),
 // instead of a TypeError deep in the loop.
-import { modelError, retriedByDefault, type ModelErrorKind, type ModelProvider, type ModelResult } from './provider.js';
+import {
+  describedAs,
+  modelError,
+  retriedByDefault,
+  type ModelErrorKind,
+  type ModelProvider,
+  type ModelResult,
+} from './provider.js';
 
 // A Record so that a new kind cannot be forgotten here.
 const KINDS: Record<ModelErrorKind, true> = {
@@ -79,8 +86,7 @@ function broken(provider: ModelProvider, what: string): ModelResult {
 /** The provider, its every answer checked: a bad value or a throw comes back as one line naming the field. */
 export function checkedProvider(provider: ModelProvider): ModelProvider {
   return {
-    name: provider.name,
-    capabilities: provider.capabilities,
+    ...describedAs(provider),
     async complete(request, signal) {
       let result: ModelResult;
       try {

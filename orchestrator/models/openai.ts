@@ -152,6 +152,9 @@ class ChunkAssembler {
   reasoning = '';
   finishReason: string | null = null;
   usage: Usage | undefined;
+  /** The completion's id and the model that answered, as the chunks say. */
+  id: string | undefined;
+  model: string | undefined;
   /** Chunks read: where a malformed one was, and whether any came. */
   events = 0;
   private readonly calls = new Map<number, { id: string; name: string; arguments: string }>();
@@ -162,6 +165,8 @@ class ChunkAssembler {
     onThinkingDelta: ((text: string) => void) | undefined,
   ): void {
     this.events++;
+    if (typeof chunk.id === 'string' && chunk.id) this.id = chunk.id;
+    if (typeof chunk.model === 'string' && chunk.model) this.model = chunk.model;
     if (chunk.usage) {
       const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
       // completion_tokens includes the reasoning tokens (OpenAI, DeepSeek, vLLM); a server that counts them apart
@@ -233,6 +238,7 @@ const EFFORT_KNOB = {
 export class OpenAIProvider implements ModelProvider {
   readonly name: string;
   readonly capabilities: ModelCapabilities;
+  readonly endpoint: string;
   private readonly sdkLog = new SdkLog();
   private client: Promise<{ sdk: Sdk; client: OpenAI }> | undefined;
   /** Set once the server refused reasoning_effort: later requests go without it. */
@@ -240,6 +246,7 @@ export class OpenAIProvider implements ModelProvider {
 
   constructor(private readonly options: OpenAIProviderOptions) {
     this.name = options.name ?? `openai:${options.model}`;
+    this.endpoint = options.baseURL ?? OPENAI_DEFAULT_BASE_URL;
     this.capabilities = openAICapabilities(options.model, options.capabilities);
   }
 
@@ -351,6 +358,8 @@ export class OpenAIProvider implements ModelProvider {
       stopReason: stopReasonOf(assembler.finishReason, toolCalls.length),
       model: this.name,
     };
+    if (assembler.id !== undefined) message.responseId = assembler.id;
+    if (assembler.model !== undefined) message.responseModel = assembler.model;
     // Kept for the transcript and the screen; never sent back (Chat Completions has no field for it).
     if (assembler.reasoning) message.thinking = [{ type: 'thinking', thinking: assembler.reasoning }];
     if (assembler.usage) {

@@ -1,7 +1,7 @@
 // Approximate list prices, US dollars per million tokens, for a few well-known models. They drift: treat
 // the cost shown as an estimate, and add a row here when you use another model.
 import type { Usage } from '../types.js';
-import type { ModelProvider } from './provider.js';
+import { describedAs, type ModelProvider } from './provider.js';
 
 export interface ModelPrice {
   input: number;
@@ -89,8 +89,7 @@ export function withGivenPrice(provider: ModelProvider, table: PriceTable | unde
   const price = givenPrice(table, provider.name);
   if (!price) return provider;
   return {
-    name: provider.name,
-    capabilities: provider.capabilities,
+    ...describedAs(provider),
     async complete(request, signal) {
       const result = await provider.complete(request, signal);
       const usage = result.ok ? result.message.usage : undefined;

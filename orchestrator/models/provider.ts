@@ -74,6 +74,8 @@ export interface ModelProvider {
   /** As given on the command line: `openai:gpt-4o`, `scripted:demo.json`… */
   readonly name: string;
   readonly capabilities: ModelCapabilities;
+  /** The base URL its calls go to (traces name the server); absent for a model that is no server. */
+  readonly endpoint?: string;
   /**
    * One model call: the whole conversation in, one assistant message out. Must not throw: a failure is a value
    * (`modelError(kind, message)`), and its kind decides whether it is retried. Stop when `signal` aborts
@@ -81,6 +83,12 @@ export interface ModelProvider {
    * the messages do not carry (a resumed agent comes back with its whole conversation).
    */
   complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResult>;
+}
+
+/** What a wrapper of `provider` (retries, a gate, a price) says of itself: the same name, capabilities and server. */
+export function describedAs(provider: ModelProvider): Omit<ModelProvider, 'complete'> {
+  const { name, capabilities, endpoint } = provider;
+  return endpoint === undefined ? { name, capabilities } : { name, capabilities, endpoint };
 }
 
 /** Whether a failure of this kind is retried when its provider does not say. */

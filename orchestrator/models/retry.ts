@@ -1,7 +1,7 @@
 // Retries for rate limits, server errors, dropped connections and malformed answers: exponential backoff with
 // jitter, honouring Retry-After, bounded attempts. Each retry is reported so it can become a model.retry event.
 import { type Clock, sleep, systemClock } from '../clock.js';
-import type { ModelError, ModelProvider, ModelRequest, ModelResult } from './provider.js';
+import { describedAs, type ModelError, type ModelProvider, type ModelRequest, type ModelResult } from './provider.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
@@ -37,8 +37,7 @@ export function withRetries(
   random: () => number = Math.random,
 ): ModelProvider {
   return {
-    name: provider.name,
-    capabilities: provider.capabilities,
+    ...describedAs(provider),
     async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResult> {
       let malformed = 0;
       for (let attempt = 1; ; attempt++) {

@@ -2,7 +2,12 @@
 // (BullMQ counts jobs, not the model calls inside them). A killed worker's leases expire, so its slots come back.
 import { randomUUID } from 'node:crypto';
 import type { Redis as RedisClient } from 'ioredis';
-import type { ModelProvider, ModelRequest, ModelResult } from '../../orchestrator/models/provider.js';
+import {
+  describedAs,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelResult,
+} from '../../orchestrator/models/provider.js';
 
 // Drops expired leases, then takes one if there is room. Time is the server's, so machines' clocks may differ.
 const ACQUIRE = `
@@ -65,8 +70,7 @@ export class LeaseGate {
 /** The provider, with every request holding a swarm-wide lease. */
 export function leasedProvider(provider: ModelProvider, gate: LeaseGate): ModelProvider {
   return {
-    name: provider.name,
-    capabilities: provider.capabilities,
+    ...describedAs(provider),
     async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResult> {
       const release = await gate.acquire(signal);
       if (!release)

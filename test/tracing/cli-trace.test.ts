@@ -134,12 +134,19 @@ describe('murmur swarm with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
           'gen_ai.operation.name': 'chat',
           'gen_ai.provider.name': 'scripted',
           'gen_ai.request.model': 'scripted',
-          'gen_ai.response.model': 'scripted',
           'gen_ai.usage.input_tokens': 140,
           'gen_ai.usage.output_tokens': 8,
           'gen_ai.usage.cache_read.input_tokens': 40,
           'gen_ai.usage.cache_creation.input_tokens': 0,
         });
+        // The scripted model is no server: it names no response model, id or server (the fake-server test does).
+        expect(last.attributes['gen_ai.response.model']).toBeUndefined();
+        expect(last.attributes['server.address']).toBeUndefined();
+        // One conversation per agent and session, on the agent's span and each of its calls.
+        const conversation = `${String(run.attributes['murmur.session.id'])}/${String(worker.attributes['gen_ai.agent.id'])}`;
+        expect(run.attributes['murmur.session.id']).toMatch(/^\d{8}-\d{6}-\w+$/);
+        expect(worker.attributes['gen_ai.conversation.id']).toBe(conversation);
+        expect(chats.map((s) => s.attributes['gen_ai.conversation.id'])).toEqual([conversation, conversation]);
         const verifier = agents.find((s) => s.name === 'invoke_agent verifier')!;
         expect(childrenOf(spans, verifier).map((s) => s.name)).toEqual(['chat scripted']);
       }
