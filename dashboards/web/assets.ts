@@ -3,6 +3,7 @@
 // one DOM node, and a redraw is a loop over flat arrays.
 import { TIMELINE_DRAW_JS } from './timeline-draw.js';
 import { TIMELINE_CSS, TIMELINE_VIEW_JS } from './timeline-view.js';
+import { ITEM_FILTER_CSS, ITEM_FILTER_JS } from './swarm-filter-script.js';
 import { TRANSCRIPT_CSS } from './transcript-page.js';
 import { TASK_FORM_JS } from './task-form-script.js';
 import { RUN_FORM_CSS, RUN_FORM_JS } from './run-form-script.js';
@@ -36,6 +37,7 @@ table{border-collapse:collapse;width:100%;background:#fff}th,td{text-align:left;
 ${RUN_FORM_CSS}
 ${ANSWER_CSS}
 ${TIMELINE_CSS}
+${ITEM_FILTER_CSS}
 ${TRANSCRIPT_CSS}`;
 
 // The page's script (plain ES2020, no build step). Kept as text so the same bytes are served and inlined.
@@ -101,6 +103,7 @@ function renderTree(m) {
 const openGroups = new Set();
 ${TIMELINE_DRAW_JS}
 ${TIMELINE_VIEW_JS}
+${ITEM_FILTER_JS}
 let current;
 function renderSession(m) {
   current = m;

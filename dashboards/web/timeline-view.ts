@@ -74,15 +74,15 @@ function tlRowAt(v, y) {
   const top = TL.CAP + TL.AXIS;
   if (y < top) return -1;
   const row = Math.floor((y - top + v.scroll.scrollTop) / TL.ROW);
-  return row >= 0 && row < v.ix.n ? row : -1;
+  return row >= 0 && row < v.n ? row : -1;
 }
 /** Spacer and frame sized to the rows and the zoom; a view at the right end stays there as the swarm grows. */
 function tlSize(v) {
   const top = TL.CAP + TL.AXIS, sc = v.scroll;
   const atEnd = v.zoom > 1 && sc.scrollLeft > 0 && sc.scrollLeft + sc.clientWidth >= sc.scrollWidth - 2;
-  v.frame.style.height = Math.min(TL.MAXH, top + v.ix.n * TL.ROW + 16) + 'px';
+  v.frame.style.height = Math.min(TL.MAXH, top + v.n * TL.ROW + 16) + 'px';
   v.spacer.style.width = Math.ceil(TL.LABEL + tlPlotWidth(v) + TL.PAD) + 'px';
-  v.spacer.style.height = top + v.ix.n * TL.ROW + 'px';
+  v.spacer.style.height = top + v.n * TL.ROW + 'px';
   if (atEnd) sc.scrollLeft = sc.scrollWidth;
 }
 function tlZoom(v, factor, anchor) {
@@ -96,12 +96,12 @@ function tlZoom(v, factor, anchor) {
   tlSchedule(v);
 }
 function tlOpen(v, row) {
-  const agent = (v.s.agentIds || [])[row];
+  const agent = (v.s.agentIds || [])[v.shown[row]];
   if (!tlLinks() || !agent) return;
   location.href = '/sessions/' + encodeURIComponent(v.m.id) + '/agents/' + encodeURIComponent(agent);
 }
 function tlKey(v, e) {
-  const n = v.ix.n, page = Math.max(1, Math.floor((v.scroll.clientHeight - TL.CAP - TL.AXIS) / TL.ROW) - 1);
+  const n = v.n, page = Math.max(1, Math.floor((v.scroll.clientHeight - TL.CAP - TL.AXIS) / TL.ROW) - 1);
   const move = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page, Home: -n, End: n }[e.key];
   if (move !== undefined && n > 0) {
     e.preventDefault();
@@ -109,8 +109,8 @@ function tlKey(v, e) {
     const y = v.focus * TL.ROW, view = v.scroll.clientHeight - TL.CAP - TL.AXIS - 16;
     if (y < v.scroll.scrollTop) v.scroll.scrollTop = y;
     else if (y + TL.ROW > v.scroll.scrollTop + view) v.scroll.scrollTop = y + TL.ROW - view;
-    const d = tlDescribe(v.s, v.ix, v.focus);
-    v.live.textContent = d.item + ': ' + d.state + ', ' + d.duration + (d.verdict ? ', verdict ' + d.verdict : '');
+    const d = tlDescribe(v.s, v.ix, v.shown[v.focus]);
+    v.live.textContent = d.item + ': ' + d.state + ', ' + d.duration + (d.verdict ? ', verdict ' + d.verdict : '') + (d.reason ? ', ' + d.reason : '');
     tlShowTip(v, v.focus, TL.LABEL + 8, TL.CAP + TL.AXIS + y - v.scroll.scrollTop + TL.ROW);
     tlSchedule(v);
   } else if (e.key === 'Enter' && v.focus >= 0) { e.preventDefault(); tlOpen(v, v.focus); }
@@ -121,10 +121,10 @@ function tlKey(v, e) {
 }
 function tlShowTip(v, row, px, py) {
   const tip = v.tip;
-  if (row < 0 || px < 0) { tip.hidden = true; return; }
-  const d = tlDescribe(v.s, v.ix, row);
+  if (row < 0 || px < 0 || row >= v.n) { tip.hidden = true; return; }
+  const d = tlDescribe(v.s, v.ix, v.shown[row]);
   const line = (k, val) => '<div>' + k + ': ' + esc(val) + '</div>';
-  tip.innerHTML = '<b>' + esc(d.item) + '</b>' + line('state', d.state.replace('_', ' ')) + line('duration', d.duration) +
+  tip.innerHTML = '<b>' + esc(d.item) + '</b>' + line('state', d.state.replace('_', ' ')) + (d.reason ? line('reason', d.reason) : '') + line('duration', d.duration) +
     line('agent', d.agent || '—') + (d.verifiers.length ? line('verifier' + (d.verifiers.length > 1 ? 's' : ''), d.verifiers.join(', ')) : '') +
     (d.verdict ? line('verdict', d.verdict) : '') + (d.round ? line('round', d.round) : '') + line('tokens', tokens(d.tokens)) +
     (tlLinks() && d.agent ? '<div>click to open the transcript</div>' : '');
@@ -141,6 +141,7 @@ function renderSwarms(m) {
     let v = tlViews.get(s.id);
     if (!v) { v = tlCreate(box, s); tlViews.set(s.id, v); }
     v.s = s; v.m = m; v.ix = tlIndex(s, m);
+    ifApply(v);
     const nv = v.ix.verifiers;
     v.el.querySelector('h2').textContent = 'Swarm ' + s.id + ' — ' + s.description + ' (' + s.items.length + ' item' + (s.items.length === 1 ? '' : 's') +
       (nv ? ', ' + nv + ' verifier' + (nv === 1 ? '' : 's') : '') + ', ' + s.role + ')';
@@ -151,5 +152,6 @@ function renderSwarms(m) {
     tlPaint(v);
     if (!v.tip.hidden && v.tipAt) tlShowTip(v, Number(v.tip.dataset.row), v.tipAt[0], v.tipAt[1]);
   }
+  ifRender(m);
 }
 `;
