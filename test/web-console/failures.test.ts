@@ -19,7 +19,7 @@ const SCRIPT = {
   latencyMs: 0,
   agents: [
     // Keeps the swarm running while the page opens and follows it.
-    { match: { prompt: 'Check (slow-\\S+)' }, turns: [{ latencyMs: 6000, text: '$1 ok' }] },
+    { match: { prompt: 'Check (slow-\\S+)' }, turns: [{ latencyMs: 8000, text: '$1 ok' }] },
     { match: { prompt: 'Check (ok-\\S+)' }, turns: [{ latencyMs: 100, text: '$1 ok' }] },
     // A tool called with bad arguments, then no turn left: the agent fails, its last tool error is read's.
     { match: { prompt: 'Check (bad-\\S+)' }, turns: [{ toolCalls: [{ name: 'read', arguments: { nope: 1 } }] }] },
