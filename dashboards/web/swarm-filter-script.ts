@@ -12,9 +12,12 @@ export const ITEM_FILTER_CSS = `
 .item-filter{display:flex;flex-wrap:wrap;gap:8px 18px;align-items:center;margin:10px 0 4px}.if-states{display:flex;flex-wrap:wrap;gap:6px}
 .if-state{padding:3px 10px;border-radius:14px;border:1px solid var(--line);background:#fff;color:var(--fg);font:inherit;cursor:pointer}
 .if-state[aria-pressed=true]{background:var(--fg);color:#fff;border-color:var(--fg)}.if-state .n{margin-left:5px;font-variant-numeric:tabular-nums}
-.if-search{display:flex;gap:6px;align-items:center}.if-search input{font:inherit;padding:4px 8px;border:1px solid var(--line);border-radius:6px;width:16em}
-.if-count{margin:0}.items-list h2{font-size:16px;margin:14px 0 6px}.items-list td.reason{word-break:break-word;max-width:520px}
-.items-list .retry-item{padding:2px 10px}.if-retry:empty{display:none}`;
+.if-search{display:flex;flex-wrap:wrap;gap:6px;align-items:center;max-width:100%}.if-search input{font:inherit;padding:4px 8px;border:1px solid var(--line);border-radius:6px;width:16em;max-width:100%}
+.if-count{margin:0}.items-list h2{font-size:16px;margin:14px 0 6px}.items-list td{word-break:break-word}.items-list td.item{font-weight:600}
+.items-list table{table-layout:fixed}.items-list .c-item{width:24%}.items-list .c-state{width:11%}.items-list .c-time{width:9%}.items-list .c-agent{width:10%}.items-list .c-act{width:8%}
+.items-list .retry-item{padding:2px 10px}.if-retry:empty{display:none}
+@media (max-width:640px){.items-list table,.items-list tbody,.items-list tr,.items-list td{display:block;width:auto}.items-list thead{display:none}
+.items-list tr{border-bottom:1px solid var(--line);padding:4px 0}.items-list td{border:0;padding:2px 8px}.items-list td:empty{display:none}}`;
 
 export const ITEM_FILTER_JS = `
 const IF_KEYS = ['all', 'queued', 'launched', 'rate_limited', 'verifying', 'waiting', 'completed', 'failed', 'conflict', 'aborted', 'verdict_fail'];
@@ -116,7 +119,9 @@ function ifList(m, views, matched) {
       '</td><td class="reason">' + esc(d.reason) + '</td><td>' + esc(d.duration) + '</td><td>' + agent + '</td>' +
       (retry ? '<td>' + (bad ? '<button type="button" class="button retry-item" data-swarm="' + esc(v.s.id) + '" data-item="' + esc(d.item) + '" aria-label="Retry ' + esc(d.item) + '">Retry</button>' : '') + '</td>' : '') + '</tr>');
   }
-  const head = '<tr><th scope="col">Item</th><th scope="col">State</th><th scope="col">Reason</th><th scope="col">Duration</th><th scope="col">' + (links ? 'Transcript' : 'Agent') + '</th>' + (retry ? '<th scope="col"><span class="sr-only">Actions</span></th>' : '') + '</tr>';
+  // Fixed column widths: a table of 200 rows is laid out without measuring every cell.
+  const head = '<tr><th scope="col" class="c-item">Item</th><th scope="col" class="c-state">State</th><th scope="col">Reason</th><th scope="col" class="c-time">Duration</th><th scope="col" class="c-agent">' +
+    (links ? 'Transcript' : 'Agent') + '</th>' + (retry ? '<th scope="col" class="c-act"><span class="sr-only">Actions</span></th>' : '') + '</tr>';
   const html = rows.length === 0 ? '<p class="empty">No item matches.</p>'
     : '<table class="items"><thead>' + head + '</thead><tbody>' + rows.join('') + '</tbody></table>' +
       (matched > rows.length ? '<p class="meta if-more">Showing ' + rows.length + ' of ' + matched + '; narrow by state or search to see the others.</p>' : '');
