@@ -35,9 +35,9 @@ table{border-collapse:collapse;width:100%;background:#fff}th,td{text-align:left;
 .swarm{background:#fff;border:1px solid var(--line);border-radius:10px;padding:10px 14px;margin:12px 0}
 .legend{display:flex;flex-wrap:wrap;gap:10px;font-size:12px;margin:6px 0}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
 ${RUN_FORM_CSS}
+${ITEM_FILTER_CSS}
 ${ANSWER_CSS}
 ${TIMELINE_CSS}
-${ITEM_FILTER_CSS}
 ${TRANSCRIPT_CSS}`;
 
 // The page's script (plain ES2020, no build step). Kept as text so the same bytes are served and inlined.

@@ -12,7 +12,7 @@ export const ITEM_FILTER_CSS = `
 .item-filter{display:flex;flex-wrap:wrap;gap:8px 18px;align-items:center;margin:10px 0 4px}.if-states{display:flex;flex-wrap:wrap;gap:6px}
 .if-state{padding:3px 10px;border-radius:14px;border:1px solid var(--line);background:#fff;color:var(--fg);font:inherit;cursor:pointer}
 .if-state[aria-pressed=true]{background:var(--fg);color:#fff;border-color:var(--fg)}.if-state .n{margin-left:5px;font-variant-numeric:tabular-nums}
-.if-search{display:flex;flex-wrap:wrap;gap:6px;align-items:center;max-width:100%}.if-search input{font:inherit;padding:4px 8px;border:1px solid var(--line);border-radius:6px;width:16em;max-width:100%}
+.if-search{display:flex;flex-wrap:wrap;gap:6px;align-items:center;max-width:100%}.if-search input::placeholder{color:#6b6b70}.if-search input{font:inherit;padding:4px 8px;border:1px solid var(--line);border-radius:6px;width:16em;max-width:100%}
 .if-count{margin:0}.items-list h2{font-size:16px;margin:14px 0 6px}.items-list td{word-break:break-word}.items-list td.item{font-weight:600}
 .items-list table{table-layout:fixed}.items-list .c-item{width:24%}.items-list .c-state{width:11%}.items-list .c-time{width:9%}.items-list .c-agent{width:10%}.items-list .c-act{width:8%}
 .items-list .retry-item{padding:2px 10px}.if-retry:empty{display:none}
@@ -29,7 +29,7 @@ function ifName(k) { return k === 'verdict_fail' ? 'verdict fail' : k.replace('_
 
 /** One pass over a swarm's items: each one's state (its last change; none yet reads as queued), the counts, and the rows to show. */
 function ifApply(v) {
-  const s = v.s, ix = v.ix, n = ix.n, q = ifView.q.toLowerCase(), want = ifView.state;
+  const s = v.s, ix = v.ix, n = ix.rows.length, q = ifView.q.toLowerCase(), want = ifView.state;
   if (!v.lower || v.lower.length !== n) v.lower = s.items.map((t) => t.toLowerCase());
   const counts = { all: n }, shown = [], verdicts = s.verdicts || [];
   for (let i = 0; i < n; i++) {
@@ -38,9 +38,10 @@ function ifApply(v) {
     if (vf) counts.verdict_fail = (counts.verdict_fail || 0) + 1;
     if ((want === 'all' || want === state || (vf && want === 'verdict_fail')) && (!q || v.lower[i].includes(q))) shown.push(i);
   }
-  v.counts = counts; v.shown = shown; v.n = shown.length;
-  if (v.focus >= v.n) v.focus = -1;
-  if (v.hover >= v.n) v.hover = -1;
+  // Row j of the timeline now shows item shown[j]; its row count is theirs.
+  v.counts = counts; v.shown = shown; ix.n = shown.length;
+  if (v.focus >= ix.n) v.focus = -1;
+  if (v.hover >= ix.n) v.hover = -1;
 }
 
 function ifCreate(m) {
@@ -97,7 +98,7 @@ function ifRender(m) {
   const views = m.swarms.map((s) => tlViews.get(s.id)).filter(Boolean);
   const counts = {};
   let matched = 0;
-  for (const v of views) { matched += v.n; for (const k in v.counts) counts[k] = (counts[k] || 0) + v.counts[k]; }
+  for (const v of views) { matched += v.ix.n; for (const k in v.counts) counts[k] = (counts[k] || 0) + v.counts[k]; }
   for (const b of ifView.bar.querySelectorAll('.if-state')) {
     const k = b.dataset.state, n = counts[k] || 0;
     b.hidden = k !== 'all' && n === 0 && k !== ifView.state;
@@ -119,7 +120,7 @@ function ifList(m, views, matched) {
   if (!ifView.seen && ifView.html) { ifView.pending = [m, views, matched]; return; }
   const links = tlLinks(), retry = links && m.status !== 'running', many = views.length > 1;
   const rows = [];
-  for (const v of views) for (let j = 0; j < v.n && rows.length < IF_MAX; j++) {
+  for (const v of views) for (let j = 0; j < v.ix.n && rows.length < IF_MAX; j++) {
     const i = v.shown[j], d = tlDescribe(v.s, v.ix, i), bad = IF_RETRY.has(d.state) || d.verdict === 'fail';
     const agent = d.agent ? (links ? '<a href="/sessions/' + encodeURIComponent(m.id) + '/agents/' + encodeURIComponent(d.agent) + '">' + esc(d.agent) + '</a>' : esc(d.agent)) : '—';
     rows.push('<tr data-swarm="' + esc(v.s.id) + '" data-index="' + i + '"><td class="item">' + esc(d.item) + (many ? ' <span class="meta">(' + esc(v.s.id) + ')</span>' : '') +

@@ -46,7 +46,10 @@ function tlTick(ms, step) {
   return Math.floor(s / 3600) + ':' + String(Math.floor((s % 3600) / 60)).padStart(2, '0') + ' h';
 }
 
-/** Per item: its changes, marks and verifiers as lists of its own, and what the hover says of it. */
+/**
+ * Per item: its changes, marks and verifiers as lists of its own, and what the hover says of it. n: the rows on
+ * show — every item, until the filter (swarm-filter-script.ts) narrows them to its shown items.
+ */
 function tlIndex(s, m) {
   const n = s.items.length;
   const rows = new Array(n);
@@ -115,7 +118,7 @@ function tlPaint(v) {
   const top = TL.CAP + TL.AXIS, plot = tlPlotWidth(v), sx = scroll.scrollLeft, sy = scroll.scrollTop;
   const span = ix.end - ix.start;
   const x = (t) => TL.LABEL + ((t - ix.start) / span) * plot - sx;
-  const first = Math.max(0, Math.floor(sy / TL.ROW)), last = Math.min(v.n, Math.ceil((sy + H - top) / TL.ROW));
+  const first = Math.max(0, Math.floor(sy / TL.ROW)), last = Math.min(ix.n, Math.ceil((sy + H - top) / TL.ROW));
   // Rows.
   g.save(); g.beginPath(); g.rect(TL.LABEL, top, W - TL.LABEL, H - top); g.clip();
   const stub = Math.max(2, plot * 0.004);
@@ -185,7 +188,7 @@ function tlPaint(v) {
     if (px + 4 < W - 20) g.fillText(tlTick(t, step), px + 3, top - 8);
   }
   const ds = canvas.dataset;
-  ds.bars = String(ix.bars); ds.items = String(ix.n); ds.shown = String(v.n); ds.changes = String(s.changes.length / 3);
+  ds.bars = String(ix.bars); ds.items = String(s.items.length); ds.shown = String(ix.n); ds.changes = String(s.changes.length / 3);
   ds.verifiers = String(ix.verifiers); ds.ticks = ticks.map((t) => tlTick(t, step)).join(',');
   ds.labelWidth = String(TL.LABEL); ds.top = String(top); ds.row = String(TL.ROW); ds.capacityMax = String(maxCap);
   tlStat(performance.now() - t0);

@@ -74,15 +74,15 @@ function tlRowAt(v, y) {
   const top = TL.CAP + TL.AXIS;
   if (y < top) return -1;
   const row = Math.floor((y - top + v.scroll.scrollTop) / TL.ROW);
-  return row >= 0 && row < v.n ? row : -1;
+  return row >= 0 && row < v.ix.n ? row : -1;
 }
 /** Spacer and frame sized to the rows and the zoom; a view at the right end stays there as the swarm grows. */
 function tlSize(v) {
   const top = TL.CAP + TL.AXIS, sc = v.scroll;
   const atEnd = v.zoom > 1 && sc.scrollLeft > 0 && sc.scrollLeft + sc.clientWidth >= sc.scrollWidth - 2;
-  v.frame.style.height = Math.min(TL.MAXH, top + v.n * TL.ROW + 16) + 'px';
+  v.frame.style.height = Math.min(TL.MAXH, top + v.ix.n * TL.ROW + 16) + 'px';
   v.spacer.style.width = Math.ceil(TL.LABEL + tlPlotWidth(v) + TL.PAD) + 'px';
-  v.spacer.style.height = top + v.n * TL.ROW + 'px';
+  v.spacer.style.height = top + v.ix.n * TL.ROW + 'px';
   if (atEnd) sc.scrollLeft = sc.scrollWidth;
 }
 function tlZoom(v, factor, anchor) {
@@ -101,7 +101,7 @@ function tlOpen(v, row) {
   location.href = '/sessions/' + encodeURIComponent(v.m.id) + '/agents/' + encodeURIComponent(agent);
 }
 function tlKey(v, e) {
-  const n = v.n, page = Math.max(1, Math.floor((v.scroll.clientHeight - TL.CAP - TL.AXIS) / TL.ROW) - 1);
+  const n = v.ix.n, page = Math.max(1, Math.floor((v.scroll.clientHeight - TL.CAP - TL.AXIS) / TL.ROW) - 1);
   const move = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page, Home: -n, End: n }[e.key];
   if (move !== undefined && n > 0) {
     e.preventDefault();
@@ -121,7 +121,7 @@ function tlKey(v, e) {
 }
 function tlShowTip(v, row, px, py) {
   const tip = v.tip;
-  if (row < 0 || px < 0 || row >= v.n) { tip.hidden = true; return; }
+  if (row < 0 || px < 0 || row >= v.ix.n) { tip.hidden = true; return; }
   const d = tlDescribe(v.s, v.ix, v.shown[row]);
   const line = (k, val) => '<div>' + k + ': ' + esc(val) + '</div>';
   tip.innerHTML = '<b>' + esc(d.item) + '</b>' + line('state', d.state.replace('_', ' ')) + (d.reason ? line('reason', d.reason) : '') + line('duration', d.duration) +

@@ -116,10 +116,11 @@ export function transcriptPage(
       ? '<p class="empty">This agent has no transcript yet (it has not started, or wrote nothing).</p>'
       : `${skipped > 0 ? `<p class="meta">The first ${skipped} messages are left out; the last ${shown.length} follow.</p>` : ''}${shown.map((m, i) => messageHtml(m, skipped + i + 1)).join('')}`;
   const body = `<header class="bar"><h1>Transcript of ${h(agentId)}</h1><a class="button" href="/sessions/${h(sessionId)}">Session ${h(sessionId)}</a></header>
-${failure ? failureHtml(failure, messages) : ''}
 <p class="meta">${messages.length} message${messages.length === 1 ? '' : 's'} in session ${h(sessionId)}</p>
 <div class="transcript">${list}</div>`;
-  return layout(`${agentId} — transcript — murmur`, body, { nav: 'sessions', assets });
+  // Why it did not complete comes first, right under the heading.
+  const page = failure ? body.replace('</header>\n', `</header>\n${failureHtml(failure, messages)}\n`) : body;
+  return layout(`${agentId} — transcript — murmur`, page, { nav: 'sessions', assets });
 }
 
 export const TRANSCRIPT_CSS = `
