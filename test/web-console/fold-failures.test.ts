@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { foldEvents, sessionFold } from '../../dashboards/web/session-model.js';
 import { REASON_CHARS } from '../../dashboards/web/fold-errors.js';
-import { agentFailure } from '../../dashboards/web/transcript-page.js';
+import { agentFailure } from '../../dashboards/web/agent-failure.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
 
 const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0 };
