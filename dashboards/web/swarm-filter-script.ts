@@ -146,8 +146,9 @@ async function ifRetry(b) {
   say.textContent = 'Asking to retry ' + item + '…';
   try {
     const r = await api('POST', '/api/sessions/' + encodeURIComponent(current.id) + '/retry', { swarmId: b.dataset.swarm, items: [item] });
-    say.textContent = r.ok ? 'Retrying ' + ((r.data && r.data.retrying) || [item]).join(', ') + '.'
-      : 'Could not retry ' + item + ': ' + ((r.data && r.data.error) || 'the console answered ' + r.status) + '.';
+    // The item runs again in this session: the page reloads (keeping its filter) to follow it live.
+    if (r.ok) { say.textContent = 'Retrying ' + ((r.data && r.data.retrying) || [item]).join(', ') + '.'; location.reload(); return; }
+    say.textContent = 'Could not retry ' + item + ': ' + ((r.data && r.data.error) || 'the console answered ' + r.status) + '.';
   } catch (e) {
     say.textContent = 'Could not retry ' + item + ': ' + (e && e.message ? e.message : e) + '.';
   }
