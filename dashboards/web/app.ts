@@ -335,14 +335,16 @@ export function consoleApp(options: ConsoleOptions): Hono {
     env: options.env ?? process.env,
     jsonBody,
   });
+  // One cache of folded sessions for their pages and their agents' transcripts (which say why an agent failed).
+  const cache = options.sessionCache ?? sessionCache();
   addSessionRoutes(app, {
     home: options.home,
     assets,
-    cache: options.sessionCache ?? sessionCache(),
+    cache,
     pollMs: options.pollMs ?? 1000,
   });
   const { workspace, home, mainScript } = options;
   addRunRoutes(app, { workspace, home, env: options.env ?? process.env, assets, mainScript, taskModels });
-  addTranscriptRoutes(app, { home, assets });
+  addTranscriptRoutes(app, { home, assets, cache });
   return app;
 }

@@ -3,6 +3,7 @@
 // one DOM node, and a redraw is a loop over flat arrays.
 import { TIMELINE_DRAW_JS } from './timeline-draw.js';
 import { TIMELINE_CSS, TIMELINE_VIEW_JS } from './timeline-view.js';
+import { ITEM_FILTER_CSS, ITEM_FILTER_JS } from './swarm-filter-script.js';
 import { TRANSCRIPT_CSS } from './transcript-page.js';
 import { TASK_FORM_JS } from './task-form-script.js';
 import { RUN_FORM_CSS, RUN_FORM_JS } from './run-form-script.js';
@@ -34,6 +35,7 @@ table{border-collapse:collapse;width:100%;background:#fff}th,td{text-align:left;
 .swarm{background:#fff;border:1px solid var(--line);border-radius:10px;padding:10px 14px;margin:12px 0}
 .legend{display:flex;flex-wrap:wrap;gap:10px;font-size:12px;margin:6px 0}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
 ${RUN_FORM_CSS}
+${ITEM_FILTER_CSS}
 ${ANSWER_CSS}
 ${TIMELINE_CSS}
 ${TRANSCRIPT_CSS}`;
@@ -107,6 +109,7 @@ function renderTree(m) {
 const openGroups = new Set();
 ${TIMELINE_DRAW_JS}
 ${TIMELINE_VIEW_JS}
+${ITEM_FILTER_JS}
 let current;
 function renderSession(m) {
   current = m;

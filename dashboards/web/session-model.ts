@@ -5,6 +5,7 @@
 import { initialSnapshot, reduce, type AgentView, type Snapshot } from '../view-model.js';
 import type { MurmurEvent, SwarmItemState } from '../../orchestrator/events.js';
 import { totalTokens } from '../../orchestrator/types.js';
+import { cutReason, ToolErrors, type ToolError } from './fold-errors.js';
 
 /** Item states by index (the numbers in `changes`); the page colours them in this order. */
 export const ITEM_STATES: readonly SwarmItemState[] = [
@@ -36,7 +37,12 @@ export interface AgentRow {
   reason?: string;
   /** The agent's final message (read from its transcript by the caller). */
   final?: string;
+  /** An agent that did not complete: its last tool error (tool.end with isError), the tool and its message. */
+  lastToolError?: ToolError;
 }
+
+/** A row of the fold's agents: the dashboard's view plus what the console keeps of its last tool error. */
+export type FoldAgent = AgentView & { lastToolError?: ToolError };
 
 export interface SwarmTimeline {
   id: string;
@@ -62,6 +68,8 @@ export interface SwarmTimeline {
   verdicts: number[];
   /** Per item: tokens of its worker and verifiers. */
   tokens: number[];
+  /** Per item: why it failed, was aborted, conflicted or waits, or its last failing verdict's reasons ('' none). */
+  reasons: string[];
   /** Flat triples [itemIndex, start ms since t0, end ms since t0 or -1 while it runs]: verifiers, in their item's row. */
   verifiers: number[];
   /** The verifiers' agent ids, one per triple of `verifiers`. */
@@ -103,7 +111,7 @@ export interface SessionFold {
    * The model in two parts, for a caller that makes the rows of a big session a slice at a time: everything but
    * the agents, and the agents in order (each made a row by `agentRow`).
    */
-  parts(): { rest: Omit<SessionModel, 'agents'>; agents: AgentView[] };
+  parts(): { rest: Omit<SessionModel, 'agents'>; agents: FoldAgent[] };
   /** About how many bytes the fold holds (for a cache bounded by size): grows with agents, items and changes. */
   approxBytes(): number;
 }
@@ -127,6 +135,8 @@ const NUMBER_BYTES = 8;
 const CHAR_BYTES = 2;
 const ITEM_BYTES = 48;
 const BASE_BYTES = 4_096;
+/** A resume restating an item done before: not a reason of its own. */
+const RESTATED = 'finished before the resume';
 
 /** The state index of an item's last change on the timeline, or -1. */
 function lastState(swarm: SwarmTimeline, index: number): number {
@@ -143,6 +153,8 @@ export function sessionFold(id: string): SessionFold {
   const swarms = new Map<string, TimelineState>();
   // An item's worker (and verifier) → its row, so retries of that agent mark the right bar.
   const rowOfAgent = new Map<string, { swarm: SwarmTimeline; index: number }>();
+  const toolErrors = new ToolErrors();
+  let reasonChars = 0;
 
   const rel = (ts: number) => ts - (t0 ?? ts);
   const add = (e: MurmurEvent) => {
@@ -173,6 +185,7 @@ export function sessionFold(id: string): SessionFold {
           rounds: e.items.map(() => 0),
           verdicts: e.items.map(() => 0),
           tokens: [],
+          reasons: e.items.map(() => ''),
           verifiers: [],
           verifierIds: [],
         };
@@ -192,11 +205,12 @@ export function sessionFold(id: string): SessionFold {
         if (!swarm) break;
         const t = rel(e.ts);
         // A resume restating an item that finished before it: the bar already ends where it happened.
-        if (e.reason === 'finished before the resume' && lastState(swarm, e.index) === ITEM_STATES.indexOf(e.state))
-          break;
+        if (e.reason === RESTATED && lastState(swarm, e.index) === ITEM_STATES.indexOf(e.state)) break;
         swarm.changes.push(e.index, t, ITEM_STATES.indexOf(e.state));
         if (e.state === 'rate_limited') swarm.marks.push(e.index, t, 1);
+        const before = swarm.reasons[e.index]?.length ?? 0;
         noteItem(swarm, e, t);
+        reasonChars += (swarm.reasons[e.index]?.length ?? 0) - before;
         if (e.agentId !== undefined) rowOfAgent.set(e.agentId, { swarm, index: e.index });
         if (e.verifierId !== undefined) rowOfAgent.set(e.verifierId, { swarm, index: e.index });
         if (e.capacity !== undefined) swarm.capacity.push(t, e.capacity);
@@ -219,8 +233,12 @@ export function sessionFold(id: string): SessionFold {
       case 'agent.end': {
         const at = e.swarmId === undefined ? undefined : swarms.get(e.swarmId)?.verifierAt.get(e.agentId);
         if (at !== undefined) swarms.get(e.swarmId!)!.view.verifiers[at + 2] = rel(e.ts);
+        toolErrors.add(e);
         break;
       }
+      case 'tool.end':
+        toolErrors.add(e);
+        break;
       case 'model.retry': {
         const row = rowOfAgent.get(e.agentId);
         if (row) row.swarm.marks.push(row.index, rel(e.ts), e.status === 429 ? 1 : 0);
@@ -253,8 +271,8 @@ export function sessionFold(id: string): SessionFold {
           view.items.length * ITEM_BYTES +
           itemChars * CHAR_BYTES +
           (view.changes.length + view.marks.length + view.capacity.length + view.verifiers.length) * NUMBER_BYTES +
-          view.items.length * 4 * NUMBER_BYTES;
-      return bytes;
+          view.items.length * 5 * NUMBER_BYTES;
+      return bytes + toolErrors.approxBytes() + reasonChars * CHAR_BYTES;
     },
     parts() {
       const rest: Omit<SessionModel, 'agents'> = {
@@ -284,7 +302,14 @@ export function sessionFold(id: string): SessionFold {
         rest.earlierMs = snapshot.sessionMs;
       }
       if (snapshot.costKnown) rest.cost = snapshot.usage.cost ?? 0;
-      return { rest, agents: [...snapshot.agents.values()].sort((a, b) => a.order - b.order) };
+      const agents: FoldAgent[] = [...snapshot.agents.values()].sort((a, b) => a.order - b.order);
+      // Only the few agents with an error get a copy; the rest are the snapshot's own views.
+      if (toolErrors.size > 0)
+        for (let i = 0; i < agents.length; i++) {
+          const lastToolError = toolErrors.get(agents[i]!.id);
+          if (lastToolError) agents[i] = { ...agents[i]!, lastToolError };
+        }
+      return { rest, agents };
     },
     model(finals) {
       const { rest, agents } = this.parts();
@@ -293,11 +318,17 @@ export function sessionFold(id: string): SessionFold {
   };
 }
 
-/** What a `swarm.item` says of its row: the worker, and a verdict once per round (a pass repeats on "completed"). */
+/**
+ * What a `swarm.item` says of its row: the worker, why it ended as it did (a new attempt clears it), and a verdict
+ * once per round (a pass repeats on "completed").
+ */
 function noteItem(swarm: SwarmTimeline, e: Extract<MurmurEvent, { type: 'swarm.item' }>, t: number): void {
   const i = e.index;
   if (i < 0 || i >= swarm.agentIds.length) return;
   if (e.agentId !== undefined && e.verifierId !== e.agentId) swarm.agentIds[i] = e.agentId;
+  if (e.state === 'queued' || e.state === 'launched') swarm.reasons[i] = '';
+  else if (e.reason !== undefined && e.reason !== RESTATED && e.state !== 'rate_limited')
+    swarm.reasons[i] = cutReason(e.reason === 'not_started' ? 'not started' : e.reason);
   if (e.verdict === undefined) return;
   const rounds = e.rounds ?? swarm.rounds[i]! + 1;
   const verdict = e.verdict === 'pass' ? 1 : 2;
@@ -319,7 +350,7 @@ function itemTokens(timeline: TimelineState, snapshot: Snapshot): number[] {
 }
 
 /** An agent of the dashboard's snapshot as a row of the console's tree. */
-export function agentRow(a: AgentView, finals?: ReadonlyMap<string, string>): AgentRow {
+export function agentRow(a: FoldAgent, finals?: ReadonlyMap<string, string>): AgentRow {
   const row: AgentRow = {
     id: a.id,
     role: a.role,
@@ -334,6 +365,7 @@ export function agentRow(a: AgentView, finals?: ReadonlyMap<string, string>): Ag
   if (a.swarmId !== undefined) row.swarmId = a.swarmId;
   if (a.endedAt !== undefined) row.endedAt = a.endedAt;
   if (a.reason !== undefined) row.reason = a.reason;
+  if (a.lastToolError !== undefined && a.state !== 'completed') row.lastToolError = a.lastToolError;
   const final = finals?.get(a.id);
   if (final) row.final = final;
   return row;

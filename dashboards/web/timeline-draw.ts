@@ -26,6 +26,8 @@ const TL_MARKS = ${JSON.stringify(MARK_KINDS)};
 const TL_MARK_COLORS = ${JSON.stringify(MARK_COLORS)};
 const TL_VERIFIER = '#4a1d75', TL_CAPACITY = '#3558d6';
 const TL_RUNNING = new Set(['queued', 'launched', 'rate_limited', 'verifying']);
+// The states whose reason a row shows (a completed item's old verdict reasons are history, not news).
+const TL_EXPLAINED = new Set(['failed', 'aborted', 'conflict', 'waiting']);
 // Tick steps (ms): the first that leaves about 90 px between ticks.
 const TL_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5, 9e5, 18e5, 36e5, 72e5, 216e5, 432e5, 864e5];
 
@@ -44,7 +46,10 @@ function tlTick(ms, step) {
   return Math.floor(s / 3600) + ':' + String(Math.floor((s % 3600) / 60)).padStart(2, '0') + ' h';
 }
 
-/** Per item: its changes, marks and verifiers as lists of its own, and what the hover says of it. */
+/**
+ * Per item: its changes, marks and verifiers as lists of its own, and what the hover says of it. n: the rows on
+ * show — every item, until the filter (swarm-filter-script.ts) narrows them to its shown items.
+ */
 function tlIndex(s, m) {
   const n = s.items.length;
   const rows = new Array(n);
@@ -78,7 +83,8 @@ function tlDescribe(s, ix, i) {
   const vids = [];
   for (let k = 0; k < r.ver.length; k += 3) vids.push(s.verifierIds[r.ver[k + 2]]);
   return { item: s.items[i], state, duration: from < 0 ? '—' : tlDuration(until - from), agent: (s.agentIds || [])[i] || '',
-    verifiers: vids, verdict, round: (s.rounds || [])[i] || 0, tokens: (s.tokens || [])[i] || 0 };
+    verifiers: vids, verdict, round: (s.rounds || [])[i] || 0, tokens: (s.tokens || [])[i] || 0,
+    reason: TL_EXPLAINED.has(state) || verdict === 'fail' ? (s.reasons || [])[i] || '' : '' };
 }
 
 /** A label cut to fit the label column, with an ellipsis (measured once per item and kept). */
@@ -116,9 +122,10 @@ function tlPaint(v) {
   // Rows.
   g.save(); g.beginPath(); g.rect(TL.LABEL, top, W - TL.LABEL, H - top); g.clip();
   const stub = Math.max(2, plot * 0.004);
-  for (let i = first; i < last; i++) {
-    const y = top + i * TL.ROW - sy, r = ix.rows[i];
-    if (i % 2 === 1) { g.fillStyle = '#f5f6f8'; g.fillRect(TL.LABEL, y, W - TL.LABEL, TL.ROW); }
+  // Row j of the view shows item shown[j] (all items, or those the filter and the search let through).
+  for (let j = first; j < last; j++) {
+    const y = top + j * TL.ROW - sy, r = ix.rows[v.shown[j]];
+    if (j % 2 === 1) { g.fillStyle = '#f5f6f8'; g.fillRect(TL.LABEL, y, W - TL.LABEL, TL.ROW); }
     for (let k = 0; k < r.t.length; k++) {
       const st = TL_STATES[r.st[k]];
       const a = x(r.t[k]);
@@ -134,7 +141,7 @@ function tlPaint(v) {
     for (let k = 0; k < r.marks.length; k += 2) {
       g.fillStyle = TL_MARK_COLORS[r.marks[k + 1]] || '#111'; g.fillRect(x(r.marks[k]) - 1, y + 1, 3, TL.ROW - 3);
     }
-    if (i === v.hover || i === v.focus) { g.strokeStyle = '#1d1d1f'; g.lineWidth = 1; g.strokeRect(TL.LABEL + 0.5, y + 0.5, W - TL.LABEL - 1, TL.ROW - 1); }
+    if (j === v.hover || j === v.focus) { g.strokeStyle = '#1d1d1f'; g.lineWidth = 1; g.strokeRect(TL.LABEL + 0.5, y + 0.5, W - TL.LABEL - 1, TL.ROW - 1); }
   }
   // Ticks' grid lines over the rows.
   const step = TL_STEPS.find((st) => (st / span) * plot >= 90) || TL_STEPS[TL_STEPS.length - 1];
@@ -146,11 +153,11 @@ function tlPaint(v) {
   // Labels.
   g.fillStyle = '#fff'; g.fillRect(0, top, TL.LABEL, H - top);
   g.font = '12px system-ui, sans-serif'; g.textBaseline = 'middle';
-  for (let i = first; i < last; i++) {
-    const y = top + i * TL.ROW - sy;
+  for (let j = first; j < last; j++) {
+    const y = top + j * TL.ROW - sy;
     if (y + TL.ROW < top) continue;
-    g.fillStyle = i === v.hover || i === v.focus ? '#1d1d1f' : '#3a3a3e';
-    g.fillText(tlLabel(g, v, i), 6, y + TL.ROW / 2);
+    g.fillStyle = j === v.hover || j === v.focus ? '#1d1d1f' : '#3a3a3e';
+    g.fillText(tlLabel(g, v, v.shown[j]), 6, y + TL.ROW / 2);
   }
   g.fillStyle = '#dcdcd8'; g.fillRect(TL.LABEL - 1, top, 1, H - top);
   // Top strip: capacity (label in the label column, the line over the plot) and the axis.
@@ -181,7 +188,7 @@ function tlPaint(v) {
     if (px + 4 < W - 20) g.fillText(tlTick(t, step), px + 3, top - 8);
   }
   const ds = canvas.dataset;
-  ds.bars = String(ix.bars); ds.items = String(ix.n); ds.changes = String(s.changes.length / 3);
+  ds.bars = String(ix.bars); ds.items = String(s.items.length); ds.shown = String(ix.n); ds.changes = String(s.changes.length / 3);
   ds.verifiers = String(ix.verifiers); ds.ticks = ticks.map((t) => tlTick(t, step)).join(',');
   ds.labelWidth = String(TL.LABEL); ds.top = String(top); ds.row = String(TL.ROW); ds.capacityMax = String(maxCap);
   tlStat(performance.now() - t0);

@@ -96,7 +96,7 @@ function tlZoom(v, factor, anchor) {
   tlSchedule(v);
 }
 function tlOpen(v, row) {
-  const agent = (v.s.agentIds || [])[row];
+  const agent = (v.s.agentIds || [])[v.shown[row]];
   if (!tlLinks() || !agent) return;
   location.href = '/sessions/' + encodeURIComponent(v.m.id) + '/agents/' + encodeURIComponent(agent);
 }
@@ -109,8 +109,8 @@ function tlKey(v, e) {
     const y = v.focus * TL.ROW, view = v.scroll.clientHeight - TL.CAP - TL.AXIS - 16;
     if (y < v.scroll.scrollTop) v.scroll.scrollTop = y;
     else if (y + TL.ROW > v.scroll.scrollTop + view) v.scroll.scrollTop = y + TL.ROW - view;
-    const d = tlDescribe(v.s, v.ix, v.focus);
-    v.live.textContent = d.item + ': ' + d.state + ', ' + d.duration + (d.verdict ? ', verdict ' + d.verdict : '');
+    const d = tlDescribe(v.s, v.ix, v.shown[v.focus]);
+    v.live.textContent = d.item + ': ' + d.state + ', ' + d.duration + (d.verdict ? ', verdict ' + d.verdict : '') + (d.reason ? ', ' + d.reason : '');
     tlShowTip(v, v.focus, TL.LABEL + 8, TL.CAP + TL.AXIS + y - v.scroll.scrollTop + TL.ROW);
     tlSchedule(v);
   } else if (e.key === 'Enter' && v.focus >= 0) { e.preventDefault(); tlOpen(v, v.focus); }
@@ -121,10 +121,10 @@ function tlKey(v, e) {
 }
 function tlShowTip(v, row, px, py) {
   const tip = v.tip;
-  if (row < 0 || px < 0) { tip.hidden = true; return; }
-  const d = tlDescribe(v.s, v.ix, row);
+  if (row < 0 || px < 0 || row >= v.ix.n) { tip.hidden = true; return; }
+  const d = tlDescribe(v.s, v.ix, v.shown[row]);
   const line = (k, val) => '<div>' + k + ': ' + esc(val) + '</div>';
-  tip.innerHTML = '<b>' + esc(d.item) + '</b>' + line('state', d.state.replace('_', ' ')) + line('duration', d.duration) +
+  tip.innerHTML = '<b>' + esc(d.item) + '</b>' + line('state', d.state.replace('_', ' ')) + (d.reason ? line('reason', d.reason) : '') + line('duration', d.duration) +
     line('agent', d.agent || '—') + (d.verifiers.length ? line('verifier' + (d.verifiers.length > 1 ? 's' : ''), d.verifiers.join(', ')) : '') +
     (d.verdict ? line('verdict', d.verdict) : '') + (d.round ? line('round', d.round) : '') + line('tokens', tokens(d.tokens)) +
     (tlLinks() && d.agent ? '<div>click to open the transcript</div>' : '');
@@ -141,6 +141,7 @@ function renderSwarms(m) {
     let v = tlViews.get(s.id);
     if (!v) { v = tlCreate(box, s); tlViews.set(s.id, v); }
     v.s = s; v.m = m; v.ix = tlIndex(s, m);
+    ifApply(v);
     const nv = v.ix.verifiers;
     v.el.querySelector('h2').textContent = 'Swarm ' + s.id + ' — ' + s.description + ' (' + s.items.length + ' item' + (s.items.length === 1 ? '' : 's') +
       (nv ? ', ' + nv + ' verifier' + (nv === 1 ? '' : 's') : '') + ', ' + s.role + ')';
@@ -151,5 +152,6 @@ function renderSwarms(m) {
     tlPaint(v);
     if (!v.tip.hidden && v.tipAt) tlShowTip(v, Number(v.tip.dataset.row), v.tipAt[0], v.tipAt[1]);
   }
+  ifRender(m);
 }
 `;

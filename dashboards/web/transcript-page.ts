@@ -1,8 +1,11 @@
 // An agent's transcript in the console (`/sessions/ID/agents/AGENT`): what the timeline's rows and the agent tree
-// open. Each message as its role, text, tool calls and tool results; long texts are cut, and a very long
-// conversation shows its last messages (the page says how many were left out).
+// open. An agent that did not complete starts with why (its reason, its last tool error, its item's reason); then
+// each message as its role, text, tool calls and tool results; long texts are cut, and a very long conversation
+// shows its last messages (the page says how many were left out).
 import type { Hono } from 'hono';
 import { userText, type Message } from '../../orchestrator/types.js';
+import { agentFailure, cachedModel, failureHtml, type AgentFailure } from './agent-failure.js';
+import type { SessionCache } from './session-routes.js';
 import { h, layout, type Assets } from './pages.js';
 import { isSessionId, readTranscript } from './session-source.js';
 
@@ -38,6 +41,7 @@ export function transcriptPage(
   agentId: string,
   messages: readonly Message[],
   assets: Assets,
+  failure?: AgentFailure,
 ): string {
   const shown = messages.slice(-MAX_MESSAGES);
   const skipped = messages.length - shown.length;
@@ -48,16 +52,20 @@ export function transcriptPage(
   const body = `<header class="bar"><h1>Transcript of ${h(agentId)}</h1><a class="button" href="/sessions/${h(sessionId)}">Session ${h(sessionId)}</a></header>
 <p class="meta">${messages.length} message${messages.length === 1 ? '' : 's'} in session ${h(sessionId)}</p>
 <div class="transcript">${list}</div>`;
-  return layout(`${agentId} — transcript — murmur`, body, { nav: 'sessions', assets });
+  // Why it did not complete comes first, right under the heading.
+  const page = failure ? body.replace('</header>\n', `</header>\n${failureHtml(failure, messages)}\n`) : body;
+  return layout(`${agentId} — transcript — murmur`, page, { nav: 'sessions', assets });
 }
 
 export const TRANSCRIPT_CSS = `
 .transcript .message{background:#fff;border:1px solid var(--line);border-radius:8px;padding:8px 12px;margin:8px 0}
 .transcript h2{font-size:13px;margin:0 0 4px;color:var(--muted)}.transcript pre{white-space:pre-wrap;word-break:break-word;margin:4px 0;font-size:13px}
+.failure{background:#fff;border:1px solid #e6b8b4;border-left:4px solid #b3261e;border-radius:8px;padding:8px 12px;margin:8px 0 12px}
+.failure h2{font-size:15px;margin:0 0 4px;color:#b3261e}.failure p{margin:4px 0}.failure pre{white-space:pre-wrap;word-break:break-word;margin:4px 0;font-size:13px;background:#f3f3f1;padding:6px}
 .transcript .message-assistant{border-left:3px solid var(--accent)}.transcript .call{margin:6px 0 0;font-size:13px}.transcript .args{background:#f3f3f1;padding:6px}`;
 
-export function addTranscriptRoutes(app: Hono, options: { home: string; assets: Assets }): void {
-  app.get('/sessions/:id/agents/:agent', (c) => {
+export function addTranscriptRoutes(app: Hono, options: { home: string; assets: Assets; cache: SessionCache }): void {
+  app.get('/sessions/:id/agents/:agent', async (c) => {
     const id = c.req.param('id');
     const agent = c.req.param('agent');
     if (!isSessionId(id) || !isSessionId(agent))
@@ -65,6 +73,8 @@ export function addTranscriptRoutes(app: Hono, options: { home: string; assets: 
         layout('Not found — murmur', '<h1>No such agent</h1>', { nav: 'sessions', assets: options.assets }),
         404,
       );
-    return c.html(transcriptPage(id, agent, readTranscript(options.home, id, agent), options.assets));
+    const model = await cachedModel(options.home, options.cache, id);
+    const failure = model && agentFailure(model, agent);
+    return c.html(transcriptPage(id, agent, readTranscript(options.home, id, agent), options.assets, failure));
   });
 }
