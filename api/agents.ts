@@ -1,7 +1,7 @@
 // Agents defined in code: defineAgent, and the check createMurmur makes of its `agents` (naming `agents[i].FIELD`),
 // which turns each into the profile an agent file would become (roles/code-agents.ts), its tools checked against
 // what exists and against its role's cap, its output schema checked as run()'s is.
-import type { TSchema } from '@sinclair/typebox';
+import type { AnySchema } from './schema.js';
 import { codeAgentProfile, type CodeAgentFields } from '../host/code-agents.js';
 import {
   loadAgentDefinitions,
@@ -18,7 +18,7 @@ import { fail } from './option-error.js';
 /** The roles an agent of yours may take: its tool cap is the role's. */
 export type AgentRole = 'explore' | 'worker' | 'coder' | 'verifier';
 
-export interface AgentDefinition<S extends TSchema = TSchema> {
+export interface AgentDefinition<S extends AnySchema = AnySchema> {
   /** How runs, swarms and other agents ask for it: letters, digits, `-` or `_` (compared lower-cased). */
   name: string;
   /** explore, worker (coder) or verifier: the agent holds at most that role's tools. */
@@ -36,10 +36,10 @@ export interface AgentDefinition<S extends TSchema = TSchema> {
 }
 
 /** An agent made by defineAgent: register it with createMurmur({ agents }). */
-export type DefinedAgent<S extends TSchema = TSchema> = Readonly<AgentDefinition<S>>;
+export type DefinedAgent<S extends AnySchema = AnySchema> = Readonly<AgentDefinition<S>>;
 
 /** An agent in code, like a `.murmur/agents/*.md` file: give it to createMurmur's `agents`, then use it or its name. */
-export function defineAgent<S extends TSchema = TSchema>(definition: AgentDefinition<S>): DefinedAgent<S> {
+export function defineAgent<S extends AnySchema = AnySchema>(definition: AgentDefinition<S>): DefinedAgent<S> {
   if (typeof definition !== 'object' || definition === null)
     fail('agent', 'give defineAgent({ name, role, instructions }).');
   const tools = Array.isArray(definition.tools) ? { tools: Object.freeze([...definition.tools]) } : {};

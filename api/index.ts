@@ -76,4 +76,7 @@ export {
   type ToolTraits,
   type Static,
   type TSchema,
+  type AnySchema,
+  type Infer,
+  type StandardSchemaWithJson,
 } from './tools.js';

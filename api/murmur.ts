@@ -20,9 +20,9 @@ import { checkOptions, type CheckedOptions, type MurmurOptions } from './options
 import { fail } from './option-error.js';
 import { handleOn } from './run-handle.js';
 import type { EventOf, MurmurEvent, RunHandle } from './handle-types.js';
-import type { Static, TSchema } from '@sinclair/typebox';
+import type { AnySchema } from './schema.js';
 import { loadOutputChecks } from '../host/output.js';
-import { outputSpecOf, planItems, typedSwarmReport, type TypedSwarmReport } from './output.js';
+import { outputSpecOf, planItems, typedSwarmReport, type OutputOf, type TypedSwarmReport } from './output.js';
 import { tracingFor } from './tracing.js';
 import { askerFrom, checkSignal, checkSwarmNumbers } from './run-checks.js';
 import {
@@ -67,14 +67,14 @@ export interface Murmur {
    * Runs a task with the main agent, or with `agent`. Returns at once a handle (thenable: `await` it for the
    * report, what `murmur run --json` prints). Bad options throw MurmurOptionsError here.
    */
-  run<S extends TSchema = TSchema>(task: string, options?: RunOptions<S>): RunHandle<RunReport<Static<S>>>;
+  run<S extends AnySchema = AnySchema>(task: string, options?: RunOptions<S>): RunHandle<RunReport<OutputOf<S>>>;
   /**
    * One subagent per item, without a main agent; a handle whose report is what `murmur swarm --json` prints, each
    * row with its `input`.
    */
-  swarm<T = string, S extends TSchema = TSchema>(
+  swarm<T = string, S extends AnySchema = AnySchema>(
     options: SwarmOptions<T, S>,
-  ): RunHandle<TypedSwarmReport<Static<S>, T>>;
+  ): RunHandle<TypedSwarmReport<OutputOf<S>, T>>;
   /**
    * Continues a session left by a crash, an abort or a wait for a person (a swarm finishes only the items that had
    * not completed). `answers` answer what it waits for (its report's `interruptions`), by `agentId/callId` or call
@@ -210,7 +210,7 @@ class MurmurInstance implements Murmur {
     };
   }
 
-  run<S extends TSchema = TSchema>(task: string, options: RunOptions<S> = {}): RunHandle<RunReport<Static<S>>> {
+  run<S extends AnySchema = AnySchema>(task: string, options: RunOptions<S> = {}): RunHandle<RunReport<OutputOf<S>>> {
     if (typeof task !== 'string' || task.trim() === '') fail('task', 'give the task as a non-empty string.');
     const agent = options.agent === undefined ? undefined : agentNameOf('agent', options.agent, false, this.agentsFor);
     const toolAccess = checkToolAccess('toolAccess', options.toolAccess, this.known);
@@ -228,13 +228,13 @@ class MurmurInstance implements Murmur {
     };
     return handleOn(
       this.start(options.signal, undefined, setup),
-      (finished) => reportOf(finished) as RunReport<Static<S>>,
+      (finished) => reportOf(finished) as RunReport<OutputOf<S>>,
     );
   }
 
-  swarm<T = string, S extends TSchema = TSchema>(
+  swarm<T = string, S extends AnySchema = AnySchema>(
     options: SwarmOptions<T, S>,
-  ): RunHandle<TypedSwarmReport<Static<S>, T>> {
+  ): RunHandle<TypedSwarmReport<OutputOf<S>, T>> {
     if (typeof options !== 'object' || options === null) fail('swarm', 'give { template, items }.');
     const planned = planItems(options.template, options.items);
     const role = options.role === undefined ? undefined : agentNameOf('swarm.role', options.role, true, this.agentsFor);
@@ -270,7 +270,7 @@ class MurmurInstance implements Murmur {
       };
     };
     return handleOn(this.start(options.signal, undefined, setup), (finished) =>
-      typedSwarmReport<Static<S>, T>(reportOf(finished) as SwarmReport, options.items),
+      typedSwarmReport<OutputOf<S>, T>(reportOf(finished) as SwarmReport, options.items),
     );
   }
 

@@ -1,11 +1,11 @@
 // Typed outputs and object items in the library: the `output` option checked and turned into the host's output
 // spec, and a swarm's items — strings with a `{{item}}` template as before, or any values with a template function
 // or `{{field}}` placeholders — turned into labels (each row's `item`), prompts and the inputs kept for the report.
-import type { Static, TSchema } from '@sinclair/typebox';
 import type { ItemResult, SwarmReport } from '../protocol/reports.js';
 import { swarmItemsProblem } from '../host/checks.js';
 import { outputSchemaProblem, type OutputSpec } from '../host/output.js';
 import { fail } from './option-error.js';
+import { isStandardSchema, jsonSchemaOfStandard, standardCheck, type AnySchema, type Infer } from './schema.js';
 
 /** What a swarm's template may be: a string with `{{item}}` (or, for object items, `{{field}}`), or a function. */
 export type SwarmTemplate<T> = string | ((item: T) => string);
@@ -13,26 +13,35 @@ export type SwarmTemplate<T> = string | ((item: T) => string);
 /** A swarm() report: each row carries its item as given (`input`) and, with an `output` schema, its typed answer. */
 export type TypedSwarmReport<O, T> = Omit<SwarmReport<O, T>, 'items'> & { items: (ItemResult<O, T> & { input: T })[] };
 
-/** The answer's type for an `output` schema (`unknown` without one). */
-export type OutputOf<S extends TSchema> = Static<S>;
+/** The answer's type for an `output` schema: TypeBox's Static, a Standard Schema's output (`unknown` without one). */
+export type OutputOf<S extends AnySchema> = Infer<S>;
 
 /** The host's output spec for `output` and `outputRetries` (`prefix`: '' for run(), 'swarm.' for swarm()). */
 export async function outputSpecOf(
   prefix: string,
-  schema: TSchema | undefined,
+  given: AnySchema | undefined,
   retries: number | undefined,
 ): Promise<OutputSpec | undefined> {
-  if (schema === undefined) {
+  if (given === undefined) {
     if (retries !== undefined) fail(`${prefix}outputRetries`, 'it applies only with an output schema (output).');
     return undefined;
   }
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
-    fail(`${prefix}output`, 'give a TypeBox schema (Type.Object({…})) or a JSON Schema object.');
+  const standard = isStandardSchema(given);
+  if (!standard && (typeof given !== 'object' || given === null || Array.isArray(given)))
+    fail(
+      `${prefix}output`,
+      'give a TypeBox schema (Type.Object({…})), a JSON Schema object or a Standard Schema with JSON Schema (zod 4.2 or newer).',
+    );
+  const schema = standard ? jsonSchemaOfStandard(`${prefix}output`, given) : (given as Record<string, unknown>);
   const problem = await outputSchemaProblem(schema);
   if (problem) fail(`${prefix}output`, `not a valid JSON Schema: ${problem}.`);
   if (retries !== undefined && (!Number.isInteger(retries) || retries < 0))
     fail(`${prefix}outputRetries`, `${JSON.stringify(retries)} is not accepted; give a whole number, 0 or more.`);
-  return { schema: schema as unknown as Record<string, unknown>, ...(retries !== undefined ? { retries } : {}) };
+  return {
+    schema,
+    ...(retries !== undefined ? { retries } : {}),
+    ...(standard ? { check: standardCheck(given) } : {}),
+  };
 }
 
 /** A swarm's items as the host takes them. */

@@ -1,11 +1,11 @@
 // The options of one run and one swarm of a murmur instance (types only).
 import type { Answers } from '../host/answers.js';
-import type { TSchema } from '@sinclair/typebox';
+import type { AnySchema } from './schema.js';
 import type { DefinedAgent } from './agents.js';
 import type { SwarmTemplate } from './output.js';
 import type { ToolAccess } from '../protocol/tool-access.js';
 
-export interface RunOptions<S extends TSchema = TSchema> {
+export interface RunOptions<S extends AnySchema = AnySchema> {
   /**
    * A role (`worker`, `explore`…), a defined agent's name, or an agent of `agents` (its output types the report's
    * when `output` is not given); absent = the main agent.
@@ -21,7 +21,7 @@ export interface RunOptions<S extends TSchema = TSchema> {
   outputRetries?: number;
 }
 
-export interface SwarmOptions<T = string, S extends TSchema = TSchema> {
+export interface SwarmOptions<T = string, S extends AnySchema = AnySchema> {
   /**
    * The prompt for each item: a string where every {{item}} is replaced by the item (by its JSON for an object;
    * {{field}} by that field of an object item), or a function of the item.

@@ -34,6 +34,19 @@ function parametersOf(schema: Record<string, unknown>): { parameters: Record<str
 
 const tools = new WeakMap<OutputSpec, RuntimeTool>();
 
+function recorded(output: unknown): ToolResult {
+  return { content: [{ type: 'text', text: 'Answer recorded.' }], details: { output } };
+}
+
+/** The schema library's verdict: its value recorded, or its issues sent back as the call's error. */
+function recordedIfValid(checked: Awaited<ReturnType<NonNullable<OutputSpec['check']>>>): ToolResult {
+  if (checked.ok) return recorded(checked.value);
+  return {
+    content: [{ type: 'text', text: `The answer does not match the schema: ${checked.problem}` }],
+    isError: true,
+  };
+}
+
 /** The final_answer tool of an output (one per output: every item of a swarm shares it). */
 export function finalAnswerTool(spec: OutputSpec): RuntimeTool {
   const made = tools.get(spec);
@@ -54,10 +67,12 @@ export function finalAnswerTool(spec: OutputSpec): RuntimeTool {
         return check(args);
       },
     },
-    impl: (_ctx, input): ToolResult => ({
-      content: [{ type: 'text', text: 'Answer recorded.' }],
-      details: { output: wrapped ? (input as { value: unknown }).value : input },
-    }),
+    impl: (_ctx, input): ToolResult | Promise<ToolResult> => {
+      const answer = wrapped ? (input as { value: unknown }).value : input;
+      if (!spec.check) return recorded(answer);
+      const checked = spec.check(answer);
+      return checked instanceof Promise ? checked.then(recordedIfValid) : recordedIfValid(checked);
+    },
     source: 'builtin',
   };
   tools.set(spec, tool);

@@ -5,4 +5,14 @@ export interface OutputSpec {
   schema: Record<string, unknown>;
   /** Invalid answers sent back with the validation errors before the agent fails (default 1). */
   retries?: number;
+  /**
+   * The schema library's own check of an answer that passed the JSON Schema (a Standard Schema's validate: its
+   * refinements and transforms); the answer kept is the value it returns. Not saved: a resume checks the JSON Schema.
+   */
+  check?: (
+    value: unknown,
+  ) =>
+    | { ok: true; value: unknown }
+    | { ok: false; problem: string }
+    | Promise<{ ok: true; value: unknown } | { ok: false; problem: string }>;
 }

@@ -197,6 +197,9 @@ describe('a consumer project', () => {
     // The custom tools example (readOnly, needsApproval as a function) type-checks and loads here too.
     writeFileSync(path.join(bare, 'custom-tool.ts'), asDocumented('custom-tool.ts'));
     writeFileSync(path.join(bare, 'typed-output.ts'), asDocumented('typed-output.ts'));
+    // The zod example: the application brings zod (here: this repo's); the package brings the Standard Schema types.
+    writeFileSync(path.join(bare, 'typed-output-zod.ts'), asDocumented('typed-output-zod.ts'));
+    symlinkSync(path.join(ROOT, 'node_modules', 'zod'), path.join(bare, 'node_modules', 'zod'), 'dir');
     writeFileSync(path.join(bare, 'run-handle.ts'), asDocumented('run-handle.ts'));
     writeFileSync(path.join(bare, 'code-agents.ts'), asDocumented('code-agents.ts'));
     writeFileSync(path.join(bare, 'waiting.ts'), asDocumented('waiting.ts'));
@@ -226,6 +229,7 @@ import { askHouseModel } from './own-model.js';
 import { testCountNotes } from './scripted-test.js';
 import { closed, fixTickets } from './custom-tool.js';
 import { whereConfigured } from './typed-output.js';
+import { reviewFiles } from './typed-output-zod.js';
 import { runWithDeadline } from './run-handle.js';
 import { whereRead } from './code-agents.js';
 import { runAnswering } from './waiting.js';
@@ -264,6 +268,13 @@ const finder = scriptedModel({
 });
 const typed = await whereConfigured('.', [{ name: 'db', dir: 'src/db' }], finder);
 const files: string[] | undefined = typed.db;
+// A zod schema's output types the rows (tsc checks the example's row.output?.comments), and zod's trim applies.
+const reviewer = scriptedModel({
+  agents: [{ turns: [{ toolCalls: [{ name: 'final_answer', arguments: { verdict: 'approve', comments: [{ line: 7, text: ' ok ' }] } }] }] }],
+});
+const reviews = await reviewFiles('.', ['notes/plan.md'], reviewer);
+const verdict: string = reviews[0]!.verdict;
+const lines: number[] = reviews[0]!.lines;
 // The report's output is typed from the schema, without @types/node.
 const answered = await createMurmur({ cwd: '.', model: scriptedModel({ agents: [{ turns: [{ toolCalls: [{ name: 'final_answer', arguments: { n: 2 } }] }] }] }), sessions: false });
 const counted = await answered.run('count', { output: Type.Object({ n: Type.Integer() }) });
@@ -283,7 +294,7 @@ const writer = scriptedModel({
   agents: [{ match: { role: 'main' }, turns: [{ toolCalls: [{ name: 'write', arguments: { path: 'notes/new.md', content: 'x' } }] }, { text: 'written' }] }],
 });
 const waited = await runAnswering({ cwd: '.', model: writer }, 'write a note', () => true);
-console.log(JSON.stringify({ waited: [waited.status, waited.result, waited.asked.length], status: report.status, result: report.result, house, files, n, tickets: [typeof fixTickets, closed.length], events: [events[0], events.at(-1)], deadline: [deadline.status, deadline.reason, deadline.saved], where: [where.location?.file, line, where.summary, where.calls], traced: [traced.kind, spans] }));
+console.log(JSON.stringify({ zod: [verdict, lines], waited: [waited.status, waited.result, waited.asked.length], status: report.status, result: report.result, house, files, n, tickets: [typeof fixTickets, closed.length], events: [events[0], events.at(-1)], deadline: [deadline.status, deadline.reason, deadline.saved], where: [where.location?.file, line, where.summary, where.calls], traced: [traced.kind, spans] }));
 `,
     );
     try {
@@ -306,6 +317,7 @@ console.log(JSON.stringify({ waited: [waited.status, waited.result, waited.asked
         traced: ['swarm', ['chat', 'invoke_agent', 'murmur.run', 'murmur.swarm', 'murmur.swarm.item']],
         where: ['notes/plan.md', 1, 'no default', ['finder: final_answer', 'main: read']],
         waited: ['completed', 'written', 1],
+        zod: ['approve', [7]],
       });
       expect(endpoint.requests).toHaveLength(2);
     } finally {

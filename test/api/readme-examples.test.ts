@@ -20,6 +20,7 @@ describe('README "Use it from code"', () => {
       asDocumented('refactor-batch.ts'),
       asDocumented('research-fanout.ts'),
       asDocumented('typed-output.ts'),
+      asDocumented('typed-output-zod.ts'),
       asDocumented('custom-tool.ts'),
       asDocumented('code-agents.ts'),
       asDocumented('run-handle.ts'),
