@@ -6,12 +6,12 @@ import { createMcpSource, type McpSource } from '../host/mcp-servers.js';
 import { stateHome } from '../host/session-store.js';
 import { listSessionSummaries, type SessionSummary } from '../host/session-list.js';
 import { ConfigError } from '../host/workspace-config.js';
-import { codeAgentsUsed, openResumable } from '../host/resume.js';
-import { connectQueueTarget, queueUrlFromEnv, type QueueTarget } from '../host/queue.js';
+import { openResumable } from '../host/resume.js';
+import { checkReopen } from './reopen-checks.js';
+import { connectQueueTarget, type QueueTarget } from '../host/queue.js';
 import { reportOf, swarmTitle, type RunRequest } from '../host/lifecycle.js';
 import { startRun, type HostRun, type RunSetup, type StartRun } from '../host/run.js';
 import { HostInputError } from '../host/errors.js';
-import { applyAnswers } from '../host/answers.js';
 import { checkedProvider, providerFactory, providerFromSpec, withGivenPrice } from '../host/models.js';
 import type { ModelProvider } from '../host/model-provider.js';
 import type { RunReport, SwarmReport } from '../protocol/reports.js';
@@ -25,14 +25,7 @@ import { loadOutputChecks } from '../host/output.js';
 import { outputSpecOf, planItems, typedSwarmReport, type OutputOf, type TypedSwarmReport } from './output.js';
 import { tracingFor } from './tracing.js';
 import { askerFrom, checkSignal, checkSwarmNumbers } from './run-checks.js';
-import {
-  agentNameOf,
-  agentsNaming,
-  checkAgents,
-  checkResumable,
-  type AgentNames,
-  type RegisteredAgent,
-} from './agents.js';
+import { agentNameOf, agentsNaming, checkAgents, type AgentNames, type RegisteredAgent } from './agents.js';
 import { checkToolAccess, knownTools, type ToolAccess } from './tool-access.js';
 import { toolCallHook } from './tool-hook.js';
 import type { KnownTools } from '../host/tool-names.js';
@@ -81,6 +74,11 @@ export interface Murmur {
    * id: the waiting calls run (or are refused with the person's reason) exactly where they stopped.
    */
   resume(sessionId: string, options?: ResumeOptions): RunHandle<ResumeReport>;
+  /**
+   * The person's next message to a run's conversation (finished or not): its main agent answers with everything said
+   * before, as `murmur run --session ID "…"`. A swarm session, or one waiting for answers, throws MurmurOptionsError.
+   */
+  continue(sessionId: string, message: string, options?: { signal?: AbortSignal }): RunHandle<RunReport>;
   /** The workspace's sessions, newest first: what `murmur sessions --json` prints. */
   listSessions(): SessionSummary[];
   /** Aborts the runs still going (their reports say so), waits for them, and stops the MCP servers it started. */
@@ -274,34 +272,35 @@ class MurmurInstance implements Murmur {
     );
   }
 
+  continue(sessionId: string, message: string, options: { signal?: AbortSignal } = {}): RunHandle<RunReport> {
+    if (typeof message !== 'string') fail('message', 'give the next message as a string.');
+    return this.reopen(sessionId, options, message) as RunHandle<RunReport>;
+  }
+
   resume(sessionId: string, options: ResumeOptions = {}): RunHandle<ResumeReport> {
+    return this.reopen(sessionId, options);
+  }
+
+  /** A resume, or (with a message) a run's conversation continued. */
+  private reopen(sessionId: string, options: ResumeOptions, message?: string): RunHandle<ResumeReport> {
     if (typeof sessionId !== 'string' || sessionId.trim() === '')
       fail('sessionId', 'give the id of a session of this workspace.');
     checkSignal('signal', options.signal);
     const opened = openResumable(this.cwd, this.checked.env, sessionId);
     if (!opened.ok) fail('sessionId', `${opened.error}.`);
     const { resumable } = opened;
-    if (options.answers !== undefined && (typeof options.answers !== 'object' || options.answers === null))
-      fail('answers', 'give an object: { "AGENT/CALL": { kind: "allow_once" }, … }.');
-    const answered = applyAnswers(resumable.interruptions, options.answers ?? {});
-    if (!answered.ok) fail('answers', `${answered.error}.`);
-    checkResumable(resumable.session.id, codeAgentsUsed(resumable), this.agents);
-    const savedQueue = resumable.swarm?.queue;
-    // A queue URL with a password is never saved: MURMUR_QUEUE gives it again.
-    const fromEnv = queueUrlFromEnv(this.checked.env);
-    if (savedQueue && !fromEnv.ok) fail('sessionId', `${fromEnv.error}.`);
-    const queueUrl = savedQueue ? (fromEnv.ok ? fromEnv.url : undefined) || savedQueue.url : undefined;
-    if (savedQueue && !queueUrl)
-      fail(
-        'sessionId',
-        `session ${resumable.session.id} ran on a queue whose URL was not saved (it held a password); set MURMUR_QUEUE to resume it.`,
-      );
+    const queueUrl = checkReopen(resumable, options, message, this.checked.env, this.agents);
     // The Run reopens the session with what it ran with (its sandbox, its tool access) and the answers given.
     const setup = async (bus: EventBus): Promise<RunSetup> => {
       const queue = queueUrl ? await this.queue(queueUrl) : undefined;
       return {
         assembly: await this.setup(resumable.swarm ? 'swarm' : 'run', bus),
-        request: { kind: 'resume', resumable, ...(queue ? { queue } : {}) },
+        request: {
+          kind: 'resume',
+          resumable,
+          ...(queue ? { queue } : {}),
+          ...(message !== undefined ? { message } : {}),
+        },
       };
     };
     return handleOn(this.start(options.signal, resumable.session.id, setup, options.answers), reportOf);

@@ -44,6 +44,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: [
       'murmur run "add a --verbose flag to cli.ts and test it"',
       'murmur run --model anthropic:claude-sonnet-4-6 --permission-mode auto --json "fix the failing test"',
+      'murmur run --session 20261130-021503-ab12 "now add a test for the empty case"',
     ],
     notes: [STATE_NOTE],
   },

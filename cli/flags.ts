@@ -88,6 +88,12 @@ export const RUN_FLAGS: FlagSpecs = {
     value: 'NAME',
     description: 'run as the agent defined in .murmur/agents/NAME.md (or ~/.murmur/agents/)',
   },
+  session: {
+    kind: 'string',
+    value: 'ID',
+    description:
+      "continue session ID's conversation: TASK is its next message, answered with everything said before (the session's model and settings)",
+  },
   'session-id': sessionId,
   // The web console's runs: a request that needs a person is held (as in a scheduled run), not denied.
   hold: { kind: 'boolean', hidden: true },

@@ -14,7 +14,7 @@ import { findInterruption } from '../host/answers.js';
 import type { InterruptionAnswer } from '../protocol/interruptions.js';
 
 /** Continue with the model, endpoint and rules the session ran with, unless given again. */
-function flagsFromSession(args: ParsedArgs, resumable: Resumable): void {
+export function flagsFromSession(args: ParsedArgs, resumable: Resumable): void {
   const { settings, model } = resumable;
   if (stringFlag(args, 'model') === undefined && model) args.flags.model = model;
   if (stringFlag(args, 'base-url') === undefined && settings.baseUrl !== undefined)
@@ -40,11 +40,7 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
   const opened = openResumable(cwd, process.env, id);
   if (!opened.ok) throw new UsageError(`murmur resume: ${opened.error}.`);
   const { resumable } = opened;
-  const [code] = codeAgentsUsed(resumable);
-  if (code !== undefined)
-    throw new UsageError(
-      `murmur resume: session ${resumable.session.id} used the agent "${code}", which its program defined in code (defineAgent); murmur resume does not know it. Resume it from that program: murmur.resume('${resumable.session.id}') on a createMurmur made with the same options (agents included).`,
-    );
+  refuseCodeAgents('resume', resumable);
   flagsFromSession(args, resumable);
   // A queue swarm reattaches to its queue: --queue, else MURMUR_QUEUE, else the saved URL (only kept without a password).
   const savedQueue = resumable.swarm?.queue;
@@ -119,4 +115,15 @@ function answerFor(resumable: Resumable, name: string, answer: InterruptionAnswe
     return { kind: 'declined', ...(feedback ? { reason: feedback } : {}) };
   }
   return answer;
+}
+
+/** A session that ran an agent defined in code is its program's to resume or continue: a usage error here. */
+export function refuseCodeAgents(command: 'resume' | 'run', resumable: Resumable): void {
+  const [code] = codeAgentsUsed(resumable);
+  if (code === undefined) return;
+  const id = resumable.session.id;
+  const call = command === 'run' ? `murmur.continue('${id}', message)` : `murmur.resume('${id}')`;
+  throw new UsageError(
+    `murmur ${command}: session ${id} used the agent "${code}", which its program defined in code (defineAgent); murmur ${command} does not know it. Go on from that program: ${call} on a createMurmur made with the same options (agents included).`,
+  );
 }

@@ -11,6 +11,9 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   const task = args.positionals.join(' ').trim();
   if (!task)
     throw new UsageError('murmur run: missing the task. Usage: murmur run [options] "TASK" (see murmur run --help).');
+  const session = stringFlag(args, 'session');
+  // Its module reads sessions (and what resume reads): loaded only for a conversation continued.
+  if (session !== undefined) return (await import('./continue.js')).continueCommand(args, session, task);
   // A bad --agent is a usage error before anything starts (no session is left behind).
   await checkAgentFlag(args);
   const agent = stringFlag(args, 'agent');

@@ -11,14 +11,18 @@ import { runReport, swarmReport, withItemUsage, type RunReport, type SwarmReport
 import type { QueueTarget, SwarmLaunch, SwarmStatus } from './swarm.js';
 import { restoreOn, type Resumable } from './resume.js';
 import { withRunOutput, type OutputSpec } from './output.js';
+import { addMessage, continueProblem } from './continue.js';
 
 export type RunRequest =
   /** The main agent (or `agent`: a role or a defined agent's name) on a task; `title` for screens (default: the task). */
   | { kind: 'task'; task: string; agent?: string; title?: string; output?: OutputSpec }
   /** One subagent per item, without a main agent; `onItem` hears each item's result as it ends. */
   | { kind: 'swarm'; launch: SwarmLaunch; onItem?: ItemListener }
-  /** A saved session, continued (a swarm finishes only the items that had not completed); `queue` for a queue swarm. */
-  | { kind: 'resume'; resumable: Resumable; queue?: QueueTarget; onItem?: ItemListener };
+  /**
+   * A saved session, continued (a swarm finishes only the items that had not completed); `queue` for a queue swarm;
+   * `message`: a run's conversation takes it as the person's next message (continue.ts).
+   */
+  | { kind: 'resume'; resumable: Resumable; queue?: QueueTarget; onItem?: ItemListener; message?: string };
 
 /** Hears a swarm item's result as it ends (and, on a resume, those that ended before). Must not throw. */
 export type ItemListener = (result: ItemResult) => void;
@@ -140,9 +144,12 @@ export async function runOnEngine(engine: Engine, request: RunRequest, env: Envi
       return finishSwarm(engine, prepared.run, request.onItem);
     }
     case 'resume': {
-      const { resumable } = request;
+      const { resumable, message } = request;
+      const cannot = message !== undefined ? continueProblem(resumable, message) : undefined;
+      if (cannot !== undefined) return refused('session', cannot);
       // Nothing is saved until the resumed run starts: a resume refused here leaves the session as it was.
       restoreOn(engine, resumable);
+      if (message !== undefined) addMessage(engine, message);
       if (resumable.swarm) {
         const prepared = await (await swarms()).restoreSwarm(engine, resumable.swarm, undefined, env, request.queue);
         if (!prepared.ok) return refused('session', prepared.error);
