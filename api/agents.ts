@@ -25,8 +25,12 @@ export interface AgentDefinition<S extends AnySchema = AnySchema> {
   role: AgentRole;
   /** Its system prompt (instead of the role's). */
   instructions: string;
-  /** Only these tools (built-in names, `mcp__server__tool` or `mcp__server__*`, or your own tools' names); absent = the role's. */
-  tools?: readonly string[];
+  /**
+   * The tools it may use, and only these (built-in names, `mcp__server__tool` or `mcp__server__*`, or your own
+   * tools' names): absent or `[]` = none (it answers from its instructions and what it is told); `'role'` = every
+   * tool of its role.
+   */
+  tools?: readonly string[] | 'role';
   /** A model spec (`openai:gpt-4.1`, `anthropic:…`) for this agent; absent = the run's model. */
   model?: string;
   /** Reasoning effort for this agent; absent = the run's. */
@@ -42,7 +46,7 @@ export type DefinedAgent<S extends AnySchema = AnySchema> = Readonly<AgentDefini
 export function defineAgent<S extends AnySchema = AnySchema>(definition: AgentDefinition<S>): DefinedAgent<S> {
   if (typeof definition !== 'object' || definition === null)
     fail('agent', 'give defineAgent({ name, role, instructions }).');
-  const tools = Array.isArray(definition.tools) ? { tools: Object.freeze([...definition.tools]) } : {};
+  const tools = Array.isArray(definition.tools) ? { tools: Object.freeze([...(definition.tools as string[])]) } : {};
   return Object.freeze({ ...definition, ...tools });
 }
 
@@ -81,7 +85,7 @@ export async function checkAgents(list: unknown, context: AgentsContext): Promis
       fail(`${at}.name`, `"${profile.name}" is already the name of ${file.path ?? 'an agent file'}; choose another.`);
     if (agents.has(profile.name)) fail(`${at}.name`, `two agents are named "${profile.name}".`);
     const given = entry as DefinedAgent;
-    (given.tools ?? []).forEach((tool, j) => {
+    namedTools(given).forEach((tool, j) => {
       const named = namedTool(tool, context.known);
       if (typeof named === 'string') fail(`${at}.tools[${j}]`, `${named}.`);
       const capped = roleCapProblem(named, profile.role as BuiltinRoleName);
@@ -93,11 +97,16 @@ export async function checkAgents(list: unknown, context: AgentsContext): Promis
   return agents;
 }
 
+/** The tools an agent's `tools` list names ('role' names none). */
+function namedTools(agent: DefinedAgent): readonly string[] {
+  return Array.isArray(agent.tools) ? agent.tools : [];
+}
+
 /** The agents whose `tools` name a tool of the host's: naming it grants it to them. */
 export function agentsNaming(tool: string, agents: ReadonlyMap<string, RegisteredAgent>): string[] {
   const wanted = normalizeName(tool);
   return [...agents.values()]
-    .filter(({ agent }) => (agent.tools ?? []).some((name) => normalizeName(name) === wanted))
+    .filter(({ agent }) => namedTools(agent).some((name) => normalizeName(name) === wanted))
     .map(({ profile }) => profile.name);
 }
 

@@ -1,6 +1,7 @@
 // Agents defined in code (the library's defineAgent) are the same kind of thing as an agent file: their fields go
 // through the files' own profileFrom (name, tools, model, effort; the instructions are the file's body), then they
-// take a built-in role, whose tool cap applies to them as to the role itself.
+// take a built-in role, whose tool cap applies to them as to the role itself. Unlike a file, such an agent has only
+// the tools it names (an application's agent is not a coding agent unless asked): `tools: 'role'` gives the role's.
 import { builtinRole } from './builtin.js';
 import { FieldError, profileFrom, type DefinitionProblem } from './definitions.js';
 import type { AgentProfile } from './profile.js';
@@ -10,7 +11,8 @@ export interface CodeAgentFields {
   /** explore, worker (or coder) or verifier. */
   role: string;
   instructions: string;
-  tools?: readonly string[];
+  /** The tools it may use (none when absent); `'role'`: every tool of its role. */
+  tools?: readonly string[] | 'role';
   model?: string;
   effort?: string;
 }
@@ -31,8 +33,12 @@ export function codeAgentProfile(fields: CodeAgentFields): CodeAgentProfile {
     };
   if (typeof fields.instructions !== 'string' || fields.instructions.trim() === '')
     return { ok: false, field: 'instructions', message: "give the agent's instructions as a non-empty string" };
-  if (fields.tools !== undefined && !Array.isArray(fields.tools))
-    return { ok: false, field: 'tools', message: 'give a list of tool names' };
+  if (fields.tools !== undefined && fields.tools !== 'role' && !Array.isArray(fields.tools))
+    return {
+      ok: false,
+      field: 'tools',
+      message: `${JSON.stringify(fields.tools)} is not accepted; give a list of tool names, or 'role' for every tool of its role`,
+    };
   if (fields.model !== undefined && (typeof fields.model !== 'string' || !fields.model.includes(':')))
     return {
       ok: false,
@@ -40,13 +46,15 @@ export function codeAgentProfile(fields: CodeAgentFields): CodeAgentProfile {
       message: `${JSON.stringify(fields.model)} is not a model spec; give provider:model, such as "openai:gpt-4.1"`,
     };
   const data: Record<string, unknown> = { name: fields.name };
-  if (fields.tools !== undefined) data.tools = fields.tools;
+  if (Array.isArray(fields.tools)) data.tools = fields.tools;
   if (fields.model !== undefined) data.model = fields.model;
   if (fields.effort !== undefined) data.effort = fields.effort;
   const warnings: DefinitionProblem[] = [];
   try {
     const profile = profileFrom(`defineAgent "${String(fields.name)}"`, '', data, fields.instructions, warnings);
-    return { ok: true, profile: { ...profile, role: role.name } };
+    // Its tools are opt-in: only those it names ('role': every tool of its role, as an agent file without a list).
+    const named = fields.tools === 'role' ? {} : { onlyNamedTools: true };
+    return { ok: true, profile: { ...profile, role: role.name, ...named } };
   } catch (error) {
     if (error instanceof FieldError) return { ok: false, field: error.field, message: error.message };
     throw error;

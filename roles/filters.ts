@@ -97,7 +97,10 @@ function selectorMatches(
   return matched;
 }
 
-/** 4. The agent's selector: `disallowedTools` removes, a non-empty `tools` keeps only those listed. */
+/**
+ * 4. The agent's selector: `disallowedTools` removes, a non-empty `tools` keeps only those listed (an agent with
+ * `onlyNamedTools` and none listed keeps none).
+ */
 export const filterSelector: ToolFilter = (tools, { facts, warnings }) => {
   const { tools: keep, disallowedTools: drop } = facts.profile;
   let out = tools;
@@ -108,7 +111,7 @@ export const filterSelector: ToolFilter = (tools, { facts, warnings }) => {
   if (keep && keep.length > 0) {
     const allowed = selectorMatches(keep, out, 'tools', warnings);
     out = out.filter((t) => allowed.has(normalizeName(t.def.name)));
-  }
+  } else if (facts.profile.onlyNamedTools) out = [];
   return out;
 };
 

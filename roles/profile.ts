@@ -16,6 +16,8 @@ export interface AgentProfile {
   builtin: boolean;
   /** Keeps only these tools when non-empty (names or `mcp__server__*` patterns). */
   tools?: readonly string[];
+  /** Only `tools` and nothing else, even when it is empty (an agent defined in code: its tools are opt-in). */
+  onlyNamedTools?: boolean;
   disallowedTools?: readonly string[];
   /** A model spec (`openai:gpt-4.1`); absent = the run's model. */
   model?: string;

@@ -54,6 +54,31 @@ describe('defineAgent', () => {
     model.assertComplete();
   });
 
+  it("has no tools unless it names them, and every tool of its role with tools: 'role'", async () => {
+    const talker = defineAgent({ name: 'talker', role: 'worker', instructions: 'Answer from what you are told.' });
+    const explorer = defineAgent({ name: 'explorer', role: 'explore', instructions: 'Look around.', tools: 'role' });
+    const model = scriptedModel({
+      agents: [
+        { match: { role: 'talker' }, turns: [{ text: 'said' }] },
+        { match: { role: 'explorer' }, turns: [{ text: 'looked' }] },
+      ],
+    });
+    const murmur = await createMurmur({ cwd: dir, model, sessions: false, agents: [talker, explorer] });
+    await murmur.run('Say it', { agent: talker });
+    await murmur.run('Look', { agent: 'explorer' });
+    await murmur.close();
+    const [said, looked] = model.calls.map((call) => call.tools.map((tool) => tool.name).sort());
+    expect(said).toEqual([]);
+    // The explore role's own tools: reading and searching, no writes, no shell.
+    expect(looked).toEqual(expect.arrayContaining(['glob', 'grep', 'read']));
+    expect(looked).not.toContain('write');
+    expect(looked).not.toContain('bash');
+    const bad = defineAgent({ name: 'bad', role: 'worker', instructions: 'x', tools: 'all' as 'role' });
+    await expect(createMurmur({ cwd: dir, model, agents: [bad] })).rejects.toThrow(
+      /agents\[0\]\.tools: "all" is not accepted; give a list of tool names, or 'role'/,
+    );
+  });
+
   it('is a swarm role (by object or name), and a subagent the main agent calls by name', async () => {
     const model = scriptedModel({
       agents: [
