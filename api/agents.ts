@@ -18,6 +18,7 @@ import { fail } from './option-error.js';
 /** The roles an agent of yours may take: its tool cap is the role's. */
 export type AgentRole = 'explore' | 'worker' | 'coder' | 'verifier';
 
+/** An agent defined in code (defineAgent): an agent file of `.murmur/agents/` written as a value. */
 export interface AgentDefinition<S extends AnySchema = AnySchema> {
   /** How runs, swarms and other agents ask for it: letters, digits, `-` or `_` (compared lower-cased). */
   name: string;

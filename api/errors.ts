@@ -1,5 +1,6 @@
 // The one error the library throws for bad options. Runtime failures are never thrown: they are the report's
 // `status` and `reason`, as on the command line.
+/** The one error the library throws: an option at fault (`option`), with what is accepted in its message. */
 export class MurmurOptionsError extends Error {
   override name = 'MurmurOptionsError';
   constructor(

@@ -7,6 +7,7 @@ export type MurmurEvent = BusEvent & { sessionId: string };
 /** The event of one type. */
 export type EventOf<T extends EventType> = Extract<MurmurEvent, { type: T }>;
 
+/** How a run handle's events() iterator behaves. */
 export interface EventsOptions {
   /** How many unread events are kept (default 10,000); beyond that streamed pieces go first (see `dropped`). */
   maxBuffered?: number;
@@ -41,6 +42,8 @@ export interface RunHandle<R> extends PromiseLike<R> {
     onfulfilled?: ((report: R) => A | PromiseLike<A>) | null,
     onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
   ): Promise<A | B>;
+  /** As a promise's catch: the report never rejects for a failed run (its status says so), only for bad options. */
   catch<B = never>(onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<R | B>;
+  /** As a promise's finally, once the report is there. */
   finally(onfinally?: (() => void) | null): Promise<R>;
 }

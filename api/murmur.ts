@@ -48,6 +48,7 @@ interface Subscription {
   offs: Map<EventBus, () => void>;
 }
 
+/** A murmur instance for one workspace (createMurmur): runs, swarms, resumes and continued conversations, each a handle. */
 export interface Murmur {
   /** The workspace (absolute). */
   readonly cwd: string;
@@ -55,6 +56,7 @@ export interface Murmur {
   readonly model: string;
   /** Subscribes to one event type, or '*' for all (the events of `--events`, plus `message` and `message.delta`). Returns the unsubscribe. */
   on<T extends EventType>(type: T, listener: (event: EventOf<T>) => void): () => void;
+  /** Subscribes to every event type; returns the unsubscribe. */
   on(type: '*', listener: (event: MurmurEvent) => void): () => void;
   /**
    * Runs a task with the main agent, or with `agent`. Returns at once a handle (thenable: `await` it for the

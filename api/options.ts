@@ -24,6 +24,7 @@ import { normalizeName } from '../host/agent-profiles.js';
 import type { DefinedAgent } from './agents.js';
 import type { ToolCallHandler } from './tool-hook.js';
 
+/** manual asks before writes and commands; auto also allows edits inside the workspace; yolo asks for nothing. */
 export type PermissionMode = 'manual' | 'auto' | 'yolo';
 
 /** A model's price, US dollars per million tokens (cache reads and writes default to `input`). */
@@ -33,6 +34,7 @@ export interface ModelPrice {
   cacheRead?: number;
   cacheWrite?: number;
 }
+/** How hard the model thinks: reasoning_effort (OpenAI-compatible) or a thinking budget (Anthropic). */
 export type Effort = 'low' | 'medium' | 'high';
 
 /** Permission rules, as in murmur.toml's `[permissions]` (`Bash(npm test:*)`, `Edit(src/**)`…). */
@@ -79,6 +81,7 @@ export type QuestionHandler = (
   signal: AbortSignal,
 ) => Promise<QuestionReply | undefined> | QuestionReply | undefined;
 
+/** createMurmur's options: the workspace, the model, the agents and tools, permissions, limits and tracing. */
 export interface MurmurOptions {
   /** The workspace: an existing folder. Its murmur.toml, .mcp.json and agent definitions are read as on the command line. */
   cwd: string;
@@ -158,6 +161,7 @@ export interface McpHttpEntry {
   description?: string;
 }
 
+/** An MCP server for the agents: a command murmur starts (stdio) or a URL it connects to (streamable HTTP). */
 export type McpServerEntry = McpStdioEntry | McpHttpEntry;
 
 /** murmur.toml's `[sandbox]` table. */

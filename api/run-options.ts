@@ -5,6 +5,7 @@ import type { DefinedAgent } from './agents.js';
 import type { SwarmTemplate } from './output.js';
 import type { ToolAccess } from '../protocol/tool-access.js';
 
+/** run()'s options: the agent, a typed output, the tools its agents may see, and a signal. */
 export interface RunOptions<S extends AnySchema = AnySchema> {
   /**
    * A role (`worker`, `explore`…), a defined agent's name, or an agent of `agents` (its output types the report's
@@ -21,6 +22,7 @@ export interface RunOptions<S extends AnySchema = AnySchema> {
   outputRetries?: number;
 }
 
+/** swarm()'s options: the template and items, the role, a typed output, verification, isolation and concurrency. */
 export interface SwarmOptions<T = string, S extends AnySchema = AnySchema> {
   /**
    * The prompt for each item: a string where every {{item}} is replaced by the item (by its JSON for an object;
@@ -51,6 +53,7 @@ export interface SwarmOptions<T = string, S extends AnySchema = AnySchema> {
   signal?: AbortSignal;
 }
 
+/** resume()'s options: the answers to what the session waits for, and a signal to abort it. */
 export interface ResumeOptions {
   signal?: AbortSignal;
   /** Answers to what the session waits for, by `agentId/callId` (or the call id when one agent made it). */

@@ -39,6 +39,7 @@ export type { AnySchema, Infer, StandardSchemaWithJson } from './schema.js';
 /** A tool whose arguments are a Standard Schema with JSON Schema (zod 4.2 or newer…): `execute` gets its output. */
 export interface StandardToolSpec<S extends StandardSchemaWithJson> {
   def: Omit<ToolDefinition, 'parameters' | 'validate'> & { parameters: S };
+  /** What the tool does with the schema's output (its transforms applied); the result's text goes to the model. */
   execute: (
     ctx: ToolContext,
     input: Infer<S>,

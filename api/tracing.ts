@@ -5,6 +5,7 @@
 import { ProxyTracerProvider, trace, type TracerProvider } from '@opentelemetry/api';
 import type { TracingInput } from '../host/tracing/links.js';
 
+/** OpenTelemetry tracing of runs: the tracer provider spans go to, and whether prompts and answers are recorded. */
 export interface TracingOptions {
   /**
    * Prompts and completions (`gen_ai.input.messages`, `gen_ai.output.messages`), tool arguments and results, tasks

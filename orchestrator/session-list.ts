@@ -6,6 +6,7 @@ import { emptyUsage, totalTokens, type Usage } from './types.js';
 import { segmentsMs } from './run-segments.js';
 import { replayJournal } from './session-journal.js';
 
+/** A session of the workspace as `murmur sessions --json` lists it: id, kind, title, status, times and usage. */
 export interface SessionSummary {
   id: string;
   /** The command that started it. */

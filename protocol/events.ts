@@ -257,6 +257,7 @@ export type MurmurEvent =
   | TodoEvent
   | LogEvent;
 
+/** The name of an event murmur emits (`agent.start`, `swarm.item`…): every type of MurmurEvent. */
 export type EventType = MurmurEvent['type'];
 
 export type EventOf<T extends EventType> = Extract<MurmurEvent, { type: T }>;

@@ -25,6 +25,7 @@ export interface QuestionAnswer {
   otherText?: string;
 }
 
+/** A person's reply to an agent's question: the options chosen and any text, or declined. */
 export type QuestionReply =
   | { kind: 'answered'; answers: readonly QuestionAnswer[] }
   /** The user closed the prompt without answering. */

@@ -3,6 +3,7 @@
 // loop, every model provider, the transcript) may import it.
 import type { Usage } from './usage.js';
 
+/** A text block of a message or a tool result. */
 export interface TextContent {
   type: 'text';
   text: string;
@@ -25,6 +26,7 @@ export interface ToolSchema {
   parameters: unknown;
 }
 
+/** A tool call the model makes: its id, the tool and its arguments (as JSON text). */
 export interface ToolCall {
   id: string;
   name: string;
@@ -32,6 +34,7 @@ export interface ToolCall {
   arguments: string;
 }
 
+/** A message to the model from the person, or one murmur adds (marked `synthetic`). */
 export interface UserMessage {
   role: 'user';
   content: string | (TextContent | MediaContent)[];
@@ -39,6 +42,7 @@ export interface UserMessage {
   synthetic?: { kind: string; taskId?: string };
 }
 
+/** Why the model stopped: it ended its answer, it called tools, or it ran out of output tokens. */
 export type StopReason = 'end' | 'tool_calls' | 'length';
 
 /** How hard a model should think: mapped per provider (reasoning_effort, an extended-thinking budget). */
@@ -51,6 +55,7 @@ export type Effort = 'low' | 'medium' | 'high';
 export type ThinkingBlock =
   { type: 'thinking'; thinking: string; signature?: string } | { type: 'redacted_thinking'; data: string };
 
+/** The model's answer in a conversation: its text, the tool calls it makes, why it stopped and what it cost. */
 export interface AssistantMessage {
   role: 'assistant';
   text: string;
@@ -65,6 +70,7 @@ export interface AssistantMessage {
   thinking?: ThinkingBlock[];
 }
 
+/** A tool's result in the conversation, answering one tool call by its id. */
 export interface ToolResultMessage {
   role: 'tool';
   toolCallId: string;
@@ -77,4 +83,5 @@ export interface ToolResultMessage {
   pending?: true;
 }
 
+/** One message of a conversation: the person's (or murmur's), the model's, or a tool's result. */
 export type Message = UserMessage | AssistantMessage | ToolResultMessage;

@@ -15,6 +15,7 @@ export type {
 
 // ---- ask_user_question ----
 
+/** Questions an agent asks a person (onQuestion gets them), each with its options. */
 export interface QuestionRequest {
   /** Who asks: the host labels the prompt with these, since requests arrive from any depth. */
   agentId: string;

@@ -87,6 +87,7 @@ export interface ToolTraits {
   notForSubagents?: boolean;
 }
 
+/** A tool's definition: its name, what it is for (the model reads it), its arguments' schema and its traits. */
 export interface ToolDefinition<P extends TSchema = TSchema> extends ToolTraits {
   name: string;
   description: string;
@@ -135,9 +136,11 @@ export type ToolExecute<P extends TSchema = TSchema> = (
   onUpdate: (update: ToolUpdate) => void,
 ) => Promise<ToolResult> | ToolResult;
 
+/** A tool as murmur runs it (defineTool makes one): its definition and what it does. */
 export interface RuntimeTool<P extends TSchema = TSchema> {
   def: ToolDefinition<P>;
   // A method signature, so a tool with a precise input type fits where any tool is expected.
+  /** What the tool does with its checked arguments; its result's text goes to the model. */
   impl(
     ctx: ToolContext,
     input: Static<P>,
@@ -188,10 +191,12 @@ export function defineRuntimeTool<P extends TSchema>(spec: {
   return { def: spec.def, impl: spec.execute, source: spec.source ?? 'builtin' };
 }
 
+/** A tool result of one text block, with optional details for the host (not shown to the model). */
 export function textResult(text: string, details?: unknown): ToolResult {
   return details === undefined ? { content: [{ type: 'text', text }] } : { content: [{ type: 'text', text }], details };
 }
 
+/** A tool result that reports a failure to the model (isError), with optional details for the host. */
 export function errorResult(text: string, details?: unknown): ToolResult {
   const result: ToolResult = { content: [{ type: 'text', text }], isError: true };
   if (details !== undefined) result.details = details;

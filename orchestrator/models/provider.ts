@@ -1,6 +1,7 @@
 // One interface for every model provider. Failures are values, never exceptions.
 import type { AssistantMessage, Effort, Message, ToolSchema } from '../types.js';
 
+/** What a model can take: images, parallel tool calls, reasoning effort. */
 export interface ModelCapabilities {
   /** Takes images natively. */
   images: boolean;
@@ -10,6 +11,7 @@ export interface ModelCapabilities {
   contextWindow: number;
 }
 
+/** One model call: the agent making it, its system prompt, the conversation so far and the tools it may call. */
 export interface ModelRequest {
   system: string;
   messages: readonly Message[];
@@ -57,6 +59,7 @@ export type ModelErrorKind =
   /** Anything else (a provider SDK that cannot load…): never retried. */
   | 'unknown';
 
+/** A model call that failed, as data: its kind (what retries look at), the provider's status and words. */
 export interface ModelError {
   kind: ModelErrorKind;
   message: string;
@@ -68,8 +71,10 @@ export interface ModelError {
   retryable: boolean;
 }
 
+/** A model call's outcome: the assistant's message, or the error as a value (never thrown). */
 export type ModelResult = { ok: true; message: AssistantMessage } | { ok: false; error: ModelError };
 
+/** A model murmur can call: give your own to createMurmur({ model }) (see "Your own model"). */
 export interface ModelProvider {
   /** As given on the command line: `openai:gpt-4o`, `scripted:demo.json`… */
   readonly name: string;

@@ -89,6 +89,7 @@ const ScriptSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** A scripted model's script (the JSON of `--model scripted:FILE`): which agent it scripts and each of its turns. */
 export type Script = Static<typeof ScriptSchema>;
 type ScriptTurn = Static<typeof TurnSchema>;
 const checkScript = TypeCompiler.Compile(ScriptSchema);

@@ -8,6 +8,7 @@ import type {
   QuestionRequest,
 } from '../../tools/adapters-interaction.js';
 
+/** Which agent asks: its id, role and what it was started for, as the prompts show it. */
 export interface AgentLabel {
   agentId: string;
   role: string;
@@ -18,6 +19,7 @@ export interface Requester extends AgentLabel {
   chain: readonly AgentLabel[];
 }
 
+/** A tool call that needs a yes or no from a person (onApproval gets it): the agent, the call and why it asks. */
 export interface ApprovalRequest {
   requester: Requester;
   callId: string;
