@@ -50,7 +50,7 @@ const ABOVE_ENGINE = ['swarm', 'scheduler', 'dashboards', 'cli', 'host', 'api'];
 const BEHIND_HOST = ['orchestrator', 'tools', 'roles', 'swarm'];
 
 export default [
-  { ignores: ['dist/**', 'node_modules/**', 'test-output/**', 'examples/**', 'eslint.config.js'] },
+  { ignores: ['dist/**', 'node_modules/**', 'test-output/**', 'docs/**', 'examples/**', 'eslint.config.js'] },
   {
     files: ['**/*.ts'],
     languageOptions: { parser: tseslint.parser, parserOptions: { sourceType: 'module' } },
