@@ -144,7 +144,9 @@ export async function runOnEngine(engine: Engine, request: RunRequest, env: Envi
       // Nothing is saved until the resumed run starts: a resume refused here leaves the session as it was.
       restoreOn(engine, resumable);
       if (resumable.swarm) {
-        const prepared = await (await swarms()).restoreSwarm(engine, resumable.swarm, undefined, env, request.queue);
+        const prepared = await (
+          await swarms()
+        ).restoreSwarm(engine, resumable.swarm, undefined, env, request.queue, resumable.retrying !== undefined);
         if (!prepared.ok) return refused('session', prepared.error);
         announce(engine, 'swarm', resumable.title);
         return finishSwarm(engine, prepared.run, request.onItem);
