@@ -115,6 +115,38 @@ describe.skipIf(!available)('retrying failed items and stopping with a confirmat
     expect(((await nothing.json()) as { error: string }).error).toContain('nothing to retry');
   });
 
+  it("a row's own Retry runs that item alone again (by label); the other failed item stays failed", async () => {
+    const { page, served } = con;
+    const items = ['flaky-1', 'ok-a', 'flaky-2'];
+    const run = await con.cli([
+      'swarm',
+      '--template',
+      'Check {{item}}',
+      '--items',
+      ...items,
+      '--no-dashboard',
+      '--json',
+    ]);
+    const id = (JSON.parse(run.stdout) as { sessionId: string }).sessionId;
+    await page.goto(`${served.base}/sessions/${id}?state=failed`);
+    await expect.poll(() => rowItems(page)).toEqual(['flaky-1', 'flaky-2']);
+    await expect.poll(() => page.locator('#retry').innerText()).toBe('Retry failed (2)');
+    await Promise.all([page.waitForEvent('load'), rowOf(page, 'flaky-1').locator('button.retry-item').click()]);
+    await expect.poll(() => page.locator('#status').innerText(), { timeout: 30_000 }).toBe('failed');
+    await expect.poll(async () => (await control(page, served.base, id)).running, { timeout: 10_000 }).toBe(false);
+    await page.reload();
+    await expect.poll(() => rowItems(page)).toEqual(['flaky-2']);
+    await expect.poll(() => page.locator('#retry').innerText()).toBe('Retry failed (1)');
+    const report = JSON.parse((await con.cli(['report', id, '--json'])).stdout) as {
+      items: { item: string; outcome: string; attempt?: number }[];
+    };
+    expect(report.items.map((r) => [r.item, r.outcome, r.attempt])).toEqual([
+      ['flaky-1', 'completed', 2],
+      ['ok-a', 'completed', undefined],
+      ['flaky-2', 'failed', undefined],
+    ]);
+  }, 60_000);
+
   it('Stop asks first, naming what will stop: Cancel keeps the session running, Confirm stops it', async () => {
     const { page, served } = con;
     const waiting = ['w-1', 'w-2', 'w-3', 'w-4'];
