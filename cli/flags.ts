@@ -176,7 +176,7 @@ export const RESUME_FLAGS: FlagSpecs = {
     kind: 'list',
     value: 'ITEM…',
     description:
-      "run these items of an ended swarm again (by label), each with a fresh agent on its next attempt; the others stay as they ended",
+      'run these items of an ended swarm again (by label), each with a fresh agent on its next attempt; the others stay as they ended',
   },
   'retry-failed': {
     kind: 'boolean',

@@ -104,9 +104,7 @@ describe('the scripted model', () => {
   it('refuses "attempts" without "fail", naming the turn', () => {
     const dir = mkdtempSync(join(tmpdir(), 'murmur-script-'));
     writeFileSync(join(dir, 'lone.json'), JSON.stringify({ agents: [{ turns: [{ text: 'a' }, { attempts: 1 }] }] }));
-    expect(() => loadScriptFile(join(dir, 'lone.json'))).toThrow(
-      /\/agents\/0\/turns\/1\/attempts goes with "fail"/,
-    );
+    expect(() => loadScriptFile(join(dir, 'lone.json'))).toThrow(/\/agents\/0\/turns\/1\/attempts goes with "fail"/);
   });
 
   it('answers 429 beyond rateLimit.maxConcurrent requests in flight', async () => {
