@@ -3,10 +3,12 @@
 // "failed" filter lists exactly those 5 with their reasons; "Retry failed (5)" runs them again (a detached
 // `murmur resume ID --retry-failed`), the page follows the session until it completed, and `murmur report` shows
 // both attempts of each. Stop asks first: Cancel keeps the session running, Confirm stops it.
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { chromiumForSuite, openConsole, type Console } from './browser-setup.js';
 import { screenshotPath } from './helpers.js';
+import { seriousViolations } from './axe.js';
 
 const available = chromiumForSuite();
 const FLAKY = [4, 13, 22, 37, 49].map((n) => `flaky-${n}`);
@@ -68,6 +70,7 @@ describe.skipIf(!available)('retrying failed items and stopping with a confirmat
     };
     expect(offered.items.map((i) => [i.item, i.attempt])).toEqual(FLAKY.map((item) => [item, 1]));
     await page.screenshot({ path: screenshotPath('retry-before'), fullPage: true });
+    expect(await seriousViolations(page)).toEqual([]);
 
     await Promise.all([page.waitForEvent('load'), retry.click()]);
     // The reloaded page follows the retry live until the session completed.
@@ -83,6 +86,15 @@ describe.skipIf(!available)('retrying failed items and stopping with a confirmat
       expect(await row.locator('.earlier').innerText()).toBe(`attempt 1 failed: ${item} broke on its first try`);
     }
     await page.screenshot({ path: screenshotPath('retry-after'), fullPage: true });
+
+    // The self-contained HTML report says the same under each retried row.
+    const html = path.join(con.dir, 'retried.html');
+    expect((await con.cli(['report', id, '--html', '-o', html])).exitCode).toBe(0);
+    await page.goto(`file://${html}?q=flaky`);
+    await expect
+      .poll(() => page.locator('.items-list .earlier').allInnerTexts())
+      .toEqual(FLAKY.map((item) => `attempt 1 failed: ${item} broke on its first try`));
+    await page.screenshot({ path: screenshotPath('retry-report-html'), fullPage: true });
 
     const report = await con.cli(['report', id]);
     expect(report.exitCode).toBe(0);
@@ -194,6 +206,7 @@ describe.skipIf(!available)('retrying failed items and stopping with a confirmat
       `Stop session ${id}? It ends its work now (running agents: 2, queued items: 2); you can resume it later.`,
     );
     await page.screenshot({ path: screenshotPath('stop-confirm'), fullPage: false });
+    expect(await seriousViolations(page)).toEqual([]);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await expect.poll(() => dialog.isVisible()).toBe(false);
     await new Promise((r) => setTimeout(r, 700));
