@@ -383,7 +383,9 @@ export class SwarmRun {
   private finish(index: number, ended: Ended): void {
     if (this.items[index]!.status !== 'done') this.finishedCount++;
     this.transition(index, ended);
-    const { result } = ended;
+    // The result as recorded: with the attempt it is of and the item's earlier ones.
+    const s = this.items[index]!;
+    const result = s.status === 'done' ? s.result : ended.result;
     this.launcher.settled?.(index, result);
     this.onItemDone?.(result);
     this.onProgress?.(

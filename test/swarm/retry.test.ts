@@ -1,7 +1,7 @@
 // `murmur resume ID --retry ITEM… | --retry-failed` through the built bin: items scripted to fail on their first
 // attempt only complete when retried in a new process, the others never run again, and `murmur report` keeps both
 // attempts of a retried item. Bad input is refused with exit 2 and a message naming the bad value.
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SwarmReport } from '../../protocol/reports.js';
@@ -29,7 +29,7 @@ afterEach(async () => {
   await removeDir(dir);
 });
 
-async function swarm(items: string[]): Promise<SwarmReport> {
+async function swarm(items: string[], extra: string[] = []): Promise<SwarmReport> {
   const ran = await murmurIn(dir, [
     'swarm',
     '--template',
@@ -39,6 +39,7 @@ async function swarm(items: string[]): Promise<SwarmReport> {
     '--model',
     'scripted:script.json',
     '--json',
+    ...extra,
   ]);
   return JSON.parse(ran.stdout) as SwarmReport;
 }
@@ -49,7 +50,7 @@ async function report(id: string): Promise<SwarmReport> {
 
 describe('murmur resume --retry', () => {
   it('runs the failed items again with a fresh agent on attempt 2; the report keeps both attempts', async () => {
-    const first = await swarm(['a', 'flaky1', 'b', 'flaky2']);
+    const first = await swarm(['a', 'flaky1', 'b', 'flaky2'], ['--output-jsonl', 'lines.jsonl']);
     expect(first.summary).toEqual({ completed: 2, failed: 2 });
     const id = first.sessionId!;
     const failedAgents = first.items.filter((r) => r.outcome === 'failed').map((r) => r.agentId);
@@ -77,6 +78,20 @@ describe('murmur resume --retry', () => {
         .filter((r) => !r.item.startsWith('flaky'))
         .map((r) => expect.objectContaining({ agentId: r.agentId, text: r.text })),
     );
+
+    // The lines file gains a line for each retried item's new attempt.
+    const lines = readFileSync(path.join(dir, 'lines.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => [l.item, l.outcome, l.attempt])).toEqual([
+      ['a', 'completed', undefined],
+      ['flaky1', 'failed', undefined],
+      ['b', 'completed', undefined],
+      ['flaky2', 'failed', undefined],
+      ['flaky1', 'completed', 2],
+      ['flaky2', 'completed', 2],
+    ]);
 
     const text = (await murmurIn(dir, ['report', id])).stdout;
     expect(text).toMatch(
