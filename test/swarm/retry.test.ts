@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SwarmReport } from '../../protocol/reports.js';
 import { myIdentity } from '../../host/process-identity.js';
-import { murmurIn, removeDir, tempDir } from './helpers.js';
+import { murmurIn, removeDir, tempDir, waitFor } from './helpers.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -123,6 +123,43 @@ describe('murmur resume --retry', () => {
     expect(third.attempts?.map((a) => [a.attempt, a.outcome, a.reason])).toEqual([
       [1, 'failed', 'broken always breaks'],
       [2, 'failed', 'broken always breaks'],
+    ]);
+  });
+
+  it('a retry killed mid-attempt goes on with the same attempt under a plain murmur resume', async () => {
+    // The retried attempt thinks for a minute: it is killed while it runs.
+    const slow = (latencyMs: number) => ({
+      agents: [
+        {
+          match: { prompt: 'Do (flaky\\d+)' },
+          turns: [{ fail: '$1 broke', attempts: 1, latencyMs, text: 'fixed $1' }],
+        },
+        { match: { prompt: 'Do (\\S+)' }, turns: [{ text: 'did $1' }] },
+      ],
+    });
+    writeFileSync(path.join(dir, 'slow.json'), JSON.stringify(slow(60_000)));
+    writeFileSync(path.join(dir, 'fast.json'), JSON.stringify(slow(0)));
+    const first = await swarm(['a', 'flaky1']);
+    const id = first.sessionId!;
+    const events = path.join(dir, '.murmur', 'sessions', id, 'events.jsonl');
+    const retry = murmurIn(dir, ['resume', id, '--retry', 'flaky1', '--model', 'scripted:slow.json']);
+    await waitFor(
+      () =>
+        readFileSync(events, 'utf8').includes(`"item":"flaky1","index":1,"state":"launched","agentId":"a-3"`) ||
+        undefined,
+      15_000,
+      'the retried item launched with a fresh agent',
+    );
+    retry.kill('SIGKILL');
+    expect((await retry).signal).toBe('SIGKILL');
+    // A plain resume: the item goes on with attempt 2, so the script's failure of attempt 1 does not apply.
+    const resumed = await murmurIn(dir, ['resume', id, '--model', 'scripted:fast.json', '--json']);
+    expect(resumed.exitCode).toBe(0);
+    const row = (await report(id)).items[1]!;
+    // (Killed before the agents' snapshot named it, a-3 may be started afresh: on the same attempt either way.)
+    expect([row.outcome, row.text, row.attempt]).toEqual(['completed', 'fixed flaky1', 2]);
+    expect(row.attempts).toEqual([
+      { attempt: 1, outcome: 'failed', reason: 'flaky1 broke on its first try', agentId: 'a-2' },
     ]);
   });
 
