@@ -122,6 +122,23 @@ describe.skipIf(!available)('retrying failed items and stopping with a confirmat
     expect(((await unknown.json()) as { error: string }).error).toBe(
       `session ${id} has no item "nope"; its items: "${ITEMS.slice(0, 5).join('", "')}" and 45 more`,
     );
+    const wrong = await post({ failed: 'yes' });
+    expect(wrong.status()).toBe(400);
+    expect(((await wrong.json()) as { error: string }).error).toBe(
+      'failed must be true (retry every failed item) or absent',
+    );
+    // The console's gates hold: no token, or the cookie from another origin, is refused before the route.
+    const forged = await fetch(`${served.base}/api/sessions/${id}/retry`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ failed: true }),
+    });
+    expect(forged.status).toBe(401);
+    const otherOrigin = await page.request.post(`${served.base}/api/sessions/${id}/retry`, {
+      data: { failed: true },
+      headers: { origin: 'http://127.0.0.1:1' },
+    });
+    expect(otherOrigin.status()).toBe(403);
     const nothing = await post({ failed: true });
     expect(nothing.status()).toBe(400);
     expect(((await nothing.json()) as { error: string }).error).toContain('nothing to retry');
