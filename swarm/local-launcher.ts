@@ -242,7 +242,8 @@ export class LocalLauncher implements ItemLauncher {
             ? { worktree: this.deps.ownTree }
             : {}),
         ...(this.deps.warn ? { warn: this.deps.warn } : {}),
-        spawnVerifier: () => this.spawn(start.item, this.spec.verifierProfile, `verify ${start.item}`, root),
+        spawnVerifier: () =>
+          this.spawn(start.item, this.spec.verifierProfile, `verify ${start.item}`, root, start.attempt),
         result: (outcome, reason) => this.itemResult(index, s.item, worker, outcome, reason),
       });
       if (verified) return this.limited(verified, agent);
