@@ -71,7 +71,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'resume',
     args: 'ID',
-    summary: 'reopen a session after a crash or an abort and finish its work',
+    summary: 'reopen a session after a crash or an abort and finish its work, or run ended swarm items again',
     flags: RESUME_FLAGS,
     examples: [
       'murmur resume 20261130-021503-ab12',
