@@ -32,7 +32,7 @@ export type {
 } from './options.js';
 export type { TracingOptions } from './tracing.js';
 export type { RunReport, RunStatus, SwarmReport, SwarmStatus } from '../protocol/reports.js';
-export type { ItemResult, ItemOutcome, OutcomeCounts } from '../protocol/reports.js';
+export type { ItemAttempt, ItemResult, ItemOutcome, OutcomeCounts } from '../protocol/reports.js';
 export type { AgentSummary, AgentStatus } from '../protocol/agents.js';
 export type { Usage } from '../protocol/usage.js';
 export type { EventType } from '../protocol/events.js';

@@ -72,11 +72,17 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'resume',
     args: 'ID',
-    summary: 'reopen a session after a crash or an abort and finish its work',
+    summary: 'reopen a session after a crash or an abort and finish its work, or run ended swarm items again',
     flags: RESUME_FLAGS,
-    examples: ['murmur resume 20261130-021503-ab12', 'murmur resume 20261130-021503-ab12 --no-dashboard --json'],
+    examples: [
+      'murmur resume 20261130-021503-ab12',
+      'murmur resume 20261130-021503-ab12 --no-dashboard --json',
+      'murmur resume 20261130-021503-ab12 --retry-failed',
+      'murmur resume 20261130-021503-ab12 --retry src/a.ts src/b.ts',
+    ],
     notes: [
       "The ids are in murmur sessions. The run continues with the session's model, endpoint and rules unless given again.",
+      'A retry reopens a swarm session that ended: the items named run again with a fresh agent (their attempt + 1), the others stay as they ended, and murmur report shows every attempt of an item.',
     ],
   },
   {

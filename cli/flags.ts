@@ -178,6 +178,16 @@ export const RESUME_FLAGS: FlagSpecs = {
     description: 'deny calls the session waits for; --reason says why to the agent',
   },
   reason: { kind: 'string', value: 'TEXT', description: 'with --deny: what the agent is told' },
+  retry: {
+    kind: 'list',
+    value: 'ITEM…',
+    description:
+      'run these items of an ended swarm again (by label), each with a fresh agent on its next attempt; the others stay as they ended',
+  },
+  'retry-failed': {
+    kind: 'boolean',
+    description: 'run again every item that failed, conflicted, was aborted or failed its verification',
+  },
 };
 
 export const SESSIONS_FLAGS: FlagSpecs = {

@@ -39,8 +39,11 @@ export function outputJsonlPath(args: ParsedArgs): string | undefined {
  * The indexes of the items a file already has a line for. A last line cut short by a crash is dropped from the
  * file (its item is written again), so the next line starts on a line of its own.
  */
-function writtenIndexes(path: string): Set<number> {
-  const written = new Set<number>();
+/** A line's key: its item's index and attempt, so a retried item (`--retry`) gets a line per attempt. */
+const lineKey = (index: number, attempt: number | undefined) => `${index}:${attempt ?? 1}`;
+
+function writtenIndexes(path: string): Set<string> {
+  const written = new Set<string>();
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -51,8 +54,8 @@ function writtenIndexes(path: string): Set<number> {
   if (whole !== text) writeFileSync(path, whole);
   for (const line of whole.split('\n')) {
     try {
-      const index = (JSON.parse(line) as { index?: unknown }).index;
-      if (typeof index === 'number') written.add(index);
+      const { index, attempt } = JSON.parse(line) as { index?: unknown; attempt?: unknown };
+      if (typeof index === 'number') written.add(lineKey(index, typeof attempt === 'number' ? attempt : undefined));
     } catch {
       // Not a line of ours (an empty last one): nothing to skip.
     }
@@ -65,7 +68,7 @@ function writtenIndexes(path: string): Set<number> {
  * have no line yet. A file that cannot be written is exit 2 naming it.
  */
 export function openOutputJsonl(command: string, path: string, append: boolean): ItemListener {
-  let written = new Set<number>();
+  let written = new Set<string>();
   try {
     if (append) written = writtenIndexes(path);
     if (append) appendFileSync(path, '');
@@ -77,15 +80,17 @@ export function openOutputJsonl(command: string, path: string, append: boolean):
   }
   let failed = false;
   return (result) => {
-    if (written.has(result.index) || failed) return;
+    const key = lineKey(result.index, result.attempt);
+    if (written.has(key) || failed) return;
     const line: Record<string, unknown> = { index: result.index, item: result.item, outcome: result.outcome };
     if (result.output !== undefined) line.output = result.output;
     if (result.reason !== undefined) line.reason = result.reason;
     line.agentId = result.agentId;
     if (result.verdict !== undefined) line.verdict = result.verdict;
+    if (result.attempt !== undefined) line.attempt = result.attempt;
     try {
       appendFileSync(path, `${JSON.stringify(line)}\n`);
-      written.add(result.index);
+      written.add(key);
     } catch (error) {
       failed = true;
       process.stderr.write(

@@ -12,6 +12,7 @@ import type { Answers } from '../host/answers.js';
 import { recordIfScheduled } from '../scheduler/resumed.js';
 import { findInterruption } from '../host/answers.js';
 import type { InterruptionAnswer } from '../protocol/interruptions.js';
+import { planRetry, stillRunning, type RetryChoice } from '../host/retry.js';
 
 /** Continue with the model, endpoint and rules the session ran with, unless given again. */
 export function flagsFromSession(args: ParsedArgs, resumable: Resumable): void {
@@ -39,7 +40,7 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
   const cwd = workspaceFrom('resume', args);
   const opened = openResumable(cwd, process.env, id);
   if (!opened.ok) throw new UsageError(`murmur resume: ${opened.error}.`);
-  const { resumable } = opened;
+  const resumable = retried(args, opened.resumable);
   refuseCodeAgents('resume', resumable);
   flagsFromSession(args, resumable);
   // A queue swarm reattaches to its queue: --queue, else MURMUR_QUEUE, else the saved URL (only kept without a password).
@@ -72,6 +73,22 @@ export async function resumeCommand(argv: readonly string[]): Promise<number> {
     { kind: 'resume', resumable, ...(queue ? { queue } : {}), ...(onItem ? { onItem } : {}) },
     (refused) => refused.message,
   );
+}
+
+/** --retry ITEM… / --retry-failed: the session with those items reopened for their next attempt (host/retry.ts). */
+function retried(args: ParsedArgs, resumable: Resumable): Resumable {
+  const items = args.flags.retry as string[] | undefined;
+  const failed = boolFlag(args, 'retry-failed');
+  if (items === undefined && !failed) return resumable;
+  if (items !== undefined && failed)
+    throw new UsageError('murmur resume: give --retry ITEM… or --retry-failed, not both.');
+  const running = stillRunning(resumable);
+  if (running !== undefined) throw new UsageError(`murmur resume: ${running}.`);
+  const choice: RetryChoice = items !== undefined ? { items } : { failed: true };
+  const planned = planRetry(resumable, choice);
+  if (!planned.ok) throw new UsageError(`murmur resume: ${planned.error}.`);
+  process.stderr.write(`murmur resume: retrying ${planned.labels.join(', ')}\n`);
+  return planned.resumable;
 }
 
 /** --approve / --deny as answers (the Run checks them against what waits); undefined when neither is given. */

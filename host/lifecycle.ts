@@ -151,7 +151,9 @@ export async function runOnEngine(engine: Engine, request: RunRequest, env: Envi
       restoreOn(engine, resumable);
       if (message !== undefined) addMessage(engine, message);
       if (resumable.swarm) {
-        const prepared = await (await swarms()).restoreSwarm(engine, resumable.swarm, undefined, env, request.queue);
+        const prepared = await (
+          await swarms()
+        ).restoreSwarm(engine, resumable.swarm, undefined, env, request.queue, resumable.retrying !== undefined);
         if (!prepared.ok) return refused('session', prepared.error);
         announce(engine, 'swarm', resumable.title);
         return finishSwarm(engine, prepared.run, request.onItem);

@@ -28,6 +28,11 @@ export interface Resumable {
   interruptions: Interruption[];
   /** The sandbox its shells ran in (from its settings): a resume runs them there again; absent = none. */
   sandbox?: SandboxChoice;
+  /**
+   * A retry (`murmur resume --retry`, host/retry.ts): the labels of the items run again with a fresh agent; every
+   * other item that ended stays as it ended.
+   */
+  retrying?: string[];
 }
 
 /** The sandbox a session's settings say its shells ran in. */

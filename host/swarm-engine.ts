@@ -78,6 +78,7 @@ export function swarmEngineFor(engine: Engine, options: SwarmEngineOptions = {})
         item: request.item,
         ...(request.parentId !== undefined ? { parentId: request.parentId } : { detached: true }),
         ...(request.workspaceRoot !== undefined ? { workspaceRoot: request.workspaceRoot } : {}),
+        ...(request.attempt !== undefined ? { attempt: request.attempt } : {}),
       });
       return spawned.ok ? agentView(spawned.record) : spawned.error;
     },

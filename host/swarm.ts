@@ -71,6 +71,8 @@ export async function restoreSwarm(
   maxConcurrencyFlag: number | undefined,
   env: NodeJS.ProcessEnv,
   queue?: QueueTarget,
+  /** A retry: items that ended stay as they ended (see restoredItem). */
+  keepEnded = false,
 ): Promise<Prepared> {
   if (saved.queue && !queue) {
     return {
@@ -82,7 +84,7 @@ export async function restoreSwarm(
   return runOn(
     engine,
     host,
-    await planRestore(host, saved, maxConcurrencyFlag, env, engine.options.settings?.output),
+    await planRestore(host, saved, maxConcurrencyFlag, env, engine.options.settings?.output, keepEnded),
     saved.queue ? queue : undefined,
     saved.queue,
   );

@@ -15,6 +15,7 @@ export function summaryOf(record: AgentRecord): AgentSummary {
   if (record.parentId !== undefined) summary.parentId = record.parentId;
   if (record.description !== undefined) summary.description = record.description;
   if (record.item !== undefined) summary.item = record.item;
+  if (record.attempt !== undefined) summary.attempt = record.attempt;
   if (agent.reason !== undefined) summary.reason = agent.reason;
   return summary;
 }

@@ -31,6 +31,8 @@ export interface AgentRecord {
   description?: string;
   swarmId?: string;
   item?: string;
+  /** A swarm item's agent: the item's attempt it works on (absent: 1; saved with the session). */
+  attempt?: number;
   agent: Agent;
   /** Own usage plus every descendant's, kept live. */
   totalUsage: Usage;
@@ -64,6 +66,8 @@ export interface SpawnSpec {
   description?: string;
   swarmId?: string;
   item?: string;
+  /** A swarm item's agent: the item's attempt (absent: 1). */
+  attempt?: number;
   /** A conversation to continue (resume from disk). */
   messages?: Message[];
   /** Keep this id (resume from disk). */

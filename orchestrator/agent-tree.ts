@@ -179,6 +179,7 @@ export class AgentTree {
     if (spec.description !== undefined) record.description = spec.description;
     if (spec.swarmId !== undefined) record.swarmId = spec.swarmId;
     if (spec.item !== undefined) record.item = spec.item;
+    if (spec.attempt !== undefined) record.attempt = spec.attempt;
     if (spec.workspaceRoot !== undefined) record.workspaceRoot = spec.workspaceRoot;
     if (spec.callId !== undefined) record.callId = spec.callId;
     const hooks = this.hooksFor(record);
@@ -188,6 +189,7 @@ export class AgentTree {
     if (spec.description !== undefined) identity.description = spec.description;
     if (spec.swarmId !== undefined) identity.swarmId = spec.swarmId;
     if (spec.item !== undefined) identity.item = spec.item;
+    if (spec.attempt !== undefined) identity.attempt = spec.attempt;
     if (spec.profile.model) identity.model = spec.profile.model;
     record.agent = new Agent(
       identity,

@@ -23,6 +23,8 @@ export interface AgentIdentity {
   readonly description?: string;
   readonly swarmId?: string;
   readonly item?: string;
+  /** A swarm item's agent: the item's attempt it works on (absent: 1). */
+  readonly attempt?: number;
   readonly model?: string;
 }
 
@@ -30,7 +32,7 @@ export interface AgentIdentity {
 export type RestoredStatus = AgentStatus | 'idle';
 
 /** Everything the loop needs except the per-run state, which the Agent owns. */
-export type AgentLoopConfig = Omit<LoopConfig, 'agentId' | 'role' | 'drainInbox' | 'bus' | 'maxTurns'> & {
+export type AgentLoopConfig = Omit<LoopConfig, 'agentId' | 'role' | 'attempt' | 'drainInbox' | 'bus' | 'maxTurns'> & {
   maxTurns: number;
 };
 
@@ -82,6 +84,7 @@ export class Agent {
     this.config = config;
     this.self = { agentId: identity.id, role: identity.role, bus, drainInbox: () => this.drain() };
     if (identity.swarmId !== undefined) this.self.swarmId = identity.swarmId;
+    if (identity.attempt !== undefined) this.self.attempt = identity.attempt;
     // The loop falls back to the system clock itself; a closure only for another clock.
     const now = config.now ?? (clock === systemClock ? undefined : () => clock.now());
     if (now) this.self.now = now;

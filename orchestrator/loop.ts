@@ -59,6 +59,8 @@ export interface LoopState {
 export interface LoopConfig {
   agentId: string;
   role: string;
+  /** A swarm item's agent: the item's attempt it works on (absent: 1), told to the model with each request. */
+  attempt?: number;
   /** A swarm item's agent: its messages say so (their transcript is packed). */
   swarmId?: string;
   system: string;
@@ -89,7 +91,7 @@ export interface LoopConfig {
 }
 
 /** The running agent's own wiring; the rest of LoopConfig comes from its owner (AgentLoopConfig). */
-export type LoopSelf = Pick<LoopConfig, 'agentId' | 'role' | 'bus' | 'drainInbox' | 'now' | 'swarmId'>;
+export type LoopSelf = Pick<LoopConfig, 'agentId' | 'role' | 'bus' | 'drainInbox' | 'now' | 'swarmId' | 'attempt'>;
 
 export interface LoopOutcome {
   status: EndStatus;
@@ -217,7 +219,7 @@ class LoopRun implements BatchObserver {
   async run(): Promise<LoopOutcome> {
     const { state, config, self, signal } = this;
     const { bus, agentId } = self;
-    const agent = { id: agentId, role: self.role };
+    const agent = { id: agentId, role: self.role, attempt: self.attempt ?? 1 };
     // Built once per run; only the turn's tools change between batches.
     const batchOptions: BatchOptions = {
       tools: EMPTY_TOOLS,

@@ -68,6 +68,7 @@ export function restoreAgents(state: SessionState, { session, tree, definitions,
     if (saved.description !== undefined) spec.description = saved.description;
     if (saved.swarmId !== undefined) spec.swarmId = saved.swarmId;
     if (saved.item !== undefined) spec.item = saved.item;
+    if (saved.attempt !== undefined) spec.attempt = saved.attempt;
     const callId = saved.callId ?? startingCallOf(saved, transcripts);
     if (callId !== undefined) spec.callId = callId;
     // A worktree item keeps working in its worktree, not in the main tree.

@@ -13,6 +13,8 @@ export interface AgentSummary {
   role: string;
   description?: string;
   item?: string;
+  /** A swarm item's agent that works on a retry: the item's attempt (absent: 1). */
+  attempt?: number;
   status: AgentStatus | 'idle';
   reason?: string;
   usage: Usage;

@@ -1,7 +1,7 @@
 // The events every step of the engine emits (the contract of `--events FILE`): each is documented where it is
 // declared. The bus that carries them, and the run-time list of their types, are orchestrator/events.ts's.
 import type { RunStatus } from './run-status.js';
-import type { ItemOutcome } from './reports.js';
+import type { ItemAttempt, ItemOutcome } from './reports.js';
 import type { EndStatus } from './agents.js';
 import type { Message } from './messages.js';
 import type { Usage } from './usage.js';
@@ -194,6 +194,8 @@ export interface SwarmItemEvent extends Base {
   /** Distributed swarms: the worker machine that ran the item, and the model it ran on. */
   host?: string;
   model?: string;
+  /** A retried item's end: how its earlier attempts ended (`murmur resume --retry`). */
+  attempts?: ItemAttempt[];
 }
 /** The controller's capacity changed (ramp, rate-limit hold, recovery). */
 export interface SwarmCapacityEvent extends Base {

@@ -9,6 +9,16 @@ import type { Usage } from './usage.js';
 /** `waiting`: its agent stopped at a call that needs a person; a resume given the answer goes on there. */
 export type ItemOutcome = 'completed' | 'failed' | 'aborted' | 'conflict' | 'waiting';
 
+/** An earlier attempt of an item run again (`murmur resume --retry`): how it ended, kept light. */
+export interface ItemAttempt {
+  attempt: number;
+  outcome: ItemOutcome;
+  verdict?: 'pass' | 'fail';
+  reason?: string;
+  /** Its worker agent (its transcript stays in the session). */
+  agentId?: string;
+}
+
 /** One item's row; `O` is a typed output's type, `I` the type of the items given to the library. */
 export interface ItemResult<O = unknown, I = unknown> {
   index: number;
@@ -34,6 +44,10 @@ export interface ItemResult<O = unknown, I = unknown> {
   output?: O;
   /** The item as given to the library (an object item; `item` is its label). */
   input?: I;
+  /** The attempt this row is of: absent for the first; 2 and on after `murmur resume --retry`. */
+  attempt?: number;
+  /** A retried item's earlier attempts, oldest first (absent when it ran once). */
+  attempts?: ItemAttempt[];
   /** What its agents used (the worker and its verifiers, in this session; with `cost` when the model's price is known). */
   usage?: Usage;
 }

@@ -2,7 +2,7 @@
 // moves an item from state to state (the shape of gemini-cli's scheduler types and state manager). The runner owns
 // the items and applies every change through `advanceItem`; a launcher only reports what happened (AttemptProgress).
 import type { SwarmItemState } from '../orchestrator/events.js';
-import type { ItemOutcome, ItemResult } from './report.js';
+import type { ItemAttempt, ItemOutcome, ItemResult } from './report.js';
 
 /** What an item is, fixed for the swarm's life. */
 interface ItemTask {
@@ -24,6 +24,10 @@ interface ItemWork {
   readonly verifierId?: string;
   /** Queue swarms: jobs added for the item so far (the next job's id counts on from it). */
   readonly jobAttempts?: number;
+  /** The attempt it is on (absent: 1): `murmur resume --retry` starts the next with a fresh agent. */
+  readonly attempt?: number;
+  /** How its earlier attempts ended (a retried item's), oldest first. */
+  readonly attempts?: readonly ItemAttempt[];
 }
 
 /** Waiting for the controller to launch it: new, resumed, or restored from a saved swarm. */
@@ -108,8 +112,17 @@ function task(s: SwarmItem): ItemTask {
 
 /** The work an item carries into its next state (absent fields stay undefined). */
 function work(s: SwarmItem): ItemWork {
-  const { agentId, rounds, verdict, reasons, verifierId, jobAttempts } = s;
-  return { agentId, rounds, verdict, reasons, verifierId, jobAttempts };
+  const { agentId, rounds, verdict, reasons, verifierId, jobAttempts, attempt, attempts } = s;
+  return { agentId, rounds, verdict, reasons, verifierId, jobAttempts, attempt, attempts };
+}
+
+/** A result with the attempt it is of and the item's earlier ones (a retried item's), as the report shows them. */
+function withAttempts(result: ItemResult, s: SwarmItem): ItemResult {
+  if (s.attempt === undefined && s.attempts === undefined) return result;
+  const out: ItemResult = { ...result };
+  if (s.attempt !== undefined) out.attempt = s.attempt;
+  if (s.attempts !== undefined) out.attempts = [...s.attempts];
+  return out;
 }
 
 function jobOf(s: SwarmItem): { jobId?: string } {
@@ -127,7 +140,7 @@ export function endedResult(
   if (fields.reason !== undefined) result.reason = fields.reason;
   if (fields.notStarted) result.notStarted = true;
   if (s.agentId) result.agentId = s.agentId;
-  return result;
+  return withAttempts(result, s);
 }
 
 /**
@@ -185,7 +198,7 @@ export function advanceItem(s: SwarmItem, change: ItemChange): SwarmItem {
         ...work(s),
         rounds: change.result.rounds,
         verdict: change.result.verdict ?? s.verdict,
-        result: change.result,
+        result: withAttempts(change.result, s),
         jobId: change.jobId,
       };
   }
@@ -217,6 +230,7 @@ export function itemEvent(change: ItemChange): { state: SwarmItemState; extra: R
       if (r.reason) extra.reason = r.notStarted ? 'not_started' : r.reason;
       if (r.host) extra.host = r.host;
       if (r.model) extra.model = r.model;
+      if (r.attempts) extra.attempts = r.attempts;
       return { state: r.outcome, extra };
     }
     case 'record_lost':

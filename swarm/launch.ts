@@ -193,6 +193,7 @@ export async function planRestore(
   maxConcurrencyFlag: number | undefined,
   env: NodeJS.ProcessEnv,
   output?: OutputSpec,
+  keepEnded = false,
 ): Promise<Planned> {
   // The cap the swarm ran with stands in for its flag, unless one is given now (flag or environment).
   const flag = maxConcurrencyFlag ?? (env.MURMUR_SWARM_MAX_CONCURRENCY?.trim() ? undefined : saved.maxConcurrency);
@@ -208,7 +209,7 @@ export async function planRestore(
     await opened.mayHaveMergedBefore();
     isolation = opened;
   }
-  const items = saved.items.map((record) => restoredItem(record, saved.verify, saved.maxRounds));
+  const items = saved.items.map((record) => restoredItem(record, saved.verify, saved.maxRounds, keepEnded));
   const unsound = isolation ? await adoptWorktrees(host, items, isolation) : undefined;
   if (unsound) return { ok: false, error: unsound };
   return {

@@ -119,12 +119,14 @@ export class LocalLauncher implements ItemLauncher {
     profile: AgentProfile,
     description: string,
     workspaceRoot: string | undefined,
+    attempt?: number,
   ): SwarmAgent | string {
     return this.deps.agents.spawn({
       profile,
       description,
       swarmId: this.spec.swarmId,
       item,
+      ...(attempt !== undefined ? { attempt } : {}),
       ...(this.spec.parentId !== undefined ? { parentId: this.spec.parentId } : {}),
       ...(workspaceRoot !== undefined ? { workspaceRoot } : {}),
     });
@@ -190,7 +192,7 @@ export class LocalLauncher implements ItemLauncher {
       return { kind: 'done', result: this.itemResult(index, s.item, agent, outcome, reason) };
     }
     if (!agent) {
-      const spawned = this.spawn(start.item, this.spec.profile, start.item, root);
+      const spawned = this.spawn(start.item, this.spec.profile, start.item, root, start.attempt);
       if (typeof spawned === 'string')
         return { kind: 'done', result: this.itemResult(index, s.item, undefined, 'failed', `not started: ${spawned}`) };
       agent = spawned;
@@ -240,7 +242,8 @@ export class LocalLauncher implements ItemLauncher {
             ? { worktree: this.deps.ownTree }
             : {}),
         ...(this.deps.warn ? { warn: this.deps.warn } : {}),
-        spawnVerifier: () => this.spawn(start.item, this.spec.verifierProfile, `verify ${start.item}`, root),
+        spawnVerifier: () =>
+          this.spawn(start.item, this.spec.verifierProfile, `verify ${start.item}`, root, start.attempt),
         result: (outcome, reason) => this.itemResult(index, s.item, worker, outcome, reason),
       });
       if (verified) return this.limited(verified, agent);

@@ -4,7 +4,7 @@
 // The row and count types are protocol/'s (reports.ts), re-exported here so every existing importer keeps compiling.
 import type { ItemOutcome, ItemResult, OutcomeCounts } from '../protocol/reports.js';
 
-export type { ItemOutcome, ItemResult, OutcomeCounts } from '../protocol/reports.js';
+export type { ItemAttempt, ItemOutcome, ItemResult, OutcomeCounts } from '../protocol/reports.js';
 
 const OUTCOME_ORDER: readonly ItemOutcome[] = ['completed', 'failed', 'conflict', 'waiting', 'aborted'];
 
@@ -78,8 +78,21 @@ export function renderReport(results: readonly ItemResult[], options: { resumeCo
       ...(r.host !== undefined ? [`host="${escapeAttribute(r.host)}"`] : []),
       ...(r.model !== undefined ? [`model="${escapeAttribute(r.model)}"`] : []),
       ...(r.reason !== undefined ? [`reason="${escapeAttribute(r.reason)}"`] : []),
+      ...(r.attempt !== undefined ? [`attempt="${r.attempt}"`] : []),
     ];
     lines.push(`<subagent ${attributes.join(' ')}>${escapeText(r.text)}</subagent>`);
+    // A retried item's earlier attempts follow its row, oldest first.
+    for (const a of r.attempts ?? []) {
+      const past = [
+        `item="${escapeAttribute(r.item)}"`,
+        `attempt="${a.attempt}"`,
+        `outcome="${a.outcome}"`,
+        ...(a.verdict !== undefined ? [`verdict="${a.verdict}"`] : []),
+        ...(a.agentId !== undefined ? [`agent_id="${escapeAttribute(a.agentId)}"`] : []),
+        ...(a.reason !== undefined ? [`reason="${escapeAttribute(a.reason)}"`] : []),
+      ];
+      lines.push(`<earlier_attempt ${past.join(' ')}/>`);
+    }
   }
   lines.push('</agent_swarm_result>');
   return lines.join('\n');

@@ -139,7 +139,11 @@ export class SwarmRun {
     this.items[index] = advanceItem(this.items[index]!, change);
     this.records[index] = itemRecord(this.items[index]!);
     this.sink.journal?.(this.spec.swarmId, index, this.records[index]!);
-    const event = itemEvent(change);
+    // An end tells of the result as recorded (with the item's earlier attempts), not as the launcher gave it.
+    const now = this.items[index]!;
+    const event = itemEvent(
+      change.kind === 'done' && now.status === 'done' ? { ...change, result: now.result } : change,
+    );
     if (event) this.emitItem(index, event.state, event.extra);
     if (savedAfter(change)) this.save();
     // Recorded before the job goes: a coordinator killed in between still finds the job, never a record without one.
@@ -379,7 +383,9 @@ export class SwarmRun {
   private finish(index: number, ended: Ended): void {
     if (this.items[index]!.status !== 'done') this.finishedCount++;
     this.transition(index, ended);
-    const { result } = ended;
+    // The result as recorded: with the attempt it is of and the item's earlier ones.
+    const s = this.items[index]!;
+    const result = s.status === 'done' ? s.result : ended.result;
     this.launcher.settled?.(index, result);
     this.onItemDone?.(result);
     this.onProgress?.(

@@ -1,7 +1,7 @@
 // The swarm as saved with its session (the session state's `swarm`, read back by `murmur resume`): one flat record
 // per item, the shape every saved session since format v1 holds; the runner's item states map onto it and back.
 import type { SwarmItem } from './item-state.js';
-import type { ItemResult } from './report.js';
+import type { ItemAttempt, ItemResult } from './report.js';
 import { reworkPrompt } from './verify.js';
 
 /** One item as saved: its state's fields, flat (the status follows from them: a result means done). */
@@ -21,6 +21,9 @@ export interface SwarmItemRecord {
   /** Queue swarms: the job of the attempt in flight (a resumed coordinator collects it), and attempts so far. */
   jobId?: string;
   jobAttempts?: number;
+  /** The attempt it is on (absent: 1), and how the earlier ones ended (see ItemWork). */
+  attempt?: number;
+  attempts?: ItemAttempt[];
   /** Set once the item has ended. */
   result?: ItemResult;
 }
@@ -66,6 +69,8 @@ export function itemRecord(s: SwarmItem): SwarmItemRecord {
   if (s.verifierId !== undefined) record.verifierId = s.verifierId;
   if (s.status !== 'rate_limited' && s.jobId !== undefined) record.jobId = s.jobId;
   if (s.jobAttempts !== undefined) record.jobAttempts = s.jobAttempts;
+  if (s.attempt !== undefined) record.attempt = s.attempt;
+  if (s.attempts !== undefined) record.attempts = [...s.attempts];
   if (s.status === 'done') record.result = s.result;
   return record;
 }
@@ -75,11 +80,17 @@ export function itemRecord(s: SwarmItem): SwarmItemRecord {
  * branch for the user: both stay done. Every other item is queued again: it continues its agent from the
  * transcript (or starts, if it never did), collects its job if one is out, and goes on with the verify round
  * its verifier had begun. An item that used up its verify rounds on fails goes on with the last verifier's
- * reasons, then fresh rounds (as it stands, a resume would only repeat the verdict).
+ * reasons, then fresh rounds (as it stands, a resume would only repeat the verdict). `keepEnded` (a retry,
+ * host/retry.ts): every item that ended stays done as it ended; only the items the retry reopened run.
  */
-export function restoredItem(record: SwarmItemRecord, verify: boolean, maxRounds: number): SwarmItem {
+export function restoredItem(
+  record: SwarmItemRecord,
+  verify: boolean,
+  maxRounds: number,
+  keepEnded = false,
+): SwarmItem {
   const { result, resumePrompt, ...kept } = record;
-  if (result && (result.outcome === 'completed' || result.outcome === 'conflict'))
+  if (result && (keepEnded || result.outcome === 'completed' || result.outcome === 'conflict'))
     return { ...kept, status: 'done', result };
   const queued = { ...kept, status: 'queued' as const, ...(resumePrompt !== undefined ? { resumePrompt } : {}) };
   if (!verify || record.verdict !== 'fail' || record.rounds < maxRounds || record.agentId === undefined) return queued;

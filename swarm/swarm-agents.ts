@@ -33,6 +33,8 @@ export interface SwarmSpawn {
   parentId?: string;
   /** Its own worktree (isolation), else the workspace. */
   workspaceRoot?: string;
+  /** The item's attempt (absent: 1): a retried item's fresh agent works on the next. */
+  attempt?: number;
 }
 
 /** What the local launcher needs to run items as agents of this process. */

@@ -19,6 +19,7 @@ import { FAVICON_SVG, noTokenPage, wantsPage } from './no-token.js';
 import { newTaskPage, STATUS_FILTERS, taskPage, tasksPage, type FormChoices, type StatusFilter } from './pages.js';
 import { addSessionRoutes, sessionCache, type SessionCache } from './session-routes.js';
 import { addRunRoutes } from './run-routes.js';
+import { addRetryRoutes } from './retry-route.js';
 import { MAX_BODY_BYTES, MAX_SWARM_BODY_BYTES } from './body-limits.js';
 import { jsonBody } from './json-body.js';
 import { addAnswerRoutes } from './answer-routes.js';
@@ -345,6 +346,7 @@ export function consoleApp(options: ConsoleOptions): Hono {
   });
   const { workspace, home, mainScript } = options;
   addRunRoutes(app, { workspace, home, env: options.env ?? process.env, assets, mainScript, taskModels });
+  addRetryRoutes(app, { workspace, home, env: options.env ?? process.env, mainScript });
   addTranscriptRoutes(app, { home, assets, cache });
   return app;
 }

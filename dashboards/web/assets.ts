@@ -8,6 +8,7 @@ import { TRANSCRIPT_CSS } from './transcript-page.js';
 import { TASK_FORM_JS } from './task-form-script.js';
 import { RUN_FORM_CSS, RUN_FORM_JS } from './run-form-script.js';
 import { ANSWER_CSS, ANSWER_JS } from './answer-script.js';
+import { RETRY_CSS, RETRY_JS } from './retry-script.js';
 
 export const CONSOLE_CSS = `
 :root{--bg:#f7f7f5;--fg:#1d1d1f;--muted:#6b6b70;--line:#dcdcd8;--card:#fff;--accent:#3558d6}
@@ -36,6 +37,7 @@ table{border-collapse:collapse;width:100%;background:#fff}th,td{text-align:left;
 .legend{display:flex;flex-wrap:wrap;gap:10px;font-size:12px;margin:6px 0}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
 ${RUN_FORM_CSS}
 ${ITEM_FILTER_CSS}
+${RETRY_CSS}
 ${ANSWER_CSS}
 ${TIMELINE_CSS}
 ${TRANSCRIPT_CSS}`;
@@ -60,6 +62,7 @@ async function api(method, url, body) {
 
 ${TASK_FORM_JS}
 ${RUN_FORM_JS}
+${RETRY_JS}
 ${ANSWER_JS}
 // ---- the session page ----
 function tokens(n) { return n >= 1e6 ? (n / 1e6).toFixed(1) + 'M' : n >= 1e3 ? (n / 1e3).toFixed(1) + 'k' : String(n); }

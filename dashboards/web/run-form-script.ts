@@ -130,6 +130,8 @@ function setupControls(id) {
     return res.ok ? res.data : null;
   };
   const act = async (what, b) => {
+    // Stop asks first, naming what will stop (retry-script.ts).
+    if (what === 'stop' && !(await confirmStop(id))) return;
     b.disabled = true;
     b.textContent = what === 'stop' ? 'Stopping…' : 'Resuming…';
     const res = await api('POST', base + '/' + what);

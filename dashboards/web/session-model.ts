@@ -74,6 +74,8 @@ export interface SwarmTimeline {
   verifiers: number[];
   /** The verifiers' agent ids, one per triple of `verifiers`. */
   verifierIds: string[];
+  /** Per item: how its earlier attempts ended, in words ('' none); present once an item was retried. */
+  earlier?: string[];
 }
 
 export interface SessionModel {
@@ -326,6 +328,10 @@ function noteItem(swarm: SwarmTimeline, e: Extract<MurmurEvent, { type: 'swarm.i
   const i = e.index;
   if (i < 0 || i >= swarm.agentIds.length) return;
   if (e.agentId !== undefined && e.verifierId !== e.agentId) swarm.agentIds[i] = e.agentId;
+  if (e.attempts) {
+    const words = e.attempts.map((a) => `attempt ${a.attempt} ${a.outcome}${a.reason ? `: ${a.reason}` : ''}`);
+    (swarm.earlier ??= swarm.items.map(() => ''))[i] = cutReason(words.join('; '));
+  }
   if (e.state === 'queued' || e.state === 'launched') swarm.reasons[i] = '';
   else if (e.reason !== undefined && e.reason !== RESTATED && e.state !== 'rate_limited')
     swarm.reasons[i] = cutReason(e.reason === 'not_started' ? 'not started' : e.reason);

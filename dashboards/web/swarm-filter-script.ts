@@ -125,7 +125,7 @@ function ifList(m, views, matched) {
     const agent = d.agent ? (links ? '<a href="/sessions/' + encodeURIComponent(m.id) + '/agents/' + encodeURIComponent(d.agent) + '">' + esc(d.agent) + '</a>' : esc(d.agent)) : '—';
     rows.push('<tr data-swarm="' + esc(v.s.id) + '" data-index="' + i + '"><td class="item">' + esc(d.item) + (many ? ' <span class="meta">(' + esc(v.s.id) + ')</span>' : '') +
       '</td><td><span class="state state-' + esc(d.state) + '">' + esc(d.state.replace('_', ' ')) + '</span>' + (d.verdict === 'fail' && d.state !== 'failed' ? ' · verdict fail' : '') +
-      '</td><td class="reason">' + esc(d.reason) + '</td><td>' + esc(d.duration) + '</td><td>' + agent + '</td>' +
+      '</td><td class="reason">' + esc(d.reason) + (v.s.earlier && v.s.earlier[i] ? '<span class="earlier">' + esc(v.s.earlier[i]) + '</span>' : '') + '</td><td>' + esc(d.duration) + '</td><td>' + agent + '</td>' +
       (retry ? '<td>' + (bad ? '<button type="button" class="button retry-item" data-swarm="' + esc(v.s.id) + '" data-item="' + esc(d.item) + '" aria-label="Retry ' + esc(d.item) + '">Retry</button>' : '') + '</td>' : '') + '</tr>');
   }
   // Fixed column widths: a table of 200 rows is laid out without measuring every cell.

@@ -16,7 +16,11 @@ export interface ModelRequest {
   system: string;
   messages: readonly Message[];
   tools: readonly ToolSchema[];
-  agent: { id: string; role: string };
+  /**
+   * Who asks. `attempt`: the swarm item's attempt this agent works on (1 at first, +1 per `murmur resume --retry`),
+   * saved with the session; 1 for agents outside swarms (the loop always sets it; absent reads as 1).
+   */
+  agent: { id: string; role: string; attempt?: number };
   maxOutputTokens?: number;
   /** Receives text as it streams in. */
   onTextDelta?: (text: string) => void;

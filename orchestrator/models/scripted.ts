@@ -48,6 +48,10 @@ const TurnSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** The agent fails at this turn with this reason (a model error never retried): a swarm item's bad attempt. */
+    fail: Type.Optional(Type.String()),
+    /** With `fail`: only while the swarm item's attempt is at most this (later attempts answer with the turn). */
+    attempts: Type.Optional(Type.Integer({ minimum: 1 })),
   },
   { additionalProperties: false },
 );
@@ -100,6 +104,12 @@ export class ScriptError extends Error {}
 export function validateScript(value: unknown, source: string): Script {
   if (checkScript.Check(value)) {
     value.agents.forEach((entry, index) => {
+      entry.turns.forEach((turn, t) => {
+        if (turn.attempts !== undefined && turn.fail === undefined)
+          throw new ScriptError(
+            `${source}: /agents/${index}/turns/${t}/attempts goes with "fail" (the attempts that fail); add "fail": "REASON" or remove it`,
+          );
+      });
       if (entry.match?.prompt === undefined) return;
       try {
         new RegExp(entry.match.prompt);
@@ -141,6 +151,9 @@ interface ResolvedTurn {
   toolCalls: { name: string; arguments: string }[];
   usage?: Usage;
   failFirst?: ScriptTurn['failFirst'];
+  /** The reason of a scripted failure, and the last attempt it fails (absent: every attempt). */
+  fail?: string;
+  failAttempts?: number;
 }
 
 /** The script entry an agent's conversation matched, with the captures of its prompt. */
@@ -179,6 +192,8 @@ function resolveTurn(turn: ScriptTurn, captures: readonly string[]): ResolvedTur
   if (turn.latencyMs !== undefined) resolved.latencyMs = turn.latencyMs;
   if (turn.thinking) resolved.thinking = substitute(turn.thinking, captures) as string;
   if (turn.failFirst) resolved.failFirst = turn.failFirst;
+  if (turn.fail !== undefined) resolved.fail = substitute(turn.fail, captures) as string;
+  if (turn.attempts !== undefined) resolved.failAttempts = turn.attempts;
   if (turn.usage) resolved.usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, ...turn.usage };
   return resolved;
 }
@@ -272,6 +287,9 @@ export class ScriptedModel implements ModelProvider {
       );
     }
     const turn = resolveTurn(scripted, agent.captures);
+    // A scripted failure of the item's attempt: known from the request alone, so a retry in another process sees it.
+    if (turn.fail !== undefined && (request.agent.attempt ?? 1) <= (turn.failAttempts ?? Infinity))
+      return modelError('script', turn.fail, { retryable: false });
     const limit = this.script.rateLimit;
     if (limit && this.inFlight >= limit.maxConcurrent) {
       return modelError('rate_limit', `scripted rate limit: more than ${limit.maxConcurrent} requests at once`, {

@@ -77,6 +77,36 @@ describe('the scripted model', () => {
     expect(three.ok && three.message.text).toBe('ok');
   });
 
+  it('fails a turn with "fail" on the attempts it names (the swarm item\'s, from the request), never retried', async () => {
+    const model = new ScriptedModel({
+      agents: [
+        { match: { prompt: 'flaky (\\S+)' }, turns: [{ fail: '$1 broke', attempts: 2, text: 'fixed $1' }] },
+        { match: { prompt: 'broken' }, turns: [{ fail: 'always broken', text: 'never said' }] },
+      ],
+    });
+    const flaky: Message[] = [{ role: 'user', content: 'flaky x.ts' }];
+    const at = (attempt: number | undefined, messages: Message[]) =>
+      model.complete(
+        { system: '', messages, tools: [], agent: { id: 'a-1', role: 'worker', ...(attempt ? { attempt } : {}) } },
+        signal,
+      );
+    const failure = { ok: false, error: { kind: 'script', message: 'x.ts broke', retryable: false } };
+    // Absent reads as attempt 1; asking again on the same attempt fails again (nothing is counted in memory).
+    expect(await at(undefined, flaky)).toEqual(failure);
+    expect(await at(1, flaky)).toEqual(failure);
+    expect(await at(2, flaky)).toEqual(failure);
+    const third = await at(3, flaky);
+    expect(third.ok && third.message.text).toBe('fixed x.ts');
+    const broken: Message[] = [{ role: 'user', content: 'broken' }];
+    expect(await at(7, broken)).toMatchObject({ ok: false, error: { message: 'always broken', retryable: false } });
+  });
+
+  it('refuses "attempts" without "fail", naming the turn', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'murmur-script-'));
+    writeFileSync(join(dir, 'lone.json'), JSON.stringify({ agents: [{ turns: [{ text: 'a' }, { attempts: 1 }] }] }));
+    expect(() => loadScriptFile(join(dir, 'lone.json'))).toThrow(/\/agents\/0\/turns\/1\/attempts goes with "fail"/);
+  });
+
   it('answers 429 beyond rateLimit.maxConcurrent requests in flight', async () => {
     const model = new ScriptedModel({
       latencyMs: 30,

@@ -116,6 +116,32 @@ describe('swarm item states', () => {
     });
   });
 
+  it('a retried item carries its attempt and earlier attempts through every state, into its result, event and record', () => {
+    const attempts = [{ attempt: 1, outcome: 'failed' as const, reason: 'boom', agentId: 'a-1' }];
+    const start: SwarmItem = { ...queuedItem('x', { prompt: 'Do x' }), attempt: 2, attempts };
+    const result = { index: 0, item: 'x', outcome: 'completed' as const, rounds: 0, text: 'ok', agentId: 'a-5' };
+    const states = through(start, [
+      { kind: 'launched', agentId: 'a-5' },
+      { kind: 'rate_limited' },
+      { kind: 'done', result },
+    ]);
+    expect(states.map((s) => [s.status, s.attempt, s.attempts])).toEqual([
+      ['launched', 2, attempts],
+      ['rate_limited', 2, attempts],
+      ['done', 2, attempts],
+    ]);
+    const done = states[2]!;
+    if (done.status !== 'done') throw new Error('not done');
+    expect(done.result).toEqual({ ...result, attempt: 2, attempts });
+    expect(itemEvent({ kind: 'done', result: done.result })?.extra).toEqual({ rounds: 0, attempts });
+    expect(itemRecord(done)).toMatchObject({ attempt: 2, attempts, result: done.result });
+    expect(restoredItem(itemRecord(done), false, 1)).toMatchObject({ status: 'done', attempt: 2, attempts });
+    // An item that ran once is saved and reported as before: no attempt fields.
+    const once = advanceItem(queuedItem('y', { prompt: 'Do y' }), { kind: 'done', result: { ...result, item: 'y' } });
+    expect(once.status === 'done' && once.result).toEqual({ ...result, item: 'y' });
+    expect(Object.keys(itemRecord(once))).not.toContain('attempt');
+  });
+
   it('restores the v1 fixture: completed items stay done, the others are queued with their agents', () => {
     const state = JSON.parse(
       readFileSync(path.join(import.meta.dirname, '../fixtures/saved-state/v1-swarm/session/state.json'), 'utf8'),

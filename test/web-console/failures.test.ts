@@ -46,10 +46,13 @@ describe.skipIf(!available)('failed items explained and found, in Chromium', () 
     const { page, served } = con;
     const run = con.cli(['swarm', '--template', 'Check {{item}}', '--items', ...ITEMS, '--no-dashboard', '--json']);
     await expect
-      .poll(async () => {
-        const list = (await (await page.request.get(`${served.base}/api/sessions`)).json()) as { id: string }[];
-        return list[0]?.id;
-      })
+      .poll(
+        async () => {
+          const list = (await (await page.request.get(`${served.base}/api/sessions`)).json()) as { id: string }[];
+          return list[0]?.id;
+        },
+        { timeout: 15_000 },
+      )
       .toBeTruthy();
     id = ((await (await page.request.get(`${served.base}/api/sessions`)).json()) as { id: string }[])[0]!.id;
     await page.goto(`${served.base}/sessions/${id}?state=failed`);

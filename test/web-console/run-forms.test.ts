@@ -113,6 +113,8 @@ describe.skipIf(!available)('starting, stopping and resuming work from the conso
     await expect.poll(() => page.locator('.counts').innerText(), { timeout: 20_000 }).toMatch(/completed: [2-9]\b/);
     await page.screenshot({ path: screenshotPath('swarm-running'), fullPage: true });
     await stop.click();
+    // Stop asks first (retry-script.ts): confirmed, it stops.
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm stop' }).click();
     await expect.poll(statusText, { timeout: 20_000 }).toBe('aborted');
     const resume = page.getByRole('button', { name: 'Resume' });
     await expect.poll(() => resume.isEnabled()).toBe(true);
