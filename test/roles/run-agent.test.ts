@@ -70,7 +70,7 @@ describe('running as a defined agent', () => {
     const outcome = await engine.runTask('Read notes.txt', profile);
     expect(outcome).toMatchObject({ status: 'failed', reason: 'reached maxTurns (2) before finishing' });
     expect(seen).toHaveLength(2);
-    expect(seen[0]!.agent).toEqual({ id: 'main', role: 'reader' });
+    expect(seen[0]!.agent).toEqual({ id: 'main', role: 'reader', attempt: 1 });
     expect(seen[0]!.system.startsWith('You read files and report what they say.')).toBe(true);
     expect(seen[0]!.tools.map((t) => t.name)).toEqual(['read', 'glob']);
   });
