@@ -1,6 +1,7 @@
 // The console's stylesheet and script, served by the console itself (/assets/…) and inlined into a report: no
 // CDN, no framework, nothing fetched from anywhere else. The timeline is one <canvas>: thousands of bars cost
 // one DOM node, and a redraw is a loop over flat arrays.
+import { PLURAL_JS } from '../plural.js';
 import { TIMELINE_DRAW_JS } from './timeline-draw.js';
 import { TIMELINE_CSS, TIMELINE_VIEW_JS } from './timeline-view.js';
 import { ITEM_FILTER_CSS, ITEM_FILTER_JS } from './swarm-filter-script.js';
@@ -45,6 +46,7 @@ export const CONSOLE_JS = `(() => {
 'use strict';
 const $ = (s, r = document) => r.querySelector(s);
 const esc = (t) => String(t ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+${PLURAL_JS}
 async function api(method, url, body) {
   let res;
   try {
@@ -69,7 +71,7 @@ function renderMeta(m) {
   // A running session's elapsed time goes on between events (this page's clock).
   const end = m.status === 'running' && following ? Math.max(m.lastTs, Date.now()) : m.endedAt || m.lastTs;
   $('#meta').textContent = [m.mode || 'run', m.model, new Date(m.startedAt || m.t0).toISOString().slice(0, 19).replace('T', ' ') + ' UTC',
-    Math.round((m.durationMs !== undefined ? m.durationMs : m.earlierMs !== undefined ? m.earlierMs + end - m.runStartedAt : end - (m.startedAt || m.t0)) / 1000) + ' s', m.agents.length + ' agents', tokens(m.tokens) + ' tokens', m.cost !== undefined ? '$' + m.cost.toFixed(4) : ''].filter(Boolean).join(' · ');
+    Math.round((m.durationMs !== undefined ? m.durationMs : m.earlierMs !== undefined ? m.earlierMs + end - m.runStartedAt : end - (m.startedAt || m.t0)) / 1000) + ' s', plural(m.agents.length, 'agent'), tokens(m.tokens) + ' tokens', m.cost !== undefined ? '$' + m.cost.toFixed(4) : ''].filter(Boolean).join(' · ');
 }
 function renderTree(m) {
   // A verifier hangs under its item's worker: a swarm of 14 items with verifiers is 14 items, not 28.
@@ -83,10 +85,10 @@ function renderTree(m) {
   const item = (a) => {
     const children = kids.get(a.id) || [];
     const name = tlLinks() ? '<a href="/sessions/' + encodeURIComponent(m.id) + '/agents/' + encodeURIComponent(a.id) + '" title="Transcript of ' + esc(a.id) + '"><b>' + esc(a.id) + '</b></a>' : '<b>' + esc(a.id) + '</b>';
-    const head = name + ' ' + esc(a.role) + ' · <span class="state state-' + esc(a.state) + '">' + esc(a.state) + '</span> · ' + a.turns + ' turns · ' + tokens(a.tokens) + ' tokens' + (a.item ? ' · ' + esc(a.item) : '') + (a.reason ? ' · ' + esc(a.reason) : '');
+    const head = name + ' ' + esc(a.role) + ' · <span class="state state-' + esc(a.state) + '">' + esc(a.state) + '</span> · ' + plural(a.turns, 'turn') + (a.toolCalls !== undefined ? ' · ' + plural(a.toolCalls, 'tool call') : '') + ' · ' + tokens(a.tokens) + ' tokens' + (a.item ? ' · ' + esc(a.item) : '') + (a.reason ? ' · ' + esc(a.reason) : '');
     const final = a.final ? '<div class="final">' + esc(a.final) + '</div>' : '';
     // A large group is drawn only when opened: a live swarm of 1,000 items does not rebuild 1,000 rows a second.
-    if (children.length > 50) return '<li>' + head + final + '<details data-group="' + esc(a.id) + '"' + (openGroups.has(a.id) ? ' open' : '') + '><summary>' + children.length + ' subagents</summary>' + (openGroups.has(a.id) ? '<ul>' + children.map(item).join('') + '</ul>' : '') + '</details></li>';
+    if (children.length > 50) return '<li>' + head + final + '<details data-group="' + esc(a.id) + '"' + (openGroups.has(a.id) ? ' open' : '') + '><summary>' + plural(children.length, 'subagent') + '</summary>' + (openGroups.has(a.id) ? '<ul>' + children.map(item).join('') + '</ul>' : '') + '</details></li>';
     return '<li>' + head + final + (children.length ? '<ul>' + children.map(item).join('') + '</ul>' : '') + '</li>';
   };
   const tree = $('#tree');
@@ -97,7 +99,7 @@ function renderTree(m) {
   const groups = [...swarms].map(([id, list]) => {
     const key = 'swarm:' + id, open = openGroups.has(key);
     const nv = list.reduce((k, a) => k + (kids.get(a.id) || []).filter((c) => c.role === 'verifier').length, 0);
-    return '<li><b>swarm ' + esc(id) + '</b><details data-group="' + esc(key) + '"' + (open ? ' open' : '') + '><summary>' + list.length + ' item' + (list.length === 1 ? '' : 's') + (nv ? ' (' + nv + ' verifier' + (nv === 1 ? '' : 's') + ')' : '') + '</summary>' + (open ? '<ul>' + list.map(item).join('') + '</ul>' : '') + '</details></li>';
+    return '<li><b>swarm ' + esc(id) + '</b><details data-group="' + esc(key) + '"' + (open ? ' open' : '') + '><summary>' + plural(list.length, 'item') + (nv ? ' (' + plural(nv, 'verifier') + ')' : '') + '</summary>' + (open ? '<ul>' + list.map(item).join('') + '</ul>' : '') + '</details></li>';
   });
   tree.innerHTML = '<ul>' + loose.map(item).join('') + groups.join('') + '</ul>';
   for (const d of tree.querySelectorAll('details[data-group]')) d.addEventListener('toggle', () => {

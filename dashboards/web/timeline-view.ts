@@ -143,8 +143,8 @@ function renderSwarms(m) {
     v.s = s; v.m = m; v.ix = tlIndex(s, m);
     ifApply(v);
     const nv = v.ix.verifiers;
-    v.el.querySelector('h2').textContent = 'Swarm ' + s.id + ' — ' + s.description + ' (' + s.items.length + ' item' + (s.items.length === 1 ? '' : 's') +
-      (nv ? ', ' + nv + ' verifier' + (nv === 1 ? '' : 's') : '') + ', ' + s.role + ')';
+    v.el.querySelector('h2').textContent = 'Swarm ' + s.id + ' — ' + s.description + ' (' + plural(s.items.length, 'item') +
+      (nv ? ', ' + plural(nv, 'verifier') : '') + ', ' + s.role + ')';
     v.el.querySelector('.counts').textContent = Object.entries(s.counts).map(([k, n]) => k + ': ' + n).join(' · ');
     const legend = tlLegend(s, v.ix);
     if (legend !== v.legend) { v.legend = legend; v.el.querySelector('.legend').innerHTML = legend; }
