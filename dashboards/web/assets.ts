@@ -10,14 +10,18 @@ import { TASK_FORM_JS } from './task-form-script.js';
 import { RUN_FORM_CSS, RUN_FORM_JS } from './run-form-script.js';
 import { ANSWER_CSS, ANSWER_JS } from './answer-script.js';
 
+// Down to a 360 px phone: one column, less padding, and a wide table scrolls inside its own box, not the page.
+const NARROW_CSS = `@media (max-width:640px){body>nav{padding:8px 12px}main{padding:12px}.cards{grid-template-columns:1fr}
+.selectors,.start-form .selectors{grid-template-columns:1fr 1fr}table.sessions,table.history{display:block;overflow-x:auto}}`;
+
 export const CONSOLE_CSS = `
 :root{--bg:#f7f7f5;--fg:#1d1d1f;--muted:#6b6b70;--line:#dcdcd8;--card:#fff;--accent:#3558d6}
 *{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;background:var(--bg);color:var(--fg)}
-nav{display:flex;gap:18px;align-items:center;padding:10px 24px;background:#1d1d1f}nav a,nav span{color:#ddd;text-decoration:none}nav a.on{color:#fff;font-weight:600}.brand{font-weight:700;color:#fff!important;margin-right:12px}
+body>nav{display:flex;flex-wrap:wrap;gap:6px 18px;align-items:center;padding:10px 24px;background:#1d1d1f}body>nav a,body>nav span{color:#ddd;text-decoration:none}body>nav a.on{color:#fff;font-weight:600}.brand{font-weight:700;color:#fff!important;margin-right:12px}
 main{max-width:1200px;margin:0 auto;padding:18px 24px}
-.bar{display:flex;align-items:center;justify-content:space-between;gap:12px}.bar h1{font-size:22px;margin:8px 0}
+.bar{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:6px 12px}.bar h1{font-size:22px;margin:8px 0}
 .button{display:inline-block;border:1px solid var(--line);background:#fff;border-radius:6px;padding:6px 14px;color:var(--fg);text-decoration:none;cursor:pointer;font:inherit}.button.primary{background:var(--accent);color:#fff;border-color:var(--accent)}.button[disabled]{opacity:.5}.button.danger{color:#b3261e;border-color:#e6b8b4}.actions{display:flex;gap:6px}
-.filters{display:flex;gap:6px;margin:10px 0 16px}.filter{padding:4px 12px;border-radius:14px;border:1px solid var(--line);text-decoration:none;color:var(--fg)}.filter.on{background:var(--fg);color:#fff}
+.filters{display:flex;flex-wrap:wrap;gap:6px;margin:10px 0 16px}.filter{padding:4px 12px;border-radius:14px;border:1px solid var(--line);text-decoration:none;color:var(--fg)}.filter.on{background:var(--fg);color:#fff}
 .cards{display:grid;grid-template-columns:1fr 1fr;gap:14px}.card{display:block;background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px 16px;color:inherit;text-decoration:none}.card:hover{border-color:var(--accent)}
 .card h3{margin:0 0 6px;font-size:16px}.card .summary{margin:0 0 8px;color:var(--muted)}.card .rule{margin:0;font-size:13px}
 .empty{color:var(--muted)}.meta{color:var(--muted);margin:0 0 10px}
@@ -39,7 +43,8 @@ ${RUN_FORM_CSS}
 ${ITEM_FILTER_CSS}
 ${ANSWER_CSS}
 ${TIMELINE_CSS}
-${TRANSCRIPT_CSS}`;
+${TRANSCRIPT_CSS}
+${NARROW_CSS}`;
 
 // The page's script (plain ES2020, no build step). Kept as text so the same bytes are served and inlined.
 export const CONSOLE_JS = `(() => {

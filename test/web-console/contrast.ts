@@ -78,12 +78,14 @@ const CLIPPED = `(() => {
     const range = document.createRange(); range.selectNodeContents(n);
     const r = range.getBoundingClientRect();
     if (r.width === 0 || r.height === 0) continue;
-    let cut = r.right > width + 1 || r.left < -1;
-    for (let e = el; e && !cut; e = e.parentElement) {
+    // Text inside a box that scrolls can be scrolled to; text past a box that clips, or past the page, cannot.
+    let cut = false, scrolls = false;
+    for (let e = el; e && !cut && !scrolls; e = e.parentElement) {
       const cs = getComputedStyle(e);
-      if (cs.overflowX === 'auto' || cs.overflowX === 'scroll') break;
-      if (cs.overflowX === 'hidden' || cs.overflowX === 'clip') { const b = e.getBoundingClientRect(); cut = r.right > b.right + 1 || r.left < b.left - 1; }
+      if (cs.overflowX === 'auto' || cs.overflowX === 'scroll') scrolls = true;
+      else if (cs.overflowX === 'hidden' || cs.overflowX === 'clip') { const b = e.getBoundingClientRect(); cut = r.right > b.right + 1 || r.left < b.left - 1; }
     }
+    if (!scrolls) cut = cut || r.right > width + 1 || r.left < -1;
     if (cut) out.push(text.slice(0, 40) + ' (' + el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : '') + ')');
   }
   return out;
