@@ -55,6 +55,47 @@ async function pixelsLike(page: Page, rgb: [number, number, number], x: number, 
     );
 }
 
+/** The timeline's horizontal frame: scroll offset and the plot's width (the spacer is label + plot + padding). */
+async function frame(page: Page): Promise<{ sx: number; plot: number; label: number; zoom: string | null }> {
+  const canvas = page.locator('canvas.timeline-canvas').first();
+  const label = Number(await canvas.getAttribute('data-label-width'));
+  const [sx, spacer] = await page
+    .locator('.tl-scroll')
+    .first()
+    .evaluate((el) => {
+      const box = el as unknown as { scrollLeft: number; querySelector(s: string): { offsetWidth: number } };
+      return [box.scrollLeft, box.querySelector('.tl-spacer').offsetWidth];
+    });
+  return { sx: sx!, plot: spacer! - label - 10, label, zoom: await canvas.getAttribute('data-zoom') };
+}
+
+/** The left and right ends of what is drawn on row `index`'s middle line, in CSS pixels of the canvas. */
+async function barEnds(page: Page, index: number): Promise<[number, number]> {
+  const canvas = page.locator('canvas.timeline-canvas').first();
+  const [top, row, label] = await Promise.all(
+    ['top', 'row', 'label-width'].map(async (k) => Number(await canvas.getAttribute(`data-${k}`))),
+  );
+  return canvas.evaluate(
+    (el, a) => {
+      const c = el as unknown as {
+        width: number;
+        clientWidth: number;
+        getContext(k: '2d'): { getImageData(...n: number[]): { data: Uint8ClampedArray } };
+      };
+      const d = c.width / c.clientWidth;
+      const { data } = c.getContext('2d').getImageData(0, Math.round(a.y * d), c.width, 1);
+      const ink: number[] = [];
+      // Past the row's focus frame at both ends: bars only.
+      for (let x = Math.ceil((a.label + 3) * d); x < c.width - 3 * d; x++) {
+        const i = x * 4;
+        if (765 - data[i]! - data[i + 1]! - data[i + 2]! > 120) ink.push(x / d);
+      }
+      return [ink[0] ?? -1, ink.at(-1) ?? -1] as [number, number];
+    },
+    { y: top + index * row + row / 2, label },
+  );
+}
+
 describe.skipIf(!available)('the swarm timeline in Chromium', () => {
   beforeAll(async () => {
     con = await openConsole(VERIFY_SCRIPT, {}, ['--no-scheduler']);
@@ -129,6 +170,47 @@ describe.skipIf(!available)('the swarm timeline in Chromium', () => {
     await page.screenshot({ path: screenshotPath('timeline-zoomed'), fullPage: false });
     await page.getByRole('button', { name: 'Fit' }).click();
     await expect.poll(width).toBeLessThanOrEqual(fit + 1);
+  });
+
+  it('Ctrl + wheel zooms around the pointer (the time under it stays put); + and − around the focused row', async () => {
+    const { page, served } = con;
+    await page.goto(`${served.base}/sessions/${id}`);
+    await page.locator('canvas.timeline-canvas[data-items]').waitFor();
+    const box = (await page.locator('.tl-scroll').first().boundingBox())!;
+    // Twice in, at two places (the second with the view scrolled), then out: the pointer's time keeps its x.
+    for (const [share, delta] of [
+      [0.3, -200],
+      [0.75, -200],
+      [0.5, 200],
+    ] as const) {
+      const before = await frame(page);
+      const x = before.label + share * (box.width - before.label);
+      const time = (x - before.label + before.sx) / before.plot;
+      await page.mouse.move(box.x + x, box.y + 90);
+      await page.keyboard.down('Control');
+      await page.mouse.wheel(0, delta);
+      await page.keyboard.up('Control');
+      await expect.poll(async () => (await frame(page)).zoom).not.toBe(before.zoom);
+      const after = await frame(page);
+      expect(Math.abs(after.label + time * after.plot - after.sx - x)).toBeLessThanOrEqual(2);
+    }
+    // The keyboard: the row that ends first focused, + zooms around the middle of its bar (left of the plot's
+    // middle, where a zoom used to stay): that time keeps its x.
+    await page.getByRole('button', { name: 'Fit' }).click();
+    await page.mouse.move(5, 5);
+    const ends = await Promise.all(ITEMS.map((_, i) => barEnds(page, i)));
+    const row = ends.reduce((best, e, i) => (e[1] < ends[best]![1] ? i : best), 0);
+    await page.locator('.tl-scroll').first().focus();
+    for (let i = 0; i <= row; i++) await page.keyboard.press('ArrowDown');
+    const [a, b] = await barEnds(page, row);
+    const fit = await frame(page);
+    const middle = ((a + b) / 2 - fit.label + fit.sx) / fit.plot;
+    await page.keyboard.press('+');
+    await expect.poll(async () => (await frame(page)).zoom).toBe('2.00');
+    const zoomed = await frame(page);
+    expect(Math.abs(zoomed.label + middle * zoomed.plot - zoomed.sx - (a + b) / 2)).toBeLessThanOrEqual(4);
+    await page.screenshot({ path: screenshotPath('timeline-zoom-focused-row'), fullPage: false });
+    await page.getByRole('button', { name: 'Fit' }).click();
   });
 
   it('clicking a row opens that agent’s transcript', async () => {
