@@ -12,7 +12,8 @@ import { ANSWER_CSS, ANSWER_JS } from './answer-script.js';
 
 // Down to a 360 px phone: one column, less padding, and a wide table scrolls inside its own box, not the page.
 const NARROW_CSS = `@media (max-width:640px){body>nav{padding:8px 12px}main{padding:12px}.cards{grid-template-columns:1fr}
-.selectors,.start-form .selectors{grid-template-columns:1fr 1fr}table.sessions,table.history{display:block;overflow-x:auto}}`;
+.selectors,.start-form .selectors{grid-template-columns:1fr 1fr}table.sessions,table.history{display:block;overflow-x:auto}}
+@media (max-width:480px){.selectors,.start-form .selectors{grid-template-columns:1fr}}`;
 
 export const CONSOLE_CSS = `
 :root{--bg:#f7f7f5;--fg:#1d1d1f;--muted:#6b6b70;--line:#dcdcd8;--card:#fff;--accent:#3558d6}

@@ -80,6 +80,9 @@ function tlRowAt(v, y) {
 function tlSize(v) {
   const top = TL.CAP + TL.AXIS, sc = v.scroll;
   const atEnd = v.zoom > 1 && sc.scrollLeft > 0 && sc.scrollLeft + sc.clientWidth >= sc.scrollWidth - 2;
+  // On a narrow screen the labels get at most 30% of the frame (labels cut to fit again), the plot the rest.
+  const label = Math.max(100, Math.min(180, Math.round(sc.clientWidth * 0.3)));
+  if (label !== TL.LABEL) { TL.LABEL = label; for (const o of tlViews.values()) o.labels = []; }
   v.frame.style.height = Math.min(TL.MAXH, top + v.ix.n * TL.ROW + 16) + 'px';
   v.spacer.style.width = Math.ceil(TL.LABEL + tlPlotWidth(v) + TL.PAD) + 'px';
   v.spacer.style.height = top + v.ix.n * TL.ROW + 'px';
