@@ -28,6 +28,13 @@ export async function hoverRow(page: Page, index: number, label = false): Promis
   return page.locator('.tl-tip').first();
 }
 
+/** What the tests read of the timeline's <canvas> inside the page (the suite has no DOM types). */
+interface CanvasPixels {
+  width: number;
+  clientWidth: number;
+  getContext(k: '2d'): { getImageData(...n: number[]): { data: Uint8ClampedArray } };
+}
+
 /** Pixels of the canvas near a colour, in a rectangle of CSS pixels. */
 async function pixelsLike(page: Page, rgb: [number, number, number], x: number, y: number, w: number, h: number) {
   return page
@@ -35,11 +42,7 @@ async function pixelsLike(page: Page, rgb: [number, number, number], x: number, 
     .first()
     .evaluate(
       (el, a) => {
-        const c = el as unknown as {
-          width: number;
-          clientWidth: number;
-          getContext(k: '2d'): { getImageData(...n: number[]): { data: Uint8ClampedArray } };
-        };
+        const c = el as unknown as CanvasPixels;
         const d = c.width / c.clientWidth;
         const { data } = c.getContext('2d').getImageData(a.x * d, a.y * d, a.w * d, a.h * d);
         let n = 0;
@@ -77,11 +80,7 @@ async function barEnds(page: Page, index: number): Promise<[number, number]> {
   );
   return canvas.evaluate(
     (el, a) => {
-      const c = el as unknown as {
-        width: number;
-        clientWidth: number;
-        getContext(k: '2d'): { getImageData(...n: number[]): { data: Uint8ClampedArray } };
-      };
+      const c = el as unknown as CanvasPixels;
       const d = c.width / c.clientWidth;
       const { data } = c.getContext('2d').getImageData(0, Math.round(a.y * d), c.width, 1);
       const ink: number[] = [];
