@@ -45,11 +45,15 @@ describe.skipIf(!available)('failed items explained and found, in Chromium', () 
   it('a filter in the address holds while the live swarm updates the page, and lists exactly the failed items with their reasons', async () => {
     const { page, served } = con;
     const run = con.cli(['swarm', '--template', 'Check {{item}}', '--items', ...ITEMS, '--no-dashboard', '--json']);
+    // A busy machine can take over a second to start the swarm's session (poll's default wait).
     await expect
-      .poll(async () => {
-        const list = (await (await page.request.get(`${served.base}/api/sessions`)).json()) as { id: string }[];
-        return list[0]?.id;
-      })
+      .poll(
+        async () => {
+          const list = (await (await page.request.get(`${served.base}/api/sessions`)).json()) as { id: string }[];
+          return list[0]?.id;
+        },
+        { timeout: 10_000 },
+      )
       .toBeTruthy();
     id = ((await (await page.request.get(`${served.base}/api/sessions`)).json()) as { id: string }[])[0]!.id;
     await page.goto(`${served.base}/sessions/${id}?state=failed`);
