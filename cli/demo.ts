@@ -9,6 +9,7 @@ import { boolFlag, parseArgs, UsageError } from './args.js';
 import { swarmCommand } from './swarm.js';
 import type { Finished } from '../host/lifecycle.js';
 import { DEMO_FLAGS } from './flags.js';
+import { plural } from '../dashboards/plural.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 const TEMPLATE =
@@ -99,7 +100,7 @@ export function demoSummary(finished: Finished, elapsedMs: number): string {
   const shown = tokens >= 1000 ? `${(tokens / 1000).toFixed(1)}k` : String(tokens);
   const items =
     finished.kind === 'swarm'
-      ? `${finished.results.filter((r) => r.outcome === 'completed').length} of ${finished.results.length} items completed, ${finished.results.filter((r) => r.verdict === 'pass').length} verified · `
+      ? `${finished.results.filter((r) => r.outcome === 'completed').length} of ${plural(finished.results.length, 'item')} completed, ${finished.results.filter((r) => r.verdict === 'pass').length} verified · `
       : '';
   return `Done in ${(elapsedMs / 1000).toFixed(1)} s: ${items}${shown} tokens (scripted model, no cost).`;
 }

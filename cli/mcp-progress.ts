@@ -3,6 +3,7 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { EventBus } from '../host/event-bus.js';
+import { plural } from '../dashboards/plural.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -54,7 +55,7 @@ export function followProgress(bus: EventBus, send: ProgressSend | undefined, to
         done++;
         since = 0;
         steps++;
-        send(done, `${done}/${total} items done (last: ${e.item} ${e.state})`, total);
+        send(done, `${done}/${plural(total, 'item')} done (last: ${e.item} ${e.state})`, total);
       } else if (e.state === 'rate_limited' || e.state === 'verifying')
         step(`item ${e.item} ${e.state.replace('_', ' ')}`);
     }),

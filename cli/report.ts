@@ -18,6 +18,7 @@ import {
 import type { SessionState } from '../protocol/run-state.js';
 import { REPORT_FLAGS } from './flags.js';
 import type { Interruption } from '../protocol/interruptions.js';
+import { plural } from '../dashboards/plural.js';
 
 interface SavedSwarmState {
   items?: { item: string; result?: ItemResult }[];
@@ -46,7 +47,7 @@ function agentTree(state: SessionState): string {
   const walk = (parent: string, depth: number) => {
     for (const a of children.get(parent) ?? []) {
       lines.push(
-        `${'  '.repeat(depth)}${a.id} ${a.role} ${a.status} · ${a.turns} turns · ${a.usage.input + a.usage.output} tokens${a.item ? ` · ${a.item}` : a.description ? ` · ${a.description}` : ''}${a.reason ? ` (${a.reason})` : ''}`,
+        `${'  '.repeat(depth)}${a.id} ${a.role} ${a.status} · ${plural(a.turns, 'turn')} · ${plural(a.usage.input + a.usage.output, 'token')}${a.item ? ` · ${a.item}` : a.description ? ` · ${a.description}` : ''}${a.reason ? ` (${a.reason})` : ''}`,
       );
       walk(a.id, depth + 1);
     }

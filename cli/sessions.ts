@@ -5,6 +5,7 @@ import { SESSIONS_FLAGS } from './flags.js';
 import { stateHome } from '../host/session-store.js';
 import { listSessionSummaries, type SessionSummary } from '../host/session-list.js';
 import { fit, formatCost, formatDuration, formatTokens, oneLine } from '../dashboards/format.js';
+import { plural } from '../dashboards/plural.js';
 
 export async function sessionsCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs('sessions', argv, SESSIONS_FLAGS);
@@ -39,8 +40,8 @@ export function formatStart(ms: number | undefined): string {
 }
 
 function countOf(s: SessionSummary): string {
-  if (s.items) return `${s.items.completed}/${s.items.total} items`;
-  return `${s.agents} agent${s.agents === 1 ? '' : 's'}`;
+  if (s.items) return `${s.items.completed}/${plural(s.items.total, 'item')}`;
+  return plural(s.agents, 'agent');
 }
 
 /** One row per session under a header; the task gets what is left of the width. */

@@ -16,6 +16,7 @@ import {
   type AgentViewState,
   type Snapshot,
 } from './view-model.js';
+import { plural } from './plural.js';
 
 /** Agent states whose end line already told of a failure. */
 const FAILURE_SHOWN: ReadonlySet<AgentViewState> = new Set(['failed', 'timeout', 'budget', 'aborted']);
@@ -108,7 +109,7 @@ export function startLineReporter(options: LineReporterOptions): LineReporter {
         const agent = snapshot.agents.get(e.agentId);
         const ok = e.status === 'completed';
         const mark = ok ? paint('green', '✓') : e.status === 'aborted' ? paint('yellow', '■') : paint('red', '✗');
-        const facts = `${e.turns} turns · ${e.toolCalls} tool calls · ${formatTokens(e.usage.input + e.usage.output)} tokens`;
+        const facts = `${plural(e.turns, 'turn')} · ${plural(e.toolCalls, 'tool call')} · ${formatTokens(e.usage.input + e.usage.output)} tokens`;
         const reason = e.reason !== undefined ? `: ${truncate(oneLine(e.reason), 200)}` : '';
         const status = ok ? e.status : paint(e.status === 'aborted' ? 'yellow' : 'red', e.status);
         write(
@@ -123,7 +124,7 @@ export function startLineReporter(options: LineReporterOptions): LineReporter {
         break;
       case 'swarm.start':
         write(
-          `${stamp(e.ts)} swarm ${e.swarmId} started: ${e.items.length} items (${e.role}) — ${truncate(oneLine(e.description), 120)}`,
+          `${stamp(e.ts)} swarm ${e.swarmId} started: ${plural(e.items.length, 'item')} (${e.role}) — ${truncate(oneLine(e.description), 120)}`,
         );
         break;
       case 'swarm.item': {

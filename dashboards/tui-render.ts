@@ -16,6 +16,7 @@ import {
   type LogEntry,
   type Snapshot,
 } from './view-model.js';
+import { plural } from './plural.js';
 
 /** Escapes text for a blessed box with `tags: true` (what blessed.escape does). */
 export function esc(text: string): string {
@@ -252,8 +253,8 @@ export function renderTranscript(agent: AgentView | undefined, now: number, heig
     agentLabel(agent),
     `${STATE_LABEL[agent.state]}${agent.verdict ? ` (${agent.verdict})` : ''}`,
     formatClock(agentElapsedMs(agent, now)),
-    `${agent.turns} turns`,
-    `${agent.toolCalls} tool calls`,
+    plural(agent.turns, 'turn'),
+    plural(agent.toolCalls, 'tool call'),
     `${formatTokens(agent.usage.input)} in / ${formatTokens(agent.usage.output)} out`,
   ];
   const title = `{bold}${esc(agent.id)}{/bold} ${esc(truncate(oneLine(facts.join(' · ')), width - agent.id.length - 22))} ${color('gray', '(Esc: back)')}`;

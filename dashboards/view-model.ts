@@ -27,6 +27,7 @@ import {
   pushLine,
   recordMessage,
 } from './transcript-lines.js';
+import { plural } from './plural.js';
 
 export interface SnapshotOptions {
   title?: string;
@@ -186,7 +187,12 @@ export function reduce(s: Snapshot, e: MurmurEvent): Snapshot {
       swarm.counts.queued = e.items.length;
       if (e.maxConcurrency !== undefined) swarm.maxConcurrency = e.maxConcurrency;
       s.swarms.set(e.swarmId, swarm);
-      log(s, e.ts, 'info', `swarm ${e.swarmId} started: ${e.items.length} items (${e.role}) — ${swarm.description}`);
+      log(
+        s,
+        e.ts,
+        'info',
+        `swarm ${e.swarmId} started: ${plural(e.items.length, 'item')} (${e.role}) — ${swarm.description}`,
+      );
       break;
     }
     case 'swarm.item':

@@ -1,6 +1,7 @@
 // The console's stylesheet and script, served by the console itself (/assets/…) and inlined into a report: no
 // CDN, no framework, nothing fetched from anywhere else. The timeline is one <canvas>: thousands of bars cost
 // one DOM node, and a redraw is a loop over flat arrays.
+import { PLURAL_JS } from '../plural.js';
 import { TIMELINE_DRAW_JS } from './timeline-draw.js';
 import { TIMELINE_CSS, TIMELINE_VIEW_JS } from './timeline-view.js';
 import { ITEM_FILTER_CSS, ITEM_FILTER_JS } from './swarm-filter-script.js';
@@ -10,14 +11,19 @@ import { RUN_FORM_CSS, RUN_FORM_JS } from './run-form-script.js';
 import { ANSWER_CSS, ANSWER_JS } from './answer-script.js';
 import { RETRY_CSS, RETRY_JS } from './retry-script.js';
 
+// Down to a 360 px phone: one column, less padding, and a wide table scrolls inside its own box, not the page.
+const NARROW_CSS = `@media (max-width:640px){body>nav{padding:8px 12px}main{padding:12px}.cards{grid-template-columns:1fr}
+.selectors,.start-form .selectors{grid-template-columns:1fr 1fr}table.sessions,table.history{display:block;overflow-x:auto}}
+@media (max-width:480px){.selectors,.start-form .selectors{grid-template-columns:1fr}}`;
+
 export const CONSOLE_CSS = `
 :root{--bg:#f7f7f5;--fg:#1d1d1f;--muted:#6b6b70;--line:#dcdcd8;--card:#fff;--accent:#3558d6}
 *{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;background:var(--bg);color:var(--fg)}
-nav{display:flex;gap:18px;align-items:center;padding:10px 24px;background:#1d1d1f}nav a,nav span{color:#ddd;text-decoration:none}nav a.on{color:#fff;font-weight:600}.brand{font-weight:700;color:#fff!important;margin-right:12px}
+body>nav{display:flex;flex-wrap:wrap;gap:6px 18px;align-items:center;padding:10px 24px;background:#1d1d1f}body>nav a,body>nav span{color:#ddd;text-decoration:none}body>nav a.on{color:#fff;font-weight:600}.brand{font-weight:700;color:#fff!important;margin-right:12px}
 main{max-width:1200px;margin:0 auto;padding:18px 24px}
-.bar{display:flex;align-items:center;justify-content:space-between;gap:12px}.bar h1{font-size:22px;margin:8px 0}
+.bar{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:6px 12px}.bar h1{font-size:22px;margin:8px 0}
 .button{display:inline-block;border:1px solid var(--line);background:#fff;border-radius:6px;padding:6px 14px;color:var(--fg);text-decoration:none;cursor:pointer;font:inherit}.button.primary{background:var(--accent);color:#fff;border-color:var(--accent)}.button[disabled]{opacity:.5}.button.danger{color:#b3261e;border-color:#e6b8b4}.actions{display:flex;gap:6px}
-.filters{display:flex;gap:6px;margin:10px 0 16px}.filter{padding:4px 12px;border-radius:14px;border:1px solid var(--line);text-decoration:none;color:var(--fg)}.filter.on{background:var(--fg);color:#fff}
+.filters{display:flex;flex-wrap:wrap;gap:6px;margin:10px 0 16px}.filter{padding:4px 12px;border-radius:14px;border:1px solid var(--line);text-decoration:none;color:var(--fg)}.filter.on{background:var(--fg);color:#fff}
 .cards{display:grid;grid-template-columns:1fr 1fr;gap:14px}.card{display:block;background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px 16px;color:inherit;text-decoration:none}.card:hover{border-color:var(--accent)}
 .card h3{margin:0 0 6px;font-size:16px}.card .summary{margin:0 0 8px;color:var(--muted)}.card .rule{margin:0;font-size:13px}
 .empty{color:var(--muted)}.meta{color:var(--muted);margin:0 0 10px}
@@ -40,13 +46,15 @@ ${ITEM_FILTER_CSS}
 ${RETRY_CSS}
 ${ANSWER_CSS}
 ${TIMELINE_CSS}
-${TRANSCRIPT_CSS}`;
+${TRANSCRIPT_CSS}
+${NARROW_CSS}`;
 
 // The page's script (plain ES2020, no build step). Kept as text so the same bytes are served and inlined.
 export const CONSOLE_JS = `(() => {
 'use strict';
 const $ = (s, r = document) => r.querySelector(s);
 const esc = (t) => String(t ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+${PLURAL_JS}
 async function api(method, url, body) {
   let res;
   try {
@@ -72,7 +80,7 @@ function renderMeta(m) {
   // A running session's elapsed time goes on between events (this page's clock).
   const end = m.status === 'running' && following ? Math.max(m.lastTs, Date.now()) : m.endedAt || m.lastTs;
   $('#meta').textContent = [m.mode || 'run', m.model, new Date(m.startedAt || m.t0).toISOString().slice(0, 19).replace('T', ' ') + ' UTC',
-    Math.round((m.durationMs !== undefined ? m.durationMs : m.earlierMs !== undefined ? m.earlierMs + end - m.runStartedAt : end - (m.startedAt || m.t0)) / 1000) + ' s', m.agents.length + ' agents', tokens(m.tokens) + ' tokens', m.cost !== undefined ? '$' + m.cost.toFixed(4) : ''].filter(Boolean).join(' · ');
+    Math.round((m.durationMs !== undefined ? m.durationMs : m.earlierMs !== undefined ? m.earlierMs + end - m.runStartedAt : end - (m.startedAt || m.t0)) / 1000) + ' s', plural(m.agents.length, 'agent'), tokens(m.tokens) + ' tokens', m.cost !== undefined ? '$' + m.cost.toFixed(4) : ''].filter(Boolean).join(' · ');
 }
 function renderTree(m) {
   // A verifier hangs under its item's worker: a swarm of 14 items with verifiers is 14 items, not 28.
@@ -86,10 +94,10 @@ function renderTree(m) {
   const item = (a) => {
     const children = kids.get(a.id) || [];
     const name = tlLinks() ? '<a href="/sessions/' + encodeURIComponent(m.id) + '/agents/' + encodeURIComponent(a.id) + '" title="Transcript of ' + esc(a.id) + '"><b>' + esc(a.id) + '</b></a>' : '<b>' + esc(a.id) + '</b>';
-    const head = name + ' ' + esc(a.role) + ' · <span class="state state-' + esc(a.state) + '">' + esc(a.state) + '</span> · ' + a.turns + ' turns · ' + tokens(a.tokens) + ' tokens' + (a.item ? ' · ' + esc(a.item) : '') + (a.reason ? ' · ' + esc(a.reason) : '');
+    const head = name + ' ' + esc(a.role) + ' · <span class="state state-' + esc(a.state) + '">' + esc(a.state) + '</span> · ' + plural(a.turns, 'turn') + (a.toolCalls !== undefined ? ' · ' + plural(a.toolCalls, 'tool call') : '') + ' · ' + tokens(a.tokens) + ' tokens' + (a.item ? ' · ' + esc(a.item) : '') + (a.reason ? ' · ' + esc(a.reason) : '');
     const final = a.final ? '<div class="final">' + esc(a.final) + '</div>' : '';
     // A large group is drawn only when opened: a live swarm of 1,000 items does not rebuild 1,000 rows a second.
-    if (children.length > 50) return '<li>' + head + final + '<details data-group="' + esc(a.id) + '"' + (openGroups.has(a.id) ? ' open' : '') + '><summary>' + children.length + ' subagents</summary>' + (openGroups.has(a.id) ? '<ul>' + children.map(item).join('') + '</ul>' : '') + '</details></li>';
+    if (children.length > 50) return '<li>' + head + final + '<details data-group="' + esc(a.id) + '"' + (openGroups.has(a.id) ? ' open' : '') + '><summary>' + plural(children.length, 'subagent') + '</summary>' + (openGroups.has(a.id) ? '<ul>' + children.map(item).join('') + '</ul>' : '') + '</details></li>';
     return '<li>' + head + final + (children.length ? '<ul>' + children.map(item).join('') + '</ul>' : '') + '</li>';
   };
   const tree = $('#tree');
@@ -100,7 +108,7 @@ function renderTree(m) {
   const groups = [...swarms].map(([id, list]) => {
     const key = 'swarm:' + id, open = openGroups.has(key);
     const nv = list.reduce((k, a) => k + (kids.get(a.id) || []).filter((c) => c.role === 'verifier').length, 0);
-    return '<li><b>swarm ' + esc(id) + '</b><details data-group="' + esc(key) + '"' + (open ? ' open' : '') + '><summary>' + list.length + ' item' + (list.length === 1 ? '' : 's') + (nv ? ' (' + nv + ' verifier' + (nv === 1 ? '' : 's') + ')' : '') + '</summary>' + (open ? '<ul>' + list.map(item).join('') + '</ul>' : '') + '</details></li>';
+    return '<li><b>swarm ' + esc(id) + '</b><details data-group="' + esc(key) + '"' + (open ? ' open' : '') + '><summary>' + plural(list.length, 'item') + (nv ? ' (' + plural(nv, 'verifier') + ')' : '') + '</summary>' + (open ? '<ul>' + list.map(item).join('') + '</ul>' : '') + '</details></li>';
   });
   tree.innerHTML = '<ul>' + loose.map(item).join('') + groups.join('') + '</ul>';
   for (const d of tree.querySelectorAll('details[data-group]')) d.addEventListener('toggle', () => {

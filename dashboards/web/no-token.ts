@@ -26,7 +26,7 @@ export function noTokenPage(host: string): string {
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;background:#f7f7f5;color:#1d1d1f}
 main{max-width:640px;margin:10vh auto;padding:24px 28px;background:#fff;border:1px solid #dcdcd8;border-radius:10px}
 h1{font-size:20px;margin:0 0 10px}code,pre{font:13px ui-monospace,SFMono-Regular,Menlo,monospace;background:#f0f0ee;border-radius:4px}
-pre{padding:10px 12px;overflow-x:auto}code{padding:1px 4px}.muted{color:#6b6b70}
+pre{padding:10px 12px;white-space:pre-wrap;word-break:break-all}code{padding:1px 4px}.muted{color:#6b6b70}
 </style></head><body><main>
 <h1>This console opens with its link</h1>
 <p>The murmur console at <code>${h(host)}</code> lets in only browsers that came through the link it printed when it started. Open that link — the first line <code>murmur serve</code> wrote in its terminal:</p>

@@ -14,6 +14,7 @@ import { FAVICON_LINK } from './no-token.js';
 export { h } from './html.js';
 export type { FormChoices } from './task-form-html.js';
 import type { SessionModel } from './session-model.js';
+import { plural } from '../plural.js';
 
 const SCRIPT_UNSAFE: Record<string, string> = {
   '<': '\\u003c',
@@ -72,8 +73,7 @@ export function cardLine(task: ScheduledTask, history: readonly RunRecord[], now
 }
 
 function runCount(task: ScheduledTask, history: readonly RunRecord[]): string {
-  const count = Math.max(task.fires, history.length);
-  return `${count} run${count === 1 ? '' : 's'}`;
+  return plural(Math.max(task.fires, history.length), 'run');
 }
 
 function whenNext(task: ScheduledTask, now: number): string {

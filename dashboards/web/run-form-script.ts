@@ -73,7 +73,7 @@ function setupItems(form) {
   const items = form.elements.items, glob = form.elements.glob;
   const countItems = () => {
     const n = items.value.split(/\\r?\\n/).filter((l) => l.trim()).length;
-    $('#items-count').textContent = n + (n === 1 ? ' item' : ' items');
+    $('#items-count').textContent = plural(n, 'item');
   };
   items.addEventListener('input', countItems);
   countItems();
@@ -85,7 +85,7 @@ function setupItems(form) {
     if (mine !== seq) return;
     if (!res.ok) { out.textContent = (res.data && res.data.errors && res.data.errors[0].message) || 'HTTP ' + res.status; return; }
     const d = res.data;
-    out.textContent = d.count + (d.count === 1 ? ' file matches' : ' files match') + (d.count ? ': ' + d.sample.join(', ') + (d.count > d.sample.length ? ', …' : '') : '');
+    out.textContent = plural(d.count, 'file matches', 'files match') + (d.count ? ': ' + d.sample.join(', ') + (d.count > d.sample.length ? ', …' : '') : '');
     out.dataset.count = String(d.count);
   };
   glob.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(countGlob, 150); });

@@ -28,6 +28,8 @@ export interface AgentRow {
   role: string;
   state: string;
   turns: number;
+  /** Absent in a row read from state.json alone (no events to count them from). */
+  toolCalls?: number;
   tokens: number;
   cost?: number;
   item?: string;
@@ -362,6 +364,7 @@ export function agentRow(a: FoldAgent, finals?: ReadonlyMap<string, string>): Ag
     role: a.role,
     state: a.state,
     turns: a.turns,
+    toolCalls: a.toolCalls,
     tokens: totalTokens(a.usage),
     startedAt: a.startedAt,
   };

@@ -108,8 +108,8 @@ function ifRender(m) {
   }
   const total = counts.all || 0;
   const what = (ifView.state === 'all' ? '' : ' ' + ifName(ifView.state)) + (ifView.q ? ' matching “' + ifView.q + '”' : '');
-  const count = ifView.state === 'all' && !ifView.q ? total + ' item' + (total === 1 ? '' : 's')
-    : matched + ' of ' + total + ' item' + (total === 1 ? '' : 's') + what;
+  const count = ifView.state === 'all' && !ifView.q ? plural(total, 'item')
+    : matched + ' of ' + plural(total, 'item') + what;
   const el = ifView.bar.querySelector('.if-count');
   if (el.textContent !== count) el.textContent = count;
   ifList(m, views, matched);

@@ -1,5 +1,5 @@
 // The swarm timeline on the page: its frame (a canvas under a native scroll area, so scrolling is the browser's
-// own and a paint covers only what is in view), the legend of what occurs, zoom (buttons, Ctrl + wheel, + − 0),
+// own and a paint covers only what is in view), the legend of what occurs, zoom (buttons, Ctrl + wheel at the pointer, + − 0 at the focused row),
 // the hover card (item, state, duration, agent, verifiers, verdict, round, tokens), and opening a row's transcript
 // by click or by keyboard (↑ ↓ pick a row, Enter opens it). In a report there are no transcript links.
 export const TIMELINE_CSS = `
@@ -64,7 +64,7 @@ function tlCreate(box, s) {
   v.scroll.addEventListener('keydown', (e) => tlKey(v, e));
   v.scroll.addEventListener('blur', () => { v.focus = -1; if (v.hover < 0) tlShowTip(v, -1); tlSchedule(v); });
   for (const b of el.querySelectorAll('[data-zoom]')) b.addEventListener('click', () => {
-    if (b.dataset.zoom === 'fit') { v.zoom = 1; tlSize(v); tlSchedule(v); } else tlZoom(v, b.dataset.zoom === 'in' ? 2 : 0.5);
+    if (b.dataset.zoom === 'fit') tlFit(v); else tlZoom(v, b.dataset.zoom === 'in' ? 2 : 0.5);
   });
   return v;
 }
@@ -80,20 +80,43 @@ function tlRowAt(v, y) {
 function tlSize(v) {
   const top = TL.CAP + TL.AXIS, sc = v.scroll;
   const atEnd = v.zoom > 1 && sc.scrollLeft > 0 && sc.scrollLeft + sc.clientWidth >= sc.scrollWidth - 2;
+  // On a narrow screen the labels get at most 30% of the frame (labels cut to fit again), the plot the rest.
+  const label = Math.max(100, Math.min(180, Math.round(sc.clientWidth * 0.3)));
+  if (label !== TL.LABEL) { TL.LABEL = label; for (const o of tlViews.values()) o.labels = []; }
   v.frame.style.height = Math.min(TL.MAXH, top + v.ix.n * TL.ROW + 16) + 'px';
   v.spacer.style.width = Math.ceil(TL.LABEL + tlPlotWidth(v) + TL.PAD) + 'px';
   v.spacer.style.height = top + v.ix.n * TL.ROW + 'px';
   if (atEnd) sc.scrollLeft = sc.scrollWidth;
 }
-function tlZoom(v, factor, anchor) {
+/**
+ * Zooms by factor keeping a point in place: the time under anchor (an x in the frame; the plot's middle when
+ * absent) stays at that x — or, given time, that time lands at anchor.
+ */
+function tlZoom(v, factor, anchor, time) {
   const sc = v.scroll, ax = anchor === undefined ? TL.LABEL + (sc.clientWidth - TL.LABEL) / 2 : Math.max(TL.LABEL, anchor);
-  const at = (sc.scrollLeft + ax - TL.LABEL) / tlPlotWidth(v);
+  const at = time === undefined ? (sc.scrollLeft + ax - TL.LABEL) / tlPlotWidth(v) : (time - v.ix.start) / (v.ix.end - v.ix.start);
   const most = Math.max(1, Math.min(5000, (v.ix.end - v.ix.start) / 20));
   v.zoom = Math.min(most, Math.max(1, v.zoom * factor));
   tlSize(v);
   sc.scrollLeft = at * tlPlotWidth(v) - (ax - TL.LABEL);
   v.canvas.dataset.zoom = v.zoom.toFixed(2);
   tlSchedule(v);
+}
+/** The whole span in view again (and said so on the canvas, as every zoom is). */
+function tlFit(v) { v.zoom = 1; tlSize(v); v.canvas.dataset.zoom = '1.00'; tlSchedule(v); }
+/**
+ * The keyboard's zoom: around the focused row's bar (the middle of its time), kept where it is when in view and
+ * brought to the middle when not, so zooming in never leaves that row empty; without a focused row, the view's middle.
+ */
+function tlKeyZoom(v, factor) {
+  // Row j of the view is item shown[j] (the filter narrows the rows): never index the rows with j itself.
+  const r = v.focus >= 0 ? v.ix.rows[v.shown[v.focus]] : undefined;
+  if (!r || !r.t.length) return tlZoom(v, factor);
+  const last = TL_STATES[r.st[r.st.length - 1]];
+  const time = (r.t[0] + (TL_RUNNING.has(last) ? v.ix.end : r.t[r.t.length - 1])) / 2;
+  const x = TL.LABEL + ((time - v.ix.start) / (v.ix.end - v.ix.start)) * tlPlotWidth(v) - v.scroll.scrollLeft;
+  const inView = x >= TL.LABEL && x <= v.scroll.clientWidth;
+  tlZoom(v, factor, inView ? x : undefined, time);
 }
 function tlOpen(v, row) {
   const agent = (v.s.agentIds || [])[v.shown[row]];
@@ -114,9 +137,9 @@ function tlKey(v, e) {
     tlShowTip(v, v.focus, TL.LABEL + 8, TL.CAP + TL.AXIS + y - v.scroll.scrollTop + TL.ROW);
     tlSchedule(v);
   } else if (e.key === 'Enter' && v.focus >= 0) { e.preventDefault(); tlOpen(v, v.focus); }
-  else if (e.key === '+' || e.key === '=') { e.preventDefault(); tlZoom(v, 2); }
-  else if (e.key === '-') { e.preventDefault(); tlZoom(v, 0.5); }
-  else if (e.key === '0') { e.preventDefault(); v.zoom = 1; tlSize(v); tlSchedule(v); }
+  else if (e.key === '+' || e.key === '=') { e.preventDefault(); tlKeyZoom(v, 2); }
+  else if (e.key === '-') { e.preventDefault(); tlKeyZoom(v, 0.5); }
+  else if (e.key === '0') { e.preventDefault(); tlFit(v); }
   else if (e.key === 'Escape') { v.focus = -1; tlShowTip(v, -1); tlSchedule(v); }
 }
 function tlShowTip(v, row, px, py) {
@@ -143,8 +166,8 @@ function renderSwarms(m) {
     v.s = s; v.m = m; v.ix = tlIndex(s, m);
     ifApply(v);
     const nv = v.ix.verifiers;
-    v.el.querySelector('h2').textContent = 'Swarm ' + s.id + ' — ' + s.description + ' (' + s.items.length + ' item' + (s.items.length === 1 ? '' : 's') +
-      (nv ? ', ' + nv + ' verifier' + (nv === 1 ? '' : 's') : '') + ', ' + s.role + ')';
+    v.el.querySelector('h2').textContent = 'Swarm ' + s.id + ' — ' + s.description + ' (' + plural(s.items.length, 'item') +
+      (nv ? ', ' + plural(nv, 'verifier') : '') + ', ' + s.role + ')';
     v.el.querySelector('.counts').textContent = Object.entries(s.counts).map(([k, n]) => k + ': ' + n).join(' · ');
     const legend = tlLegend(s, v.ix);
     if (legend !== v.legend) { v.legend = legend; v.el.querySelector('.legend').innerHTML = legend; }

@@ -8,6 +8,7 @@ import { agentFailure, cachedModel, failureHtml, type AgentFailure } from './age
 import type { SessionCache } from './session-routes.js';
 import { h, layout, type Assets } from './pages.js';
 import { isSessionId, readTranscript } from './session-source.js';
+import { plural } from '../plural.js';
 
 /** Messages shown at most (the last ones), and characters of one text. */
 const MAX_MESSAGES = 400;
@@ -50,7 +51,7 @@ export function transcriptPage(
       ? '<p class="empty">This agent has no transcript yet (it has not started, or wrote nothing).</p>'
       : `${skipped > 0 ? `<p class="meta">The first ${skipped} messages are left out; the last ${shown.length} follow.</p>` : ''}${shown.map((m, i) => messageHtml(m, skipped + i + 1)).join('')}`;
   const body = `<header class="bar"><h1>Transcript of ${h(agentId)}</h1><a class="button" href="/sessions/${h(sessionId)}">Session ${h(sessionId)}</a></header>
-<p class="meta">${messages.length} message${messages.length === 1 ? '' : 's'} in session ${h(sessionId)}</p>
+<p class="meta">${plural(messages.length, 'message')} in session ${h(sessionId)}</p>
 <div class="transcript">${list}</div>`;
   // Why it did not complete comes first, right under the heading.
   const page = failure ? body.replace('</header>\n', `</header>\n${failureHtml(failure, messages)}\n`) : body;

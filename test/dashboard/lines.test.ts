@@ -98,7 +98,7 @@ describe('plain progress lines', () => {
       '[0:03] ✓ a-1 (worker) src/a.js completed in 3.2s · 3 turns · 4 tool calls · 1.5k tokens',
       '[0:03] ▶ a-2 (explore) Find the callers of foo started',
       '[0:03] ↻ a-2 retry 1 after 429 in 500ms: rate limited',
-      '[0:03] ✗ a-2 (explore) Find the callers of foo failed in 1m01s · 1 turns · 0 tool calls · 1.5k tokens: HTTP 500: boom',
+      '[0:03] ✗ a-2 (explore) Find the callers of foo failed in 1m01s · 1 turn · 0 tool calls · 1.5k tokens: HTTP 500: boom',
     ]);
   });
 
@@ -232,7 +232,7 @@ describe('plain progress lines', () => {
     const noColor = setup({ color: true, env: { NO_COLOR: '1' } });
     emit(noColor.bus);
     expect(noColor.raw()).not.toContain('\x1b[');
-    expect(noColor.lines()[1]).toBe('[0:00] ✗ a (worker) p failed in 10ms · 1 turns · 0 tool calls · 1.5k tokens: x');
+    expect(noColor.lines()[1]).toBe('[0:00] ✗ a (worker) p failed in 10ms · 1 turn · 0 tool calls · 1.5k tokens: x');
 
     const notAsked = setup({ color: false, env: {} });
     emit(notAsked.bus);

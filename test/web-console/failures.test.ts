@@ -45,6 +45,7 @@ describe.skipIf(!available)('failed items explained and found, in Chromium', () 
   it('a filter in the address holds while the live swarm updates the page, and lists exactly the failed items with their reasons', async () => {
     const { page, served } = con;
     const run = con.cli(['swarm', '--template', 'Check {{item}}', '--items', ...ITEMS, '--no-dashboard', '--json']);
+    // A busy machine can take over a second to start the swarm's session (poll's default wait).
     await expect
       .poll(
         async () => {

@@ -28,6 +28,13 @@ export async function hoverRow(page: Page, index: number, label = false): Promis
   return page.locator('.tl-tip').first();
 }
 
+/** What the tests read of the timeline's <canvas> inside the page (the suite has no DOM types). */
+interface CanvasPixels {
+  width: number;
+  clientWidth: number;
+  getContext(k: '2d'): { getImageData(...n: number[]): { data: Uint8ClampedArray } };
+}
+
 /** Pixels of the canvas near a colour, in a rectangle of CSS pixels. */
 async function pixelsLike(page: Page, rgb: [number, number, number], x: number, y: number, w: number, h: number) {
   return page
@@ -35,11 +42,7 @@ async function pixelsLike(page: Page, rgb: [number, number, number], x: number, 
     .first()
     .evaluate(
       (el, a) => {
-        const c = el as unknown as {
-          width: number;
-          clientWidth: number;
-          getContext(k: '2d'): { getImageData(...n: number[]): { data: Uint8ClampedArray } };
-        };
+        const c = el as unknown as CanvasPixels;
         const d = c.width / c.clientWidth;
         const { data } = c.getContext('2d').getImageData(a.x * d, a.y * d, a.w * d, a.h * d);
         let n = 0;
@@ -53,6 +56,49 @@ async function pixelsLike(page: Page, rgb: [number, number, number], x: number, 
       },
       { rgb, x, y, w, h },
     );
+}
+
+/** The timeline's horizontal frame: scroll offset and the plot's width (the spacer is label + plot + padding). */
+async function frame(page: Page): Promise<{ sx: number; plot: number; label: number; zoom: string | null }> {
+  const canvas = page.locator('canvas.timeline-canvas').first();
+  const label = Number(await canvas.getAttribute('data-label-width'));
+  const [sx, spacer] = await page
+    .locator('.tl-scroll')
+    .first()
+    .evaluate((el) => {
+      const box = el as unknown as { scrollLeft: number; querySelector(s: string): { offsetWidth: number } };
+      return [box.scrollLeft, box.querySelector('.tl-spacer').offsetWidth];
+    });
+  return { sx: sx!, plot: spacer! - label - 10, label, zoom: await canvas.getAttribute('data-zoom') };
+}
+
+interface Model {
+  t0: number;
+  endedAt?: number;
+  lastTs: number;
+  swarms: { startedAt: number; endedAt?: number; changes: number[] }[];
+}
+
+/** Where item `item`'s bar has its middle (its first to its last change), as a share of the swarm's span. */
+async function barMiddle(page: Page, session: string, item: number): Promise<number> {
+  const m = (await (await page.request.get(`${con.served.base}/api/sessions/${session}`)).json()) as Model;
+  const s = m.swarms[0]!;
+  const times = s.changes.filter((_, k) => k % 3 === 1 && s.changes[k - 1] === item);
+  const start = s.startedAt - m.t0;
+  const end = Math.max((s.endedAt ?? m.endedAt ?? m.lastTs) - m.t0, start + 1);
+  return ((times[0]! + times.at(-1)!) / 2 - start) / (end - start);
+}
+
+/** Focuses row `row` (item `item`) with the arrows, zooms in with +: how far (px) the middle of its bar moved. */
+async function keyZoomDrift(page: Page, row: number, item: number): Promise<number> {
+  await page.locator('.tl-scroll').first().focus();
+  for (let i = 0; i <= row; i++) await page.keyboard.press('ArrowDown');
+  const share = await barMiddle(page, id, item);
+  const fit = await frame(page);
+  await page.keyboard.press('+');
+  await expect.poll(async () => (await frame(page)).zoom).not.toBe(fit.zoom);
+  const zoomed = await frame(page);
+  return Math.abs(zoomed.label + share * zoomed.plot - zoomed.sx - (fit.label + share * fit.plot - fit.sx));
 }
 
 describe.skipIf(!available)('the swarm timeline in Chromium', () => {
@@ -129,6 +175,41 @@ describe.skipIf(!available)('the swarm timeline in Chromium', () => {
     await page.screenshot({ path: screenshotPath('timeline-zoomed'), fullPage: false });
     await page.getByRole('button', { name: 'Fit' }).click();
     await expect.poll(width).toBeLessThanOrEqual(fit + 1);
+  });
+
+  it('Ctrl + wheel zooms around the pointer (the time under it stays put); + and − around the focused row', async () => {
+    const { page, served } = con;
+    await page.goto(`${served.base}/sessions/${id}`);
+    await page.locator('canvas.timeline-canvas[data-items]').waitFor();
+    const box = (await page.locator('.tl-scroll').first().boundingBox())!;
+    // Twice in, at two places (the second with the view scrolled), then out: the pointer's time keeps its x.
+    for (const [share, delta] of [
+      [0.3, -200],
+      [0.75, -200],
+      [0.5, 200],
+    ] as const) {
+      const before = await frame(page);
+      const x = before.label + share * (box.width - before.label);
+      const time = (x - before.label + before.sx) / before.plot;
+      await page.mouse.move(box.x + x, box.y + 90);
+      await page.keyboard.down('Control');
+      await page.mouse.wheel(0, delta);
+      await page.keyboard.up('Control');
+      await expect.poll(async () => (await frame(page)).zoom).not.toBe(before.zoom);
+      const after = await frame(page);
+      expect(Math.abs(after.label + time * after.plot - after.sx - x)).toBeLessThanOrEqual(2);
+    }
+    // The keyboard: the row whose bar lies furthest left focused (far from the middle, where a zoom used to
+    // stay), + zooms around the middle of its bar: that time keeps its x.
+    await page.getByRole('button', { name: 'Fit' }).click();
+    const middles = await Promise.all(ITEMS.map((_, i) => barMiddle(page, id, i)));
+    const row = middles.indexOf(Math.min(...middles));
+    expect(await keyZoomDrift(page, row, row)).toBeLessThanOrEqual(2);
+    await page.screenshot({ path: screenshotPath('timeline-zoom-focused-row'), fullPage: false });
+    // Narrowed by a search, row 0 is item f9.ts, not the first item: its own bar stays put.
+    await page.goto(`${served.base}/sessions/${id}?q=f9`);
+    await expect.poll(() => page.locator('canvas.timeline-canvas').getAttribute('data-shown')).toBe('1');
+    expect(await keyZoomDrift(page, 0, ITEMS.indexOf('f9.ts'))).toBeLessThanOrEqual(2);
   });
 
   it('clicking a row opens that agent’s transcript', async () => {
