@@ -108,7 +108,10 @@ function renderTree(m) {
   const groups = [...swarms].map(([id, list]) => {
     const key = 'swarm:' + id, open = openGroups.has(key);
     const nv = list.reduce((k, a) => k + (kids.get(a.id) || []).filter((c) => c.role === 'verifier').length, 0);
-    return '<li><b>swarm ' + esc(id) + '</b><details data-group="' + esc(key) + '"' + (open ? ' open' : '') + '><summary>' + plural(list.length, 'item') + (nv ? ' (' + plural(nv, 'verifier') + ')' : '') + '</summary>' + (open ? '<ul>' + list.map(item).join('') + '</ul>' : '') + '</details></li>';
+    // A retried item has an agent per attempt: the items are counted once, the agents said apart.
+    const items = new Set(list.map((a) => a.item ?? a.id)).size;
+    const agents = list.length > items ? ', ' + plural(list.length, 'agent') : '';
+    return '<li><b>swarm ' + esc(id) + '</b><details data-group="' + esc(key) + '"' + (open ? ' open' : '') + '><summary>' + plural(items, 'item') + agents + (nv ? ' (' + plural(nv, 'verifier') + ')' : '') + '</summary>' + (open ? '<ul>' + list.map(item).join('') + '</ul>' : '') + '</details></li>';
   });
   tree.innerHTML = '<ul>' + loose.map(item).join('') + groups.join('') + '</ul>';
   for (const d of tree.querySelectorAll('details[data-group]')) d.addEventListener('toggle', () => {

@@ -85,6 +85,8 @@ describe.skipIf(!available)('retrying failed items and stopping with a confirmat
       expect(await row.locator('.state').innerText()).toBe('completed');
       expect(await row.locator('.earlier').innerText()).toBe(`attempt 1 failed: ${item} broke on its first try`);
     }
+    // The agent tree counts the 50 items once, and the 55 agents (a second one for each retried item) apart.
+    expect(await page.locator('#tree details[data-group^="swarm:"] > summary').innerText()).toBe('50 items, 55 agents');
     await page.screenshot({ path: screenshotPath('retry-after'), fullPage: true });
 
     // The self-contained HTML report says the same under each retried row.
