@@ -4,6 +4,7 @@
 // output: transforms and refinements apply), so the types murmur infers are the library's.
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
+import type { SchemaCheck } from '../protocol/output.js';
 import { fail } from './option-error.js';
 
 /** A Standard Schema murmur can show a model: it validates and converts itself to JSON Schema (zod ≥ 4.2 does). */
@@ -18,9 +19,6 @@ export type Infer<S> = S extends StandardSchemaV1
   : S extends TSchema
     ? Static<S>
     : unknown;
-
-/** What a Standard Schema's validate said: the value it made, or its issues in one line. */
-export type SchemaCheck = { ok: true; value: unknown } | { ok: false; problem: string };
 
 /** Whether a value is a Standard Schema (arktype's are functions, the others objects). */
 export function isStandardSchema(value: unknown): value is StandardSchemaV1 {

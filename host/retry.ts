@@ -13,15 +13,8 @@ import type { ItemAttempt, ItemOutcome } from '../protocol/reports.js';
 /** What to run again: items by label, or every item that ended badly. */
 export type RetryChoice = { items: readonly string[] } | { failed: true };
 
-/** An item a retry may run again: it ended, and not completed with a passing verdict. */
-export interface RetryCandidate {
-  item: string;
-  outcome: ItemOutcome;
-  verdict?: 'pass' | 'fail';
-  reason?: string;
-  /** The attempt that ended so (1 for an item that ran once). */
-  attempt: number;
-}
+/** An item a retry may run again: it ended, and not completed with a passing verdict; how its last attempt ended. */
+export type RetryCandidate = ItemAttempt & { item: string };
 
 export type PlannedRetry = { ok: true; resumable: Resumable; labels: string[] } | { ok: false; error: string };
 
@@ -33,15 +26,19 @@ function endedBadly(record: SwarmItemRecord): boolean {
   return result !== undefined && (BAD_OUTCOMES.includes(result.outcome) || result.verdict === 'fail');
 }
 
+/** How an ended item's attempt ended (1 for an item that ran once): a candidate's facts, an earlier attempt's record. */
+function endedAttempt(record: SwarmItemRecord): ItemAttempt {
+  const result = record.result!;
+  const ended: ItemAttempt = { attempt: record.attempt ?? 1, outcome: result.outcome };
+  if (result.verdict !== undefined) ended.verdict = result.verdict;
+  if (result.reason !== undefined) ended.reason = result.reason;
+  if (result.agentId !== undefined) ended.agentId = result.agentId;
+  return ended;
+}
+
 /** The items of a saved swarm that a retry may run again, in item order. */
 export function retryCandidates(swarm: SavedSwarm): RetryCandidate[] {
-  return swarm.items.filter(endedBadly).map((record) => {
-    const result = record.result!;
-    const candidate: RetryCandidate = { item: record.item, outcome: result.outcome, attempt: record.attempt ?? 1 };
-    if (result.verdict !== undefined) candidate.verdict = result.verdict;
-    if (result.reason !== undefined) candidate.reason = result.reason;
-    return candidate;
-  });
+  return swarm.items.filter(endedBadly).map((record) => ({ item: record.item, ...endedAttempt(record) }));
 }
 
 /** Why the session cannot be retried now: a process still runs it (a retry reopens a session that ended). */
@@ -59,16 +56,11 @@ function someLabels(labels: readonly string[], max = 5): string {
 
 /** The record an item starts its next attempt from: its task, no agent, no verdict, its past kept. */
 export function reopenedRecord(record: SwarmItemRecord): SwarmItemRecord {
-  const result = record.result!;
-  const attempt = record.attempt ?? 1;
-  const past: ItemAttempt = { attempt, outcome: result.outcome };
-  if (result.verdict !== undefined) past.verdict = result.verdict;
-  if (result.reason !== undefined) past.reason = result.reason;
-  if (result.agentId !== undefined) past.agentId = result.agentId;
+  const past = endedAttempt(record);
   const reopened: SwarmItemRecord = {
     item: record.item,
     rounds: 0,
-    attempt: attempt + 1,
+    attempt: past.attempt + 1,
     attempts: [...(record.attempts ?? []), past],
   };
   if (record.prompt !== undefined) reopened.prompt = record.prompt;

@@ -10,6 +10,7 @@ import type { LoopTools } from '../tools/loop-tools.js';
 import { toolSchema } from '../tools/loop-tools.js';
 import { loadJsonSchemaValidators, type ArgumentValidator } from '../tools/mcp/json-schema.js';
 import type { OutputSpec } from '../roles/profile.js';
+import type { SchemaCheck } from '../protocol/output.js';
 import type { Message, ToolResultMessage, UserMessage } from './types.js';
 
 export type { OutputSpec } from '../roles/profile.js';
@@ -39,7 +40,7 @@ function recorded(output: unknown): ToolResult {
 }
 
 /** The schema library's verdict: its value recorded, or its issues sent back as the call's error. */
-function recordedIfValid(checked: Awaited<ReturnType<NonNullable<OutputSpec['check']>>>): ToolResult {
+function recordedIfValid(checked: SchemaCheck): ToolResult {
   if (checked.ok) return recorded(checked.value);
   return {
     content: [{ type: 'text', text: `The answer does not match the schema: ${checked.problem}` }],
