@@ -7,6 +7,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   dashboard: async () => async (report) => void (await (await import('./dashboard-bench.js')).benchDashboard(report)),
   swarm: async () => (await import('./swarm-bench.js')).benchSwarm,
   startup: async () => (await import('./startup-bench.js')).benchStartup,
+  import: async () => (await import('./import-bench.js')).benchImport,
   cron: async () => (await import('./cron-bench.js')).benchCron,
   bridge: async () => (await import('./bridge-bench.js')).benchBridge,
   'bridge-size': async () => (await import('./bridge-size-bench.js')).benchBridgeSize,

@@ -1,27 +1,42 @@
-// Bundles what the package ships (`npm run build` after tsc): the murmur command, one minified ES module entry,
-// dist/bundle/main.js, with a chunk per lazily loaded command and shared code, so `murmur run` reads a few files
-// instead of hundreds (ES module resolution and loading were most of its start-up); and the library's three entry
-// points (lib-index.js, lib-testing.js, lib-tools.js) sharing those chunks, so the package holds each module once
-// (the tsc output in dist/ supplies only the .d.ts files it ships). Source maps are written beside the chunks; the
-// crash handler maps stack frames back to source files (stack-map.ts) without paying for maps at start-up.
+// Bundles the two packages the repository ships (`npm run build` after tsc), each from the sources at the root:
+// - the library, packages/murmur-agents: its three entry points (lib-index.js, lib-testing.js, lib-tools.js) and one
+//   `internal.*.js` entry per library module the command imports, sharing chunks;
+// - the command, packages/cli: dist/bundle/main.js with a chunk per lazily loaded command. A module the library
+//   holds is never bundled twice: the command imports it from `murmur-agents/internal/…` (one copy, one state),
+//   so the command package depends on the library and adds only the CLI, dashboard, console, scheduler service
+//   and OpenTelemetry SDK.
+// One minified ES module graph per package means `murmur run` reads a few files instead of hundreds (ES module
+// resolution and loading were most of its start-up). Source maps are written beside the chunks; the crash handler
+// maps stack frames back to source files (stack-map.ts) without paying for maps at start-up.
 //
-// Every runtime dependency stays outside the bundle (the installed package has it in node_modules anyway, so
-// inlining it would ship it twice and load it in a form its authors never tested: ajv's named exports, for one,
-// vanished inside the bundle) except the few a `murmur run` loads at start-up or on its first tool call, where
-// resolving and reading their many files from node_modules cost more than the rest of the start-up: measured with
-// the startup benchmark, everything external made a one-turn run 6.9x `node -e 0`, these inlined 3.1x (TypeBox
-// alone is ~800 module resolutions, execa ~260). Those a one-turn run does not use (execa, tinyglobby, croner,
-// yaml) are imported dynamically where first needed, so each sits in a chunk of its own that such a run never reads.
+// A package's runtime dependencies (and optional peers) stay outside its bundle, except the few a `murmur run`
+// loads at start-up or on its first tool call (INLINED_FOR_STARTUP), where resolving and reading their many files
+// from node_modules cost more than the rest of the start-up: everything external made a one-turn run 6.9x
+// `node -e 0`, these inlined 3.1x (TypeBox alone is ~800 module resolutions, execa ~260). Any other package a
+// bundle reaches is a build error naming it: a dependency the manifest forgot would otherwise be bundled silently.
 import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Plugin } from 'esbuild';
+import {
+  barrelPlugin,
+  barrelSource,
+  emptyImports,
+  exportsOf,
+  libraryImportsPlugin,
+  moduleEntryName,
+} from './library-imports.js';
+import { copyPackageFiles } from './package-files.js';
 
+/** Where each package's bundle sits inside it (two folders below the package, as dist/cli/*.js sit below the root). */
 export const BUNDLE_DIR = 'dist/bundle';
+export const LIBRARY_PACKAGE = 'packages/murmur-agents';
+export const COMMAND_PACKAGE = 'packages/cli';
 
 export const INLINED_FOR_STARTUP = [
   '@sinclair/typebox',
   'execa',
-  'yaml',
   'p-queue',
   'eventemitter3',
   'write-file-atomic',
@@ -30,28 +45,62 @@ export const INLINED_FOR_STARTUP = [
   'croner',
 ];
 
-/** The files package.json's `bin` names, absolute: they must come out executable (mode 0755), or `npx murmur`
- * in a checkout says "Permission denied" (the temp-file-and-rename below makes every file anew, at 0644). */
-export function binFiles(root: string): Set<string> {
-  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-    bin?: string | Record<string, string>;
-  };
-  const bins = typeof manifest.bin === 'string' ? [manifest.bin] : Object.values(manifest.bin ?? {});
-  return new Set(bins.map((file) => resolve(root, file)));
+const LIBRARY_ENTRIES = { 'lib-index': 'api/index.ts', 'lib-testing': 'api/testing.ts', 'lib-tools': 'api/tools.ts' };
+
+interface Manifest {
+  name: string;
+  bin?: string | Record<string, string>;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
 }
 
-/** The package's runtime dependencies that the bundle imports from node_modules (all but the inlined ones). */
-export function externalPackages(root: string): string[] {
-  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-    dependencies?: Record<string, string>;
+function manifestOf(dir: string): Manifest {
+  return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
+}
+
+/** The files a package.json's `bin` names, absolute: they must come out executable (mode 0755). */
+export function binFiles(packageDir: string): Set<string> {
+  const bin = manifestOf(packageDir).bin;
+  const bins = typeof bin === 'string' ? [bin] : Object.values(bin ?? {});
+  return new Set(bins.map((file) => resolve(packageDir, file)));
+}
+
+/** The packages a package's bundle imports from node_modules: its dependencies and peers. */
+export function externalPackages(packageDir: string): string[] {
+  const manifest = manifestOf(packageDir);
+  return [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})];
+}
+
+/** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`. */
+function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
+/** Bare imports: external when the package declares them, bundled when inlined, a build error otherwise. */
+function dependencyGuard(label: string, external: readonly string[]): Plugin {
+  return {
+    name: 'dependency-guard',
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.path.startsWith('node:') || builtinModules.includes(args.path))
+          return { path: args.path, external: true };
+        // An inlined package's own imports are bundled with it.
+        if (args.importer.includes('/node_modules/')) return undefined;
+        const name = packageName(args.path);
+        // Inlined even when the package lists it (the library lists TypeBox for its declarations' sake).
+        if (INLINED_FOR_STARTUP.includes(name)) return undefined;
+        if (external.includes(name)) return { path: args.path, external: true };
+        return {
+          errors: [
+            {
+              text: `${args.importer} imports ${args.path}, which ${label}'s package.json does not list as a dependency (or peer) and the build does not inline`,
+            },
+          ],
+        };
+      });
+    },
   };
-  const runtime = Object.keys(manifest.dependencies ?? {});
-  const missing = INLINED_FOR_STARTUP.filter((name) => !runtime.includes(name));
-  if (missing.length > 0)
-    throw new Error(
-      `INLINED_FOR_STARTUP names ${missing.join(', ')}, which package.json does not list as dependencies`,
-    );
-  return runtime.filter((name) => !INLINED_FOR_STARTUP.includes(name));
 }
 
 // CommonJS packages inside an ES module bundle still call require() (for Node's own modules) and one reads
@@ -63,35 +112,76 @@ const BANNER = [
   'const require = (id) => (__murmurRequire ??= __murmurCreateRequire(import.meta.url))(id);',
 ].join(' ');
 
-/** Builds the bundle under `root/outDir` (default dist/bundle). The chunks sit two folders below the root, as
- * dist/cli/*.js do, so paths such as `../../package.json` resolve alike from both builds. */
-export async function buildBundle(root: string, outDir = BUNDLE_DIR): Promise<void> {
+const COMMON = {
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  minify: true,
+  sourcemap: 'linked',
+  sourcesContent: false,
+  banner: { js: BANNER },
+  // write-file-atomic hashes __filename into its temporary names: any stable per-file string does.
+  define: { __filename: 'import.meta.url' },
+  logLevel: 'warning',
+  write: false,
+} as const;
+
+/** Builds both packages' bundles, then puts each package's other files (types, skills, examples…) in place. */
+export async function buildBundle(root: string): Promise<void> {
   const esbuild = await import('esbuild');
-  const result = await esbuild.build({
+  const libraryDir = join(root, LIBRARY_PACKAGE);
+  const commandDir = join(root, COMMAND_PACKAGE);
+  const apiEntries = Object.fromEntries(
+    Object.entries(LIBRARY_ENTRIES).map(([name, file]) => [name, join(root, file)]),
+  );
+  const libraryOptions = {
+    ...COMMON,
     absWorkingDir: root,
-    entryPoints: {
-      main: join(root, 'cli/main.ts'),
-      'lib-index': join(root, 'api/index.ts'),
-      'lib-testing': join(root, 'api/testing.ts'),
-      'lib-tools': join(root, 'api/tools.ts'),
-    },
-    outdir: join(root, outDir),
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    minify: true,
-    sourcemap: 'linked',
-    sourcesContent: false,
-    external: externalPackages(root),
-    banner: { js: BANNER },
-    // write-file-atomic hashes __filename into its temporary names: any stable per-file string does.
-    define: { __filename: 'import.meta.url' },
-    logLevel: 'warning',
-    write: false,
+    outdir: join(libraryDir, BUNDLE_DIR),
+    plugins: [dependencyGuard(LIBRARY_PACKAGE, externalPackages(libraryDir))],
+  };
+  // 1. Which modules the library holds.
+  const probe = await esbuild.build({ ...libraryOptions, entryPoints: apiEntries, metafile: true });
+  const library = new Set(Object.keys(probe.metafile.inputs).filter((file) => file.endsWith('.ts')));
+  // 2. The command, importing those from the library (cli/library-imports.ts).
+  const imports = emptyImports();
+  const command = await esbuild.build({
+    ...COMMON,
+    absWorkingDir: root,
+    entryPoints: { main: join(root, 'cli/main.ts') },
+    outdir: join(commandDir, BUNDLE_DIR),
+    plugins: [
+      libraryImportsPlugin(root, library, imports),
+      dependencyGuard(COMMAND_PACKAGE, externalPackages(commandDir)),
+    ],
   });
-  replaceOutputs(join(root, outDir), result.outputFiles, binFiles(root));
+  // 3. The library: its three entries, a barrel per room the command imports, an entry per module it loads lazily.
+  const barrelModules = [...imports.rooms.values()].flatMap((modules) => [...modules]);
+  const named = await esbuild.build({
+    ...libraryOptions,
+    entryPoints: Object.fromEntries(barrelModules.map((file) => [moduleEntryName(file), join(root, file)])),
+    metafile: true,
+  });
+  const exports = exportsOf(named.metafile);
+  const sources = new Map(
+    [...imports.rooms].map(([room, modules]) => [room, barrelSource(root, [...modules].sort(), exports)]),
+  );
+  const libraryBuild = await esbuild.build({
+    ...libraryOptions,
+    entryPoints: {
+      ...apiEntries,
+      ...Object.fromEntries([...sources.keys()].map((room) => [`internal.${room}`, `murmur-barrel:${room}`])),
+      ...Object.fromEntries(
+        [...imports.lazy].sort().map((file) => [`internal.${moduleEntryName(file)}`, join(root, file)]),
+      ),
+    },
+    plugins: [barrelPlugin(root, sources), ...libraryOptions.plugins],
+  });
+  replaceOutputs(join(libraryDir, BUNDLE_DIR), libraryBuild.outputFiles, binFiles(libraryDir));
+  replaceOutputs(join(commandDir, BUNDLE_DIR), command.outputFiles, binFiles(commandDir));
+  copyPackageFiles(root, { library: libraryDir, command: commandDir });
 }
 
 /**
@@ -119,7 +209,7 @@ function replaceOutputs(
 }
 
 function isEntry(file: string): boolean {
-  return /^(main|lib-[a-z]+)\.js(\.map)?$/.test(basename(file));
+  return /^(main|lib-[a-z]+|internal\..+)\.js(\.map)?$/.test(basename(file));
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

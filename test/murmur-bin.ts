@@ -1,4 +1,4 @@
-// The command users get: package.json's `bin`, resolved once. Every end-to-end test spawns this file (the esbuild
+// The command users get: the command package's `bin` (packages/cli/package.json), resolved once. Every end-to-end test spawns this file (the esbuild
 // bundle), never the tsc output in dist/cli/, so the tests run the program that ships.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -19,13 +19,29 @@ interface PackageJson {
   bin: Record<string, string>;
 }
 
-export const PACKAGE = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as PackageJson;
+/** The command's package folder (the library's is packages/murmur-agents). */
+export const COMMAND_DIR = path.join(ROOT, 'packages', 'cli');
+export const LIBRARY_DIR = path.join(ROOT, 'packages', 'murmur-agents');
 
-/** The absolute path of the `murmur` command as package.json's `bin` declares it. */
-export const MURMUR_BIN = path.join(ROOT, PACKAGE.bin.murmur!);
+/** The command package's manifest. */
+export const PACKAGE = JSON.parse(readFileSync(path.join(COMMAND_DIR, 'package.json'), 'utf8')) as PackageJson;
+
+/** The absolute path of the `murmur` command as the command package's `bin` declares it. */
+export const MURMUR_BIN = path.join(COMMAND_DIR, PACKAGE.bin.murmur!);
 
 // The folders whose sources go into the bundle.
-const SOURCE_ROOMS = ['orchestrator', 'tools', 'roles', 'swarm', 'dashboards', 'cli', 'host', 'api', 'protocol'];
+const SOURCE_ROOMS = [
+  'orchestrator',
+  'tools',
+  'roles',
+  'swarm',
+  'dashboards',
+  'cli',
+  'host',
+  'api',
+  'protocol',
+  'scheduler',
+];
 
 function newestSource(dir: string): { file: string; mtimeMs: number } | undefined {
   let newest: { file: string; mtimeMs: number } | undefined;

@@ -28,6 +28,7 @@ import {
 import { SdkLog } from './sdk-log.js';
 import { streamFetch } from './stream-fetch.js';
 import { midToolLoopWithoutThinking, toAnthropicMessages } from './anthropic-messages.js';
+import { importPeer, loadFailure } from '../../tools/optional-peer.js';
 
 type Sdk = typeof import('@anthropic-ai/sdk');
 type MessageParam = Anthropic.Messages.MessageParam;
@@ -209,7 +210,11 @@ export class AnthropicProvider implements ModelProvider {
   }
 
   private connect(): Promise<{ sdk: Sdk; client: Anthropic }> {
-    this.client ??= import('@anthropic-ai/sdk').then((sdk) => {
+    this.client ??= importPeer(
+      () => import('@anthropic-ai/sdk'),
+      '@anthropic-ai/sdk',
+      `the provider ${this.name}`,
+    ).then((sdk) => {
       // Key and base URL are passed explicitly so the SDK reads neither the environment nor profiles on disk.
       const client = new sdk.Anthropic({
         apiKey: this.options.apiKey,
@@ -269,9 +274,7 @@ export class AnthropicProvider implements ModelProvider {
       connected = await this.connect();
     } catch (error) {
       this.client = undefined;
-      return modelError('unknown', `cannot load the @anthropic-ai/sdk package: ${(error as Error).message}`, {
-        retryable: false,
-      });
+      return modelError('unknown', loadFailure('@anthropic-ai/sdk', error), { retryable: false });
     }
     let assembler = new EventAssembler();
     let budget = this.thinkingBudget(request);

@@ -22,6 +22,7 @@ import {
 } from './http-failure.js';
 import { SdkLog } from './sdk-log.js';
 import { streamFetch } from './stream-fetch.js';
+import { importPeer, loadFailure } from '../../tools/optional-peer.js';
 
 type Sdk = typeof import('openai');
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -251,7 +252,7 @@ export class OpenAIProvider implements ModelProvider {
   }
 
   private connect(): Promise<{ sdk: Sdk; client: OpenAI }> {
-    this.client ??= import('openai').then((sdk) => {
+    this.client ??= importPeer(() => import('openai'), 'openai', `the provider ${this.name}`).then((sdk) => {
       const client = new sdk.OpenAI({
         apiKey: this.options.apiKey,
         baseURL: this.options.baseURL ?? OPENAI_DEFAULT_BASE_URL,
@@ -311,7 +312,7 @@ export class OpenAIProvider implements ModelProvider {
       connected = await this.connect();
     } catch (error) {
       this.client = undefined;
-      return modelError('unknown', `cannot load the openai package: ${(error as Error).message}`, { retryable: false });
+      return modelError('unknown', loadFailure('openai', error), { retryable: false });
     }
     let assembler = new ChunkAssembler();
     let withEffort = this.sendsEffort(request);

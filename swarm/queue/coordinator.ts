@@ -15,6 +15,7 @@ import { WaitingDiffs } from './diffs.js';
 import { JOB_FORMAT, type ItemJob, type ItemProgress } from './job.js';
 import { HEARTBEAT_MS, heartbeat, unlist } from './listing.js';
 import { completedAttempt, failedAttempt, plainResult } from './outcome.js';
+import { importPeer } from '../../tools/optional-peer.js';
 
 export interface QueueLauncherSpec {
   swarmId: string;
@@ -106,7 +107,7 @@ export class QueueLauncher implements ItemLauncher {
   }
 
   static async open(spec: QueueLauncherSpec, deps: QueueLauncherDeps): Promise<QueueLauncher> {
-    const { Queue, QueueEvents } = await import('bullmq');
+    const { Queue, QueueEvents } = await importPeer(() => import('bullmq'), 'bullmq', 'a queue swarm');
     // BullMQ never closes a connection it was given: these are closed in finish().
     const connections: RedisClient[] = [];
     const open = () => {

@@ -2,6 +2,7 @@
 // It may hold a password, so it is only ever shown with the password hidden, and a connection is checked at
 // once so a bad address, an unreachable server or a wrong password is a clear error within seconds.
 import type { Redis as RedisClient } from 'ioredis';
+import { importPeer, loadFailure } from '../../tools/optional-peer.js';
 
 export type QueueUrl = { ok: true; url: string; shown: string } | { ok: false; error: string };
 
@@ -84,7 +85,12 @@ export async function connectQueue(
   shown: string,
   timeoutMs = 4000,
 ): Promise<{ ok: true; redis: RedisClient; open: () => RedisClient } | { ok: false; error: string }> {
-  const { Redis } = await import('ioredis');
+  let Redis: typeof import('ioredis').Redis;
+  try {
+    ({ Redis } = await importPeer(() => import('ioredis'), 'ioredis', 'a queue swarm'));
+  } catch (error) {
+    return { ok: false, error: loadFailure('ioredis', error) };
+  }
   // A short disconnectTimeout: a socket that never connected would otherwise keep the process up for 2 s.
   const probe = new Redis(url, {
     lazyConnect: true,

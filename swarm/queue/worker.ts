@@ -19,6 +19,7 @@ import { JOB_FORMAT, parseItemJob, type ItemJob, type ItemOutcomeData, type Item
 import { liveQueues, sweepRemovedQueue } from './listing.js';
 import { ITEM_TREE_PREFIX, ItemTrees } from './item-trees.js';
 import { LeaseGate, leasedProvider } from './leases.js';
+import { importPeer } from '../../tools/optional-peer.js';
 
 /** What the job's item runs on: the agents of an engine built for it, and what they spent. */
 export type ItemRun = Pick<SwarmEngine, 'agent' | 'spawn' | 'run' | 'acceptHandoff' | 'usage'>;
@@ -92,7 +93,7 @@ export class QueueWorker {
     } catch {
       return; // Redis away: BullMQ's workers reconnect on their own; the list is read again later.
     }
-    const { Worker } = await import('bullmq');
+    const { Worker } = await importPeer(() => import('bullmq'), 'bullmq', 'a queue worker');
     for (const name of names) {
       if (this.workers.has(name) || this.closing) continue;
       const connection = this.options.open();
@@ -127,7 +128,7 @@ export class QueueWorker {
   }
 
   private async process(job: Job, token: string | undefined): Promise<ItemOutcomeData> {
-    const { UnrecoverableError, WaitingError } = await import('bullmq');
+    const { UnrecoverableError, WaitingError } = await importPeer(() => import('bullmq'), 'bullmq', 'a queue worker');
     const parsed = parseItemJob(job.data);
     // Refused, never retried: the item fails with the reason and the worker goes on serving.
     if (!parsed.ok) throw new UnrecoverableError(`malformed job: ${parsed.error}`);

@@ -5,7 +5,7 @@
 // examples (against a local endpoint this test starts), a run's handle with its events, the typed swarm output
 // example, and the agents-in-code example (defineAgent, onToolCall, toolAccess).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,7 @@ import { ROOT } from '../murmur-bin.js';
 import { installedPackage, type InstalledPackage } from '../package/installed.js';
 import { asDocumented } from './documented.js';
 import { startHouseEndpoint } from './house-endpoint.js';
+import { openaiText, openaiToolCalls, startFakeOpenAIServer } from '../fakes/openai-server.js';
 import { bwrapAvailable } from '../sandbox/helpers.js';
 
 const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -21,6 +22,8 @@ const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 let dir: string;
 let project: string;
 let pkg: InstalledPackage;
+/** The library as npm installed it into the first consumer project. */
+let installed: string | undefined;
 const sandboxWorks = bwrapAvailable();
 
 const PROGRAM = `import { createMurmur, MurmurOptionsError, type SwarmReport } from 'murmur-agents';
@@ -68,8 +71,9 @@ function runNode(
   file: string,
   cwd: string,
   model = '',
+  args: string[] = [],
 ): Promise<{ stdout: string; stderr: string; code: number | null }> {
-  const child = spawn(process.execPath, [file], { cwd, env: { ...process.env, MURMUR_MODEL: model } });
+  const child = spawn(process.execPath, [file, ...args], { cwd, env: { ...process.env, MURMUR_MODEL: model } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -80,21 +84,44 @@ function runNode(
   });
 }
 
-/** A project folder using the installed package (and, when asked, this repo's @types/node). */
+/** A project folder using the installed library (and, when asked, this repo's @types/node): the first one gets the
+ * library's packed tarball installed by npm, as `npm install murmur-agents` would (optional peers left out); the
+ * others link to that install. */
 function consumerProject(name: string, withNodeTypes: boolean): string {
   const folder = path.join(dir, name);
   const modules = path.join(folder, 'node_modules');
-  mkdirSync(modules, { recursive: true });
-  symlinkSync(pkg.dir, path.join(modules, 'murmur-agents'), 'dir');
-  if (withNodeTypes) {
-    mkdirSync(path.join(modules, '@types'));
-    symlinkSync(path.join(ROOT, 'node_modules', '@types', 'node'), path.join(modules, '@types', 'node'), 'dir');
-  }
+  mkdirSync(folder, { recursive: true });
   writeFileSync(
     path.join(folder, 'package.json'),
-    JSON.stringify({ name, private: true, type: 'module', dependencies: { 'murmur-agents': `file:${pkg.tarball}` } }),
+    JSON.stringify({
+      name,
+      private: true,
+      type: 'module',
+      dependencies: { 'murmur-agents': `file:${pkg.libraryTarball}` },
+    }),
   );
+  if (!installed) {
+    npm(folder, ['install']);
+    installed = path.join(modules, 'murmur-agents');
+  } else {
+    mkdirSync(modules, { recursive: true });
+    symlinkSync(installed, path.join(modules, 'murmur-agents'), 'dir');
+  }
+  if (withNodeTypes) {
+    mkdirSync(path.join(modules, '@types'), { recursive: true });
+    symlinkSync(path.join(ROOT, 'node_modules', '@types', 'node'), path.join(modules, '@types', 'node'), 'dir');
+  }
   return folder;
+}
+
+/** npm in `cwd`, from the cache `npm ci` filled (no registry round trips for what it holds). */
+function npm(cwd: string, args: string[]): void {
+  const ran = spawnSync('npm', [...args, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'error'], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
+  if (ran.status !== 0) throw new Error(`npm ${args.join(' ')} in ${cwd} failed: ${ran.stderr}`);
 }
 
 beforeAll(async () => {
@@ -203,11 +230,11 @@ describe('a consumer project', () => {
     writeFileSync(path.join(bare, 'run-handle.ts'), asDocumented('run-handle.ts'));
     writeFileSync(path.join(bare, 'code-agents.ts'), asDocumented('code-agents.ts'));
     writeFileSync(path.join(bare, 'waiting.ts'), asDocumented('waiting.ts'));
-    // The tracing example, with the SDK the application brings (here: the one installed with the package).
+    // The tracing example, with the SDK the application brings (here: this repo's).
     writeFileSync(path.join(bare, 'tracing.ts'), asDocumented('tracing.ts'));
     mkdirSync(path.join(bare, 'node_modules', '@opentelemetry'));
     symlinkSync(
-      path.join(pkg.dir, 'node_modules', '@opentelemetry', 'sdk-trace-base'),
+      path.join(ROOT, 'node_modules', '@opentelemetry', 'sdk-trace-base'),
       path.join(bare, 'node_modules', '@opentelemetry', 'sdk-trace-base'),
       'dir',
     );
@@ -322,6 +349,131 @@ console.log(JSON.stringify({ zod: [verdict, lines], waited: [waited.status, wait
       expect(endpoint.requests).toHaveLength(2);
     } finally {
       await endpoint.close();
+    }
+  }, 120_000);
+});
+
+/** Bytes and packages under `modules` (symlinks not followed: what npm installed, not what a test linked). */
+function installedSize(modules: string): { bytes: number; packages: string[] } {
+  let bytes = 0;
+  const packages: string[] = [];
+  const walk = (folder: string, depth: number) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const full = path.join(folder, entry.name);
+      if (entry.isSymbolicLink()) continue;
+      if (entry.isDirectory()) walk(full, depth + 1);
+      else bytes += statSync(full).size;
+    }
+  };
+  walk(modules, 0);
+  const list = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+      const full = path.join(folder, entry.name);
+      if (entry.name.startsWith('@')) {
+        list(full);
+        continue;
+      }
+      packages.push(path.relative(modules, full));
+      const nested = path.join(full, 'node_modules');
+      if (existsSync(nested)) list(nested);
+    }
+  };
+  list(modules);
+  return { bytes, packages };
+}
+
+// An application that uses MCP and the OpenAI provider: the SDKs are its to install (optional peers).
+const PEERS_PROGRAM = `import { createMurmur } from 'murmur-agents';
+import { scriptedModel } from 'murmur-agents/testing';
+const [mode, baseUrl, serverBin] = process.argv.slice(2);
+const mcpServers = { everything: { command: process.execPath, args: [serverBin, 'stdio'] } };
+const model =
+  mode === 'scripted'
+    ? scriptedModel({ agents: [{ turns: [{ toolCalls: [{ name: 'mcp__everything__echo', arguments: { message: 'over MCP' } }] }, { text: 'done' }] }] })
+    : 'openai:gpt-test';
+const murmur = await createMurmur({ cwd: process.cwd(), model, baseUrl, env: { ...process.env, OPENAI_API_KEY: 'test-key' }, permissionMode: 'yolo', sessions: false, mcpServers });
+const tools = [];
+const warnings = [];
+murmur.on('log', (event) => event.level === 'warn' && warnings.push(event.message));
+murmur.on('tool.end', (event) => tools.push(event.tool + ': ' + (event.isError ? 'error ' + event.error : 'ok')));
+const report = await murmur.run('echo it');
+await murmur.close();
+console.log(JSON.stringify({ status: report.status, result: report.result, reason: report.reason, tools, warnings }));
+`;
+
+describe('the library installed alone', () => {
+  let app: string;
+  beforeAll(() => {
+    app = path.join(dir, 'app');
+    mkdirSync(app);
+    writeFileSync(
+      path.join(app, 'package.json'),
+      JSON.stringify({ name: 'app', private: true, type: 'module', dependencies: {} }),
+    );
+    npm(app, ['install', pkg.libraryTarball]);
+    writeFileSync(path.join(app, 'peers.mjs'), PEERS_PROGRAM);
+  }, 120_000);
+
+  it('weighs at most 60 MB and 60 packages: no command line, no OpenTelemetry SDK, no optional peer', () => {
+    const { bytes, packages } = installedSize(path.join(app, 'node_modules'));
+    // Printed for the benchmarks' record (README "Install"): the figures a user's `npm i murmur-agents` gets.
+    console.log(`murmur-agents alone: ${(bytes / 1e6).toFixed(1)} MB, ${packages.length} packages`);
+    expect(bytes).toBeLessThanOrEqual(60e6);
+    expect(packages.length).toBeLessThanOrEqual(60);
+    for (const absent of [
+      '@murmur-agents/cli',
+      'blessed',
+      'hono',
+      'bullmq',
+      'ioredis',
+      'openai',
+      '@anthropic-ai/sdk',
+      '@modelcontextprotocol/sdk',
+      '@opentelemetry/sdk-trace-base',
+    ])
+      expect(packages, absent).not.toContain(absent);
+  });
+
+  it('names the package to install when a feature needs a missing peer; with MCP and OpenAI added, an MCP run works', async () => {
+    const server = await startFakeOpenAIServer();
+    try {
+      const everything = path.join(
+        ROOT,
+        'node_modules',
+        '@modelcontextprotocol',
+        'server-everything',
+        'dist',
+        'index.js',
+      );
+      const scripted = await runNode(path.join(app, 'peers.mjs'), app, '', ['scripted', server.baseURL, everything]);
+      expect(scripted.stderr).toBe('');
+      expect(JSON.parse(scripted.stdout).warnings).toContain(
+        'MCP server everything: could not be started: the package @modelcontextprotocol/sdk is not installed (it is needed for MCP servers): npm install @modelcontextprotocol/sdk',
+      );
+      const provider = await runNode(path.join(app, 'peers.mjs'), app, '', ['openai', server.baseURL, everything]);
+      expect(JSON.parse(provider.stdout)).toMatchObject({ status: 'failed' });
+      expect(JSON.parse(provider.stdout).reason).toContain(
+        'the package openai is not installed (it is needed for the provider openai:gpt-test): npm install openai',
+      );
+      expect(server.requests).toHaveLength(0);
+
+      npm(app, ['install', '@modelcontextprotocol/sdk@1.32.2', 'openai@6.49.0']);
+      server.enqueue(
+        openaiToolCalls([{ name: 'mcp__everything__echo', arguments: ['{"message":', '"over MCP"}'] }]),
+        openaiText('echoed over MCP'),
+      );
+      const ran = await runNode(path.join(app, 'peers.mjs'), app, '', ['openai', server.baseURL, everything]);
+      expect(ran.stderr).toBe('');
+      expect(JSON.parse(ran.stdout)).toEqual({
+        status: 'completed',
+        result: 'echoed over MCP',
+        tools: ['mcp__everything__echo: ok'],
+        warnings: [],
+      });
+      expect(JSON.stringify(server.requests[1]!.body)).toContain('Echo: over MCP');
+    } finally {
+      await server.close();
     }
   }, 120_000);
 });

@@ -1,4 +1,4 @@
-// The bundled command (`npm run build` → dist/bundle/main.js, the package's bin): it starts, runs a scripted
+// The bundled command (`npm run build` → packages/cli/dist/bundle/main.js, the command package's bin): it starts, runs a scripted
 // task, and its crash traces name source files through the maps beside the chunks.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,10 @@ import { mapStack } from '../../cli/stack-map.js';
 import { workspace } from './helpers.js';
 
 const root = resolve(import.meta.dirname, '../..');
-const bin = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: { murmur: string } }).bin.murmur;
+// The command's package (packages/cli): its bin, relative to it.
+const commandDir = join(root, 'packages', 'cli');
+const bin = (JSON.parse(readFileSync(join(commandDir, 'package.json'), 'utf8')) as { bin: { murmur: string } }).bin
+  .murmur;
 
 // npm test builds the bundle first (test/global-setup.ts refuses a stale one); rebuilding it here would pull it
 // from under the other suites that spawn it at the same time.
@@ -24,24 +27,27 @@ const node = (args: string[], cwd = root) =>
 describe('the bundled murmur command', () => {
   it("is the package's bin, starts with a shebang, and prints help and the version", () => {
     expect(bin).toBe('dist/bundle/main.js');
-    expect(readFileSync(join(root, bin), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
-    expect(node([bin, '--help'])).toContain('murmur run');
-    expect(node([bin, '--version']).trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    // The checkout's own manifest names the same file, for whoever starts `murmur` from a checkout by its bin.
+    const checkout = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: { murmur: string } };
+    expect(join(root, checkout.bin.murmur)).toBe(join(commandDir, bin));
+    expect(readFileSync(join(commandDir, bin), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
+    expect(node([join(commandDir, bin), '--help'])).toContain('murmur run');
+    expect(node([join(commandDir, bin), '--version']).trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
   // Checked on the bundle `npm test` builds first; the build writes every file anew (temp file + rename).
   it.skipIf(process.platform === 'win32')('is executable, so `npx murmur` in a checkout starts it', () => {
-    expect((statSync(join(root, bin)).mode & 0o111).toString(8)).toBe('111');
+    expect((statSync(join(commandDir, bin)).mode & 0o111).toString(8)).toBe('111');
   });
 
   it('runs a one-turn task on the scripted model and lists its session', () => {
     const dir = workspace({
       's.json': JSON.stringify({ agents: [{ match: { role: 'main' }, turns: [{ text: 'bundled hello' }] }] }),
     });
-    expect(node([join(root, bin), 'run', '--no-dashboard', '--model', 'scripted:s.json', 'hi'], dir)).toBe(
+    expect(node([join(commandDir, bin), 'run', '--no-dashboard', '--model', 'scripted:s.json', 'hi'], dir)).toBe(
       'bundled hello\n',
     );
-    expect(node([join(root, bin), 'sessions', '--json'], dir)).toContain('"status":"completed"');
+    expect(node([join(commandDir, bin), 'sessions', '--json'], dir)).toContain('"status":"completed"');
   });
 });
 

@@ -1,26 +1,43 @@
-// The package as a user gets it: `npm pack` of this checkout installed globally into a temporary prefix
-// (`npm install -g --prefix … --prefer-offline`, from the cache `npm ci` filled), with that prefix's `bin` first on
-// PATH and nothing of the checkout on it. One pack and one install serve every suite of a test run: the first
+// The packages as a user gets them: `npm pack` of the library (packages/murmur-agents) and of the command
+// (packages/cli), the command installed globally into a temporary prefix (`npm install -g --prefix …
+// --prefer-offline`, from the cache `npm ci` filled), with that prefix's `bin` first on PATH and nothing of the
+// checkout on it. The command depends on the library by version; as the registry would, the library's packed
+// tarball answers that dependency (the command's manifest is packed with `file:` to it). One pack and one install serve every suite of a test run: the first
 // suite to get here builds it under a lock folder, the others wait for its `ready` mark. The folder is named by a
 // hash of package.json and the bundle's file names (which carry content hashes), so a new build installs anew.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ROOT } from '../murmur-bin.js';
+import { COMMAND_DIR, LIBRARY_DIR, PACKAGE, ROOT } from '../murmur-bin.js';
 
 export interface InstalledPackage {
-  /** The install prefix: `bin/murmur` and `lib/node_modules/<name>`. */
+  /** The install prefix: `bin/murmur` and `lib/node_modules/@murmur-agents/cli`. */
   prefix: string;
   /** The installed `murmur` command. */
   bin: string;
-  /** The installed package's folder. */
+  /** The installed command package's folder. */
   dir: string;
-  /** The packed tarball. */
-  tarball: string;
-  /** The tarball's size in bytes. */
-  tarballBytes: number;
+  /** The library's folder inside the command's install. */
+  libraryDir: string;
+  /** The packed library (`murmur-agents`). */
+  libraryTarball: string;
+  /** The packed command (`@murmur-agents/cli`). */
+  commandTarball: string;
+  /** The tarballs' sizes in bytes. */
+  libraryBytes: number;
+  commandBytes: number;
 }
 
 const PARENT = path.join(tmpdir(), 'murmur-installed-package');
@@ -34,26 +51,42 @@ const STALE_MS = 30 * 60_000;
 
 function buildKey(): string {
   const hash = createHash('sha256');
-  hash.update(readFileSync(path.join(ROOT, 'package.json')));
-  hash.update(
-    readdirSync(path.join(ROOT, 'dist', 'bundle'))
-      .sort()
-      .join('\n'),
-  );
+  for (const dir of [LIBRARY_DIR, COMMAND_DIR]) {
+    hash.update(readFileSync(path.join(dir, 'package.json')));
+    hash.update(
+      readdirSync(path.join(dir, 'dist', 'bundle'))
+        .sort()
+        .join('\n'),
+    );
+  }
   return `${CHECKOUT}-${hash.digest('hex').slice(0, 16)}`;
 }
 
-function install(dir: string): void {
-  mkdirSync(dir, { recursive: true });
-  // --ignore-scripts: dist/ is what `npm run build` just made (npm test builds first).
+/** `npm pack` of `packageDir` into `into`; the tarball's path. */
+function pack(packageDir: string, into: string): string {
+  // --ignore-scripts: the bundles are what `npm run build` just made (npm test builds first).
   const packed = JSON.parse(
-    execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {
-      cwd: ROOT,
+    execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', into], {
+      cwd: packageDir,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   ) as { filename: string }[];
-  const tarball = path.join(dir, packed[0]!.filename);
+  return path.join(into, packed[0]!.filename);
+}
+
+function install(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const libraryTarball = pack(LIBRARY_DIR, dir);
+  // The command as published, but with its `murmur-agents` dependency answered by the tarball above.
+  const staged = path.join(dir, 'command-package');
+  cpSync(COMMAND_DIR, staged, { recursive: true, dereference: true, filter: (file) => !file.includes('node_modules') });
+  const manifestFile = path.join(staged, 'package.json');
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { dependencies: Record<string, string> };
+  manifest.dependencies['murmur-agents'] = `file:${libraryTarball}`;
+  writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
+  const commandTarball = pack(staged, dir);
+  rmSync(staged, { recursive: true, force: true });
   const prefix = path.join(dir, 'prefix');
   execFileSync(
     'npm',
@@ -67,7 +100,7 @@ function install(dir: string): void {
       '--no-fund',
       '--loglevel',
       'error',
-      tarball,
+      commandTarball,
     ],
     {
       cwd: dir,
@@ -76,7 +109,7 @@ function install(dir: string): void {
       env: { ...process.env, npm_config_update_notifier: 'false' },
     },
   );
-  writeFileSync(path.join(dir, 'ready'), tarball);
+  writeFileSync(path.join(dir, 'ready'), JSON.stringify({ libraryTarball, commandTarball }));
 }
 
 function sleep(ms: number): void {
@@ -125,18 +158,24 @@ export function installedPackage(): InstalledPackage {
       throw new Error(`timed out waiting for another suite to install the package into ${dir}`);
     sleep(250);
   }
-  const tarball = readFileSync(path.join(dir, 'ready'), 'utf8');
+  const { libraryTarball, commandTarball } = JSON.parse(readFileSync(path.join(dir, 'ready'), 'utf8')) as {
+    libraryTarball: string;
+    commandTarball: string;
+  };
   // Marks it in use, so a later build of this checkout leaves it alone for a while.
   const now = new Date();
   utimesSync(dir, now, now);
-  const name = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string }).name;
   const prefix = path.join(dir, 'prefix');
+  const commandDir = path.join(prefix, 'lib', 'node_modules', PACKAGE.name);
   return {
     prefix,
     bin: path.join(prefix, 'bin', 'murmur'),
-    dir: path.join(prefix, 'lib', 'node_modules', name),
-    tarball,
-    tarballBytes: statSync(tarball).size,
+    dir: commandDir,
+    libraryDir: path.join(commandDir, 'node_modules', 'murmur-agents'),
+    libraryTarball,
+    commandTarball,
+    libraryBytes: statSync(libraryTarball).size,
+    commandBytes: statSync(commandTarball).size,
   };
 }
 

@@ -6,6 +6,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from './config.js';
 import { formatMs, RestartBudget, type RestartPolicy } from './restart-budget.js';
+import { mcpSdk } from './sdk-loader.js';
 
 export type McpServerState = 'idle' | 'starting' | 'ready' | 'crashed' | 'closed';
 
@@ -188,7 +189,7 @@ export class ServerConnection {
   private async createTransport(): Promise<Transport> {
     const config = this.config;
     if (config.transport === 'stdio') {
-      const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+      const { StdioClientTransport } = await mcpSdk(() => import('@modelcontextprotocol/sdk/client/stdio.js'));
       const transport = new StdioClientTransport({
         command: config.command,
         args: config.args,
@@ -203,7 +204,9 @@ export class ServerConnection {
       this.pidOf = () => transport.pid;
       return transport;
     }
-    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const { StreamableHTTPClientTransport } = await mcpSdk(
+      () => import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    );
     this.pidOf = undefined;
     return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
   }
@@ -215,8 +218,8 @@ export class ServerConnection {
     let client: Client | undefined;
     try {
       const [{ Client }, { ToolListChangedNotificationSchema }] = await Promise.all([
-        import('@modelcontextprotocol/sdk/client/index.js'),
-        import('@modelcontextprotocol/sdk/types.js'),
+        mcpSdk(() => import('@modelcontextprotocol/sdk/client/index.js')),
+        mcpSdk(() => import('@modelcontextprotocol/sdk/types.js')),
       ]);
       client = new Client(this.settings.clientInfo, { capabilities: {} });
       client.onclose = () =>
