@@ -92,7 +92,7 @@ function notStarted(engine: Engine, sessionId?: string): RunFinished {
     result: '',
     reason: abortReason(engine) ?? 'aborted',
     usage: { ...engine.agentTree.runUsage },
-    agents: engine.summaries(),
+    agents: engine.agentTree.summaries(),
   };
   if (sessionId !== undefined) outcome.sessionId = sessionId;
   return { kind: 'run', outcome: engine.withPast(outcome) };
@@ -104,12 +104,12 @@ const swarms = () => import('./swarm.js');
 async function finishSwarm(engine: Engine, run: SwarmRun, onItem?: ItemListener): Promise<LifecycleResult> {
   const ran = await (await swarms()).runSwarmOn(engine, run, onItem);
   const { status, reason: lost } = ran;
-  const results = withItemUsage(ran.results, engine.summaries());
+  const results = withItemUsage(ran.results, engine.agentTree.summaries());
   const outcome: RunOutcome = {
     status,
     result: '',
     usage: { ...engine.agentTree.runUsage },
-    agents: engine.summaries(),
+    agents: engine.agentTree.summaries(),
   };
   // An aborted swarm says why (the caller's reason), then whether its records are incomplete.
   const why = status === 'aborted' ? abortReason(engine) : undefined;

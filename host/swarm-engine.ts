@@ -87,7 +87,12 @@ export function swarmEngineFor(engine: Engine, options: SwarmEngineOptions = {})
     acceptHandoff(agentId) {
       agentTree.get(agentId)?.agent.acceptHandoff();
     },
-    release: (agentId) => agentTree.releaseRuntime(agentId),
+    // A session's own swarm (`murmur swarm`, the library's swarm()) lets its settled agents leave memory: nothing
+    // runs them again in this process. Under an agent (agent_swarm) the parent may still resume its subagents.
+    release: (agentId) => {
+      if (options.saveAsSession) agentTree.settle(agentId);
+    },
+    writeRoom: () => engine.recordsRoom(),
     usage: () => ({ ...agentTree.runUsage }),
     addUsage: (usage) => addUsage(agentTree.runUsage, usage),
     persist(state) {

@@ -1,5 +1,7 @@
-// An agent as the reports, the saved state and the events show it: id, role, status, usage and counts.
-import type { AgentRecord } from './agent-tree.js';
+// An agent as the reports, the saved state and the events show it: id, role, status, usage and counts; and as
+// saved (its summary plus what a resume rebuilds it from), which is also all a settled swarm item's agent keeps.
+import type { SavedAgent } from '../protocol/run-state.js';
+import type { AgentRecord } from './agent-tree-types.js';
 import type { AgentSummary } from './types.js';
 
 export function summaryOf(record: AgentRecord): AgentSummary {
@@ -17,5 +19,36 @@ export function summaryOf(record: AgentRecord): AgentSummary {
   if (record.item !== undefined) summary.item = record.item;
   if (record.attempt !== undefined) summary.attempt = record.attempt;
   if (agent.reason !== undefined) summary.reason = agent.reason;
+  return summary;
+}
+
+/** One agent as saved: its summary plus what a resume needs to rebuild it. */
+export function savedAgentOf(r: AgentRecord): SavedAgent {
+  const entry: SavedAgent = { ...summaryOf(r), profile: r.profile.name, depth: r.depth };
+  if (r.swarmId !== undefined) entry.swarmId = r.swarmId;
+  if (r.taskId !== undefined) entry.taskId = r.taskId;
+  if (r.agent.startedAt !== undefined) entry.startedAt = r.agent.startedAt;
+  if (r.agent.endedAt !== undefined) entry.endedAt = r.agent.endedAt;
+  if (r.workspaceRoot !== undefined) entry.workspaceRoot = r.workspaceRoot;
+  if (r.profile.output) entry.output = true;
+  if (r.callId !== undefined) entry.callId = r.callId;
+  return entry;
+}
+
+/** The summary part of a saved agent (a settled one's row). */
+export function summaryOfSaved(row: SavedAgent): AgentSummary {
+  const summary: AgentSummary = {
+    id: row.id,
+    role: row.role,
+    status: row.status,
+    usage: { ...row.usage },
+    turns: row.turns,
+    toolCalls: row.toolCalls,
+  };
+  if (row.parentId !== undefined) summary.parentId = row.parentId;
+  if (row.description !== undefined) summary.description = row.description;
+  if (row.item !== undefined) summary.item = row.item;
+  if (row.attempt !== undefined) summary.attempt = row.attempt;
+  if (row.reason !== undefined) summary.reason = row.reason;
   return summary;
 }

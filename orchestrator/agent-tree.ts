@@ -9,6 +9,8 @@ import { Semaphore, gateProvider } from './model-gate.js';
 import type { ModelProvider, ModelResult } from './models/provider.js';
 import { defaultRetryPolicy, withRetries, type RetryPolicy } from './models/retry.js';
 import { AgentDirectory } from './agent-directory.js';
+import { savedAgentOf, summaryOf, summaryOfSaved } from './agent-summary.js';
+import type { SavedAgent } from '../protocol/run-state.js';
 import {
   DEFAULT_LIMITS,
   type AgentRecord,
@@ -17,7 +19,15 @@ import {
   type SpawnResult,
   type SpawnSpec,
 } from './agent-tree-types.js';
-import { addUsage, emptyUsage, totalTokens, type AgentStatus, type Usage, type UserMessage } from './types.js';
+import {
+  addUsage,
+  emptyUsage,
+  totalTokens,
+  type AgentStatus,
+  type AgentSummary,
+  type Usage,
+  type UserMessage,
+} from './types.js';
 
 // The tree's vocabulary is importable from here too (the engine and the runtime read it through the tree).
 export * from './agent-tree-types.js';
@@ -73,14 +83,45 @@ export class AgentTree {
     return this.records.get(agentId);
   }
 
-  /** The agent's runtime may go until it runs again (Agent.releaseRuntime); an unknown id changes nothing. */
-  releaseRuntime(agentId: string): void {
+  /**
+   * A settled swarm item's agent leaves memory, keeping its saved row (what reports, the saved state and the usage
+   * index read); a running or unknown agent is left as it is. Its id stays taken.
+   */
+  settle(agentId: string): void {
     const record = this.records.get(agentId);
-    record?.agent.releaseRuntime(() => this.options.configure(record, this.hooksFor(record), this));
+    if (record && !record.agent.busy) this.records.settle(agentId, savedAgentOf(record));
   }
 
+  /** The live agents (settled ones have left). */
   all(): AgentRecord[] {
     return [...this.records.values()];
+  }
+
+  /** Every agent as saved, settled ones included, in spawn order. */
+  savedAgents(): SavedAgent[] {
+    return [...this.records.entries()].map((entry) => ('row' in entry ? entry.row : savedAgentOf(entry.record)));
+  }
+
+  /** Every agent's summary, settled ones included, in spawn order. */
+  summaries(): AgentSummary[] {
+    return [...this.records.entries()].map((entry) =>
+      'row' in entry ? summaryOfSaved(entry.row) : summaryOf(entry.record),
+    );
+  }
+
+  /** Every agent's id, settled ones included. */
+  ids(): Iterable<string> {
+    return this.records.ids();
+  }
+
+  /** An agent's transcript was lost: a completed one (live or settled) counts as failed, with the reason. */
+  markRecordLost(agentId: string, reason: string): void {
+    const live = this.records.get(agentId);
+    if (live) return live.agent.markRecordLost(reason);
+    const row = this.records.settledRow(agentId);
+    if (!row || row.reason?.includes(reason)) return;
+    if (row.status === 'completed') row.status = 'failed';
+    row.reason = row.reason === undefined ? reason : `${row.reason}; ${reason}`;
   }
 
   children(agentId: string): AgentRecord[] {

@@ -67,9 +67,7 @@ export class Agent {
   private ended = false;
   /** The agent's own part of the loop's config, built once: every run reuses it (and `config` as given). */
   private readonly self: LoopSelf;
-  /** The loop's config; undefined once released (releaseRuntime), made again by `remake` when the agent runs. */
-  private config: AgentLoopConfig | undefined;
-  private remake: (() => AgentLoopConfig) | undefined;
+  private readonly config: AgentLoopConfig;
   constructor(
     readonly identity: AgentIdentity,
     config: AgentLoopConfig,
@@ -167,22 +165,6 @@ export class Agent {
     if (endedAt !== undefined) this.endTime = endedAt;
   }
 
-  /**
-   * Drops the agent's runtime (its tools, prompt and hooks) while it is not running: its swarm item is settled, and
-   * a million settled items must not keep theirs. Its conversation, status and usage stay; `remake` builds the
-   * runtime again if it runs later (as a resume in a new process would).
-   */
-  releaseRuntime(remake: () => AgentLoopConfig): void {
-    if (this.running) return;
-    this.remake = remake;
-    this.config = undefined;
-  }
-
-  /** Its runtime was let go (releaseRuntime) and is made again when it runs next. */
-  get released(): boolean {
-    return this.config === undefined;
-  }
-
   get busy(): boolean {
     return this.running !== undefined;
   }
@@ -268,7 +250,6 @@ export class Agent {
       let outcome: LoopOutcome;
       let reusable = false;
       try {
-        this.config ??= this.remake!();
         outcome = await runAgentLoop(this.state, this.config, this.self, controller.signal);
         reusable = true;
       } catch (error) {

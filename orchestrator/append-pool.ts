@@ -27,10 +27,19 @@ export interface WriteLoss {
 /** Files open at once for appending, across every run of the process (a process may have 1,024 handles in all). */
 export const DEFAULT_MAX_OPEN_APPENDS = 64;
 
+/**
+ * Text appended and not yet written (in UTF-16 units, across the pool) beyond which `room()` makes producers wait.
+ * Appending never blocks, so a swarm on a zero-latency model outran the disk: 20,000 items left 320,000 lines
+ * queued (most of its memory). Waiting here bounds that by the disk's pace, not the item count.
+ */
+export const DEFAULT_BACKLOG_LIMIT = 4 * 1024 * 1024;
+
 export interface AppendPoolOptions {
   fs?: AppendFs;
   maxOpen?: number;
   retry?: TransientRetry;
+  /** See DEFAULT_BACKLOG_LIMIT. */
+  backlogLimit?: number;
 }
 
 interface FileQueue {
@@ -48,11 +57,34 @@ export class AppendPool {
   private readonly lossWatchers = new Set<{ under: string; tell: (loss: WriteLoss) => void }>();
   private openNow = 0;
   private openPeak = 0;
+  /** Text appended and not yet written, and who waits for it to shrink under the limit. */
+  private backlog = 0;
+  private readonly backlogLimit: number;
+  private roomWaiters: (() => void)[] = [];
 
   constructor(options: AppendPoolOptions = {}) {
     this.fs = options.fs ?? nodeAppendFs;
     this.retry = options.retry ?? DEFAULT_TRANSIENT_RETRY;
     this.slots = new Semaphore(options.maxOpen ?? DEFAULT_MAX_OPEN_APPENDS);
+    this.backlogLimit = options.backlogLimit ?? DEFAULT_BACKLOG_LIMIT;
+  }
+
+  /**
+   * Undefined while the text waiting to be written is under the limit; else a promise that resolves once it is.
+   * What starts new work (a swarm launching an item) waits on it, so the backlog cannot grow with the work done.
+   */
+  room(): Promise<void> | undefined {
+    if (this.backlog <= this.backlogLimit) return undefined;
+    return new Promise((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  /** `chars` of the backlog are written (or lost): producers waiting for room go on once it is under the limit. */
+  private drained(chars: number): void {
+    this.backlog -= chars;
+    if (this.backlog > this.backlogLimit || this.roomWaiters.length === 0) return;
+    const waiters = this.roomWaiters;
+    this.roomWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   /** The most files this pool had open at once (tests and benchmarks read it). */
@@ -63,6 +95,7 @@ export class AppendPool {
   /** Appends text to a file (made, with its folder, when missing), after everything appended to it before. */
   append(path: string, text: string): void {
     if (this.losses.has(path)) return;
+    this.backlog += text.length;
     const queue = this.queues.get(path);
     if (queue) {
       queue.chunks.push(text);
@@ -127,17 +160,22 @@ export class AppendPool {
     const granted = this.slots.acquire();
     if (granted !== true) await granted;
     let fd: number | undefined;
+    let inWrite = 0;
     try {
       fd = await retryTransient(() => this.openMakingFolder(path), this.retry);
       this.openNow++;
       this.openPeak = Math.max(this.openPeak, this.openNow);
       while (queue.chunks.length > 0) {
-        const bytes = Buffer.from(queue.chunks.length === 1 ? queue.chunks[0]! : queue.chunks.join(''), 'utf8');
+        const text = queue.chunks.length === 1 ? queue.chunks[0]! : queue.chunks.join('');
+        const bytes = Buffer.from(text, 'utf8');
         queue.chunks.length = 0;
+        inWrite = text.length;
         // A short write is continued from where it stopped, never repeated.
         let done = 0;
         while (done < bytes.length)
           done += await retryTransient(() => this.fs.write(fd!, bytes, done, bytes.length - done), this.retry);
+        this.drained(inWrite);
+        inWrite = 0;
       }
     } catch (error) {
       const loss = { path, error: fsErrorText(error) };
@@ -146,6 +184,9 @@ export class AppendPool {
     }
     // Checked and left in one step (no wait between): what is appended from now on starts a new writer.
     this.queues.delete(path);
+    // What a loss left unwritten will never be: it leaves the backlog too.
+    const unwritten = inWrite + queue.chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+    if (unwritten > 0) this.drained(unwritten);
     queue.chunks.length = 0;
     const loss = this.losses.get(path);
     for (const wake of queue.waiters) wake(loss);

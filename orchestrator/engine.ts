@@ -20,11 +20,9 @@ import { TimerService } from './timers.js';
 import { AgentDirectory } from './agent-directory.js';
 import { RunRecords } from './run-records.js';
 import { sharedAppendPool } from './append-pool.js';
-import type { AgentSummary } from './types.js';
 import { hiddenByDenyRules } from './permissions/hidden-paths.js';
 import { restoreAgents } from './restore-agents.js';
 import { definitionsFor, pipelinePorts } from './engine-definitions.js';
-import { summaryOf } from './agent-summary.js';
 import type { SessionState } from './saved-state.js';
 import type { RunStatus, SessionStatus } from '../protocol/run-status.js';
 import { runStateOf } from './run-state.js';
@@ -232,7 +230,7 @@ export class Engine {
       status: ended ?? 'failed',
       result: main.agent.state.lastText,
       usage: { ...this.agentTree.runUsage },
-      agents: this.summaries(),
+      agents: this.agentTree.summaries(),
     };
     if (reason !== undefined) outcome.reason = reason;
     if (this.session) outcome.sessionId = this.session.id;
@@ -265,9 +263,14 @@ export class Engine {
    * swarm whose records are incomplete ends failed.
    */
   async recordsLost(): Promise<string | undefined> {
-    const lost = await this.records?.lost(this.agentTree.all());
+    const lost = await this.records?.lost(this.agentTree);
     if (lost !== undefined) this.saveState();
     return lost;
+  }
+
+  /** Undefined while the session's files keep up with the run; else resolves once they are caught up enough. */
+  recordsRoom(): Promise<void> | undefined {
+    return this.records?.room();
   }
 
   /** Why an agent's transcript is incomplete (after recordsLost), or undefined. */
@@ -290,10 +293,6 @@ export class Engine {
     this.timers.cancel();
   }
 
-  summaries(): AgentSummary[] {
-    return this.agentTree.all().map((r) => summaryOf(r));
-  }
-
   /** The run's state as saved (`state.json`): what a resume rebuilds it from. */
   stateSnapshot(): SessionState {
     return runStateOf({
@@ -304,7 +303,7 @@ export class Engine {
       cwd: this.cwd,
       model: this.options.provider.name,
       status: this.status,
-      agents: this.agentTree.all(),
+      agents: this.agentTree.savedAgents(),
       tasks: this.tasks.all(),
       usage: this.agentTree.runUsage,
       task: this.task,

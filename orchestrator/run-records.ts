@@ -2,7 +2,6 @@
 // append pool), and state.json (the session store's). What the run's status needs from them: whether everything was
 // written, and if not, a reason naming the first file that could not be and the system's error — so a run whose
 // records are incomplete never reports "completed". A loss is also told at once, as a `log` event.
-import type { AgentRecord } from './agent-tree-types.js';
 import type { EventBus } from './events.js';
 import type { SessionStore } from './session.js';
 import { sharedAppendPool, type AppendPool, type WriteLoss } from './append-pool.js';
@@ -57,15 +56,23 @@ export class RunRecords {
    * are. Each of `agents` whose transcript is incomplete is failed, with a reason naming the file: an agent's run
    * never waits for its disk, so this is where its loss reaches its status.
    */
-  async lost(agents: readonly AgentRecord[]): Promise<string | undefined> {
+  /** Undefined while the records keep up; else resolves once what waits to be written is back under the limit. */
+  room(): Promise<void> | undefined {
+    return this.pool.room();
+  }
+
+  async lost(agents: {
+    ids(): Iterable<string>;
+    markRecordLost(agentId: string, reason: string): void;
+  }): Promise<string | undefined> {
     await Promise.all([this.transcripts.flush(), this.events.written()]);
     await this.pool.settledUnder(this.session.dir);
     const losses = this.pool.lossesUnder(this.session.dir);
     this.reported = losses.length;
     if (losses.length > 0) {
-      for (const record of agents) {
-        const reason = this.transcripts.lossOf(record.id);
-        if (reason !== undefined) record.agent.markRecordLost(reason);
+      for (const agentId of agents.ids()) {
+        const reason = this.transcripts.lossOf(agentId);
+        if (reason !== undefined) agents.markRecordLost(agentId, reason);
       }
     }
     return recordsLossReason(losses, this.session.stateLoss);

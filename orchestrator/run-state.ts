@@ -5,8 +5,6 @@ import type { SessionStatus } from '../protocol/run-status.js';
 import type { RunSettings, SavedAgent, SessionState } from '../protocol/run-state.js';
 import type { TaskInfo } from '../protocol/tasks.js';
 import type { Usage } from '../protocol/usage.js';
-import type { AgentRecord } from './agent-tree.js';
-import { summaryOf } from './agent-summary.js';
 import type { RunSegments } from './run-segments.js';
 import { SAVED_STATE_VERSION } from './saved-state.js';
 
@@ -19,7 +17,8 @@ export interface RunStateParts {
   cwd: string;
   model: string;
   status: SessionStatus;
-  agents: readonly AgentRecord[];
+  /** Every agent of the run as saved, settled ones included, in the order they were spawned. */
+  agents: SavedAgent[];
   tasks: TaskInfo[];
   usage: Usage;
   task: string | undefined;
@@ -29,19 +28,6 @@ export interface RunStateParts {
   sessionRules: readonly string[];
   interruptions: Interruption[];
   segments: RunSegments;
-}
-
-/** One agent as saved: its summary plus what a resume needs to rebuild it. */
-function savedAgent(r: AgentRecord): SavedAgent {
-  const entry: SavedAgent = { ...summaryOf(r), profile: r.profile.name, depth: r.depth };
-  if (r.swarmId !== undefined) entry.swarmId = r.swarmId;
-  if (r.taskId !== undefined) entry.taskId = r.taskId;
-  if (r.agent.startedAt !== undefined) entry.startedAt = r.agent.startedAt;
-  if (r.agent.endedAt !== undefined) entry.endedAt = r.agent.endedAt;
-  if (r.workspaceRoot !== undefined) entry.workspaceRoot = r.workspaceRoot;
-  if (r.profile.output) entry.output = true;
-  if (r.callId !== undefined) entry.callId = r.callId;
-  return entry;
 }
 
 export function runStateOf(parts: RunStateParts): SessionState {
@@ -54,7 +40,7 @@ export function runStateOf(parts: RunStateParts): SessionState {
     cwd: parts.cwd,
     model: parts.model,
     status: parts.status,
-    agents: parts.agents.map(savedAgent),
+    agents: parts.agents,
     tasks: parts.tasks,
     usage: { ...parts.usage },
   };

@@ -19,6 +19,9 @@ export interface SessionEventsWriter {
   close(): Promise<void>;
 }
 
+/** The most text a tick's batch of lines holds before it is handed to the pool anyway. */
+const BATCH_CHARS = 64 * 1024;
+
 /** Subscribes to the bus and appends each event to the session's events.jsonl. */
 export function recordSessionEvents(
   bus: EventBus,
@@ -39,6 +42,9 @@ export function recordSessionEvents(
   };
   const write = (event: MurmurEvent) => {
     batch += `${JSON.stringify(event)}\n`;
+    // A tick that never ends (a swarm on a zero-latency model runs on promise callbacks alone) must not hold every
+    // line in one growing string: past this size the batch goes to the pool, whose backlog makes the swarm wait.
+    if (batch.length >= BATCH_CHARS) return drain();
     if (!scheduled) {
       scheduled = true;
       setImmediate(drain);

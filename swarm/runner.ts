@@ -34,7 +34,7 @@ export interface SwarmRunSpec {
 }
 
 /** Where a run's events and states go: the host's bus, its item journal and its one persist sink. */
-export type SwarmSink = Pick<SwarmEngine, 'emit' | 'persist'> & Partial<Pick<SwarmEngine, 'journal'>>;
+export type SwarmSink = Pick<SwarmEngine, 'emit' | 'persist'> & Partial<Pick<SwarmEngine, 'journal' | 'writeRoom'>>;
 
 /** An attempt that ended done, on its way to the item's result (its work kept, its commit made). */
 type Ended = Extract<Attempt, { kind: 'done' }>;
@@ -341,6 +341,8 @@ export class SwarmRun {
   /** One attempt on the launcher; a launcher that throws or rejects (a bug) fails the item instead of hanging the swarm. */
   private async attempt(index: number, report: (change: ItemChange) => void, signal: AbortSignal): Promise<Attempt> {
     try {
+      const room = this.sink.writeRoom?.();
+      if (room) await room;
       const s = this.items[index]!;
       if (s.status !== 'queued' && s.status !== 'rate_limited')
         throw new Error(`item ${index} cannot be launched while ${s.status}`);

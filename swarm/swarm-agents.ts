@@ -56,8 +56,8 @@ export interface SwarmAgents {
    */
   acceptHandoff(agentId: string): void;
   /**
-   * The agent's item is settled: its runtime (tools, prompt, hooks) may go, and is made again if it runs later.
-   * Never throws; an unknown or running agent changes nothing.
+   * The agent's work for its item is over (the item settled, or a verifier's verdict is in): it leaves memory,
+   * keeping its row for reports and the saved state. Never throws; an unknown or running agent changes nothing.
    */
   release?(agentId: string): void;
 }

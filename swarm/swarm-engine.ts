@@ -50,6 +50,11 @@ export interface SwarmEngine extends SwarmAgents {
   /** Publishes a swarm event on the run's bus (the dashboards, the events file). Never throws. */
   emit(event: EventInput): void;
   /**
+   * Undefined while the run's files (events, transcripts, journal) keep up; else resolves once they have caught up
+   * enough. An item launches after it, so a swarm faster than its disk holds its backlog, not every item's lines.
+   */
+  writeRoom?(): Promise<void> | undefined;
+  /**
    * A new swarm's id (`s-1`, `s-2`, … in this run). Given the id of a restored swarm, returns it and numbers later
    * swarms past it. Never throws.
    */

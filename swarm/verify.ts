@@ -151,6 +151,8 @@ export async function verifyRounds(c: VerifyContext): Promise<Attempt | undefine
     }
     const verdict = parseVerdict(text);
     c.tell({ kind: 'verdict', round, verdict: verdict.verdict, reasons: verdict.reasons, verifierId: verifier.id });
+    // Its verdict is recorded: the verifier leaves memory (its row stays for the report and the saved state).
+    c.agents.release?.(verifier.id);
     if (verdict.verdict === 'pass') return undefined;
     if (round >= c.maxRounds) {
       const { reasons } = verdict;

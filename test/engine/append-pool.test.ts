@@ -118,3 +118,49 @@ describe('the append pool', () => {
     expect(writes).toBe(1);
   });
 });
+
+describe('the backlog', () => {
+  it('gives room at once while it is under the limit, and makes producers wait past it until the disk catches up', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    // The disk takes the first write only once the test lets it.
+    const fs: AppendFs = {
+      ...nodeAppendFs,
+      write: async (fd, data, offset, length) => {
+        await gate;
+        return nodeAppendFs.write(fd, data, offset, length);
+      },
+    };
+    const pool = new AppendPool({ fs, backlogLimit: 10 });
+    const file = path.join(workspace.dir, 'lines.jsonl');
+    pool.append(file, '12345\n');
+    expect(pool.room()).toBeUndefined();
+    pool.append(file, '67890\n');
+    const waiting = pool.room();
+    expect(waiting).toBeInstanceOf(Promise);
+    let roomy = false;
+    void waiting!.then(() => (roomy = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(roomy).toBe(false);
+    release();
+    await waiting;
+    await pool.written(file);
+    expect(pool.room()).toBeUndefined();
+    expect(readFileSync(file, 'utf8')).toBe('12345\n67890\n');
+  });
+
+  it('lets producers go on when a file is lost: what it could not write leaves the backlog', async () => {
+    const fs: AppendFs = {
+      ...nodeAppendFs,
+      write: () => Promise.reject(errno('ENOSPC', 'write', 'x')),
+    };
+    const pool = new AppendPool({ fs, backlogLimit: 4, retry: NO_WAIT });
+    const file = path.join(workspace.dir, 'full.jsonl');
+    pool.append(file, 'more than four\n');
+    const waiting = pool.room();
+    expect(waiting).toBeInstanceOf(Promise);
+    expect((await pool.written(file))?.error).toMatch(/^ENOSPC/);
+    await waiting;
+    expect(pool.room()).toBeUndefined();
+  });
+});

@@ -3,6 +3,7 @@
 // the conversation and the events.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../orchestrator/models/scripted.js';
+import { prepareSwarm } from '../../host/swarm.js';
 import {
   eventsOf,
   makeEngine,
@@ -284,15 +285,38 @@ describe('abort', () => {
   });
 });
 
-describe('a settled item', () => {
-  it("lets its worker's runtime go (its conversation stays)", async () => {
+describe("a settled item of the session's own swarm", () => {
+  it('lets its worker and verifiers leave memory, their rows kept for the report and the saved state', async () => {
+    t = makeEngine(dir, {
+      agents: [
+        { match: { role: 'worker', prompt: '^Do (.*)$' }, turns: [{ text: 'did $1' }] },
+        { match: { role: 'verifier' }, turns: [{ text: 'VERDICT: PASS' }] },
+      ],
+    });
+    const request = { promptTemplate: 'Do {{item}}', items: ['x', 'y'], verify: true, maxItems: 10 };
+    const prepared = await prepareSwarm(t.engine, undefined, request, {});
+    if (!prepared.ok) throw new Error(prepared.error);
+    const ran = await prepared.run.run(t.engine.signal);
+    expect(ran.map((r) => r.outcome)).toEqual(['completed', 'completed']);
+    const swarmAgents = t.engine.agentTree.summaries().filter((s) => s.item !== undefined);
+    expect(swarmAgents.map((s) => [s.role, s.item, s.status]).sort()).toEqual([
+      ['verifier', 'x', 'completed'],
+      ['verifier', 'y', 'completed'],
+      ['worker', 'x', 'completed'],
+      ['worker', 'y', 'completed'],
+    ]);
+    for (const { id } of swarmAgents) expect(t.engine.agentTree.get(id), id).toBeUndefined();
+    expect(t.engine.agentTree.all().filter((r) => r.item !== undefined)).toEqual([]);
+    const saved = t.engine.stateSnapshot().agents.filter((a) => a.item !== undefined);
+    expect(saved).toHaveLength(4);
+    expect(saved.every((a) => a.swarmId !== undefined && a.endedAt !== undefined && a.turns === 1)).toBe(true);
+  });
+
+  it('under an agent (agent_swarm) keeps its agents, which the parent may resume', async () => {
     t = makeEngine(dir, { agents: [{ match: { role: 'worker', prompt: '^Do (.*)$' }, turns: [{ text: 'did $1' }] }] });
     const answer = await t.swarm({ promptTemplate: 'Do {{item}}', items: ['x', 'y'] });
     expect(answer.ok && answer.report).toContain('<summary>completed: 2</summary>');
-    for (const id of ['a-1', 'a-2']) {
-      const agent = t.engine.agentTree.get(id)!.agent;
-      expect(agent.released).toBe(true);
-      expect(agent.state.lastText).toMatch(/^did [xy]$/);
-    }
+    const worker = t.engine.agentTree.all().find((r) => r.item === 'x');
+    expect(worker?.agent.state.lastText).toBe('did x');
   });
 });

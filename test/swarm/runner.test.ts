@@ -14,6 +14,7 @@ import { FakeClock } from '../fakes/clock.js';
 class RecordingSink implements SwarmSink {
   readonly events: EventInput[] = [];
   readonly saves: SavedSwarm[] = [];
+  writeRoom?: () => Promise<void> | undefined;
   emit(event: EventInput): void {
     this.events.push(event);
   }
@@ -142,6 +143,22 @@ async function flush(): Promise<void> {
 }
 
 describe('the swarm runner with a fake launcher and a fake clock', () => {
+  it("launches nothing while the run's files have no room (writeRoom), and goes on once they do", async () => {
+    const { run, launcher } = swarm(3, { burst: 3 });
+    let give: () => void = () => undefined;
+    let room: Promise<void> | undefined = new Promise<void>((resolve) => (give = resolve));
+    launcher.sink.writeRoom = () => room;
+    const done = run.run(new AbortController().signal);
+    await flush();
+    expect(launcher.started).toEqual([]);
+    room = undefined;
+    give();
+    await flush();
+    expect(launcher.started).toEqual([0, 1, 2]);
+    for (const i of [0, 1, 2]) launcher.end(i);
+    expect((await done).map((r) => r.outcome)).toEqual(['completed', 'completed', 'completed']);
+  });
+
   it('ramps on the clock: the burst at once, one more slot per interval, never past the cap', async () => {
     const { run, launcher, clock } = swarm(6, { burst: 2, rampMs: 100, cap: 3 });
     const done = run.run(new AbortController().signal);
