@@ -35,20 +35,8 @@ export function savedAgentOf(r: AgentRecord): SavedAgent {
   return entry;
 }
 
-/** The summary part of a saved agent (a settled one's row). */
+/** The summary part of a saved agent (a settled one's row): the row without what only a resume reads. */
 export function summaryOfSaved(row: SavedAgent): AgentSummary {
-  const summary: AgentSummary = {
-    id: row.id,
-    role: row.role,
-    status: row.status,
-    usage: { ...row.usage },
-    turns: row.turns,
-    toolCalls: row.toolCalls,
-  };
-  if (row.parentId !== undefined) summary.parentId = row.parentId;
-  if (row.description !== undefined) summary.description = row.description;
-  if (row.item !== undefined) summary.item = row.item;
-  if (row.attempt !== undefined) summary.attempt = row.attempt;
-  if (row.reason !== undefined) summary.reason = row.reason;
-  return summary;
+  const { profile, swarmId, taskId, startedAt, endedAt, depth, workspaceRoot, output, callId, ...summary } = row;
+  return { ...summary, usage: { ...row.usage } };
 }

@@ -56,8 +56,9 @@ export interface SwarmAgents {
    */
   acceptHandoff(agentId: string): void;
   /**
-   * The agent's work for its item is over (the item settled, or a verifier's verdict is in): it leaves memory,
-   * keeping its row for reports and the saved state. Never throws; an unknown or running agent changes nothing.
+   * The agent's work for its item is over (the item settled, or a verifier's verdict is in): in a session's own
+   * swarm it leaves memory, keeping its row for reports and the saved state (under an agent it stays, for the
+   * parent to resume). Never throws; an unknown or running agent changes nothing.
    */
   release?(agentId: string): void;
 }
