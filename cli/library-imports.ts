@@ -27,7 +27,7 @@ export function moduleEntryName(sourceFile: string): string {
 }
 
 /** The barrel of a library module's room: `host/run.ts` → `host`. */
-export function roomOf(sourceFile: string): string {
+function roomOf(sourceFile: string): string {
   return sourceFile.split('/')[0]!;
 }
 
@@ -72,7 +72,7 @@ export function exportsOf(metafile: Metafile): Map<string, string[]> {
  * Where `name` exported by `module` is declared, following `export { … } from` and `export * from` (host/ re-exports
  * what the rooms below give the front ends, so one binding is often exported by two modules of one barrel).
  */
-export function declarationOf(root: string, module: string, name: string, depth = 0): string {
+function declarationOf(root: string, module: string, name: string, depth = 0): string {
   const source = readFileSync(join(root, module), 'utf8');
   const from = (specifier: string) =>
     relative(root, resolve(dirname(join(root, module)), specifier)).replace(/\.js$/, '.ts');

@@ -6,7 +6,7 @@ import { cpSync, existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The rooms whose declarations the library's public types reach (api/ re-exports from them). */
-export const DECLARED_ROOMS = ['protocol', 'api', 'host', 'orchestrator', 'tools', 'roles', 'swarm'];
+const DECLARED_ROOMS = ['protocol', 'api', 'host', 'orchestrator', 'tools', 'roles', 'swarm'];
 
 function replaceFolder(from: string, to: string, filter?: (file: string) => boolean): void {
   rmSync(to, { recursive: true, force: true });

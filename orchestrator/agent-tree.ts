@@ -10,6 +10,7 @@ import type { ModelProvider, ModelResult } from './models/provider.js';
 import { defaultRetryPolicy, withRetries, type RetryPolicy } from './models/retry.js';
 import { AgentDirectory } from './agent-directory.js';
 import { savedAgentOf, summaryOf, summaryOfSaved } from './agent-summary.js';
+import { afterRecordLoss } from './record-loss.js';
 import type { SavedAgent } from '../protocol/run-state.js';
 import {
   DEFAULT_LIMITS,
@@ -119,9 +120,8 @@ export class AgentTree {
     const live = this.records.get(agentId);
     if (live) return live.agent.markRecordLost(reason);
     const row = this.records.settledRow(agentId);
-    if (!row || row.reason?.includes(reason)) return;
-    if (row.status === 'completed') row.status = 'failed';
-    row.reason = row.reason === undefined ? reason : `${row.reason}; ${reason}`;
+    const after = row && afterRecordLoss(row.status, row.reason, reason);
+    if (row && after) Object.assign(row, after);
   }
 
   children(agentId: string): AgentRecord[] {

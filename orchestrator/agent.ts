@@ -14,6 +14,7 @@ import {
   type Usage,
   type UserMessage,
 } from './types.js';
+import { afterRecordLoss } from './record-loss.js';
 
 /** Who the agent is: fixed when it is made. */
 export interface AgentIdentity {
@@ -137,9 +138,9 @@ export class Agent {
    * agent is failed from now on, any other keeps its status; the reason says which file and why. Said once.
    */
   markRecordLost(reason: string): void {
-    if (this.running || this.currentReason?.includes(reason)) return;
-    if (this.currentStatus === 'completed') this.currentStatus = 'failed';
-    this.currentReason = this.currentReason === undefined ? reason : `${this.currentReason}; ${reason}`;
+    if (this.running) return;
+    const after = afterRecordLoss(this.currentStatus, this.currentReason, reason);
+    if (after) ({ status: this.currentStatus, reason: this.currentReason } = after);
   }
 
   /** An interrupted agent whose work was taken over as it stood (a worktree item's changes, merged): it counts as completed. */
