@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import type { Script } from '../orchestrator/models/scripted.js';
+import { readSavedState } from '../orchestrator/saved-state.js';
 import { murmurBin } from './package-bin.js';
 
 type Report = (line: string) => void;
@@ -65,10 +66,10 @@ function interruptedItems(repo: string): Set<string> {
   const id = sessionId(repo);
   if (!id) return out;
   const session = join(repo, '.murmur', 'sessions', id);
-  const state = JSON.parse(readFileSync(join(session, 'state.json'), 'utf8')) as {
-    agents: { id: string; item?: string }[];
-  };
-  for (const agent of state.agents) {
+  // Through the one reader: settled agents are in the settled log, not in state.json.
+  const read = readSavedState(session);
+  if (!read.ok) return out;
+  for (const agent of read.state.agents) {
     const file = join(session, 'agents', agent.id, 'transcript.jsonl');
     if (
       agent.item &&

@@ -48,6 +48,8 @@ export function colorAllowed(asked: boolean, env: NodeJS.ProcessEnv = process.en
   return asked && !(env.NO_COLOR !== undefined && env.NO_COLOR !== '');
 }
 
+const ENDED_SWARM_AGENTS_KEPT = 1000;
+
 const SGR = { green: 32, red: 31, yellow: 33, cyan: 36, magenta: 35, dim: 2, bold: 1 } as const;
 type Style = keyof typeof SGR;
 
@@ -94,6 +96,20 @@ export function startLineReporter(options: LineReporterOptions): LineReporter {
     return parts.join(' · ');
   };
 
+  // A swarm's ended agents leave the view past the newest ENDED_SWARM_AGENTS_KEPT: their lines are printed, the
+  // swarm's counts hold the rest, and a swarm of a million items keeps a thousand rows, not a million.
+  const endedSwarmAgents: string[] = [];
+  let oldestEnded = 0;
+  const retireEnded = (agentId: string) => {
+    endedSwarmAgents.push(agentId);
+    if (endedSwarmAgents.length - oldestEnded <= ENDED_SWARM_AGENTS_KEPT) return;
+    const gone = endedSwarmAgents[oldestEnded++]!;
+    if (snapshot.agents.get(gone)?.endedAt !== undefined) snapshot.agents.delete(gone);
+    if (oldestEnded < ENDED_SWARM_AGENTS_KEPT) return;
+    endedSwarmAgents.splice(0, oldestEnded);
+    oldestEnded = 0;
+  };
+
   const onEvent = (e: MurmurEvent) => {
     // Before the fold: whether the item's agent already ended with a failure line of its own.
     const agentBefore =
@@ -115,6 +131,7 @@ export function startLineReporter(options: LineReporterOptions): LineReporter {
         write(
           `${stamp(e.ts)} ${mark} ${who(agent, e.agentId)} ${status} in ${formatDuration(e.durationMs)} · ${facts}${reason}`,
         );
+        if (agent?.swarmId !== undefined) retireEnded(e.agentId);
         break;
       }
       case 'model.retry':

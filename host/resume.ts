@@ -91,11 +91,15 @@ export function codeAgentsUsed(resumable: Resumable): string[] {
 /** Rebuilds the saved agents on the engine; for a run, the main agent is told which subagents were interrupted. */
 export function restoreOn(engine: Engine, resumable: Resumable): void {
   // The swarm's journal may name agents started after the last snapshot of the agents: their ids stay taken.
-  const journaled = (resumable.swarm?.items ?? []).flatMap((i) => [i.agentId, i.verifierId]);
-  const { interrupted } = engine.restore(
-    resumable.state,
-    journaled.filter((id): id is string => id !== undefined),
-  );
+  const items = resumable.swarm?.items ?? [];
+  const journaled = items.flatMap((i) => [i.agentId, i.verifierId]);
+  // Agents of items that may run again come back whole; the rest of the settled ones as their rows.
+  const ended = (i: (typeof items)[number]) => i.result?.outcome === 'completed' || i.result?.outcome === 'conflict';
+  const needed = new Set(items.filter((i) => !ended(i)).flatMap((i) => [i.agentId, i.verifierId]));
+  const { interrupted } = engine.restore(resumable.state, {
+    alsoTaken: journaled.filter((id): id is string => id !== undefined),
+    maySettle: (id) => !needed.has(id),
+  });
   // The session's "allow always" answers hold again, so a call already allowed is not asked twice.
   engine.options.sessionRules?.restore(resumable.state.sessionRules ?? []);
   if (!resumable.swarm) noteInterruptedSubagents(engine, interrupted);

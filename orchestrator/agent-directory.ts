@@ -17,6 +17,14 @@ interface Settled {
   settled: SavedAgent;
 }
 
+/** The rows of settled agents, by identity: a snapshot leaves them out (snapshot-compactor.ts). */
+const settledRows = new WeakSet<SavedAgent>();
+
+/** Whether `row` is a settled agent's row (it changes only by being replaced). */
+export function isSettledRow(row: SavedAgent): boolean {
+  return settledRows.has(row);
+}
+
 function isSettled(entry: AgentRecord | Settled): entry is Settled {
   return 'settled' in entry;
 }
@@ -44,8 +52,22 @@ export class AgentDirectory {
   /** The agent leaves memory, keeping `row` in its place (same order); false when it is not a live agent. */
   settle(agentId: string, row: SavedAgent): boolean {
     if (!this.live.delete(agentId)) return false;
+    settledRows.add(row);
     this.all.set(agentId, { settled: row });
     return true;
+  }
+
+  /** A settled agent of an earlier process (a resumed session), by its row: it takes its id and stays settled. */
+  restoreSettled(row: SavedAgent): void {
+    settledRows.add(row);
+    this.all.set(row.id, { settled: row });
+  }
+
+  /** A settled agent's row changes: the new row takes its place (and is saved again). */
+  replaceRow(agentId: string, row: SavedAgent): void {
+    if (!this.settledRow(agentId)) return;
+    settledRows.add(row);
+    this.all.set(agentId, { settled: row });
   }
 
   /** A settled agent's row. */

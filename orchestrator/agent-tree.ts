@@ -84,13 +84,15 @@ export class AgentTree {
     return this.records.get(agentId);
   }
 
-  /**
-   * A settled swarm item's agent leaves memory, keeping its saved row (what reports, the saved state and the usage
-   * index read); a running or unknown agent is left as it is. Its id stays taken.
-   */
+  /** A settled swarm item's agent leaves memory, keeping its saved row and its id (a busy one stays). */
   settle(agentId: string): void {
     const record = this.records.get(agentId);
     if (record && !record.agent.busy) this.records.settle(agentId, savedAgentOf(record));
+  }
+
+  /** A settled agent of an earlier process (a resume): only its row comes back. */
+  restoreSettled(row: SavedAgent): void {
+    this.records.restoreSettled(row);
   }
 
   /** The live agents (settled ones have left). */
@@ -105,9 +107,7 @@ export class AgentTree {
 
   /** Every agent's summary, settled ones included, in spawn order. */
   summaries(): AgentSummary[] {
-    return [...this.records.entries()].map((entry) =>
-      'row' in entry ? summaryOfSaved(entry.row) : summaryOf(entry.record),
-    );
+    return [...this.records.entries()].map((e) => ('row' in e ? summaryOfSaved(e.row) : summaryOf(e.record)));
   }
 
   /** Every agent's id, settled ones included. */
@@ -121,7 +121,7 @@ export class AgentTree {
     if (live) return live.agent.markRecordLost(reason);
     const row = this.records.settledRow(agentId);
     const after = row && afterRecordLoss(row.status, row.reason, reason);
-    if (row && after) Object.assign(row, after);
+    if (row && after) this.records.replaceRow(agentId, { ...row, ...after });
   }
 
   children(agentId: string): AgentRecord[] {

@@ -21,7 +21,7 @@ import { AgentDirectory } from './agent-directory.js';
 import { RunRecords } from './run-records.js';
 import { sharedAppendPool } from './append-pool.js';
 import { hiddenByDenyRules } from './permissions/hidden-paths.js';
-import { restoreAgents } from './restore-agents.js';
+import { restoreAgents, type RestoreOptions } from './restore-agents.js';
 import { definitionsFor, pipelinePorts } from './engine-definitions.js';
 import type { SessionState } from './saved-state.js';
 import type { RunStatus, SessionStatus } from '../protocol/run-status.js';
@@ -359,7 +359,7 @@ export class Engine {
   }
 
   /** Rebuilds a saved session's agents: finished ones stay so, running ones are `interrupted` (transcripts repaired). */
-  restore(state: SessionState, alsoTaken: readonly string[] = []): { interrupted: AgentRecord[] } {
+  restore(state: SessionState, { alsoTaken = [], maySettle }: RestoreOptions = {}): { interrupted: AgentRecord[] } {
     if (!this.session) throw new Error('restore needs a session on disk');
     this.task = state.task;
     // The session keeps its past: when it began, and each earlier stretch (one a killed process left open ends at
@@ -371,6 +371,7 @@ export class Engine {
       tree: this.agentTree,
       definitions: this.definitions,
       bus: this.bus,
+      maySettle,
     });
     // Ids continue after the old ones, and the subagents already started count against the spawn cap.
     this.agentTree.seedIds(

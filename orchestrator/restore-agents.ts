@@ -11,20 +11,38 @@ import type { SavedAgent, SessionState } from './saved-state.js';
 import type { SessionStore } from './session.js';
 import { finishedSubagentResults, repairTranscript } from './transcript-repair.js';
 import { interruptionId } from '../protocol/interruptions.js';
+import { readFromLog } from './settled-log.js';
+
+/** `alsoTaken`: agent ids named elsewhere (the journal); `maySettle`: which settled agents may come back as rows alone. */
+export interface RestoreOptions {
+  alsoTaken?: readonly string[];
+  maySettle?: (agentId: string) => boolean;
+}
 
 export interface RestoreInto {
   session: SessionStore;
   tree: AgentTree;
   definitions: ReadonlyMap<string, AgentProfile>;
   bus: EventBus;
+  /** Whether a settled agent of an earlier process may stay settled (nothing runs it again); default: none may. */
+  maySettle?: ((agentId: string) => boolean) | undefined;
 }
 
 /** Spawns the saved agents (parents first) and returns the ones to continue. */
-export function restoreAgents(state: SessionState, { session, tree, definitions, bus }: RestoreInto): AgentRecord[] {
+export function restoreAgents(
+  state: SessionState,
+  { session, tree, definitions, bus, maySettle }: RestoreInto,
+): AgentRecord[] {
   const interrupted: AgentRecord[] = [];
-  const byDepth = [...state.agents].sort((a, b) => a.depth - b.depth);
+  // An agent that settled in an earlier process (a session swarm's ended item's) comes back as its row alone.
+  const live = state.agents.filter((saved) => {
+    if (!readFromLog(saved) || !maySettle?.(saved.id)) return true;
+    tree.restoreSettled(saved);
+    return false;
+  });
+  const byDepth = live.sort((a, b) => a.depth - b.depth);
   const skipped = new Set<string>();
-  const loaded = session.readTranscripts(state.agents.map((a) => a.id));
+  const loaded = session.readTranscripts(live.map((a) => a.id));
   const transcripts = new Map([...loaded].map(([id, t]) => [id, t.messages]));
   const pending = new Set((state.interruptions ?? []).map(interruptionId));
   for (const saved of byDepth) {
@@ -56,7 +74,7 @@ export function restoreAgents(state: SessionState, { session, tree, definitions,
     const waiting = saved.status === 'waiting';
     const messages = repairTranscript(
       transcript.messages,
-      finishedSubagentResults(saved.id, state.agents, transcripts),
+      finishedSubagentResults(saved.id, live, transcripts),
       (call) => waiting || pending.has(interruptionId({ agentId: saved.id, callId: call.id })),
     );
     // Keep the file equal to the conversation the agent continues from (cut line dropped, results filled in).

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Interruption } from '../protocol/interruptions.js';
 import type { SavedStateVersion, SessionState } from '../protocol/run-state.js';
 import { replayJournal } from './session-journal.js';
+import { withSettled } from './settled-log.js';
 
 export type { RunSegment, RunSettings, SavedAgent, SavedStateVersion, SessionState } from '../protocol/run-state.js';
 
@@ -14,7 +15,7 @@ export type { RunSegment, RunSettings, SavedAgent, SavedStateVersion, SessionSta
  * The version this murmur writes. Raise it (and add a migration and a fixture) when the format changes; it and
  * protocol/run-state.ts's SavedStateVersion change together.
  */
-export const SAVED_STATE_VERSION: SavedStateVersion = 2;
+export const SAVED_STATE_VERSION: SavedStateVersion = 3;
 
 export type SavedStateRead = { ok: true; state: SessionState } | { ok: false; error: string };
 
@@ -53,11 +54,19 @@ function v1ToV2(state: Record<string, unknown>, held: unknown[] | undefined): Re
   return next;
 }
 
+/**
+ * v2 → v3: nothing moves. Version 3 may leave settled agents and ended items out (`null` items) for the settled
+ * log, which the reader has put back before this; a v2 state lists everything.
+ */
+function v2ToV3(state: Record<string, unknown>): Record<string, unknown> {
+  return state;
+}
+
 /** Each past version's step to the next one, by the version it reads (with the v1 held calls, for v1 → v2). */
 const MIGRATIONS: Record<
   number,
   (state: Record<string, unknown>, held: unknown[] | undefined) => Record<string, unknown>
-> = { 1: v1ToV2 };
+> = { 1: v1ToV2, 2: v2ToV3 };
 
 function shapeProblem(state: Record<string, unknown>): string | undefined {
   if (typeof state.id !== 'string' || state.id === '') return '"id" is missing';
@@ -111,6 +120,12 @@ export function readSavedState(dir: string): SavedStateRead {
     raw = JSON.parse(text);
   } catch (error) {
     return { ok: false, error: `${file} is not valid JSON: ${(error as Error).message}` };
+  }
+  // Version 3 leaves settled agents and ended items out of state.json: they are in the settled log.
+  if (typeof raw === 'object' && raw !== null) {
+    const merged = withSettled(dir, raw as Record<string, unknown>);
+    if (!merged.ok) return { ok: false, error: `${file}: ${merged.error}` };
+    raw = merged.state;
   }
   const read = parseSavedState(raw, file, readV1Held(dir));
   if (!read.ok || read.state.swarm === undefined) return read;

@@ -7,7 +7,8 @@
 // Lines are written with one write(2) each and no fsync: a killed process (kill -9) loses none of them, a machine
 // that loses power can lose the last seconds of them (the items then run again). When a generation passes
 // ROTATE_BYTES, the next snapshot starts a new one and the older ones are removed once that snapshot is on disk.
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { readFileSync, unlinkSync } from 'node:fs';
+import { NumberedAppender } from './numbered-appender.js';
 import { fileNumbers, numberedFile } from './numbered-files.js';
 
 import type { JournalPosition } from '../protocol/run-state.js';
@@ -34,28 +35,20 @@ function generations(dir: string): number[] {
 }
 
 export class ItemJournal {
-  private fd: number | undefined;
-  private generation: number;
-  private bytes = 0;
-  /** Why the last append failed (the snapshot still carries the change, later). */
-  failure: string | undefined;
+  private readonly file: NumberedAppender;
 
-  /** A reopened session goes on in a generation after its newest, so what it appends always follows what it read. */
   constructor(private readonly dir: string) {
-    this.generation = (generations(dir).at(-1) ?? 0) + 1;
+    this.file = new NumberedAppender(dir, STEM);
+  }
+
+  /** Why the last append failed (the snapshot still carries the change, later). */
+  get failure(): string | undefined {
+    return this.file.failure;
   }
 
   /** Appends one line now (one write); never throws. */
   append(line: JournalLine): void {
-    const text = `${JSON.stringify(line)}\n`;
-    try {
-      this.fd ??= openSync(fileOf(this.dir, this.generation), 'a');
-      const written = writeSync(this.fd, text);
-      this.bytes += written;
-      this.failure = undefined;
-    } catch (error) {
-      this.failure = `${fileOf(this.dir, this.generation)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
-    }
+    this.file.append(`${JSON.stringify(line)}\n`);
   }
 
   /**
@@ -63,12 +56,8 @@ export class ItemJournal {
    * starts the next one, and `pruneBefore` removes the older ones once it is written.
    */
   positionForSnapshot(): JournalPosition {
-    if (this.bytes >= ROTATE_BYTES) {
-      this.close();
-      this.generation++;
-      this.bytes = 0;
-    }
-    return { generation: this.generation, offset: this.bytes };
+    if (this.file.size >= ROTATE_BYTES) this.file.next();
+    return { generation: this.file.number, offset: this.file.size };
   }
 
   /** Removes the generations a written snapshot no longer needs. Never throws. */
@@ -84,13 +73,7 @@ export class ItemJournal {
   }
 
   close(): void {
-    if (this.fd === undefined) return;
-    try {
-      closeSync(this.fd);
-    } catch {
-      // Closing cannot lose a line: each was written whole when appended.
-    }
-    this.fd = undefined;
+    this.file.close();
   }
 }
 

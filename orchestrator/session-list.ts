@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { emptyUsage, totalTokens, type Usage } from './types.js';
 import { segmentsMs } from './run-segments.js';
 import { replayJournal } from './session-journal.js';
+import { withSettled } from './settled-log.js';
 
 /** A session of the workspace as `murmur sessions --json` lists it: id, kind, title, status, times and usage. */
 export interface SessionSummary {
@@ -75,13 +76,19 @@ export function summarizeState(id: string, text: string | undefined, dir?: strin
     problem,
   });
   if (text === undefined) return unreadable('no state.json (the process stopped before saving anything)');
-  let state: unknown;
+  let parsed: unknown;
   try {
-    state = JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (error) {
     return unreadable(`state.json is not valid JSON: ${(error as Error).message}`);
   }
-  if (!isObject(state)) return unreadable('state.json does not hold a session');
+  if (!isObject(parsed)) return unreadable('state.json does not hold a session');
+  let state = parsed;
+  if (dir) {
+    const merged = withSettled(dir, parsed);
+    if (!merged.ok) return unreadable(merged.error);
+    state = merged.state;
+  }
   const usage = usageOf(state.usage);
   const summary: SessionSummary = {
     id,

@@ -8,6 +8,8 @@ import { type Clock, systemClock } from './clock.js';
 import type { Message } from './types.js';
 import type { Environment } from './environment.js';
 import { DEFAULT_TRANSIENT_RETRY, fsErrorText, retryTransient, type TransientRetry } from './append-fs.js';
+import { SettledLog } from './settled-log.js';
+import { SnapshotCompactor } from './snapshot-compactor.js';
 import { ItemJournal, type JournalLine, type JournalPosition } from './session-journal.js';
 import { nextPackPath, packLine, readPacked, resetLine, type Transcript } from './transcript-pack.js';
 
@@ -50,6 +52,9 @@ export class SessionStore {
   stateRetry: TransientRetry = DEFAULT_TRANSIENT_RETRY;
   /** The session's own swarm's item changes, appended as they happen (session-journal.ts). */
   private readonly journal: ItemJournal;
+  /** Settled agents' rows and ended items' records, each appended once (settled-log.ts). */
+  private readonly settledLog: SettledLog;
+  private readonly compactor: SnapshotCompactor;
   /** What the last snapshot cost, from taking it to its write's end (clock ms): spaces the next one. */
   private stateCostMs = 0;
 
@@ -64,6 +69,8 @@ export class SessionStore {
     this.toolOutputsDir = join(this.dir, 'tool-outputs');
     this.transcriptPack = nextPackPath(this.dir);
     this.journal = new ItemJournal(this.dir);
+    this.settledLog = new SettledLog(this.dir);
+    this.compactor = new SnapshotCompactor(this.settledLog);
     this.stateOnDisk = !created;
   }
 
@@ -168,8 +175,8 @@ export class SessionStore {
   }
 
   private stateText(snapshot: () => unknown, journal: JournalPosition): string {
-    // Compact: a snapshot of a million items is big enough without indentation.
-    return JSON.stringify({ ...(snapshot() as object), journal });
+    // Settled agents and ended items go to the settled log once, not into every snapshot; no indentation either.
+    return JSON.stringify({ ...this.compactor.compact(snapshot() as object), journal });
   }
 
   private writeStateNow(): Promise<void> {
@@ -228,6 +235,7 @@ export class SessionStore {
     }
     await this.writeStateNow();
     this.journal.close();
+    this.settledLog.close();
   }
 }
 

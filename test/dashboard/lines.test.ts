@@ -145,6 +145,33 @@ describe('plain progress lines', () => {
     expect(lines().length).toBe(count);
   });
 
+  it("keeps a thousand of a swarm's ended agents, not every one, and still prints each line and the counts", () => {
+    const { bus, lines, reporter } = setup();
+    const count = 2500;
+    const items = Array.from({ length: count }, (_, i) => `f${i}`);
+    bus.emit({ type: 'swarm.start', swarmId: 's-1', description: 'Touch', role: 'worker', items });
+    for (const [index, item] of items.entries()) {
+      const agentId = `a-${index + 1}`;
+      bus.emit({ type: 'agent.start', agentId, role: 'worker', prompt: `Touch ${item}`, item, swarmId: 's-1' });
+      bus.emit({
+        type: 'agent.end',
+        agentId,
+        role: 'worker',
+        status: 'completed',
+        usage,
+        turns: 1,
+        toolCalls: 0,
+        durationMs: 5,
+      });
+      bus.emit({ type: 'swarm.item', swarmId: 's-1', item, index, state: 'completed', agentId });
+    }
+    expect(reporter.snapshot.agents.size).toBeLessThanOrEqual(1000);
+    expect(reporter.snapshot.agents.has(`a-${count}`)).toBe(true);
+    expect(lines().filter((l) => / completed in /.test(l))).toHaveLength(count);
+    expect(lines().at(-1)).toMatch(/a-2500 \(worker\) f2499 completed/);
+    expect(reporter.summary()).toMatch(/^2500\/2500 done/);
+  });
+
   it('prints swarm milestones: start, rate limits, verdicts, conflicts and the end', () => {
     const { bus, lines } = setup();
     bus.emit({ type: 'swarm.start', swarmId: 's-1', description: 'Convert to ESM', role: 'worker', items: ['a', 'b'] });

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeAppendFs, type AppendFs } from '../../orchestrator/append-fs.js';
 import { AppendPool } from '../../orchestrator/append-pool.js';
 import { SessionStore } from '../../orchestrator/session.js';
+import { readSavedState } from '../../orchestrator/saved-state.js';
 import { EventBus } from '../../orchestrator/events.js';
 import { ScriptedModel } from '../../orchestrator/models/scripted.js';
 import { assembleEngine } from '../../host/assemble.js';
@@ -141,7 +142,10 @@ describe('a record that cannot be written', () => {
       'completed',
       'failed',
     ]);
-    const saved = session.loadState<{ swarm: { items: { status: string; result?: { outcome: string } }[] } }>();
+    // Through the one reader: ended items are in the settled log, not in state.json.
+    const read = readSavedState(session.dir);
+    if (!read.ok) throw new Error(read.error);
+    const saved = read.state as unknown as { swarm: { items: { result?: { outcome: string } }[] } };
     expect(saved.swarm.items.map((i) => i.result?.outcome)).toEqual(['failed', 'failed', 'failed']);
   });
 

@@ -1,11 +1,12 @@
 // Shared pieces of the `murmur mcp serve` tests: a real workspace in a temp folder, a scripted model file, and
 // the real server process (package.json's bin, the bundle users run) driven by the SDK's client over stdio.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { readSavedState } from '../../orchestrator/saved-state.js';
 import { MURMUR_BIN, ROOT, staleBinReason } from '../murmur-bin.js';
 
 export { ROOT };
@@ -109,7 +110,11 @@ export function sessions(ws: Workspace): SavedSession[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((id) => existsSync(path.join(dir, id, 'state.json')))
-    .map((id) => JSON.parse(readFileSync(path.join(dir, id, 'state.json'), 'utf8')) as SavedSession);
+    .flatMap((id) => {
+      // Through the one reader: a swarm's settled agents are in its settled log, not in state.json.
+      const read = readSavedState(path.join(dir, id));
+      return read.ok ? [read.state as unknown as SavedSession] : [];
+    });
 }
 
 export async function waitFor<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {

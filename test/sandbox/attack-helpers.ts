@@ -21,6 +21,7 @@ import path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import type { Script } from '../../orchestrator/models/scripted.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
+import { readSavedState } from '../../orchestrator/saved-state.js';
 import { readSessionTranscripts } from '../../orchestrator/session.js';
 import { MURMUR_BIN, ROOT } from '../murmur-bin.js';
 import { readEvents, removeDir, tempDir } from '../swarm/helpers.js';
@@ -397,10 +398,9 @@ export function toolOutcomes(c: AttackCase, events: readonly MurmurEvent[] = [])
     // Agents with their own transcript file, and swarm items (packed): every agent the state, events or folder name.
     const dir = path.join(sessions, session);
     const agents = path.join(dir, 'agents');
-    const state = path.join(dir, 'state.json');
-    const saved = existsSync(state)
-      ? (JSON.parse(readFileSync(state, 'utf8')) as { agents?: { id: string }[] }).agents
-      : undefined;
+    // Through the one reader: a swarm's settled agents are in its settled log, not in state.json.
+    const read = readSavedState(dir);
+    const saved = read.ok ? read.state.agents : undefined;
     const ids = new Set([
       ...roles.keys(),
       ...(saved ?? []).map((a) => a.id),

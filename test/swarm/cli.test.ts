@@ -7,6 +7,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../orchestrator/models/scripted.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
 import { readSessionTranscripts } from '../../orchestrator/session.js';
+import { readSavedState } from '../../orchestrator/saved-state.js';
 import { murmurIn, readEvents, removeDir, tempDir, waitFor, writeTree } from './helpers.js';
 import { staleBinReason } from '../murmur-bin.js';
 
@@ -284,6 +285,7 @@ describe('murmur swarm', () => {
 describe('kill and resume', () => {
   interface SavedState {
     status: string;
+    agents: { id: string }[];
     swarm: { items: { item: string; agentId?: string; result?: { outcome: string; text: string } }[] };
   }
 
@@ -327,17 +329,17 @@ describe('kill and resume', () => {
         const [id] = readdirSync(sessions);
         const file = id ? path.join(sessions, id, 'state.json') : undefined;
         if (!file || !existsSync(file)) return undefined;
-        let state: SavedState;
-        try {
-          state = JSON.parse(readFileSync(file, 'utf8')) as SavedState;
-        } catch {
-          return undefined;
-        }
+        // Through the one reader: ended items are in the settled log, not in state.json.
+        const read = readSavedState(path.dirname(file));
+        if (!read.ok) return undefined;
+        const state = read.state as unknown as SavedState;
         const byItem = new Map(state.swarm?.items.map((i) => [i.item, i]) ?? []);
+        // The slow items' agents in a snapshot (the journal names an item's agent before a snapshot holds it).
+        const saved = (item: string) => state.agents.some((a) => a.id === byItem.get(item)?.agentId);
         const ready =
           byItem.get('quick1')?.result?.outcome === 'completed' &&
           byItem.get('quick2')?.result?.outcome === 'completed' &&
-          ['slow1', 'slow2', 'slow3'].every((s) => byItem.get(s)?.agentId !== undefined && !byItem.get(s)?.result) &&
+          ['slow1', 'slow2', 'slow3'].every((s) => saved(s) && !byItem.get(s)?.result) &&
           existsSync(path.join(dir, 'slow3.txt'));
         return ready ? file : undefined;
       },
@@ -349,7 +351,12 @@ describe('kill and resume', () => {
     expect(killed.signal).toBe('SIGKILL');
 
     const sessionId = path.basename(path.dirname(stateFile));
-    const before = JSON.parse(readFileSync(stateFile, 'utf8')) as SavedState;
+    const saved = (): SavedState => {
+      const read = readSavedState(path.dirname(stateFile));
+      if (!read.ok) throw new Error(read.error);
+      return read.state as unknown as SavedState;
+    };
+    const before = saved();
     const agentOf = (item: string) => before.swarm.items.find((i) => i.item === item)!.agentId!;
     // Items' transcripts are packed: read through the session's reader.
     const transcript = (agentId: string) =>
@@ -419,7 +426,7 @@ describe('kill and resume', () => {
       .flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []));
     expect(slowCalls.map((c) => c.name)).toEqual(['write']);
 
-    const after = JSON.parse(readFileSync(stateFile, 'utf8')) as SavedState;
+    const after = saved();
     expect(after.swarm.items.every((i) => i.result?.outcome === 'completed')).toBe(true);
   }, 40_000);
 });

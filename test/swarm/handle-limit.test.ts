@@ -3,12 +3,12 @@
 // transcript is on disk and whole, the session's event log holds every item, and the run exits 0 "completed".
 // (With one open stream per agent, this run kept about 235 of the 400 transcripts, logged EMFILE warnings and
 // still exited 0.)
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../orchestrator/models/scripted.js';
-import type { SessionState } from '../../orchestrator/saved-state.js';
+import { readSavedState, type SessionState } from '../../orchestrator/saved-state.js';
 import { readSessionTranscripts } from '../../orchestrator/session.js';
 import { readEvents, removeDir, tempDir } from './helpers.js';
 import { MURMUR_BIN, staleBinReason } from '../murmur-bin.js';
@@ -67,7 +67,10 @@ describe('murmur swarm under a low file-handle limit', () => {
     expect(report.summary).toEqual({ completed: ITEMS });
 
     const sessionDir = path.join(dir, '.murmur', 'sessions', report.sessionId);
-    const state = JSON.parse(readFileSync(path.join(sessionDir, 'state.json'), 'utf8')) as SessionState;
+    // Through the one reader: settled agents are in the settled log, not in state.json.
+    const read = readSavedState(sessionDir);
+    if (!read.ok) throw new Error(read.error);
+    const state: SessionState = read.state;
     expect(state.status).toBe('completed');
     const agentOf = new Map(state.agents.map((a) => [a.item, a.id]));
     const incomplete: string[] = [];

@@ -1,0 +1,61 @@
+// One numbered append-only file of a session (`<stem>-<n>.jsonl`: the item journal, the settled log): each append
+// is one write(2) with no fsync, so a killed process loses none of what was appended and cuts at most the last
+// line. A reopened session goes on in a file one past the newest, so what it appends always follows what it read.
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { fileNumbers, numberedFile } from './numbered-files.js';
+
+export class NumberedAppender {
+  private fd: number | undefined;
+  private n: number;
+  private bytes = 0;
+  /** Why the last append failed (cleared by one that succeeds). */
+  failure: string | undefined;
+
+  constructor(
+    private readonly dir: string,
+    private readonly stem: string,
+  ) {
+    this.n = (fileNumbers(dir, stem).at(-1) ?? 0) + 1;
+  }
+
+  /** The number of the file appended to now. */
+  get number(): number {
+    return this.n;
+  }
+
+  /** Bytes appended to the current file. */
+  get size(): number {
+    return this.bytes;
+  }
+
+  /** Appends `text` with one write; false (and `failure` says why) when it fails. Never throws. */
+  append(text: string): boolean {
+    const file = numberedFile(this.dir, this.stem, this.n);
+    try {
+      this.fd ??= openSync(file, 'a');
+      this.bytes += writeSync(this.fd, text);
+      this.failure = undefined;
+      return true;
+    } catch (error) {
+      this.failure = `${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
+      return false;
+    }
+  }
+
+  /** Closes the current file; the next append starts the next one. */
+  next(): void {
+    this.close();
+    this.n++;
+    this.bytes = 0;
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      // Closing cannot lose a line: each was written whole when appended.
+    }
+    this.fd = undefined;
+  }
+}
