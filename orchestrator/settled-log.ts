@@ -104,10 +104,10 @@ function addLine(settled: Settled, raw: string): void {
   }
 }
 
-/** `a-12` → 12, for putting settled agents back in spawn order; other ids sort after, as listed. */
+/** `a-12` → 12, for putting settled agents back in spawn order; other ids (the main agent) sort first, as listed. */
 function spawnNumber(id: string): number {
   const match = /^a-(\d+)$/.exec(id);
-  return match ? Number(match[1]) : Number.MAX_SAFE_INTEGER;
+  return match ? Number(match[1]) : -1;
 }
 
 export type MergeResult = { ok: true; state: Record<string, unknown> } | { ok: false; error: string };
@@ -119,11 +119,11 @@ export type MergeResult = { ok: true; state: Record<string, unknown> } | { ok: f
 export function mergeSettled(state: Record<string, unknown>, settled: Settled): MergeResult {
   const next = { ...state };
   if (settled.agents.size > 0 && Array.isArray(state.agents)) {
+    // The agents not numbered `a-N` (the main agent) first, as listed; then every `a-N` in spawn order.
     const listed = (state.agents as SavedAgent[]).filter((a) => !settled.agents.has(a?.id));
-    const main = listed.filter((a) => spawnNumber(a.id) === Number.MAX_SAFE_INTEGER);
-    const numbered = [...listed.filter((a) => !main.includes(a)), ...settled.agents.values()];
-    numbered.sort((a, b) => spawnNumber(a.id) - spawnNumber(b.id));
-    next.agents = [...main, ...numbered];
+    const keyed = [...listed, ...settled.agents.values()].map((agent) => ({ agent, n: spawnNumber(agent.id) }));
+    keyed.sort((a, b) => a.n - b.n);
+    next.agents = keyed.map((k) => k.agent);
   }
   const swarm = state.swarm as { swarmId?: unknown; items?: unknown } | undefined;
   if (!swarm || typeof swarm.swarmId !== 'string' || !Array.isArray(swarm.items)) return { ok: true, state: next };
