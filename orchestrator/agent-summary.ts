@@ -24,7 +24,11 @@ export function summaryOf(record: AgentRecord): AgentSummary {
 
 /** One agent as saved: its summary plus what a resume needs to rebuild it. */
 export function savedAgentOf(r: AgentRecord): SavedAgent {
-  const entry: SavedAgent = { ...summaryOf(r), profile: r.profile.name, depth: r.depth };
+  // Built on the summary's own object, not spread into a new one: a spread copy here got a hidden class of its own
+  // per agent (about 400 bytes each, most of a settled agent's row in a big swarm).
+  const entry = summaryOf(r) as SavedAgent;
+  entry.profile = r.profile.name;
+  entry.depth = r.depth;
   if (r.swarmId !== undefined) entry.swarmId = r.swarmId;
   if (r.taskId !== undefined) entry.taskId = r.taskId;
   if (r.agent.startedAt !== undefined) entry.startedAt = r.agent.startedAt;
