@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -7,7 +8,7 @@ export default defineConfig({
     pool: 'forks',
     // Two files at once even on two cores (vitest's default there is one): most suites wait on child processes,
     // browsers and timers, not on the CPU, so the whole suite takes about half the time.
-    maxWorkers: 2,
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

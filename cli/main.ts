@@ -3,6 +3,7 @@
 import { asksForHelp, HelpRequest, UsageError } from './args.js';
 import { exitQuietlyOnClosedStdout } from './closed-pipe.js';
 import { installStackMapping } from './stack-map.js';
+import { boundHeapGrowth } from './heap-growth.js';
 import { resolveCommand, subcommands } from './commands.js';
 import { commandHelp, groupHelp, helpFor, overview, unknownCommandMessage } from './help.js';
 import { packageVersion } from './version.js';
@@ -106,6 +107,7 @@ async function runCommand(command: string, rest: readonly string[]): Promise<num
 
 exitQuietlyOnClosedStdout();
 installStackMapping();
+boundHeapGrowth();
 
 main(process.argv.slice(2)).then(
   (code) => {

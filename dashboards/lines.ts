@@ -49,6 +49,7 @@ export function colorAllowed(asked: boolean, env: NodeJS.ProcessEnv = process.en
 }
 
 const ENDED_SWARM_AGENTS_KEPT = 1000;
+const ENDED: ReadonlySet<AgentViewState> = new Set(['completed', 'failed', 'timeout', 'aborted', 'budget', 'conflict']);
 
 const SGR = { green: 32, red: 31, yellow: 33, cyan: 36, magenta: 35, dim: 2, bold: 1 } as const;
 type Style = keyof typeof SGR;
@@ -99,12 +100,19 @@ export function startLineReporter(options: LineReporterOptions): LineReporter {
   // A swarm's ended agents leave the view past the newest ENDED_SWARM_AGENTS_KEPT: their lines are printed, the
   // swarm's counts hold the rest, and a swarm of a million items keeps a thousand rows, not a million.
   const endedSwarmAgents: string[] = [];
+  const queued = new Set<string>();
   let oldestEnded = 0;
   const retireEnded = (agentId: string) => {
+    // An agent that ends again (a rework after a failed verdict) keeps its first place in the queue.
+    if (queued.has(agentId)) return;
+    queued.add(agentId);
     endedSwarmAgents.push(agentId);
     if (endedSwarmAgents.length - oldestEnded <= ENDED_SWARM_AGENTS_KEPT) return;
     const gone = endedSwarmAgents[oldestEnded++]!;
-    if (snapshot.agents.get(gone)?.endedAt !== undefined) snapshot.agents.delete(gone);
+    queued.delete(gone);
+    // One at work again (its rework) stays; it is queued again when it ends.
+    const view = snapshot.agents.get(gone);
+    if (view && ENDED.has(view.state)) snapshot.agents.delete(gone);
     if (oldestEnded < ENDED_SWARM_AGENTS_KEPT) return;
     endedSwarmAgents.splice(0, oldestEnded);
     oldestEnded = 0;

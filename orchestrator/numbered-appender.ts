@@ -1,7 +1,7 @@
 // One numbered append-only file of a session (`<stem>-<n>.jsonl`: the item journal, the settled log): each append
 // is one write(2) with no fsync, so a killed process loses none of what was appended and cuts at most the last
 // line. A reopened session goes on in a file one past the newest, so what it appends always follows what it read.
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { fileNumbers, numberedFile } from './numbered-files.js';
 
 export class NumberedAppender {
@@ -28,12 +28,28 @@ export class NumberedAppender {
     return this.bytes;
   }
 
-  /** Appends `text` with one write; false (and `failure` says why) when it fails. Never throws. */
-  append(text: string): boolean {
+  /**
+   * Appends `text` with one write; false (and `failure` says why) when it fails. A short write (a full disk) is a
+   * failure too, and the next append starts the next file, so a cut line never runs into a whole one. `sync`:
+   * fsync the file (and, for a new file, its folder) before returning, for lines a snapshot will point past.
+   * Never throws.
+   */
+  append(text: string, sync = false): boolean {
     const file = numberedFile(this.dir, this.stem, this.n);
     try {
+      const created = this.fd === undefined && !existsSync(file);
       this.fd ??= openSync(file, 'a');
-      this.bytes += writeSync(this.fd, text);
+      const expected = Buffer.byteLength(text);
+      const written = writeSync(this.fd, text);
+      this.bytes += written;
+      if (written < expected) {
+        this.next();
+        throw Object.assign(new Error(`short write: ${written} of ${expected} bytes`), { code: 'ENOSPC' });
+      }
+      if (sync) {
+        fsyncSync(this.fd);
+        if (created) syncFolder(this.dir);
+      }
       this.failure = undefined;
       return true;
     } catch (error) {
@@ -57,5 +73,18 @@ export class NumberedAppender {
       // Closing cannot lose a line: each was written whole when appended.
     }
     this.fd = undefined;
+  }
+}
+
+/** Makes a new file's name durable (its folder's entry), where the platform allows it. */
+function syncFolder(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Not every platform can fsync a folder (Windows); the file's own fsync still holds its bytes.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

@@ -35,8 +35,10 @@ export function restoreAgents(
 ): AgentRecord[] {
   const interrupted: AgentRecord[] = [];
   // An agent that settled in an earlier process (a session swarm's ended item's) comes back as its row alone.
+  // A parent stays whole: its subagents come back under it.
+  const parents = new Set(state.agents.map((saved) => saved.parentId));
   const live = state.agents.filter((saved) => {
-    if (!readFromLog(saved) || !maySettle?.(saved.id)) return true;
+    if (!readFromLog(saved) || !maySettle?.(saved.id) || parents.has(saved.id)) return true;
     tree.restoreSettled(saved);
     return false;
   });

@@ -176,7 +176,8 @@ export class SessionStore {
 
   private stateText(snapshot: () => unknown, journal: JournalPosition): string {
     // Settled agents and ended items go to the settled log once, not into every snapshot; no indentation either.
-    return JSON.stringify({ ...this.compactor.compact(snapshot() as object), journal });
+    const compact = this.compactor.compact(snapshot() as object);
+    return JSON.stringify({ ...compact, journal, settled: this.settledLog.position() });
   }
 
   private writeStateNow(): Promise<void> {

@@ -2,15 +2,15 @@
 // records of ended items, appended once and never rewritten. A snapshot (state.json, version 3) leaves them out — an
 // ended item is `null` in `swarm.items`, a settled agent is not in `agents` — so a snapshot costs what is in flight,
 // not what the swarm ever ran, and the journal behind it can still be pruned. Readers put the two back together
-// (mergeSettled): for an item, the snapshot's own entry is newer than a settled line (an item that changes after it
-// settled is listed again until it settles again); for an agent, the settled row is its last word.
+// (mergeSettled). Each snapshot says where the log ended when it was written (`settled: {segment, offset}`): what
+// the snapshot lists is newer than the lines before that place (an item retried, an agent a resume brought back),
+// and older than the lines after it (those of a process killed before its next snapshot).
 //
-// Lines are appended just before the snapshot that leaves them out is taken, with one write(2) per batch and no
-// fsync, like the journal: a process killed in between leaves lines for items the older snapshot still lists, which
-// the rules above resolve.
+// Lines are appended just before the snapshot that leaves them out is written, with one write(2) and one fsync per
+// batch: that snapshot is written with fsync too, so no crash leaves a snapshot pointing past lines that are lost.
 import { readFileSync } from 'node:fs';
 import { NumberedAppender } from './numbered-appender.js';
-import type { SavedAgent } from '../protocol/run-state.js';
+import type { SavedAgent, SettledPosition } from '../protocol/run-state.js';
 import { fileNumbers, numberedFile } from './numbered-files.js';
 
 const STEM = 'settled';
@@ -43,13 +43,18 @@ export class SettledLog {
     return this.file.failure;
   }
 
-  /** Appends the lines in one write; false (and nothing left out of the snapshot) when it fails. Never throws. */
+  /** Appends the lines in one write and fsync; false (and nothing left out of the snapshot) when it fails. */
   append(lines: readonly SettledLine[]): boolean {
     if (lines.length === 0) return true;
     let text = '';
     for (const line of lines) text += `${JSON.stringify(line)}\n`;
     if (this.file.size >= SEGMENT_BYTES) this.file.next();
-    return this.file.append(text);
+    return this.file.append(text, true);
+  }
+
+  /** Where the log ends now: a snapshot written next lists what is newer than every line before this place. */
+  position(): SettledPosition {
+    return { segment: this.file.number, offset: this.file.size };
   }
 
   close(): void {
@@ -57,34 +62,41 @@ export class SettledLog {
   }
 }
 
+/** A line's place in the log, with what it holds. */
+interface Placed<T> {
+  value: T;
+  segment: number;
+  offset: number;
+}
+
 /** What the settled log holds: each agent's last row, and each swarm's items' last records by index. */
 export interface Settled {
-  agents: Map<string, SavedAgent>;
-  items: Map<string, Map<number, unknown>>;
+  agents: Map<string, Placed<SavedAgent>>;
+  items: Map<string, Map<number, Placed<unknown>>>;
 }
 
 /** Reads every segment in `dir`, oldest first; a line cut by a killed process is skipped. */
 export function readSettled(dir: string): Settled {
   const settled: Settled = { agents: new Map(), items: new Map() };
   for (const n of fileNumbers(dir, STEM)) {
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = readFileSync(numberedFile(dir, STEM, n), 'utf8');
+      bytes = readFileSync(numberedFile(dir, STEM, n));
     } catch {
       continue;
     }
-    for (let start = 0; start < text.length;) {
-      let end = text.indexOf('\n', start);
-      if (end < 0) end = text.length;
-      const raw = text.slice(start, end);
+    // Offsets in bytes, as a snapshot's position is.
+    for (let start = 0; start < bytes.length;) {
+      let end = bytes.indexOf(10, start);
+      if (end < 0) end = bytes.length;
+      if (end > start) addLine(settled, bytes.toString('utf8', start, end), n, start);
       start = end + 1;
-      if (raw) addLine(settled, raw);
     }
   }
   return settled;
 }
 
-function addLine(settled: Settled, raw: string): void {
+function addLine(settled: Settled, raw: string, segment: number, offset: number): void {
   let line: Partial<{ agent: SavedAgent; swarm: string; index: number; record: unknown }>;
   try {
     line = JSON.parse(raw) as typeof line;
@@ -94,11 +106,11 @@ function addLine(settled: Settled, raw: string): void {
   }
   if (line.agent && typeof line.agent.id === 'string') {
     fromLog.add(line.agent);
-    settled.agents.set(line.agent.id, line.agent);
+    settled.agents.set(line.agent.id, { value: line.agent, segment, offset });
   } else if (typeof line.swarm === 'string' && Number.isInteger(line.index) && line.record !== undefined) {
     let items = settled.items.get(line.swarm);
     if (!items) settled.items.set(line.swarm, (items = new Map()));
-    items.set(line.index!, line.record);
+    items.set(line.index!, { value: line.record, segment, offset });
     const result = (line.record as { result?: unknown } | null)?.result;
     if (typeof result === 'object' && result !== null) fromLog.add(result);
   }
@@ -112,16 +124,31 @@ function spawnNumber(id: string): number {
 
 export type MergeResult = { ok: true; state: Record<string, unknown> } | { ok: false; error: string };
 
+/** The snapshot's `settled` field as a position, or undefined (every line is then newer than the snapshot). */
+function positionOf(value: unknown): SettledPosition | undefined {
+  const p = value as Partial<SettledPosition> | undefined;
+  return p && Number.isInteger(p.segment) && Number.isInteger(p.offset) ? (p as SettledPosition) : undefined;
+}
+
 /**
- * A version-3 snapshot with its settled agents and ended items put back: the state every reader works from. An
- * item the snapshot marks settled (`null`) that the log does not hold is an error naming it (a settled file lost).
+ * A version-3 snapshot with its settled agents and ended items put back: the state every reader works from. A
+ * listed agent or item stays as listed unless the log has a line for it written after the snapshot. An item the
+ * snapshot marks settled (`null`) that the log does not hold is an error naming it (a settled file lost).
  */
 export function mergeSettled(state: Record<string, unknown>, settled: Settled): MergeResult {
   const next = { ...state };
+  const at = positionOf(state.settled);
+  const newer = (line: Placed<unknown>) =>
+    !at || line.segment > at.segment || (line.segment === at.segment && line.offset >= at.offset);
   if (settled.agents.size > 0 && Array.isArray(state.agents)) {
+    const listed = (state.agents as SavedAgent[]).map((agent) => {
+      const line = settled.agents.get(agent?.id);
+      return line && newer(line) ? line.value : agent;
+    });
+    const ids = new Set(listed.map((agent) => agent?.id));
+    const unlisted = [...settled.agents.values()].filter((line) => !ids.has(line.value.id)).map((l) => l.value);
     // The agents not numbered `a-N` (the main agent) first, as listed; then every `a-N` in spawn order.
-    const listed = (state.agents as SavedAgent[]).filter((a) => !settled.agents.has(a?.id));
-    const keyed = [...listed, ...settled.agents.values()].map((agent) => ({ agent, n: spawnNumber(agent.id) }));
+    const keyed = [...listed, ...unlisted].map((agent) => ({ agent, n: spawnNumber(agent.id) }));
     keyed.sort((a, b) => a.n - b.n);
     next.agents = keyed.map((k) => k.agent);
   }
@@ -129,10 +156,11 @@ export function mergeSettled(state: Record<string, unknown>, settled: Settled): 
   if (!swarm || typeof swarm.swarmId !== 'string' || !Array.isArray(swarm.items)) return { ok: true, state: next };
   const records = settled.items.get(swarm.swarmId);
   const items = swarm.items as unknown[];
-  if (!items.includes(null)) return { ok: true, state: next };
+  if (!records && !items.includes(null)) return { ok: true, state: next };
   const filled = new Array<unknown>(items.length);
   for (let i = 0; i < items.length; i++) {
-    const record = items[i] ?? records?.get(i);
+    const line = records?.get(i);
+    const record = items[i] === null || (line && newer(line)) ? line?.value : items[i];
     if (record === undefined || record === null)
       return { ok: false, error: `item ${i} of swarm ${swarm.swarmId} is settled but no settled-*.jsonl holds it` };
     filled[i] = record;

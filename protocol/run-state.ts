@@ -68,6 +68,17 @@ export interface SessionState {
    * after it are read from there (absent: every journal line is newer; no journal: the snapshot is all).
    */
   journal?: JournalPosition;
+  /**
+   * Where the settled log (`settled-<segment>.jsonl`) ended when this snapshot was written (version 3): a settled
+   * line before it is older than what the snapshot lists, one after it newer (absent: every line is newer).
+   */
+  settled?: SettledPosition;
+}
+
+/** A place in a session's settled log: segment `segment` at byte `offset`. */
+export interface SettledPosition {
+  segment: number;
+  offset: number;
 }
 
 /** A place in a session's item journal: lines of `generation` from byte `offset` on, and every later generation. */

@@ -2,10 +2,11 @@
 // interruption in the session's saved state (state.json, read through the one reader, so a v1 session held at a
 // call is answered like a new one); the resume that answering starts runs the waiting call with it, exactly where it
 // stopped. The caller holds off anyone else running the session.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import type { Interruption, InterruptionAnswer } from '../protocol/interruptions.js';
-import { readSavedState } from '../host/session-store.js';
+import { readSavedState, SAVED_STATE_VERSION } from '../host/session-store.js';
 
 /** What the session in `sessionDir` waits for ([] when nothing, or when its state cannot be read). */
 export function readInterruptions(sessionDir: string): Interruption[] {
@@ -47,6 +48,11 @@ export function recordAnswer(
   call.answer = given;
   call.answeredAt = now;
   state.interruptions = calls;
-  writeFileAtomic.sync(join(sessionDir, 'state.json'), `${JSON.stringify(state)}\n`);
+  // A current-version file changes in its interruptions alone: its settled agents and ended items stay in the
+  // settled log (written back whole, the next resume would append them all again). An older one is saved migrated.
+  const file = join(sessionDir, 'state.json');
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const saved = raw.version === SAVED_STATE_VERSION ? { ...raw, interruptions: calls } : state;
+  writeFileAtomic.sync(file, `${JSON.stringify(saved)}\n`);
   return { ok: true, call, calls, unanswered: calls.filter((c) => c.answer === undefined).length };
 }

@@ -32,7 +32,7 @@ export function missingSessionPage(home: string, id: string, assets: Assets): st
     } catch {
       text = undefined;
     }
-    const problem = summarizeState(id, text).problem;
+    const problem = summarizeState(id, text, dir).problem;
     reason = `Session ${id} cannot be shown: ${problem ?? 'it holds nothing to show yet'}.`;
   }
   const marker = dir ? readScheduledMarker(dir) : undefined;

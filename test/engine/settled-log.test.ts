@@ -141,6 +141,30 @@ describe('the settled log', () => {
     expect(read(store).items).toEqual(items);
   });
 
+  it('an agent a resume brought back is listed as it is now; a row settled after the snapshot is newer', async () => {
+    home = mkdtempSync(path.join(tmpdir(), 'murmur-settled-'));
+    const first = SessionStore.create(home, 's');
+    const aborted: Item = { item: 'a', agentId: 'a-1', result: { outcome: 'aborted' } };
+    first.saveState(() => stateWith(settled(row('a-1', 'aborted')), [aborted]));
+    await first.flush();
+    expect(read(first).agents.map((a) => a.status)).toEqual(['aborted']);
+
+    // A resume runs the item again with the same agent: its live row is newer than the one the log holds.
+    const second = SessionStore.open(home, 's');
+    const running = { ...row('a-1', 'running'), turns: 5 };
+    second.saveState(() => stateWith([running], [{ item: 'a', agentId: 'a-1' }]));
+    await second.flush();
+    expect(read(second).agents).toEqual([running]);
+    expect(read(second).items).toEqual([{ item: 'a', agentId: 'a-1' }]);
+
+    // It settles; the process dies after the append, before the snapshot: the line after the snapshot wins.
+    const done = settled({ ...row('a-1'), turns: 6 })[0]!;
+    const killed = (second as unknown as { compactor: { compact(s: object): object } }).compactor;
+    killed.compact(stateWith([done], [{ item: 'a', agentId: 'a-1', result: { outcome: 'completed' } }]));
+    expect(read(second).agents).toEqual([done]);
+    expect(read(second).items[0]?.result).toEqual({ outcome: 'completed' });
+  });
+
   it('a reopened session does not append again what it read', async () => {
     home = mkdtempSync(path.join(tmpdir(), 'murmur-settled-'));
     const store = SessionStore.create(home, 's');
