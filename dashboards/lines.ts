@@ -98,24 +98,17 @@ export function startLineReporter(options: LineReporterOptions): LineReporter {
   };
 
   // A swarm's ended agents leave the view past the newest ENDED_SWARM_AGENTS_KEPT: their lines are printed, the
-  // swarm's counts hold the rest, and a swarm of a million items keeps a thousand rows, not a million.
-  const endedSwarmAgents: string[] = [];
-  const queued = new Set<string>();
-  let oldestEnded = 0;
+  // swarm's counts hold the rest, and a swarm of a million items keeps a thousand rows, not a million. The set keeps
+  // them in the order they first ended (one that ends again, after a rework, keeps its place).
+  const endedSwarmAgents = new Set<string>();
   const retireEnded = (agentId: string) => {
-    // An agent that ends again (a rework after a failed verdict) keeps its first place in the queue.
-    if (queued.has(agentId)) return;
-    queued.add(agentId);
-    endedSwarmAgents.push(agentId);
-    if (endedSwarmAgents.length - oldestEnded <= ENDED_SWARM_AGENTS_KEPT) return;
-    const gone = endedSwarmAgents[oldestEnded++]!;
-    queued.delete(gone);
-    // One at work again (its rework) stays; it is queued again when it ends.
+    endedSwarmAgents.add(agentId);
+    if (endedSwarmAgents.size <= ENDED_SWARM_AGENTS_KEPT) return;
+    const gone = endedSwarmAgents.values().next().value!;
+    endedSwarmAgents.delete(gone);
+    // One at work again (its rework) stays; it comes back to the set when it ends.
     const view = snapshot.agents.get(gone);
     if (view && ENDED.has(view.state)) snapshot.agents.delete(gone);
-    if (oldestEnded < ENDED_SWARM_AGENTS_KEPT) return;
-    endedSwarmAgents.splice(0, oldestEnded);
-    oldestEnded = 0;
   };
 
   const onEvent = (e: MurmurEvent) => {

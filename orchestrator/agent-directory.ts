@@ -52,28 +52,29 @@ export class AgentDirectory {
   /** The agent leaves memory, keeping `row` in its place (same order); false when it is not a live agent. */
   settle(agentId: string, row: SavedAgent): boolean {
     if (!this.live.delete(agentId)) return false;
-    settledRows.add(row);
-    this.all.set(agentId, { settled: row });
+    this.putRow(agentId, row);
     return true;
   }
 
   /** A settled agent of an earlier process (a resumed session), by its row: it takes its id and stays settled. */
   restoreSettled(row: SavedAgent): void {
-    settledRows.add(row);
-    this.all.set(row.id, { settled: row });
+    this.putRow(row.id, row);
   }
 
   /** A settled agent's row changes: the new row takes its place (and is saved again). */
   replaceRow(agentId: string, row: SavedAgent): void {
-    if (!this.settledRow(agentId)) return;
-    settledRows.add(row);
-    this.all.set(agentId, { settled: row });
+    if (this.settledRow(agentId)) this.putRow(agentId, row);
   }
 
   /** A settled agent's row. */
   settledRow(agentId: string): SavedAgent | undefined {
     const entry = this.all.get(agentId);
     return entry && isSettled(entry) ? entry.settled : undefined;
+  }
+
+  private putRow(agentId: string, row: SavedAgent): void {
+    settledRows.add(row);
+    this.all.set(agentId, { settled: row });
   }
 
   /** Every live agent, in the order they were spawned. */

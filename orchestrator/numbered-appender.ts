@@ -1,6 +1,7 @@
 // One numbered append-only file of a session (`<stem>-<n>.jsonl`: the item journal, the settled log): each append
-// is one write(2) with no fsync, so a killed process loses none of what was appended and cuts at most the last
-// line. A reopened session goes on in a file one past the newest, so what it appends always follows what it read.
+// is one write(2), so a killed process loses none of what was appended and cuts at most the last line (an fsync on
+// request, for what a snapshot will point past). A reopened session goes on in a file one past the newest, so what
+// it appends always follows what it read.
 import { closeSync, existsSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { fileNumbers, numberedFile } from './numbered-files.js';
 

@@ -11,7 +11,7 @@ import type { SavedAgent, SessionState } from './saved-state.js';
 import type { SessionStore } from './session.js';
 import { finishedSubagentResults, repairTranscript } from './transcript-repair.js';
 import { interruptionId } from '../protocol/interruptions.js';
-import { readFromLog } from './settled-log.js';
+import { inSettledLog } from './settled-log.js';
 
 /** `alsoTaken`: agent ids named elsewhere (the journal); `maySettle`: which settled agents may come back as rows alone. */
 export interface RestoreOptions {
@@ -38,7 +38,7 @@ export function restoreAgents(
   // A parent stays whole: its subagents come back under it.
   const parents = new Set(state.agents.map((saved) => saved.parentId));
   const live = state.agents.filter((saved) => {
-    if (!readFromLog(saved) || !maySettle?.(saved.id) || parents.has(saved.id)) return true;
+    if (!inSettledLog(saved) || !maySettle?.(saved.id) || parents.has(saved.id)) return true;
     tree.restoreSettled(saved);
     return false;
   });

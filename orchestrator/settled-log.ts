@@ -20,14 +20,20 @@ const SEGMENT_BYTES = 64 * 1024 * 1024;
 type SettledLine = { agent: SavedAgent } | { swarm: string; index: number; record: unknown };
 
 /**
- * What a reader took from the log (an agent's row, an item's result), by identity: a resumed session does not
- * append again what it read, and a restored settled agent stays out of memory.
+ * What the log holds, by identity: rows and records appended to it, and rows and results a reader took from it. A
+ * snapshot leaves them out without appending them again (rows and records are replaced when they change, never
+ * changed in place), and a resume brings a settled agent back as its row alone.
  */
-const fromLog = new WeakSet<object>();
+const onDisk = new WeakSet<object>();
 
-/** Whether `value` (a row, an item's result) was read from the settled log and not changed since. */
-export function readFromLog(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && fromLog.has(value);
+/** Whether `value` (a row, an item's record or result) is in the settled log as it is now. */
+export function inSettledLog(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && onDisk.has(value);
+}
+
+/** `values` are in the settled log from now on. */
+export function markInSettledLog(values: readonly object[]): void {
+  for (const value of values) onDisk.add(value);
 }
 
 export class SettledLog {
@@ -36,11 +42,6 @@ export class SettledLog {
   /** A reopened session goes on in a segment after its newest. */
   constructor(dir: string) {
     this.file = new NumberedAppender(dir, STEM);
-  }
-
-  /** Why the last append failed (the snapshot then keeps what it would have left out). */
-  get failure(): string | undefined {
-    return this.file.failure;
   }
 
   /** Appends the lines in one write and fsync; false (and nothing left out of the snapshot) when it fails. */
@@ -105,14 +106,14 @@ function addLine(settled: Settled, raw: string, segment: number, offset: number)
     return;
   }
   if (line.agent && typeof line.agent.id === 'string') {
-    fromLog.add(line.agent);
+    onDisk.add(line.agent);
     settled.agents.set(line.agent.id, { value: line.agent, segment, offset });
   } else if (typeof line.swarm === 'string' && Number.isInteger(line.index) && line.record !== undefined) {
     let items = settled.items.get(line.swarm);
     if (!items) settled.items.set(line.swarm, (items = new Map()));
     items.set(line.index!, { value: line.record, segment, offset });
     const result = (line.record as { result?: unknown } | null)?.result;
-    if (typeof result === 'object' && result !== null) fromLog.add(result);
+    if (typeof result === 'object' && result !== null) onDisk.add(result);
   }
 }
 
@@ -171,6 +172,5 @@ export function mergeSettled(state: Record<string, unknown>, settled: Settled): 
 
 /** `state` (a parsed state.json of the session in `dir`) with what its settled log holds put back. */
 export function withSettled(dir: string, state: Record<string, unknown>): MergeResult {
-  if (fileNumbers(dir, STEM).length === 0) return mergeSettled(state, { agents: new Map(), items: new Map() });
   return mergeSettled(state, readSettled(dir));
 }
