@@ -97,7 +97,7 @@ async function workload(bus: EventBus, count: number): Promise<number> {
     const started = performance.now();
     const results = await prepared.run.run(engine.signal);
     const wall = performance.now() - started;
-    const bad = results.find((r) => r.outcome !== 'completed');
+    const bad = [...results].find((r) => r.outcome !== 'completed');
     if (bad) throw new Error(`bench item ${bad.item} ended ${bad.outcome}: ${bad.reason}`);
     return wall;
   } finally {

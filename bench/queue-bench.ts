@@ -100,10 +100,10 @@ async function swarmIn(
   const ms = performance.now() - started;
   clearInterval(sampler);
   await engine.close();
-  const problems = results
+  const problems = [...results]
     .filter((r) => r.outcome !== 'completed')
     .map((r) => `${r.item} ${r.outcome}: ${r.reason ?? ''}`);
-  return { ms, completed: results.filter((r) => r.outcome === 'completed').length, peakRss, problems };
+  return { ms, completed: [...results].filter((r) => r.outcome === 'completed').length, peakRss, problems };
 }
 
 async function startRedis(dir: string): Promise<{ url: string; stop: () => Promise<void> }> {

@@ -3,7 +3,19 @@
 // items per second, and the session data it leaves (bytes and files under its MURMUR_HOME/sessions). The targets
 // are for 1,000,000 items — peak RSS ≤ 400 MB, ≤ 2 GB and ≤ 10,000 files of session data — so the figures are
 // also given per item and projected to 1M. Items: MURMUR_BENCH_SCALE_ITEMS (20,000).
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -54,9 +66,23 @@ function usage(dir: string): { files: number; bytes: number } {
   return total;
 }
 
+/** The first or last 4 KB of a file (a big swarm's report or progress lines are not read whole). */
+function readEnd(file: string, end: 'head' | 'tail'): string {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(4096, size);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, end === 'head' ? 0 : size - length);
+    return buffer.toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The report's summary line (`completed: N, …`), read from the head of the saved stdout. */
 function summaryOf(stdoutFile: string): string {
-  const head = readFileSync(stdoutFile, 'utf8').slice(0, 4096);
+  const head = readEnd(stdoutFile, 'head');
   return /<summary>([^<]*)<\/summary>/.exec(head)?.[1] ?? `no summary in stdout: ${head.slice(0, 200)}`;
 }
 
@@ -80,8 +106,10 @@ async function runSwarm(dir: string, count: number): Promise<Run> {
   writeFileSync(script, JSON.stringify(SCRIPT));
   const itemsFile = join(root, 'items.txt');
   writeFileSync(itemsFile, Array.from({ length: count }, (_, i) => `item-${i + 1}\n`).join(''));
-  // stdout goes to a file: the report of a big swarm is big, and this process should not hold it.
+  // stdout and stderr go to files: a big swarm's report and progress lines are big (a million items' progress
+  // lines are over execa's 100 MB buffer, which would end the run), and this process should not hold them.
   const stdoutFile = join(root, 'stdout.txt');
+  const stderrFile = join(root, 'stderr.txt');
   const args = [
     ...['swarm', '--template', 'Do {{item}}', '--items-file', itemsFile, '--model', `scripted:${script}`],
     ...['--no-dashboard', '--permission-mode', 'auto'],
@@ -94,7 +122,7 @@ async function runSwarm(dir: string, count: number): Promise<Run> {
     reject: false,
     stdin: 'ignore',
     stdout: { file: stdoutFile },
-    stderr: 'pipe',
+    stderr: { file: stderrFile },
   });
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, peakRss(child.pid!))), 100);
@@ -103,13 +131,14 @@ async function runSwarm(dir: string, count: number): Promise<Run> {
   const ms = performance.now() - started;
   const disk = usage(join(state, 'sessions'));
   const summary = summaryOf(stdoutFile);
+  const problem = done.exitCode !== 0 ? `exit ${done.exitCode}: ${readEnd(stderrFile, 'tail').trim()}` : undefined;
   rmSync(root, { recursive: true, force: true });
   return {
     ms,
     peak,
     ...disk,
     summary,
-    ...(done.exitCode !== 0 ? { problem: `exit ${done.exitCode}: ${String(done.stderr).trim().slice(-500)}` } : {}),
+    ...(problem !== undefined ? { problem } : {}),
   };
 }
 

@@ -44,7 +44,7 @@ async function runSwarm(
   if (!prepared.ok) throw new Error(prepared.error);
   Object.assign(prepared.run.spec.settings.controller, controller);
   const started = performance.now();
-  const results = await prepared.run.run(new AbortController().signal);
+  const results = [...(await prepared.run.run(new AbortController().signal))];
   return { results, ms: performance.now() - started };
 }
 

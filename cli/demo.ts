@@ -100,7 +100,7 @@ export function demoSummary(finished: Finished, elapsedMs: number): string {
   const shown = tokens >= 1000 ? `${(tokens / 1000).toFixed(1)}k` : String(tokens);
   const items =
     finished.kind === 'swarm'
-      ? `${finished.results.filter((r) => r.outcome === 'completed').length} of ${plural(finished.results.length, 'item')} completed, ${finished.results.filter((r) => r.verdict === 'pass').length} verified · `
+      ? `${[...finished.results].filter((r) => r.outcome === 'completed').length} of ${plural(finished.results.length, 'item')} completed, ${[...finished.results].filter((r) => r.verdict === 'pass').length} verified · `
       : '';
   return `Done in ${(elapsedMs / 1000).toFixed(1)} s: ${items}${shown} tokens (scripted model, no cost).`;
 }

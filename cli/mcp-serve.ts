@@ -23,7 +23,7 @@ import { commandTracing } from './telemetry.js';
 import { EventBus } from '../host/event-bus.js';
 import { startRun, type RunValues } from '../host/run.js';
 import { reportOf, swarmTitle, type Finished, type RunRequest } from '../host/lifecycle.js';
-import { renderReport } from '../host/reports.js';
+import { anyEnded, renderReport } from '../host/reports.js';
 import { maxSwarmItems } from '../host/checks.js';
 import { HostInputError } from '../host/errors.js';
 import { checkSandboxWorks, sandboxEnabled } from '../host/sandbox.js';
@@ -364,7 +364,7 @@ async function runSwarm(ctx: ServeContext, n: number, input: SwarmInput, extra: 
       ],
       structuredContent: json as unknown as Record<string, unknown>,
       // As for agent_swarm: the report is the result; it is an error only when no item completed.
-      ...(results.every((r) => r.outcome !== 'completed') ? { isError: true } : {}),
+      ...(!anyEnded(results, 'completed') ? { isError: true } : {}),
     };
   });
 }

@@ -11,6 +11,7 @@ import {
   renderReport,
   segmentsMs,
   swarmReport,
+  usagesOfList,
   withItemUsage,
   type ItemResult,
   type RunReport,
@@ -99,7 +100,7 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
   }
 
   const saved = swarmResults(state);
-  const results = saved ? withItemUsage(saved, state.agents) : undefined;
+  const results = saved ? [...withItemUsage(saved, usagesOfList(state.agents))] : undefined;
   const main = mainAgent(state);
   // The session's past, as the run's own report says it: its first start, its time in all, what it waits for.
   const past = pastOf(state);

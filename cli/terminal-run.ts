@@ -28,7 +28,7 @@ import { startRun } from '../host/run.js';
 import type { Answers } from '../host/answers.js';
 import type { Finished, Refused, RunRequest } from '../host/lifecycle.js';
 import { commandTracing } from './telemetry.js';
-import { printFinished } from './print-outcome.js';
+import { printFinished, writeAll } from './print-outcome.js';
 
 export interface TerminalRunOptions {
   title: string;
@@ -161,7 +161,7 @@ export async function runInTerminal(
     parts.screen?.stop();
     if (!result.ok) throw new UsageError(`murmur ${command}: ${refusedAs(result.refused)}.`);
     options.onFinished?.(result.finished);
-    process.stdout.write(printFinished(args, result.finished));
+    writeAll(process.stdout, printFinished(args, result.finished));
     return exitStatus(command, args, result.finished.outcome);
   } finally {
     offInterrupt?.();

@@ -4,7 +4,7 @@
 // before anything started is a value naming the part at fault; no event is emitted and nothing is saved.
 import type { Engine, RunOutcome } from '../orchestrator/engine.js';
 import { builtinProfile } from '../roles/profile.js';
-import type { ItemResult } from '../swarm/report.js';
+import type { ItemResult, ItemResults } from '../swarm/report.js';
 import type { SwarmRun } from '../swarm/runner.js';
 import type { Environment } from '../orchestrator/environment.js';
 import { runReport, swarmReport, withItemUsage, type RunReport, type SwarmReport } from './reports.js';
@@ -35,8 +35,8 @@ export interface RunFinished {
 export interface SwarmFinished {
   kind: 'swarm';
   status: SwarmStatus;
-  /** One row per item, in input order. */
-  results: ItemResult[];
+  /** One row per item, in input order (a big swarm's read from its session as iterated). */
+  results: ItemResults;
   /** The run as a whole (usage, agents, session), with the swarm's status. */
   outcome: RunOutcome;
 }
@@ -104,13 +104,14 @@ const swarms = () => import('./swarm.js');
 async function finishSwarm(engine: Engine, run: SwarmRun, onItem?: ItemListener): Promise<LifecycleResult> {
   const ran = await (await swarms()).runSwarmOn(engine, run, onItem);
   const { status, reason: lost } = ran;
-  const results = withItemUsage(ran.results, engine.agentTree.summaries());
-  const outcome: RunOutcome = {
-    status,
-    result: '',
-    usage: { ...engine.agentTree.runUsage },
-    agents: engine.agentTree.summaries(),
-  };
+  const results = withItemUsage(ran.results, engine.agentTree.records);
+  const outcome = { status, result: '', usage: { ...engine.agentTree.runUsage } } as RunOutcome;
+  // Made when read: a big swarm's agents are a row each (the reports read the rows' usage, not this list).
+  Object.defineProperty(outcome, 'agents', {
+    get: () => engine.agentTree.summaries(),
+    enumerable: true,
+    configurable: true,
+  });
   // An aborted swarm says why (the caller's reason), then whether its records are incomplete.
   const why = status === 'aborted' ? abortReason(engine) : undefined;
   const reason = why !== undefined && lost !== undefined ? `${why}; ${lost}` : (why ?? lost);

@@ -4,7 +4,7 @@
 import type { Engine, RunOutcome } from '../orchestrator/engine.js';
 import { finalAnswerOf } from '../orchestrator/final-answer.js';
 import { jsonSchemaProblem, loadJsonSchemaValidators } from '../tools/mcp/json-schema.js';
-import type { ItemResult } from '../swarm/report.js';
+import { mapResults, type ItemResult, type ItemResults } from '../swarm/report.js';
 
 export type { OutputSpec } from '../orchestrator/final-answer.js';
 /** Loads the checker of typed outputs: awaited before a run whose agents answer with one. */
@@ -25,6 +25,11 @@ export function withRunOutput(engine: Engine, outcome: RunOutcome): RunOutcome {
 }
 
 /** Each row with its item as the library was given it (saved with the swarm). */
-export function withInputs(results: ItemResult[], inputs: readonly unknown[] | undefined): ItemResult[] {
-  return inputs ? results.map((row) => ({ ...row, input: inputs[row.index] })) : results;
+export function withInputs(results: ItemResults, inputs: readonly unknown[] | undefined): ItemResults {
+  return inputs ? mapResults(results, (row) => withInput(row, inputs)) : results;
+}
+
+/** One row with its item as the library was given it. */
+export function withInput(row: ItemResult, inputs: readonly unknown[] | undefined): ItemResult {
+  return inputs ? { ...row, input: inputs[row.index] } : row;
 }

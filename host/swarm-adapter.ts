@@ -2,7 +2,7 @@
 // (always in this process: an agent's swarm items are its subagents).
 import type { Engine } from '../orchestrator/engine.js';
 import type { AgentRecord } from '../orchestrator/agent-tree.js';
-import { renderReport } from '../swarm/report.js';
+import { anyEnded, renderReport } from '../swarm/report.js';
 import { maxSwarmItems } from '../swarm/settings.js';
 import type { SwarmAdapter } from '../tools/adapters.js';
 
@@ -30,7 +30,7 @@ export function swarmAdapterFor(
       if (!prepared.ok) return prepared;
       prepared.run.onProgress = onProgress;
       const results = await prepared.run.run(signal);
-      return { ok: true, report: renderReport(results), isError: results.every((r) => r.outcome !== 'completed') };
+      return { ok: true, report: renderReport(results), isError: !anyEnded(results, 'completed') };
     },
   };
 }

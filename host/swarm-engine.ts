@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Engine } from '../orchestrator/engine.js';
 import type { AgentRecord } from '../orchestrator/agent-tree.js';
 import { stateHome } from '../orchestrator/session.js';
+import { SettledItemReader } from '../orchestrator/settled-reader.js';
 import { runUntilSettled } from '../orchestrator/subagents.js';
 import { allowedSubagentTypes, subagentProfileFor } from '../roles/subagent-policy.js';
 import { addUsage } from '../orchestrator/types.js';
@@ -100,6 +101,9 @@ export function swarmEngineFor(engine: Engine, options: SwarmEngineOptions = {})
       if (options.saveAsSession) engine.saveSwarmState(state);
       else engine.saveState();
     },
+    ...(options.saveAsSession && engine.session
+      ? { settledItems: (swarmId: string) => new SettledItemReader(engine.session!.dir, swarmId) }
+      : {}),
     journal(swarmId, index, record) {
       if (options.saveAsSession) engine.journalSwarmItem(swarmId, index, record);
     },

@@ -15,13 +15,13 @@ import {
   type Prepared,
 } from '../swarm/launch.js';
 import type { QueueTarget } from '../swarm/queue/url.js';
-import type { ItemResult } from '../swarm/report.js';
+import { anyEnded, type ItemResult, type ItemResults } from '../swarm/report.js';
 import type { SwarmRun } from '../swarm/runner.js';
 import type { SavedQueue, SavedSwarm } from '../swarm/saved-swarm.js';
 import type { SwarmEngine } from '../swarm/swarm-engine.js';
 import { launcherFor } from './swarm-launchers.js';
 import { swarmEngineFor } from './swarm-engine.js';
-import { withInputs } from './output.js';
+import { withInput, withInputs } from './output.js';
 
 export { allCompleted, type Prepared, type QueueTarget };
 
@@ -95,10 +95,10 @@ export async function runSwarmOn(
   engine: Engine,
   run: SwarmRun,
   onItem?: (result: ItemResult) => void,
-): Promise<{ results: ItemResult[]; status: SwarmStatus; reason?: string }> {
+): Promise<{ results: ItemResults; status: SwarmStatus; reason?: string }> {
   let started = false;
   const inputs = run.state().inputs;
-  if (onItem) run.onItemDone = (result) => onItem(withInputs([result], inputs)[0]!);
+  if (onItem) run.onItemDone = (result) => onItem(withInput(result, inputs));
   try {
     // The first save starts the session's run (swarm-engine.ts persist).
     run.save();
@@ -117,7 +117,7 @@ export async function runSwarmOn(
         ? 'completed'
         : engine.signal.aborted
           ? 'aborted'
-          : lost === undefined && results.some((r) => r.outcome === 'waiting')
+          : lost === undefined && anyEnded(results, 'waiting')
             ? 'waiting'
             : 'failed';
     engine.markEnded(status);

@@ -8,7 +8,8 @@
 // every item it ran.
 import type { SavedAgent } from '../protocol/run-state.js';
 import type { AgentRecord } from './agent-tree-types.js';
-import type { UserMessage } from './types.js';
+import { afterRecordLoss } from './record-loss.js';
+import type { Usage, UserMessage } from './types.js';
 
 export type Deliver = (agentId: string, message: UserMessage) => boolean;
 
@@ -61,9 +62,11 @@ export class AgentDirectory {
     this.putRow(row.id, row);
   }
 
-  /** A settled agent's row changes: the new row takes its place (and is saved again). */
-  replaceRow(agentId: string, row: SavedAgent): void {
-    if (this.settledRow(agentId)) this.putRow(agentId, row);
+  /** A settled agent's transcript was lost: a new row that says so takes its place (and is saved again). */
+  markRowLost(agentId: string, reason: string): void {
+    const row = this.settledRow(agentId);
+    const after = row && afterRecordLoss(row.status, row.reason, reason);
+    if (row && after) this.putRow(agentId, { ...row, ...after });
   }
 
   /** A settled agent's row. */
@@ -75,6 +78,19 @@ export class AgentDirectory {
   private putRow(agentId: string, row: SavedAgent): void {
     settledRows.add(row);
     this.all.set(agentId, { settled: row });
+  }
+
+  /** An agent's usage as it stands (live or settled; not a copy), or undefined for an unknown id. */
+  usageOf(agentId: string): Usage | undefined {
+    return this.live.get(agentId)?.agent.state.usage ?? this.settledRow(agentId)?.usage;
+  }
+
+  /** Every agent's role, item and usage (live or settled; not copies), in spawn order. */
+  *usages(): Generator<{ id: string; role: string; item?: string | undefined; usage: Usage }> {
+    for (const entry of this.all.values()) {
+      if (isSettled(entry)) yield entry.settled;
+      else yield { id: entry.id, role: entry.profile.name, item: entry.item, usage: entry.agent.state.usage };
+    }
   }
 
   /** Every live agent, in the order they were spawned. */

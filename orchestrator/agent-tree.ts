@@ -10,7 +10,6 @@ import type { ModelProvider, ModelResult } from './models/provider.js';
 import { defaultRetryPolicy, withRetries, type RetryPolicy } from './models/retry.js';
 import { AgentDirectory } from './agent-directory.js';
 import { savedAgentOf, summaryOf, summaryOfSaved } from './agent-summary.js';
-import { afterRecordLoss } from './record-loss.js';
 import type { SavedAgent } from '../protocol/run-state.js';
 import {
   DEFAULT_LIMITS,
@@ -60,7 +59,7 @@ export class AgentTree {
   readonly limits: AgentTreeLimits;
   readonly runUsage: Usage = emptyUsage();
   /** The run's agents, kept in the directory the engine built first (one store, read by its other parts too). */
-  private readonly records: AgentDirectory;
+  readonly records: AgentDirectory;
   private readonly gate: Semaphore;
   /** The run's clock: agent timeouts, retry waits and subagent deadlines read it. */
   readonly clock: Clock;
@@ -118,10 +117,8 @@ export class AgentTree {
   /** An agent's transcript was lost: a completed one (live or settled) counts as failed, with the reason. */
   markRecordLost(agentId: string, reason: string): void {
     const live = this.records.get(agentId);
-    if (live) return live.agent.markRecordLost(reason);
-    const row = this.records.settledRow(agentId);
-    const after = row && afterRecordLoss(row.status, row.reason, reason);
-    if (row && after) this.records.replaceRow(agentId, { ...row, ...after });
+    if (live) live.agent.markRecordLost(reason);
+    else this.records.markRowLost(agentId, reason);
   }
 
   children(agentId: string): AgentRecord[] {

@@ -13,7 +13,9 @@ import { NumberedAppender } from './numbered-appender.js';
 import type { SavedAgent, SettledPosition } from '../protocol/run-state.js';
 import { fileNumbers, numberedFile } from './numbered-files.js';
 
-const STEM = 'settled';
+/** The log's files: `settled-<n>.jsonl`. */
+export const SETTLED_STEM = 'settled';
+const STEM = SETTLED_STEM;
 /** A segment past this size is closed and the next batch starts a new one (readers read a segment at a time). */
 const SEGMENT_BYTES = 64 * 1024 * 1024;
 

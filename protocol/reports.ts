@@ -19,6 +19,14 @@ export interface ItemAttempt {
   agentId?: string;
 }
 
+/**
+ * A swarm's rows in index order, read as they are iterated (a big swarm's ended items are on disk, not in memory);
+ * an array is one.
+ */
+export interface ItemResults<O = unknown, I = unknown> extends Iterable<ItemResult<O, I>> {
+  readonly length: number;
+}
+
 /** One item's row; `O` is a typed output's type, `I` the type of the items given to the library. */
 export interface ItemResult<O = unknown, I = unknown> {
   index: number;

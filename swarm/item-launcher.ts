@@ -42,7 +42,7 @@ export interface ItemLauncher {
   /** How many attempts the swarm lets run at once now (it ramps up, and drops on rate limits). Must not throw. */
   capacity?(capacity: number): void;
   /** The swarm ended with these results: release what the launcher holds (connections, a finished queue). */
-  finish?(results: readonly ItemResult[]): Promise<void>;
+  finish?(): Promise<void>;
   /** The item is settled with this result: free what its attempt still holds (its agent's runtime). Must not throw. */
   settled?(index: number, result: ItemResult): void;
 }

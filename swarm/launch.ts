@@ -255,6 +255,7 @@ export function swarmRun(
   );
 }
 
-export function allCompleted(results: readonly ItemResult[]): boolean {
-  return results.every((r) => r.outcome === 'completed' && r.verdict !== 'fail');
+export function allCompleted(results: Iterable<ItemResult>): boolean {
+  for (const r of results) if (r.outcome !== 'completed' || r.verdict === 'fail') return false;
+  return true;
 }

@@ -8,12 +8,14 @@ import { type Clock, systemClock } from '../orchestrator/clock.js';
 import { SwarmController, type ControllerAction } from './controller.js';
 import { advanceItem, endedResult, itemEvent, savedAfter, type ItemChange, type SwarmItem } from './item-state.js';
 import type { Attempt, ItemLauncher } from './item-launcher.js';
-import type { ItemResult } from './report.js';
-import { itemRecord, type SavedSwarm, type SwarmItemRecord } from './saved-swarm.js';
+import { commitEnded, keepWork, type Ended } from './launcher-steps.js';
+import { reportHead, type ItemResult, type ItemResults } from './report.js';
+import type { SavingSwarm } from './saved-swarm.js';
+import { ItemStore } from './item-store.js';
 import type { SwarmSettings } from './settings.js';
 import type { SwarmEngine } from './swarm-engine.js';
 
-export type { SavedSwarm, SwarmItemRecord } from './saved-swarm.js';
+export type { SavedSwarm, SavingSwarm, SwarmItemRecord } from './saved-swarm.js';
 
 export interface SwarmRunSpec {
   swarmId: string;
@@ -34,19 +36,16 @@ export interface SwarmRunSpec {
 }
 
 /** Where a run's events and states go: the host's bus, its item journal and its one persist sink. */
-export type SwarmSink = Pick<SwarmEngine, 'emit' | 'persist'> & Partial<Pick<SwarmEngine, 'journal' | 'writeRoom'>>;
-
-/** An attempt that ended done, on its way to the item's result (its work kept, its commit made). */
-type Ended = Extract<Attempt, { kind: 'done' }>;
+export type SwarmSink = Pick<SwarmEngine, 'emit' | 'persist'> &
+  Partial<Pick<SwarmEngine, 'journal' | 'writeRoom' | 'settledItems'>>;
 
 export class SwarmRun {
   /** Progress lines for the calling tool (streamed as tool updates). */
   onProgress: ((text: string) => void) | undefined;
   /** Each item's result as it ends (and, as the run starts, those that ended before a resume). Must not throw. */
   onItemDone: ((result: ItemResult) => void) | undefined;
-  private readonly items: SwarmItem[];
-  /** Each item as saved, kept with it (a save costs no more than the item that changed). */
-  private readonly records: SwarmItemRecord[];
+  /** The items and their records (a save costs no more than the item that changed; ended ones leave memory). */
+  private readonly items: ItemStore;
   private readonly started: number;
   private finishedCount = 0;
   private finishedBefore = 0;
@@ -57,29 +56,28 @@ export class SwarmRun {
     private readonly sink: SwarmSink,
     private readonly clock: Clock = systemClock,
   ) {
-    this.items = [...spec.items];
-    this.records = this.items.map(itemRecord);
+    this.items = new ItemStore(spec.items, sink.settledItems?.(spec.swarmId), spec);
     this.started = this.clock.now();
   }
 
   /** Item `index` as it stands. */
   item(index: number): SwarmItem {
-    return this.items[index]!;
+    return this.items.get(index);
   }
 
   /**
    * The swarm as saved. Its `items` is the runner's own list, whose records are replaced (never changed) as their
    * items move, so a save costs no more than the item that changed: keep a copy to keep a moment.
    */
-  state(): SavedSwarm {
-    const saved: SavedSwarm = {
+  state(): SavingSwarm {
+    const saved: SavingSwarm = {
       swarmId: this.spec.swarmId,
       description: this.spec.description,
       role: this.spec.role,
       verify: this.spec.verify,
       maxRounds: this.spec.maxRounds,
       isolation: this.spec.isolation,
-      items: this.records,
+      items: this.items.records,
       ...this.spec.extra,
     };
     if (this.spec.template !== undefined) saved.template = this.spec.template;
@@ -93,10 +91,9 @@ export class SwarmRun {
     this.sink.persist(this.state());
   }
 
-  results(): ItemResult[] {
-    return this.items.map((s, index) =>
-      s.status === 'done' ? s.result : endedResult(index, s, 'aborted', { notStarted: true }),
-    );
+  /** Each item's result, in index order, read as iterated (ended items that left memory come from the log). */
+  results(): ItemResults {
+    return this.items.results();
   }
 
   /**
@@ -104,7 +101,8 @@ export class SwarmRun {
    * a save; a resume runs them again. Items that did not complete are left as they are.
    */
   markRecordLosses(lossOf: (agentId: string) => string | undefined): void {
-    for (const [index, s] of this.items.entries()) {
+    for (let index = 0; index < this.items.length; index++) {
+      const s = this.items.get(index);
       if (s.status !== 'done' || s.result.outcome !== 'completed' || s.result.agentId === undefined) continue;
       const reason = lossOf(s.result.agentId);
       if (reason !== undefined) this.transition(index, { kind: 'record_lost', reason });
@@ -113,11 +111,11 @@ export class SwarmRun {
 
   /** A run that will not run lets go of what its launcher holds (a queue's connections would keep the process up). */
   async release(): Promise<void> {
-    await this.launcher.finish?.(this.results());
+    await this.launcher.finish?.();
   }
 
   private emitItem(index: number, state: SwarmItemState, extra: Record<string, unknown> = {}): void {
-    const s = this.items[index]!;
+    const s = this.items.get(index);
     this.sink.emit({
       type: 'swarm.item',
       swarmId: this.spec.swarmId,
@@ -135,25 +133,44 @@ export class SwarmRun {
    * saved state when a resume needs it.
    */
   private transition(index: number, change: ItemChange): void {
-    const job = this.records[index]!.jobId;
-    this.items[index] = advanceItem(this.items[index]!, change);
-    this.records[index] = itemRecord(this.items[index]!);
-    this.sink.journal?.(this.spec.swarmId, index, this.records[index]!);
+    const job = this.items.records[index]?.jobId;
+    const now = advanceItem(this.items.get(index), change);
+    const record = this.items.set(index, now);
+    this.sink.journal?.(this.spec.swarmId, index, record);
     // An end tells of the result as recorded (with the item's earlier attempts), not as the launcher gave it.
-    const now = this.items[index]!;
     const event = itemEvent(
       change.kind === 'done' && now.status === 'done' ? { ...change, result: now.result } : change,
     );
     if (event) this.emitItem(index, event.state, event.extra);
     if (savedAfter(change)) this.save();
     // Recorded before the job goes: a coordinator killed in between still finds the job, never a record without one.
-    if (job !== undefined && this.records[index]!.jobId !== job) this.launcher.forget?.(job);
+    if (job !== undefined && record.jobId !== job) this.launcher.forget?.(job);
   }
 
-  async run(signal: AbortSignal): Promise<ItemResult[]> {
+  async run(signal: AbortSignal): Promise<ItemResults> {
     // Every running item listens on the swarm's signal.
     setMaxListeners(0, signal);
-    const { spec, items } = this;
+    const pending = await this.start();
+    try {
+      if (pending.length > 0) await this.drive(pending, signal);
+      const results = this.results();
+      const { swarmId } = this.spec;
+      const durationMs = this.clock.now() - this.started;
+      this.sink.emit({ type: 'swarm.end', swarmId, counts: reportHead(results).summary, durationMs });
+      return results;
+    } finally {
+      // Whatever happened, the launcher lets go of what it holds (a queue's connections, say).
+      await this.release();
+    }
+  }
+
+  /**
+   * Tells of every item as the swarm starts, a block at a time as the events file keeps up (a million items' lines
+   * are never waiting at once); the items still to run. Nothing here outlives it (see ItemStore).
+   */
+  private async start(): Promise<number[]> {
+    const { spec } = this;
+    const items = Array.from({ length: this.items.length }, (_, i) => this.items.get(i));
     const pending = items.map((s, i) => (s.status === 'done' ? -1 : i)).filter((i) => i >= 0);
     this.finishedBefore = items.length - pending.length;
     this.sink.emit({
@@ -172,18 +189,10 @@ export class SwarmRun {
         this.emitItem(i, s.result.outcome, { reason: 'finished before the resume' });
         this.onItemDone?.(s.result);
       } else this.emitItem(i, 'queued');
+      if (i % 1024 === 1023) await this.sink.writeRoom?.();
     }
-    try {
-      if (pending.length > 0) await this.drive(pending, signal);
-      const results = this.results();
-      const counts: Record<string, number> = {};
-      for (const r of results) counts[r.outcome] = (counts[r.outcome] ?? 0) + 1;
-      this.sink.emit({ type: 'swarm.end', swarmId: spec.swarmId, counts, durationMs: this.clock.now() - this.started });
-      return results;
-    } finally {
-      // Whatever happened, the launcher lets go of what it holds (a queue's connections, say).
-      await this.release();
-    }
+    this.items.endedBefore();
+    return pending;
   }
 
   private drive(pending: number[], signal: AbortSignal): Promise<void> {
@@ -208,13 +217,13 @@ export class SwarmRun {
       const toCommit = new Map<number, Ended>();
       const pump = () => {
         if (committing) return;
-        while (cursor < this.items.length && this.items[cursor]!.status === 'done') cursor++;
+        while (cursor < this.items.length && this.items.isDone(cursor)) cursor++;
         const ended = toCommit.get(cursor);
         if (!ended) return;
         toCommit.delete(cursor);
         committing = true;
         const index = cursor;
-        void this.commit(index, ended).then((final) => {
+        void commitEnded(this.launcher, index, ended).then((final) => {
           committing = false;
           inFlight--;
           end(index, final);
@@ -228,7 +237,7 @@ export class SwarmRun {
       /** Ends an item that is not in flight once its work is looked after; the swarm waits for it. */
       const finishKeepingWork = (index: number, result: ItemResult) => {
         inFlight++;
-        void this.keepWork(index, { kind: 'done', result }).then((kept) => {
+        void keepWork(this.launcher, index, { kind: 'done', result }).then((kept) => {
           inFlight--;
           end(index, kept);
           settleIfDone();
@@ -256,7 +265,7 @@ export class SwarmRun {
             if (outcome.kind === 'rate_limited' && !signal.aborted) return outcome;
             // Stopping: a limited item is not queued again, it ends like every other started item.
             const reason = 'the swarm was aborted while the item waited out a rate limit';
-            const s = this.items[index]!;
+            const s = this.items.get(index);
             const ended: Ended =
               outcome.kind === 'done'
                 ? outcome
@@ -267,7 +276,7 @@ export class SwarmRun {
                       ...(s.verdict ? { verdict: s.verdict } : {}),
                     },
                   };
-            return this.keepWork(index, ended);
+            return keepWork(this.launcher, index, ended);
           })
           .then((outcome) => {
             if (outcome.kind === 'rate_limited') {
@@ -301,7 +310,7 @@ export class SwarmRun {
               });
               break;
             case 'give_up':
-              finishKeepingWork(index, endedResult(index, this.items[index]!, 'failed', { reason: action.reason }));
+              finishKeepingWork(index, endedResult(index, this.items.get(index), 'failed', { reason: action.reason }));
               break;
             case 'capacity':
               launcher.capacity?.(action.capacity);
@@ -323,7 +332,7 @@ export class SwarmRun {
         for (const stop of running.values()) stop.abort(signal.reason);
         for (const ctlIndex of controller.abort()) {
           const index = pending[ctlIndex]!;
-          const s = this.items[index]!;
+          const s = this.items.get(index);
           const reason = 'aborted before it started';
           // Waiting out a rate limit: it has worked already, maybe in a worktree.
           if (s.agentId) finishKeepingWork(index, endedResult(index, s, 'aborted', { reason }));
@@ -343,55 +352,31 @@ export class SwarmRun {
     try {
       const room = this.sink.writeRoom?.();
       if (room) await room;
-      const s = this.items[index]!;
+      const s = this.items.get(index);
       if (s.status !== 'queued' && s.status !== 'rate_limited')
         throw new Error(`item ${index} cannot be launched while ${s.status}`);
       return await this.launcher.run(index, s, report, signal);
     } catch (error) {
       return {
         kind: 'done',
-        result: endedResult(index, this.items[index]!, 'failed', {
+        result: endedResult(index, this.items.get(index), 'failed', {
           reason: `internal error: ${error instanceof Error ? error.message : String(error)}`,
         }),
       };
     }
   }
 
-  /** What an item that did not complete leaves is kept; a failure here never loses the result. */
-  private async keepWork(index: number, ended: Ended): Promise<Ended> {
-    try {
-      return { ...ended, result: await this.launcher.keep(index, ended.result) };
-    } catch {
-      return ended;
-    }
-  }
-
-  /** The launcher's last step for an ended item; a failure there fails the item instead of hanging the swarm. */
-  private async commit(index: number, ended: Ended): Promise<Ended> {
-    try {
-      return { ...ended, result: (await this.launcher.commit?.(index, ended.result)) ?? ended.result };
-    } catch (error) {
-      return {
-        ...ended,
-        result: {
-          ...ended.result,
-          outcome: 'failed',
-          reason: `internal error while taking in its changes: ${error instanceof Error ? error.message : String(error)}`,
-        },
-      };
-    }
-  }
-
   private finish(index: number, ended: Ended): void {
-    if (this.items[index]!.status !== 'done') this.finishedCount++;
+    if (this.items.get(index).status !== 'done') this.finishedCount++;
     this.transition(index, ended);
     // The result as recorded: with the attempt it is of and the item's earlier ones.
-    const s = this.items[index]!;
+    const s = this.items.get(index);
     const result = s.status === 'done' ? s.result : ended.result;
     this.launcher.settled?.(index, result);
     this.onItemDone?.(result);
     this.onProgress?.(
       `${this.finishedCount + this.finishedBefore}/${this.items.length} items done (last: ${result.item} ${result.outcome})`,
     );
+    this.items.release();
   }
 }

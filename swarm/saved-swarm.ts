@@ -45,6 +45,12 @@ export interface SavedSwarm {
   inputs?: unknown[];
 }
 
+/**
+ * The swarm as a live run saves it: an ended item whose record the session's settled log holds is `null` (as a
+ * version-3 snapshot writes it), read back from the log by whoever needs it whole.
+ */
+export type SavingSwarm = Omit<SavedSwarm, 'items'> & { items: (SwarmItemRecord | null)[] };
+
 /** A queue swarm's saved coordinates: never the URL itself (it may hold a password). */
 export interface SavedQueue {
   name: string;

@@ -5,11 +5,19 @@ import type { MurmurConfig } from '../orchestrator/config.js';
 import type { EventInput } from '../orchestrator/events.js';
 import type { Usage } from '../orchestrator/types.js';
 import type { AgentProfile } from '../roles/profile.js';
-import type { SavedSwarm, SwarmItemRecord } from './saved-swarm.js';
+import type { SavingSwarm, SwarmItemRecord } from './saved-swarm.js';
 import type { SwarmAgents } from './swarm-agents.js';
 
 // The agents' half of the port lives in swarm-agents.ts (verify rounds and the local launcher need only it).
 export type { SwarmAgent, SwarmAgents, SwarmSpawn } from './swarm-agents.js';
+
+/** A swarm's ended items as the settled log holds them. */
+export interface SettledItems {
+  /** Item `index`'s record as last appended, or undefined when the log does not hold it. */
+  get(index: number): unknown;
+  /** Lines were appended since (the next read looks for them). */
+  grown(): void;
+}
 
 export interface SwarmEngine extends SwarmAgents {
   /** The workspace: items work there (or in worktrees of its repository). */
@@ -40,13 +48,18 @@ export interface SwarmEngine extends SwarmAgents {
    * (what `murmur resume` finishes); a swarm under an agent is saved through its agents. Called with the whole
    * state each time, the newest last. Never throws (a failed write is the session's to report).
    */
-  persist(state: SavedSwarm): void;
+  persist(state: SavingSwarm): void;
   /**
    * One item's change, kept at once (before its event is emitted): the session's own swarm appends it to the
    * session's journal, so what the events announce is what a resume reads; a swarm under an agent keeps nothing
    * here (its items are saved through their agents). Never throws.
    */
   journal(swarmId: string, index: number, record: SwarmItemRecord): void;
+  /**
+   * The session's settled log, read by item (the session's own swarm only): an ended item leaves the runner's
+   * memory once the log holds its record, and is read back from there.
+   */
+  settledItems?(swarmId: string): SettledItems;
   /** Publishes a swarm event on the run's bus (the dashboards, the events file). Never throws. */
   emit(event: EventInput): void;
   /**

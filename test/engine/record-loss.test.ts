@@ -130,9 +130,9 @@ describe('a record that cannot be written', () => {
   it("fails the swarm's items whose packed transcripts are lost, and the swarm", async () => {
     // Items' transcripts share the session's pack: every item whose lines it could not take failed.
     const { finished, session, items } = await swarmWith(poolFailing('transcripts-1.jsonl', 'ENOSPC'));
-    expect(finished.results.map((r) => r.outcome)).toEqual(['failed', 'failed', 'failed']);
-    expect(finished.results[1]!.reason).toContain(`its transcript ${session.transcriptPack} could not be written`);
-    expect(finished.results[1]!.reason).toContain('ENOSPC');
+    expect([...finished.results].map((r) => r.outcome)).toEqual(['failed', 'failed', 'failed']);
+    expect([...finished.results][1]!.reason).toContain(`its transcript ${session.transcriptPack} could not be written`);
+    expect([...finished.results][1]!.reason).toContain('ENOSPC');
     expect(finished.status).toBe('failed');
     expect(finished.outcome.reason).toContain(session.transcriptPack);
     // The item's row says it too, and its saved state: a resume runs it again.
@@ -151,7 +151,7 @@ describe('a record that cannot be written', () => {
 
   it('fails a swarm whose items all completed when its events.jsonl could not be written, and says so in the report', async () => {
     const { finished, session } = await swarmWith(poolFailing('events.jsonl', 'ENOSPC'));
-    expect(finished.results.map((r) => r.outcome)).toEqual(['completed', 'completed', 'completed']);
+    expect([...finished.results].map((r) => r.outcome)).toEqual(['completed', 'completed', 'completed']);
     expect(finished.status).toBe('failed');
     expect(finished.outcome.status).toBe('failed');
     const events = path.join(session.dir, 'events.jsonl');

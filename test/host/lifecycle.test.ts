@@ -103,7 +103,7 @@ describe('runOnEngine', () => {
       finished: { kind: 'swarm', status: 'completed', outcome: { status: 'completed' } },
     });
     if (!result.ok || result.finished.kind !== 'swarm') return;
-    expect(result.finished.results.map((r) => r.text)).toEqual(['did a', 'did b']);
+    expect([...result.finished.results].map((r) => r.text)).toEqual(['did a', 'did b']);
     expect(events.filter((e) => e.type === 'run.start')).toMatchObject([{ mode: 'swarm', task: 'Do {{item}} × 2' }]);
   });
 
@@ -151,7 +151,7 @@ describe('runOnEngine', () => {
     );
     expect(resumed.result).toMatchObject({ ok: true, finished: { kind: 'swarm', status: 'completed' } });
     if (!resumed.result.ok || resumed.result.finished.kind !== 'swarm') return;
-    expect(resumed.result.finished.results.map((r) => r.text)).toEqual(['did a', 'did b', 'did c']);
+    expect([...resumed.result.finished.results].map((r) => r.text)).toEqual(['did a', 'did b', 'did c']);
     expect(JSON.parse(readFileSync(stateFile, 'utf8'))).toMatchObject({
       status: 'completed',
       swarm: { swarmId: 's-1' },

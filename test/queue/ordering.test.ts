@@ -5,11 +5,11 @@ import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTROLLER_OPTIONS } from '../../swarm/controller.js';
 import { queuedItem } from '../../swarm/item-state.js';
 import { QueueLauncher } from '../../swarm/queue/coordinator.js';
 import { JOB_FORMAT, type ItemJob, type ItemOutcomeData } from '../../swarm/queue/job.js';
 import { LIVE_QUEUES_KEY } from '../../swarm/queue/listing.js';
+import { plainSpec } from '../swarm/plain-spec.js';
 import { SwarmRun } from '../../swarm/runner.js';
 import type { SwarmItemRecord } from '../../swarm/saved-swarm.js';
 import { builtinProfile } from '../../roles/profile.js';
@@ -45,7 +45,8 @@ describe.runIf(available)('the queue coordinator', () => {
       gitRepo(repo, { 'f.txt': '1\n2\n3\n' });
       const name = 'murmur-test-order';
       const items = [0, 1].map((i) => queuedItem(`item-${i}`, { prompt: `Fix item-${i}` }));
-      const saves: SwarmItemRecord[][] = [];
+      // No settled log here: no record is ever `null`.
+      const saves: (SwarmItemRecord | null)[][] = [];
       const launcher = await QueueLauncher.open(
         {
           swarmId: 's-1',
@@ -80,24 +81,10 @@ describe.runIf(available)('the queue coordinator', () => {
         },
         { connection: fixture.client(), concurrency: 2 },
       );
-      const run = new SwarmRun(
-        {
-          swarmId: 's-1',
-          description: 'order',
-          items,
-          role: 'worker',
-          verify: false,
-          maxRounds: 1,
-          isolation: 'none',
-          settings: {
-            controller: { ...DEFAULT_CONTROLLER_OPTIONS, initialBurst: 2 },
-            itemTimeoutMs: 60_000,
-            maxRounds: 1,
-          },
-        },
-        launcher,
-        { emit: () => undefined, persist: (state) => saves.push(structuredClone(state.items)) },
-      );
+      const run = new SwarmRun(plainSpec('order', items, 2), launcher, {
+        emit: () => undefined,
+        persist: (state) => saves.push(structuredClone(state.items)),
+      });
       try {
         const done = run.run(new AbortController().signal);
         // The second item's job completes first; its diff waits for the first item.
@@ -111,19 +98,19 @@ describe.runIf(available)('the queue coordinator', () => {
         expect(run.state().items[1]!.jobId).toBe('item-2-1');
         releaseFirst();
         const results = await done;
-        expect(results.map((r) => r.outcome)).toEqual(['completed', 'conflict']);
+        expect([...results].map((r) => r.outcome)).toEqual(['completed', 'conflict']);
         expect(readFileSync(path.join(repo, 'f.txt'), 'utf8')).toBe('from-0\n2\n3\n');
         expect(readdirSync(path.join(fixture.dir, 'patches'))).toEqual(['2.patch']);
         // In every saved state, an item that had a job keeps it until its result is there.
         for (const [i, state] of saves.entries()) {
           for (const [index, item] of state.entries()) {
-            const hadJob = saves.slice(0, i).some((earlier) => earlier[index]!.jobId !== undefined);
+            const hadJob = saves.slice(0, i).some((earlier) => earlier[index]?.jobId !== undefined);
             if (hadJob)
-              expect(item.jobId !== undefined || item.result !== undefined, `save ${i}, item ${index}`).toBe(true);
+              expect(item?.jobId !== undefined || item?.result !== undefined, `save ${i}, item ${index}`).toBe(true);
           }
         }
         // Ended items let go of their jobs, and the finished queue is no longer listed for workers.
-        expect(run.state().items.map((s) => s.jobId)).toEqual([undefined, undefined]);
+        expect(run.state().items.map((s) => s?.jobId)).toEqual([undefined, undefined]);
         expect(await fixture.client().zscore(LIVE_QUEUES_KEY, name)).toBeNull();
       } finally {
         releaseFirst();

@@ -297,7 +297,7 @@ describe("a settled item of the session's own swarm", () => {
     const prepared = await prepareSwarm(t.engine, undefined, request, {});
     if (!prepared.ok) throw new Error(prepared.error);
     const ran = await prepared.run.run(t.engine.signal);
-    expect(ran.map((r) => r.outcome)).toEqual(['completed', 'completed']);
+    expect([...ran].map((r) => r.outcome)).toEqual(['completed', 'completed']);
     const swarmAgents = t.engine.agentTree.summaries().filter((s) => s.item !== undefined);
     expect(swarmAgents.map((s) => [s.role, s.item, s.status]).sort()).toEqual([
       ['verifier', 'x', 'completed'],

@@ -156,7 +156,7 @@ describe('the swarm runner with a fake launcher and a fake clock', () => {
     await flush();
     expect(launcher.started).toEqual([0, 1, 2]);
     for (const i of [0, 1, 2]) launcher.end(i);
-    expect((await done).map((r) => r.outcome)).toEqual(['completed', 'completed', 'completed']);
+    expect([...(await done)].map((r) => r.outcome)).toEqual(['completed', 'completed', 'completed']);
   });
 
   it('ramps on the clock: the burst at once, one more slot per interval, never past the cap', async () => {
@@ -177,7 +177,7 @@ describe('the swarm runner with a fake launcher and a fake clock', () => {
     await flush();
     for (const i of [4, 5]) launcher.end(i);
     const results = await done;
-    expect(results.map((r) => [r.index, r.outcome, r.text])).toEqual(
+    expect([...results].map((r) => [r.index, r.outcome, r.text])).toEqual(
       [0, 1, 2, 3, 4, 5].map((i) => [i, 'completed', `done ${i}`]),
     );
     expect(launcher.itemStates(3)).toEqual(['queued', 'launched', 'completed']);
@@ -215,7 +215,7 @@ describe('the swarm runner with a fake launcher and a fake clock', () => {
     launcher.end(1);
     launcher.end(2);
     const results = await done;
-    expect(results.map((r) => r.outcome)).toEqual(['completed', 'completed', 'completed']);
+    expect([...results].map((r) => r.outcome)).toEqual(['completed', 'completed', 'completed']);
     expect(launcher.itemStates(1)).toEqual(['queued', 'launched', 'rate_limited', 'launched', 'completed']);
   });
 
@@ -230,7 +230,7 @@ describe('the swarm runner with a fake launcher and a fake clock', () => {
     stop.abort();
     const results = await done;
     expect(launcher.stopped).toEqual([0]);
-    expect(results.map((r) => [r.outcome, r.notStarted ?? false, r.branch])).toEqual([
+    expect([...results].map((r) => [r.outcome, r.notStarted ?? false, r.branch])).toEqual([
       ['aborted', false, 'kept-0'],
       ['aborted', false, 'kept-1'],
       ['aborted', true, undefined],
@@ -247,7 +247,7 @@ describe('the swarm runner with a fake launcher and a fake clock', () => {
     expect(launcher.started).toEqual([1]);
     launcher.end(1);
     const results = await done;
-    expect(results.map((r) => r.text)).toEqual(['before', 'done 1', 'before']);
+    expect([...results].map((r) => r.text)).toEqual(['before', 'done 1', 'before']);
     expect(launcher.itemStates(0)).toEqual(['completed']);
   });
 
@@ -260,7 +260,7 @@ describe('the swarm runner with a fake launcher and a fake clock', () => {
     launcher.end(1);
     const results = await done;
     // Failed items keep their work like any unfinished item.
-    expect(results.map((r) => [r.outcome, r.reason, r.branch])).toEqual([
+    expect([...results].map((r) => [r.outcome, r.reason, r.branch])).toEqual([
       ['failed', 'internal error: cannot start 0', 'kept-0'],
       ['completed', undefined, undefined],
       ['failed', 'internal error: lost 2', 'kept-2'],
@@ -335,7 +335,7 @@ describe('the swarm runner with a launcher that commits', () => {
     const results = await done;
     expect(launcher.commits).toEqual([0, 1, 2, 3]);
     expect(launcher.ends).toEqual([0, 1, 2, 3]);
-    expect(results.map((r) => r.text)).toEqual([0, 1, 2, 3].map((i) => `done ${i} (committed)`));
+    expect([...results].map((r) => r.text)).toEqual([0, 1, 2, 3].map((i) => `done ${i} (committed)`));
     expect(launcher.itemStates(2)).toEqual(['queued', 'launched', 'completed']);
   });
 
@@ -351,7 +351,7 @@ describe('the swarm runner with a launcher that commits', () => {
     // Stopping ends item 0 where it waits (it never reaches the launcher again): item 1's commit goes.
     stop.abort();
     const results = await done;
-    expect(results.map((r) => r.outcome)).toEqual(['aborted', 'completed']);
+    expect([...results].map((r) => r.outcome)).toEqual(['aborted', 'completed']);
     expect(launcher.commits).toEqual([1]);
   });
 });

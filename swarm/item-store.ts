@@ -1,0 +1,112 @@
+// The runner's items and their saved records, by index. An ended item of the session's own swarm leaves memory once
+// the session's settled log holds its record (the snapshot compactor appends it, settled-log.ts): its slot keeps
+// `null` (what a v3 snapshot writes for it anyway) and nothing else, so a swarm holds what is in flight, not every
+// item it ran. What needs an ended item whole (the results, a record loss found after the run) reads it back.
+import { inSettledLog } from '../orchestrator/settled-log.js';
+import { endedResult, type SwarmItem } from './item-state.js';
+import type { ItemResult, ItemResults } from './report.js';
+import { itemRecord, restoredItem, type SwarmItemRecord } from './saved-swarm.js';
+import type { SettledItems } from './swarm-engine.js';
+
+export class ItemStore {
+  private readonly items: (SwarmItem | undefined)[];
+  /** Each item as saved (the runner's saved list): `null` once the settled log holds it. */
+  readonly records: (SwarmItemRecord | null)[];
+  /** Ended items that may still be in memory, oldest end first: let go of from the front as the log takes them. */
+  private ended: number[] = [];
+  private endedHead = 0;
+
+  constructor(
+    items: readonly SwarmItem[],
+    private readonly settled: SettledItems | undefined,
+    private readonly restore: { verify: boolean; maxRounds: number },
+  ) {
+    this.items = [...items];
+    this.records = this.items.map((s) => itemRecord(s!));
+  }
+
+  get length(): number {
+    return this.items.length;
+  }
+
+  /** Item `index` as it stands (one that left memory is read back from the log). */
+  get(index: number): SwarmItem {
+    return this.items[index] ?? this.readBack(index);
+  }
+
+  /** Whether item `index` has ended (in memory or not). */
+  isDone(index: number): boolean {
+    const s = this.items[index];
+    return s === undefined || s.status === 'done';
+  }
+
+  /** Item `index` moves to `s`: its record is made again (so a snapshot takes the change). */
+  set(index: number, s: SwarmItem): SwarmItemRecord {
+    this.items[index] = s;
+    const record = itemRecord(s);
+    this.records[index] = record;
+    if (s.status === 'done' && this.settled) this.ended.push(index);
+    return record;
+  }
+
+  /** Items that ended before this run (a resume's) leave memory too, once the log is known to hold them. */
+  endedBefore(): void {
+    if (!this.settled) return;
+    for (let i = 0; i < this.items.length; i++) if (this.items[i]?.status === 'done') this.ended.push(i);
+    this.release();
+  }
+
+  /** Each item's result, in index order, read as iterated (one that never started is `aborted`, not started). */
+  results(): ItemResults {
+    return {
+      length: this.items.length,
+      [Symbol.iterator]: () => this.eachResult(),
+    };
+  }
+
+  private *eachResult(): Generator<ItemResult> {
+    for (let index = 0; index < this.items.length; index++) {
+      const s = this.get(index);
+      yield s.status === 'done' ? s.result : endedResult(index, s, 'aborted', { notStarted: true });
+    }
+  }
+
+  /** Lets go of the ended items the settled log holds now (each is looked at once it is at the front). */
+  release(): void {
+    let released = false;
+    while (this.endedHead < this.ended.length) {
+      const index = this.ended[this.endedHead]!;
+      const record = this.records[index];
+      // Not yet appended: it and those after it wait for the next snapshot.
+      if (record !== null && !inSettledLog(record) && !inSettledLog(record?.result)) break;
+      this.endedHead++;
+      if (this.items[index]?.status !== 'done') continue;
+      this.records[index] = null;
+      this.items[index] = undefined;
+      released = true;
+    }
+    if (released) this.settled?.grown();
+    if (this.endedHead > 4096 && this.endedHead * 2 > this.ended.length) {
+      this.ended = this.ended.slice(this.endedHead);
+      this.endedHead = 0;
+    }
+  }
+
+  /** An item that left memory, as it ended (it stays out of memory: reading every one costs one at a time). */
+  private readBack(index: number): SwarmItem {
+    const record = this.settled?.get(index) as SwarmItemRecord | undefined;
+    return record ? restoredItem(record, this.restore.verify, this.restore.maxRounds, true) : lostItem(index);
+  }
+}
+
+/** An item that left memory for a settled log that no longer holds it (a file removed while the swarm ran). */
+function lostItem(index: number): SwarmItem {
+  const item = `item ${index + 1}`;
+  const reason = "its record left memory for the session's settled log (settled-*.jsonl), which no longer holds it";
+  return {
+    status: 'done',
+    item,
+    rounds: 0,
+    result: { index, item, outcome: 'failed', rounds: 0, text: '', reason },
+  };
+}

@@ -1,0 +1,141 @@
+// Ended items leave a session swarm's memory once its settled log holds them, and are read back from the log: by
+// the reader (the last line of an item wins, however the line is spaced; agents' rows and other swarms' items are
+// passed over; a line still being written is read once whole) and by the runner, whose results, records and
+// record losses still see every item as it ended.
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SessionStore } from '../../orchestrator/session.js';
+import { SettledItemReader } from '../../orchestrator/settled-reader.js';
+import type { Attempt, ItemLauncher } from '../../swarm/item-launcher.js';
+import { queuedItem, type SwarmItem } from '../../swarm/item-state.js';
+import type { ItemResult } from '../../swarm/report.js';
+import { plainSpec } from './plain-spec.js';
+import { SwarmRun, type SavingSwarm } from '../../swarm/runner.js';
+
+let home: string | undefined;
+afterEach(() => {
+  if (home) rmSync(home, { recursive: true, force: true });
+  home = undefined;
+});
+
+function tempHome(): string {
+  home = mkdtempSync(path.join(tmpdir(), 'murmur-item-store-'));
+  return home;
+}
+
+const line = (swarm: string, index: number, text: string) =>
+  `${JSON.stringify({ swarm, index, record: { item: `i${index}`, rounds: 0, result: { index, item: `i${index}`, outcome: 'completed', rounds: 0, text } } })}\n`;
+
+describe('the settled item reader', () => {
+  it("reads an item's last line, spaced or not, past agents' rows and other swarms' items", () => {
+    const dir = tempHome();
+    const spaced = (index: number, text: string) =>
+      `{"swarm": "s-1", "index": ${index}, "record": {"item": "i${index}", "rounds": 0, "result": {"index": ${index}, "item": "i${index}", "outcome": "completed", "rounds": 0, "text": "${text}"}}}\n`;
+    writeFileSync(
+      path.join(dir, 'settled-1.jsonl'),
+      `{"agent": {"id": "a-1", "role": "worker"}}\n${spaced(0, 'first')}${line('s-2', 0, 'other swarm')}${line('s-1', 1, 'one')}`,
+    );
+    writeFileSync(path.join(dir, 'settled-2.jsonl'), line('s-1', 0, 'again'));
+    const reader = new SettledItemReader(dir, 's-1');
+    expect(reader.get(0)).toMatchObject({ result: { text: 'again' } });
+    expect(reader.get(1)).toMatchObject({ result: { text: 'one' } });
+    expect(reader.get(2)).toBeUndefined();
+  });
+
+  it('finds lines appended since, and reads a line cut short only once it is whole', () => {
+    const dir = tempHome();
+    const file = path.join(dir, 'settled-1.jsonl');
+    writeFileSync(file, line('s-1', 0, 'old'));
+    const reader = new SettledItemReader(dir, 's-1');
+    expect(reader.get(0)).toMatchObject({ result: { text: 'old' } });
+    const next = line('s-1', 1, 'new');
+    appendFileSync(file, line('s-1', 0, 'newer') + next.slice(0, 20));
+    reader.grown();
+    expect(reader.get(0)).toMatchObject({ result: { text: 'newer' } });
+    expect(reader.get(1)).toBeUndefined();
+    appendFileSync(file, next.slice(20));
+    expect(reader.get(1)).toMatchObject({ result: { text: 'new' } });
+  });
+});
+
+/** Ends each item when told to, with `done <index>`. */
+class HeldLauncher implements ItemLauncher {
+  private readonly open = new Map<number, (attempt: Attempt) => void>();
+  run(index: number, item: SwarmItem, report: (change: { kind: 'launched'; agentId: string }) => void) {
+    report({ kind: 'launched', agentId: `a-${index}` });
+    return new Promise<Attempt>((resolve) => this.open.set(index, resolve));
+  }
+  async keep(_index: number, result: ItemResult): Promise<ItemResult> {
+    return result;
+  }
+  end(index: number): void {
+    const result: ItemResult = {
+      index,
+      item: `i${index}`,
+      agentId: `a-${index}`,
+      outcome: 'completed',
+      rounds: 0,
+    } as ItemResult;
+    this.open.get(index)?.({ kind: 'done', result: { ...result, text: `done ${index}` } });
+    this.open.delete(index);
+  }
+  get running(): number {
+    return this.open.size;
+  }
+}
+
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+};
+
+describe("a session swarm's ended items", () => {
+  it('leave memory once the settled log holds them and are read back whole: results, records, record losses', async () => {
+    const store = SessionStore.create(tempHome(), 's');
+    const count = 12;
+    const items = Array.from({ length: count }, (_, i) => queuedItem(`i${i}`, { prompt: `Do i${i}` }));
+    const launcher = new HeldLauncher();
+    let latest: SavingSwarm | undefined;
+    const snapshot = async () => {
+      store.saveState(() => ({ version: 3, id: 's', kind: 'swarm', agents: [], swarm: latest }));
+      await store.flush();
+    };
+    const run = new SwarmRun(plainSpec('held', items, count), launcher, {
+      emit: () => undefined,
+      persist: (state) => (latest = state),
+      settledItems: (swarmId) => new SettledItemReader(store.dir, swarmId),
+    });
+    const done = run.run(new AbortController().signal);
+    await until(() => launcher.running === count);
+    for (let i = 0; i < 6; i++) launcher.end(i);
+    await until(() => run.item(5).status === 'done');
+    // Appended by the snapshot; the next item to end lets go of them.
+    await snapshot();
+    expect(
+      run
+        .state()
+        .items.slice(0, 6)
+        .every((r) => r !== null),
+    ).toBe(true);
+    launcher.end(6);
+    await until(() => run.state().items[0] === null);
+    expect(run.state().items.map((r) => r === null)).toEqual([...Array(6).fill(true), ...Array(6).fill(false)]);
+    // Read back as it ended.
+    expect(run.item(2)).toMatchObject({ status: 'done', result: { text: 'done 2', agentId: 'a-2' } });
+    for (let i = 7; i < count; i++) launcher.end(i);
+    const results = [...(await done)];
+    expect(results.map((r) => r.text)).toEqual(items.map((_, i) => `done ${i}`));
+    expect(results.map((r) => r.index)).toEqual(items.map((_, i) => i));
+
+    // A transcript found lost after the run: an item that left memory fails too, and is listed again.
+    run.markRecordLosses((agentId) => (agentId === 'a-1' || agentId === 'a-8' ? 'its transcript is lost' : undefined));
+    const after = [...run.results()];
+    expect(after.filter((r) => r.outcome === 'failed').map((r) => r.index)).toEqual([1, 8]);
+    expect(run.state().items[1]).toMatchObject({ result: { outcome: 'failed', reason: 'its transcript is lost' } });
+    await snapshot();
+    const saved = new SettledItemReader(store.dir, 's-1');
+    expect(saved.get(1)).toMatchObject({ result: { outcome: 'failed' } });
+    expect(saved.get(0)).toMatchObject({ result: { outcome: 'completed', text: 'done 0' } });
+  });
+});
