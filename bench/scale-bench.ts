@@ -123,6 +123,9 @@ async function runSwarm(dir: string, count: number): Promise<Run> {
     stdin: 'ignore',
     stdout: { file: stdoutFile },
     stderr: { file: stderrFile },
+    // Nothing kept in this process either: execa's buffer of a file target still stops at 100 MB, cutting murmur's
+    // stderr (a million items' progress lines are about 145 MB).
+    buffer: false,
   });
   let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, peakRss(child.pid!))), 100);

@@ -46,6 +46,8 @@ export async function assembleEngine(input: AssemblyInput): Promise<Assembled> {
     input.session === false
       ? undefined
       : (input.session ?? SessionStore.create(stateHome(realpathSync(resolve(input.cwd)), input.env), input.sessionId));
+  // Settled swarm agents leave memory once the session's settled log holds their rows.
+  if (session) directory.useSession(session.dir);
   const locked = session ? lockSession(session) : undefined;
   if (locked && !locked.ok) throw new HostInputError('sessionId', locked.error);
   const lock = locked?.lock;

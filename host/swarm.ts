@@ -15,7 +15,7 @@ import {
   type Prepared,
 } from '../swarm/launch.js';
 import type { QueueTarget } from '../swarm/queue/url.js';
-import { anyEnded, type ItemResult, type ItemResults } from '../swarm/report.js';
+import type { ItemResult, ItemResults } from '../swarm/report.js';
 import type { SwarmRun } from '../swarm/runner.js';
 import type { SavedQueue, SavedSwarm } from '../swarm/saved-swarm.js';
 import type { SwarmEngine } from '../swarm/swarm-engine.js';
@@ -112,12 +112,14 @@ export async function runSwarmOn(
       run.markRecordLosses((agentId) => engine.transcriptLoss(agentId));
       results = run.results();
     }
+    // Counted as the items moved: a big swarm's items are not read back for it.
+    const tally = run.tally();
     const status: SwarmStatus =
-      allCompleted(results) && lost === undefined
+      tally.allCompleted && lost === undefined
         ? 'completed'
         : engine.signal.aborted
           ? 'aborted'
-          : lost === undefined && anyEnded(results, 'waiting')
+          : lost === undefined && (tally.counts.waiting ?? 0) > 0
             ? 'waiting'
             : 'failed';
     engine.markEnded(status);

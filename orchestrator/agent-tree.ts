@@ -106,7 +106,7 @@ export class AgentTree {
 
   /** Every agent's summary, settled ones included, in spawn order. */
   summaries(): AgentSummary[] {
-    return [...this.records.entries()].map((e) => ('row' in e ? summaryOfSaved(e.row) : summaryOf(e.record)));
+    return this.records.everyEntry().map((e) => ('row' in e ? summaryOfSaved(e.row) : summaryOf(e.record)));
   }
 
   /** Every agent's id, settled ones included. */

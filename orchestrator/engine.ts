@@ -94,7 +94,7 @@ export class Engine {
 
     // Built in dependency order: the agent directory first (background results and timers are delivered through it),
     // then the task registry and timers, then the tools and runtime that use them, then the agent tree that fills it.
-    const directory = options.directory ?? new AgentDirectory();
+    const directory = options.directory ?? new AgentDirectory(this.session?.dir);
     const saveState = () => this.saveState();
     this.tasks = new TaskRegistry({
       dir: this.session ? resolve(this.session.dir, 'tasks') : resolve(this.cwd, '.murmur', 'tasks-unsaved'),

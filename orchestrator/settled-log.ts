@@ -120,7 +120,7 @@ function addLine(settled: Settled, raw: string, segment: number, offset: number)
 }
 
 /** `a-12` → 12, for putting settled agents back in spawn order; other ids (the main agent) sort first, as listed. */
-function spawnNumber(id: string): number {
+export function spawnNumber(id: string): number {
   const match = /^a-(\d+)$/.exec(id);
   return match ? Number(match[1]) : -1;
 }

@@ -25,6 +25,8 @@ export interface ItemAttempt {
  */
 export interface ItemResults<O = unknown, I = unknown> extends Iterable<ItemResult<O, I>> {
   readonly length: number;
+  /** How the rows ended, when known without reading them (a swarm counts its items as they move). */
+  readonly counts?: OutcomeCounts;
 }
 
 /** One item's row; `O` is a typed output's type, `I` the type of the items given to the library. */

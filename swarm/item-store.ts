@@ -4,7 +4,7 @@
 // item it ran. What needs an ended item whole (the results, a record loss found after the run) reads it back.
 import { inSettledLog } from '../orchestrator/settled-log.js';
 import { endedResult, type SwarmItem } from './item-state.js';
-import type { ItemResult, ItemResults } from './report.js';
+import type { ItemOutcome, ItemResult, ItemResults } from './report.js';
 import { itemRecord, restoredItem, type SwarmItemRecord } from './saved-swarm.js';
 import type { SettledItems } from './swarm-engine.js';
 
@@ -15,6 +15,10 @@ export class ItemStore {
   /** Ended items that may still be in memory, oldest end first: let go of from the front as the log takes them. */
   private ended: number[] = [];
   private endedHead = 0;
+  /** How the items ended so far, kept as they change (reading every item back to count them costs a pass). */
+  private readonly outcomes = new Map<ItemOutcome, number>();
+  /** Ended items whose last verdict failed. */
+  private failedVerdicts = 0;
 
   constructor(
     items: readonly SwarmItem[],
@@ -23,6 +27,7 @@ export class ItemStore {
   ) {
     this.items = [...items];
     this.records = this.items.map((s) => itemRecord(s!));
+    for (const s of items) this.count(s, 1);
   }
 
   get length(): number {
@@ -40,8 +45,10 @@ export class ItemStore {
     return s === undefined || s.status === 'done';
   }
 
-  /** Item `index` moves to `s`: its record is made again (so a snapshot takes the change). */
-  set(index: number, s: SwarmItem): SwarmItemRecord {
+  /** Item `index` moves from `before` (as get gave it) to `s`: its record is made again (a snapshot takes it). */
+  set(index: number, before: SwarmItem, s: SwarmItem): SwarmItemRecord {
+    this.count(before, -1);
+    this.count(s, 1);
     this.items[index] = s;
     const record = itemRecord(s);
     this.records[index] = record;
@@ -56,10 +63,34 @@ export class ItemStore {
     this.release();
   }
 
+  /** How many items ended each way (by outcome), and whether every item completed with no failed verdict. */
+  tally(): { counts: Partial<Record<ItemOutcome, number>>; allCompleted: boolean } {
+    const counts: Partial<Record<ItemOutcome, number>> = {};
+    let done = 0;
+    for (const [outcome, n] of this.outcomes) {
+      if (n > 0) counts[outcome] = n;
+      done += n;
+    }
+    // An item that never ended reads as aborted (never started), as results() gives it.
+    if (done < this.items.length) counts.aborted = (counts.aborted ?? 0) + this.items.length - done;
+    const allCompleted = (counts.completed ?? 0) === this.items.length && this.failedVerdicts === 0;
+    return { counts, allCompleted };
+  }
+
+  private count(s: SwarmItem, by: 1 | -1): void {
+    if (s.status !== 'done') return;
+    this.outcomes.set(s.result.outcome, (this.outcomes.get(s.result.outcome) ?? 0) + by);
+    if (s.result.verdict === 'fail') this.failedVerdicts += by;
+  }
+
   /** Each item's result, in index order, read as iterated (one that never started is `aborted`, not started). */
   results(): ItemResults {
+    const tally = () => this.tally().counts;
     return {
       length: this.items.length,
+      get counts() {
+        return tally();
+      },
       [Symbol.iterator]: () => this.eachResult(),
     };
   }

@@ -22,6 +22,9 @@ export function escapeAttribute(text: string): string {
 export function mapResults(results: ItemResults, change: (row: ItemResult) => ItemResult): ItemResults {
   return {
     length: results.length,
+    get counts() {
+      return results.counts;
+    },
     *[Symbol.iterator]() {
       for (const row of results) yield change(row);
     },
@@ -39,8 +42,11 @@ export function inIndexOrder(results: ItemResults): Iterable<ItemResult> {
   return Array.isArray(results) ? [...(results as ItemResult[])].sort((a, b) => a.index - b.index) : results;
 }
 
-/** What the report's head says of the rows, from one pass over them. */
+/** What the report's head says of the rows, from one pass over them (none when they are known to have completed). */
 function headOf(rows: Iterable<ItemResult>) {
+  const known = (rows as ItemResults).counts;
+  if (known && Object.keys(known).every((outcome) => outcome === 'completed'))
+    return { counts: { ...known }, resumable: [] as string[], notStarted: 0, isolated: false };
   const seen = new Map<ItemOutcome, number>();
   const resumable: string[] = [];
   let notStarted = 0;

@@ -9,7 +9,7 @@ import { SwarmController, type ControllerAction } from './controller.js';
 import { advanceItem, endedResult, itemEvent, savedAfter, type ItemChange, type SwarmItem } from './item-state.js';
 import type { Attempt, ItemLauncher } from './item-launcher.js';
 import { commitEnded, keepWork, type Ended } from './launcher-steps.js';
-import { reportHead, type ItemResult, type ItemResults } from './report.js';
+import type { ItemResult, ItemResults } from './report.js';
 import type { SavingSwarm } from './saved-swarm.js';
 import { ItemStore } from './item-store.js';
 import type { SwarmSettings } from './settings.js';
@@ -96,6 +96,11 @@ export class SwarmRun {
     return this.items.results();
   }
 
+  /** How the items ended so far, without reading them back (see ItemStore.tally). */
+  tally(): ReturnType<ItemStore['tally']> {
+    return this.items.tally();
+  }
+
   /**
    * After the run: items whose agent's transcript turned out incomplete (`lossOf` says why) fail, with the event and
    * a save; a resume runs them again. Items that did not complete are left as they are.
@@ -134,8 +139,9 @@ export class SwarmRun {
    */
   private transition(index: number, change: ItemChange): void {
     const job = this.items.records[index]?.jobId;
-    const now = advanceItem(this.items.get(index), change);
-    const record = this.items.set(index, now);
+    const before = this.items.get(index);
+    const now = advanceItem(before, change);
+    const record = this.items.set(index, before, now);
     this.sink.journal?.(this.spec.swarmId, index, record);
     // An end tells of the result as recorded (with the item's earlier attempts), not as the launcher gave it.
     const event = itemEvent(
@@ -156,7 +162,7 @@ export class SwarmRun {
       const results = this.results();
       const { swarmId } = this.spec;
       const durationMs = this.clock.now() - this.started;
-      this.sink.emit({ type: 'swarm.end', swarmId, counts: reportHead(results).summary, durationMs });
+      this.sink.emit({ type: 'swarm.end', swarmId, counts: this.items.tally().counts, durationMs });
       return results;
     } finally {
       // Whatever happened, the launcher lets go of what it holds (a queue's connections, say).

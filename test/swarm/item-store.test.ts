@@ -125,6 +125,7 @@ describe("a session swarm's ended items", () => {
     expect(run.item(2)).toMatchObject({ status: 'done', result: { text: 'done 2', agentId: 'a-2' } });
     for (let i = 7; i < count; i++) launcher.end(i);
     const results = [...(await done)];
+    expect(run.tally()).toEqual({ counts: { completed: count }, allCompleted: true });
     expect(results.map((r) => r.text)).toEqual(items.map((_, i) => `done ${i}`));
     expect(results.map((r) => r.index)).toEqual(items.map((_, i) => i));
 
@@ -132,6 +133,8 @@ describe("a session swarm's ended items", () => {
     run.markRecordLosses((agentId) => (agentId === 'a-1' || agentId === 'a-8' ? 'its transcript is lost' : undefined));
     const after = [...run.results()];
     expect(after.filter((r) => r.outcome === 'failed').map((r) => r.index)).toEqual([1, 8]);
+    // Counted as they moved, without reading them back.
+    expect(run.tally()).toEqual({ counts: { completed: count - 2, failed: 2 }, allCompleted: false });
     expect(run.state().items[1]).toMatchObject({ result: { outcome: 'failed', reason: 'its transcript is lost' } });
     await snapshot();
     const saved = new SettledItemReader(store.dir, 's-1');
