@@ -5,15 +5,7 @@
 import type { SwarmStatus } from '../protocol/run-status.js';
 import type { Engine } from '../orchestrator/engine.js';
 import type { AgentRecord } from '../orchestrator/agent-tree.js';
-import {
-  allCompleted,
-  planRestore,
-  planSwarm,
-  swarmRun,
-  type LaunchRequest,
-  type Planned,
-  type Prepared,
-} from '../swarm/launch.js';
+import { planRestore, planSwarm, swarmRun, type LaunchRequest, type Planned, type Prepared } from '../swarm/launch.js';
 import type { QueueTarget } from '../swarm/queue/url.js';
 import type { ItemResult, ItemResults } from '../swarm/report.js';
 import type { SwarmRun } from '../swarm/runner.js';
@@ -23,7 +15,7 @@ import { launcherFor } from './swarm-launchers.js';
 import { swarmEngineFor } from './swarm-engine.js';
 import { withInput, withInputs } from './output.js';
 
-export { allCompleted, type Prepared, type QueueTarget };
+export type { Prepared, QueueTarget };
 
 /** How a swarm ended (`waiting`: items wait for a person, the run's interruptions; every other item ended). */
 export type { SwarmStatus };

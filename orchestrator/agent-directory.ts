@@ -11,6 +11,7 @@ import type { SavedAgent } from '../protocol/run-state.js';
 import type { AgentRecord } from './agent-tree-types.js';
 import { afterRecordLoss } from './record-loss.js';
 import { ReleasedRows } from './released-rows.js';
+import { SettleQueue } from './settle-queue.js';
 import { inSettledLog, readSettled, spawnNumber } from './settled-log.js';
 import type { Usage, UserMessage } from './types.js';
 
@@ -41,8 +42,7 @@ export class AgentDirectory {
   /** Settled agents whose rows the session's settled log holds: out of memory, their ids and usage kept. */
   private readonly released = new ReleasedRows();
   /** Settled agents in the order they settled, let go of from the front once the log holds their rows. */
-  private settledOrder: string[] = [];
-  private settledHead = 0;
+  private readonly settledOrder = new SettleQueue<string>();
   /** The log's rows, read back when one that left memory is needed whole (a record loss, the full list). */
   private fromLog: Map<string, SavedAgent> | undefined;
 
@@ -104,23 +104,19 @@ export class AgentDirectory {
 
   /** Lets go of the settled rows the log holds now (each is looked at once it is at the front). */
   private release(): void {
-    while (this.settledHead < this.settledOrder.length) {
-      const id = this.settledOrder[this.settledHead]!;
+    this.settledOrder.drain((id) => {
       const entry = this.all.get(id);
       const row = entry && isSettled(entry) ? entry.settled : undefined;
       // Not yet appended: it and those after it wait for the next snapshot.
-      if (row && !inSettledLog(row)) break;
-      this.settledHead++;
+      if (row && !inSettledLog(row)) return false;
       // Verifiers stay: a row's usage counts its item's verifiers, found by their rows.
-      if (!row || row.role === 'verifier') continue;
-      this.all.delete(id);
-      this.released.add(id, row.usage);
-      this.fromLog?.set(id, row);
-    }
-    if (this.settledHead > 4096 && this.settledHead * 2 > this.settledOrder.length) {
-      this.settledOrder = this.settledOrder.slice(this.settledHead);
-      this.settledHead = 0;
-    }
+      if (row && row.role !== 'verifier') {
+        this.all.delete(id);
+        this.released.add(id, row.usage);
+        this.fromLog?.set(id, row);
+      }
+      return true;
+    });
   }
 
   /** A row that left memory, from the log (read once, when the first is needed). */

@@ -114,9 +114,14 @@ function addLine(settled: Settled, raw: string, segment: number, offset: number)
     let items = settled.items.get(line.swarm);
     if (!items) settled.items.set(line.swarm, (items = new Map()));
     items.set(line.index!, { value: line.record, segment, offset });
-    const result = (line.record as { result?: unknown } | null)?.result;
-    if (typeof result === 'object' && result !== null) onDisk.add(result);
+    readFromLog(line.record);
   }
+}
+
+/** An item's record read from the log: its result is in the log as it is (a snapshot leaves it out). */
+export function readFromLog(record: unknown): void {
+  const result = (record as { result?: unknown } | null)?.result;
+  if (typeof result === 'object' && result !== null) onDisk.add(result);
 }
 
 /** `a-12` → 12, for putting settled agents back in spawn order; other ids (the main agent) sort first, as listed. */

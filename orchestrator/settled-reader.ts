@@ -4,7 +4,7 @@
 // its segment, so reading every item in index order reads the log about once (items settle nearly in order).
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { fileNumbers, numberedFile } from './numbered-files.js';
-import { markInSettledLog, SETTLED_STEM as STEM } from './settled-log.js';
+import { readFromLog, SETTLED_STEM as STEM } from './settled-log.js';
 
 const WINDOW = 1 << 20;
 /** A segment's place in a line's position: positions are `segment * SEGMENT_SPAN + offset`. */
@@ -40,9 +40,7 @@ export class SettledItemReader {
     const text = this.read(segment, place - segment * SEGMENT_SPAN, this.lengths[index]!);
     try {
       const record = (JSON.parse(text) as { record?: unknown }).record;
-      const result = (record as { result?: unknown } | null)?.result;
-      // Read from the log: a snapshot leaves it out without appending it again.
-      if (typeof result === 'object' && result !== null) markInSettledLog([result]);
+      readFromLog(record);
       return record;
     } catch {
       return undefined;

@@ -2,6 +2,7 @@
 // the session's settled log holds its record (the snapshot compactor appends it, settled-log.ts): its slot keeps
 // `null` (what a v3 snapshot writes for it anyway) and nothing else, so a swarm holds what is in flight, not every
 // item it ran. What needs an ended item whole (the results, a record loss found after the run) reads it back.
+import { SettleQueue } from '../orchestrator/settle-queue.js';
 import { inSettledLog } from '../orchestrator/settled-log.js';
 import { endedResult, type SwarmItem } from './item-state.js';
 import type { ItemOutcome, ItemResult, ItemResults } from './report.js';
@@ -13,8 +14,7 @@ export class ItemStore {
   /** Each item as saved (the runner's saved list): `null` once the settled log holds it. */
   readonly records: (SwarmItemRecord | null)[];
   /** Ended items that may still be in memory, oldest end first: let go of from the front as the log takes them. */
-  private ended: number[] = [];
-  private endedHead = 0;
+  private readonly ended = new SettleQueue<number>();
   /** How the items ended so far, kept as they change (reading every item back to count them costs a pass). */
   private readonly outcomes = new Map<ItemOutcome, number>();
   /** Ended items whose last verdict failed. */
@@ -105,22 +105,18 @@ export class ItemStore {
   /** Lets go of the ended items the settled log holds now (each is looked at once it is at the front). */
   release(): void {
     let released = false;
-    while (this.endedHead < this.ended.length) {
-      const index = this.ended[this.endedHead]!;
+    this.ended.drain((index) => {
       const record = this.records[index];
       // Not yet appended: it and those after it wait for the next snapshot.
-      if (record !== null && !inSettledLog(record) && !inSettledLog(record?.result)) break;
-      this.endedHead++;
-      if (this.items[index]?.status !== 'done') continue;
-      this.records[index] = null;
-      this.items[index] = undefined;
-      released = true;
-    }
+      if (record !== null && !inSettledLog(record) && !inSettledLog(record?.result)) return false;
+      if (this.items[index]?.status === 'done') {
+        this.records[index] = null;
+        this.items[index] = undefined;
+        released = true;
+      }
+      return true;
+    });
     if (released) this.settled?.grown();
-    if (this.endedHead > 4096 && this.endedHead * 2 > this.ended.length) {
-      this.ended = this.ended.slice(this.endedHead);
-      this.endedHead = 0;
-    }
   }
 
   /** An item that left memory, as it ended (it stays out of memory: reading every one costs one at a time). */

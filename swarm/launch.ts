@@ -6,7 +6,6 @@ import type { AgentProfile, OutputSpec } from '../roles/profile.js';
 import { DEFAULT_SUBAGENT_TYPE } from '../roles/subagent-policy.js';
 import { queuedItem, type SwarmItem } from './item-state.js';
 import type { ItemLauncher } from './item-launcher.js';
-import type { ItemResult } from './report.js';
 import { SwarmRun } from './runner.js';
 import { restoredItem, type SavedSwarm } from './saved-swarm.js';
 import { maxConcurrency, swarmSettings, type SwarmSettings } from './settings.js';
@@ -253,9 +252,4 @@ export function swarmRun(
     launcher,
     host,
   );
-}
-
-export function allCompleted(results: Iterable<ItemResult>): boolean {
-  for (const r of results) if (r.outcome !== 'completed' || r.verdict === 'fail') return false;
-  return true;
 }
