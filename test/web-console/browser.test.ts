@@ -205,8 +205,8 @@ describe.skipIf(!available)('the web console in Chromium', () => {
     await expect.poll(() => page.locator('#status').innerText(), { timeout: 30_000 }).toBe('completed');
     expect((await swarm).exitCode).toBe(0);
     expect(firstStatus).toBe('running');
-    expect(await canvas.getAttribute('data-bars')).toBe('1000');
-    expect(await canvas.getAttribute('data-items')).toBe('1000');
+    await expect.poll(() => canvas.getAttribute('data-bars')).toBe('1000');
+    await expect.poll(() => canvas.getAttribute('data-items')).toBe('1000');
     expect(await page.locator('#swarms canvas').count()).toBe(1);
     await page.screenshot({ path: screenshotPath('session-swarm-1000'), fullPage: false });
     // The sessions list, newest first.
@@ -233,7 +233,7 @@ describe.skipIf(!available)('the web console in Chromium', () => {
     await reportPage.goto(`file://${file}`);
     const reportCanvas = reportPage.locator('canvas.timeline-canvas');
     await reportCanvas.waitFor();
-    expect(await reportCanvas.getAttribute('data-bars')).toBe('1000');
+    await expect.poll(() => reportCanvas.getAttribute('data-bars')).toBe('1000');
     expect(requests).toEqual([]);
     await reportPage.screenshot({ path: screenshotPath('report'), fullPage: false });
     await offline.close();

@@ -73,7 +73,7 @@ describe.skipIf(!available)('failed items explained and found, in Chromium', () 
           .sort((a, b) => a - b)
           .map((i) => ITEMS[i]),
       );
-    expect(await shown(page)).toBe('4');
+    await expect.poll(() => shown(page)).toBe('4');
     expect(await button(page, 'failed').innerText()).toMatch(/^failed\s*4$/);
     expect(await button(page, 'completed').innerText()).toMatch(/^completed\s*9$/);
     expect(await button(page, 'all').innerText()).toMatch(/^all\s*13$/);
@@ -125,7 +125,7 @@ describe.skipIf(!available)('failed items explained and found, in Chromium', () 
     const search = page.getByLabel('Search items');
     await search.fill('-1');
     await expect.poll(() => rowItems(page)).toEqual(['bad-1', 'lost-1']);
-    expect(await shown(page)).toBe('2');
+    await expect.poll(() => shown(page)).toBe('2');
     expect(await page.locator('.if-count').innerText()).toBe('2 of 13 items failed matching “-1”');
     await expect.poll(() => page.locator('.if-live').innerText()).toBe('2 of 13 items failed matching “-1”');
     await page.getByRole('button', { name: /^all/ }).click();
@@ -136,7 +136,7 @@ describe.skipIf(!available)('failed items explained and found, in Chromium', () 
     await expect.poll(() => rowItems(page)).toEqual(LOST);
     await page.getByRole('button', { name: /^completed/ }).click();
     await expect.poll(() => page.locator('.items-list').innerText()).toContain('No item matches.');
-    expect(await shown(page)).toBe('0');
+    await expect.poll(() => shown(page)).toBe('0');
     await page.getByRole('button', { name: /^failed/ }).click();
     await search.fill('BAD');
     await expect.poll(() => rowItems(page)).toEqual(BAD);
@@ -145,7 +145,7 @@ describe.skipIf(!available)('failed items explained and found, in Chromium', () 
     await expect.poll(() => rowItems(page)).toEqual(BAD);
     expect(await page.getByLabel('Search items').inputValue()).toBe('BAD');
     expect(await button(page, 'failed').getAttribute('aria-pressed')).toBe('true');
-    expect(await shown(page)).toBe('2');
+    await expect.poll(() => shown(page)).toBe('2');
     await page.screenshot({ path: screenshotPath('items-search-reloaded'), fullPage: true });
   });
 
