@@ -11,14 +11,9 @@ import { registerLazyTree } from '../tools/fs/lazy-trees.js';
 import { BaseBlobs } from './base-blobs.js';
 import { applyPatch, filesPatch } from './git-merge.js';
 import { git, serialised } from './git.js';
+import { plainBaseListing, type BaseListing } from './plain-checkout.js';
 import { removeEmptyFolders } from './touched-merge.js';
 import type { GitResult } from './git-process.js';
-
-/** The base commit's entries: path → git mode ('100644', '100755', '120000', '160000'), and every folder. */
-interface BaseListing {
-  modes: Map<string, string>;
-  folders: Set<string>;
-}
 
 /** One lazy worktree of this process: the writes under way, how to stop being lazy. */
 interface Lazy {
@@ -182,35 +177,7 @@ export class LazyWorktrees {
 
   /** The base's entries, or undefined when worktrees must be checked out whole (git's filters may apply). */
   private baseListing(): Promise<BaseListing | undefined> {
-    return (this.listing ??= this.readListing());
-  }
-
-  private async readListing(): Promise<BaseListing | undefined> {
-    if (!(await this.plainCheckout())) return undefined;
-    const listed = await git(this.root, ['ls-tree', '-r', '-z', '--full-tree', this.base]);
-    if (!listed.ok) return undefined;
-    const listing: BaseListing = { modes: new Map(), folders: new Set() };
-    for (const entry of listed.stdout.split('\0')) {
-      const tab = entry.indexOf('\t');
-      if (tab < 0) continue;
-      const rel = entry.slice(tab + 1);
-      // Attributes anywhere may turn on a filter or line-ending conversion for any file.
-      if (rel === '.gitattributes' || rel.endsWith('/.gitattributes')) return undefined;
-      listing.modes.set(rel, entry.slice(0, entry.indexOf(' ')));
-      for (let slash = rel.indexOf('/'); slash >= 0; slash = rel.indexOf('/', slash + 1))
-        listing.folders.add(rel.slice(0, slash));
-    }
-    return listing;
-  }
-
-  /** A checkout here writes a blob's bytes as they are: no attributes file, no line-ending conversion. */
-  private async plainCheckout(): Promise<boolean> {
-    const common = await git(this.root, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
-    if (!common.ok || existsSync(join(common.stdout.trim(), 'info', 'attributes'))) return false;
-    const settings = await git(this.root, ['config', '--get-regexp', '^core\\.(autocrlf|attributesfile)$']);
-    if (settings.stdout.split('\n').some((line) => line !== '' && !/^core\.autocrlf false$/i.test(line))) return false;
-    const xdg = process.env.XDG_CONFIG_HOME || (process.env.HOME ? join(process.env.HOME, '.config') : undefined);
-    return xdg === undefined || !existsSync(join(xdg, 'git', 'attributes'));
+    return (this.listing ??= plainBaseListing(this.root, this.base));
   }
 }
 

@@ -89,7 +89,7 @@ export function restoreTouched(worktree: string, changes: readonly TouchedChange
 }
 
 /** A plain file's bytes and mode; null bytes when nothing is there; undefined for a link, a folder or the unreadable. */
-function plainFile(file: string): { bytes: Buffer | null; mode: number } | undefined {
+export function plainFile(file: string): { bytes: Buffer | null; mode: number } | undefined {
   try {
     const stat = lstatSync(file);
     return stat.isFile() ? { bytes: readFileSync(file), mode: stat.mode & 0o777 } : undefined;

@@ -1,15 +1,19 @@
 // A worker's item trees: detached worktrees of its checkout, one per running item, kept between items and put back
 // to the next job's base commit instead of a checkout per item (a checkout of a big repository takes seconds,
 // serialised per repository: what kept a worker from scaling), and each item's diff. An item whose file tools
-// tell every file it changed costs one git diff of those files, and its tree is put back by writing their base
-// bytes (read through one long-lived cat-file per base); any other gets git's scan, reset and clean.
+// tell every file it changed gets the diff of those files, and its tree is put back by writing their base bytes
+// (read through one long-lived cat-file per base); any other gets git's scan, reset and clean. That diff is
+// written here (text-patch.ts) when the files are plain text in a plain checkout (plain-checkout.ts), else by git:
+// no git process per item at all in the common case, which is what bounded a worker's pace.
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { BaseBlobs } from '../base-blobs.js';
 import { git, serialised } from '../git.js';
-import { insideWorktree, restoreTouched, type TouchedChange } from '../touched-merge.js';
+import { plainBaseListing, type BaseListing } from '../plain-checkout.js';
+import { textPatch, type TextChange } from '../text-patch.js';
+import { insideWorktree, plainFile, restoreTouched, type TouchedChange } from '../touched-merge.js';
 
 /** Item trees are `murmur-item-<pid>-…`: the pid tells a later worker whether their owner is gone. */
 export const ITEM_TREE_PREFIX = 'murmur-item-';
@@ -36,6 +40,8 @@ export class ItemTrees {
   private readonly blobs = new Map<string, BaseBlobs>();
   /** Trees whose item's changes are known (by path): give() puts back just those. */
   private readonly changed = new Map<string, Changed>();
+  /** Each base's modes when its checkout is plain (its files' bytes are what git reads): in-process diffs. */
+  private readonly plainBases = new Map<string, Promise<BaseListing | undefined>>();
   /** Trees being put back: close() waits for them. */
   private readonly giving = new Set<Promise<void>>();
 
@@ -75,6 +81,11 @@ export class ItemTrees {
       return '';
     }
     if (files && files.every((file) => file.base !== null)) {
+      const written = await this.textDiff(path, base, files);
+      if (written !== undefined) {
+        this.changed.set(path, { files, staged: false });
+        return written;
+      }
       const named = files.map((file) => `:(literal)${file.rel.split(sep).join('/')}`);
       const diff = await git(path, ['diff', '--binary', '--no-color', base, '--', ...named, ...outside]);
       if (diff.ok) {
@@ -122,6 +133,30 @@ export class ItemTrees {
       files.push({ rel, base: bytes, now: null });
     }
     return files;
+  }
+
+  /**
+   * The diff of the touched files, all at the base, written without git; undefined when git must write it: the
+   * checkout is not plain, a file is not plain text, not a plain file now, or its executable bit changed.
+   */
+  private async textDiff(path: string, base: string, files: readonly BaseFile[]): Promise<string | undefined> {
+    let modes = this.plainBases.get(base);
+    if (!modes) this.plainBases.set(base, (modes = plainBaseListing(this.root, base)));
+    const plain = await modes;
+    if (!plain) return undefined;
+    const changes: TextChange[] = [];
+    for (const file of files) {
+      const rel = file.rel.split(sep).join('/');
+      // murmur's state folder is left out, as git's diff leaves it out.
+      if (rel.split('/').includes('.murmur')) continue;
+      const now = plainFile(join(path, file.rel));
+      const mode = plain.modes.get(rel);
+      if (!now?.bytes || file.base === null || (mode !== '100644' && mode !== '100755')) return undefined;
+      // git's diff would tell a change of the executable bit.
+      if (((now.mode & 0o100) !== 0) !== (mode === '100755')) return undefined;
+      changes.push({ path: rel, base: file.base, now: now.bytes });
+    }
+    return textPatch(changes, base.length === 64 ? 64 : 40);
   }
 
   /**
