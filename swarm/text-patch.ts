@@ -38,8 +38,7 @@ export function textPatch(changes: readonly TextChange[], oidLength: 40 | 64): s
 }
 
 function filePatch({ path, base, now }: TextChange, oidLength: 40 | 64): string | undefined {
-  if (!PLAIN_PATH.test(path) || path.split('/').some((part) => part === '' || part === '.' || part === '..'))
-    return undefined;
+  if (!plainPath(path)) return undefined;
   const before = plainText(base);
   const after = plainText(now);
   if (before === undefined || after === undefined) return undefined;
@@ -97,8 +96,13 @@ function commonEnds(
   return { skipped: { chars: start, lines }, cut: before.length - end };
 }
 
+/** Whether git writes `path` as it is in a patch, and it stays inside the repository. */
+export function plainPath(path: string): boolean {
+  return PLAIN_PATH.test(path) && !path.split('/').some((part) => part === '' || part === '.' || part === '..');
+}
+
 /** The text of `bytes`, or undefined when git could see it as binary or convert it on the way in. */
-function plainText(bytes: Buffer): string | undefined {
+export function plainText(bytes: Buffer): string | undefined {
   if (bytes.includes(0) || bytes.includes(13)) return undefined;
   let text: string;
   try {
@@ -110,7 +114,7 @@ function plainText(bytes: Buffer): string | undefined {
 }
 
 /** The object id git gives a blob of these bytes. */
-function blobId(bytes: Buffer, oidLength: 40 | 64): string {
+export function blobId(bytes: Buffer, oidLength: 40 | 64): string {
   return createHash(oidLength === 64 ? 'sha256' : 'sha1')
     .update(`blob ${bytes.length}\0`)
     .update(bytes)

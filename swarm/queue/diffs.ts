@@ -3,6 +3,7 @@
 // they go in with it in one `git apply` (all or nothing): two git processes for a run of items instead of two for
 // each, which is what held a swarm on many workers to one machine's pace of spawning git.
 import type { ItemResult } from '../report.js';
+import { plainCheckout } from '../plain-checkout.js';
 import { applyDiff, applyTogether, keepPatch } from './apply.js';
 import type { ItemOutcomeData } from './job.js';
 
@@ -17,6 +18,8 @@ export class WaitingDiffs {
   private readonly appliedAhead = new Set<number>();
   /** A batch up to here did not apply: these items go one by one (the conflict is found and kept). */
   private singlesUntil = -1;
+  /** Whether the working tree is a plain checkout (asked once): then diffs may be written without git. */
+  private plain: Promise<boolean> | undefined;
 
   constructor(
     private readonly root: string,
@@ -47,15 +50,19 @@ export class WaitingDiffs {
     const batch = carried ? [] : this.followers(index);
     if (batch.length > 0) {
       const diffs = [data.diff, ...batch.map((i) => this.diffs.get(i)!.diff)];
-      if (await applyTogether(this.root, diffs)) {
+      if (await applyTogether(this.root, diffs, await this.plainTree())) {
         for (const i of batch) this.appliedAhead.add(i);
         return result;
       }
       this.singlesUntil = batch.at(-1)!;
     }
-    const applied = await applyDiff(this.root, data.diff, index, this.patchesHome, carried);
+    const applied = await applyDiff(this.root, data.diff, index, this.patchesHome, carried, await this.plainTree());
     if (applied.kind !== 'conflict') return result;
     return { ...result, outcome: 'conflict', reason: applied.reason, patch: applied.patch };
+  }
+
+  private plainTree(): Promise<boolean> {
+    return (this.plain ??= plainCheckout(this.root));
   }
 
   /**
