@@ -38,6 +38,17 @@ describe('the coordinator’s in-process apply', () => {
     expect(git(repo, 'diff', '--stat').trim()).toMatch(/2 files changed, 3 insertions\(\+\), 2 deletions\(-\)/);
   });
 
+  it('keeps end-of-file newlines, a byte-order mark and multi-byte text exactly as the item made them', () => {
+    const base = { 'a.txt': 'x\ny', 'b.txt': 'x\ny\n', 'c.txt': '\uFEFFprémier\n第三行\n', 'd.txt': '' };
+    const now = { 'a.txt': 'x\nz\n', 'b.txt': 'x\ny', 'c.txt': '\uFEFFpremier\n第三行 🎉\n', 'd.txt': 'new\n' };
+    const repo = repoOf(base);
+    const diffs = Object.keys(base).map((file) =>
+      patchOf(file, base[file as keyof typeof base], now[file as keyof typeof now]),
+    );
+    expect(applyTextDiffs(repo, diffs)).toBe(true);
+    for (const file of Object.keys(now)) expect(read(repo, file)).toBe(now[file as keyof typeof now]);
+  });
+
   it('writes nothing when one file moved on here, so that git applies the whole batch or finds the conflict', () => {
     const repo = repoOf({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
     writeFileSync(path.join(repo, 'b.txt'), 'b changed here\n');
