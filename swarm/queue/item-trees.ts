@@ -147,8 +147,8 @@ export class ItemTrees {
     const changes: TextChange[] = [];
     for (const file of files) {
       const rel = file.rel.split(sep).join('/');
-      // murmur's state folder is left out, as git's diff leaves it out.
-      if (rel.split('/').includes('.murmur')) continue;
+      // murmur's state folder is left out, as git's diff leaves it out (its pathspecs `.murmur`, `**/.murmur/**`).
+      if (rel === '.murmur' || rel.split('/').slice(0, -1).includes('.murmur')) continue;
       const now = plainFile(join(path, file.rel));
       const mode = plain.modes.get(rel);
       if (!now?.bytes || file.base === null || (mode !== '100644' && mode !== '100755')) return undefined;

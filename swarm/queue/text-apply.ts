@@ -3,7 +3,7 @@
 // here is that base blob byte for byte, no attributes file is on its way, and the patched text hashes to the
 // blob the item made. Then the bytes written are the item's, as `git apply` would write them; anything else
 // (another item changed the file first, a new or removed file, a mode, a binary patch) is left to git.
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
 import writeFileAtomic from 'write-file-atomic';
@@ -67,13 +67,26 @@ function fileChanges(diff: string): FileChange[] | undefined {
   return changes;
 }
 
-/** The plain file at `path` here with its blob id; undefined when it is not one, or an attributes file may apply. */
+/**
+ * The plain file at `path` here with its blob id; undefined when it is not one, an attributes file may apply, or
+ * a folder on its way is a link (git apply does not write beyond one, and neither is it written here).
+ */
 function readHere(root: string, path: string, idLength: 40 | 64): { bytes: Buffer; id: string } | undefined {
   for (let folder = dirname(path); ; folder = dirname(folder)) {
     if (existsSync(join(root, folder, '.gitattributes'))) return undefined;
     if (folder === '.') break;
+    if (!isFolder(join(root, folder))) return undefined;
   }
   const here = plainFile(join(root, path));
   if (!here?.bytes) return undefined;
   return { bytes: here.bytes, id: blobId(here.bytes, idLength) };
+}
+
+/** A real folder: not a link to one. */
+function isFolder(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

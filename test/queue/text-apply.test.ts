@@ -1,7 +1,7 @@
 // The coordinator's in-process apply: a batch of plain text diffs is written when each file here is exactly the
 // base blob the diff names and the result is exactly the item's blob; anything else leaves the tree untouched
 // for git.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -58,7 +58,7 @@ describe('the coordinator’s in-process apply', () => {
     expect(read(repo, 'b.txt')).toBe('b changed here\n');
   });
 
-  it('leaves to git a file under an attributes file, a diff git wrote, a new file and an empty batch', () => {
+  it('leaves to git a file under an attributes file, a diff git wrote, a new file, and one beyond a link', () => {
     const repo = repoOf({ 'deep/x/a.txt': 'a\n', 'c.txt': 'c\n' });
     writeFileSync(path.join(repo, 'deep', '.gitattributes'), '*.txt text\n');
     expect(applyTextDiffs(repo, [patchOf('deep/x/a.txt', 'a\n', 'A\n')])).toBe(false);
@@ -72,5 +72,12 @@ describe('the coordinator’s in-process apply', () => {
     expect(applyTextDiffs(repo, [git(repo, 'diff', '--full-index')])).toBe(false);
     expect(read(repo, 'c.txt')).toBe('c\n');
     expect(applyTextDiffs(repo, [''])).toBe(true);
+    // A folder on the way that is a link here (to a folder outside the repository holding the base's bytes).
+    const outside = mkdtempSync(path.join(tmpdir(), 'murmur-text-apply-outside-'));
+    dirs.push(outside);
+    writeFileSync(path.join(outside, 'a.txt'), 'a\n');
+    symlinkSync(outside, path.join(repo, 'linked'));
+    expect(applyTextDiffs(repo, [patchOf('linked/a.txt', 'a\n', 'A\n')])).toBe(false);
+    expect(readFileSync(path.join(outside, 'a.txt'), 'utf8')).toBe('a\n');
   });
 });
