@@ -15,6 +15,9 @@ import { plainBaseListing, type BaseListing } from '../plain-checkout.js';
 import { textPatch, type TextChange } from '../text-patch.js';
 import { insideWorktree, plainFile, restoreTouched, type TouchedChange } from '../touched-merge.js';
 
+/** How many bases' listings a worker keeps (a listing is a map of every path at that base). */
+const KEPT_LISTINGS = 4;
+
 /** Item trees are `murmur-item-<pid>-…`: the pid tells a later worker whether their owner is gone. */
 export const ITEM_TREE_PREFIX = 'murmur-item-';
 
@@ -40,7 +43,7 @@ export class ItemTrees {
   private readonly blobs = new Map<string, BaseBlobs>();
   /** Trees whose item's changes are known (by path): give() puts back just those. */
   private readonly changed = new Map<string, Changed>();
-  /** Each base's modes when its checkout is plain (its files' bytes are what git reads): in-process diffs. */
+  /** Recent bases' listings when their checkout is plain (its files' bytes are what git reads): in-process diffs. */
   private readonly plainBases = new Map<string, Promise<BaseListing | undefined>>();
   /** Trees being put back: close() waits for them. */
   private readonly giving = new Set<Promise<void>>();
@@ -140,9 +143,13 @@ export class ItemTrees {
    * checkout is not plain, a file is not plain text, not a plain file now, or its executable bit changed.
    */
   private async textDiff(path: string, base: string, files: readonly BaseFile[]): Promise<string | undefined> {
-    let modes = this.plainBases.get(base);
-    if (!modes) this.plainBases.set(base, (modes = plainBaseListing(this.root, base)));
-    const plain = await modes;
+    let listing = this.plainBases.get(base);
+    if (!listing) {
+      this.plainBases.set(base, (listing = plainBaseListing(this.root, base)));
+      // A worker lives on through many swarms: the listings of the last few bases are kept, not of every one.
+      if (this.plainBases.size > KEPT_LISTINGS) this.plainBases.delete(this.plainBases.keys().next().value!);
+    }
+    const plain = await listing;
     if (!plain) return undefined;
     const changes: TextChange[] = [];
     for (const file of files) {
