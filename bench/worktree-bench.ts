@@ -2,7 +2,8 @@
 // items (2 turns of 50 ms, one edit each) in a generated git repository, timed from spawn to exit. First a
 // 1,000-item swarm in a 1,000-file repository with `--isolation worktree` and without (target: isolation keeps at
 // least half the throughput), then the isolated per-item cost in a 100-file and a 10,000-file repository (target:
-// at most 1.2× in the big one), so neither git's work per worktree nor the repository's size dominates an item.
+// at most 1.2× in the big one; the median of three runs each), so neither git's work per worktree nor the
+// repository's size dominates an item.
 // murmur.toml sets `[swarm] initialBurst` and `[limits] maxModelRequests` to the concurrency, so neither the ramp
 // nor the model gate hides what isolation costs. Items: MURMUR_BENCH_WORKTREE_ITEMS (1000) and
 // MURMUR_BENCH_WORKTREE_SIZE_ITEMS (100, at most 100: each item then edits a file of its own in both repositories,
@@ -22,6 +23,8 @@ const CONCURRENCY = 50;
 const LATENCY_MS = 50;
 /** Lines between two items' edits of one file: more than git's 3 lines of context on each side, so both apply. */
 const LINE_GAP = 8;
+/** Alternating pairs of 100-file and 10,000-file runs; each side's median is compared. */
+const SIZE_ROUNDS = 3;
 
 /** One item: the file it edits and the line it rewrites (`line L of FILE` becomes `fixed line L of FILE`). */
 interface Target {
@@ -93,7 +96,10 @@ function makeRepo(repo: string, count: number, lines: number): string[] {
   writeFileSync(join(repo, 'murmur.toml'), CONFIG);
   git(repo, 'init', '-q', '-b', 'main');
   git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'bench files');
+  // Packed now, as a cloned repository is: 10,000 loose objects would start git's automatic gc in the background,
+  // and the swarm measured next would share the cores with it.
+  git(repo, '-c', 'gc.auto=0', '-c', 'maintenance.auto=false', 'commit', '-q', '-m', 'bench files');
+  git(repo, 'repack', '-a', '-d', '-q');
   return files;
 }
 
@@ -195,6 +201,11 @@ async function runSwarm(
   return { ms, problems };
 }
 
+/** The run of median duration (a failed run still counts: its problems are reported apart). */
+function median(runs: RunResult[]): RunResult {
+  return [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)]!;
+}
+
 function failed(report: Report, what: string, run: RunResult): string {
   for (const problem of run.problems) report(`worktree: FAILED ${what}: ${problem}`);
   return run.problems.length > 0 ? ' (FAILED, see above)' : '';
@@ -216,9 +227,22 @@ export async function benchWorktree(report: Report): Promise<void> {
         `isolation ${rate(isolated).toFixed(1)} items/s, none ${rate(shared).toFixed(1)} items/s, ` +
         `ratio ${(rate(isolated) / rate(shared)).toFixed(2)} (target >= 0.5)${note}`,
     );
-    const small = await runSwarm(dir, 'small', 100, sizeItems, true, script);
-    const big = await runSwarm(dir, 'big', 10_000, sizeItems, true, script);
-    const sizeNote = failed(report, '100-file run', small) + failed(report, '10,000-file run', big);
+    // A 100-item run is about two seconds, most of it start-up: the median of three alternating pairs keeps one
+    // slow moment of the machine from deciding the ratio.
+    const smallRuns: RunResult[] = [];
+    const bigRuns: RunResult[] = [];
+    for (let round = 1; round <= SIZE_ROUNDS; round++) {
+      smallRuns.push(await runSwarm(dir, `small-${round}`, 100, sizeItems, true, script));
+      bigRuns.push(await runSwarm(dir, `big-${round}`, 10_000, sizeItems, true, script));
+    }
+    const small = median(smallRuns);
+    const big = median(bigRuns);
+    const sizeNote = [
+      ...smallRuns.map((run) => failed(report, '100-file run', run)),
+      ...bigRuns.map((run) => failed(report, '10,000-file run', run)),
+    ].some(Boolean)
+      ? ' (FAILED, see above)'
+      : '';
     const perItem = (run: RunResult) => run.ms / sizeItems;
     report(
       `worktree: per item 100 files ${perItem(small).toFixed(1)} ms, 10,000 files ${perItem(big).toFixed(1)} ms, ` +
