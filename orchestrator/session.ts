@@ -31,8 +31,8 @@ export function newSessionId(now: number | Date = systemClock.now()): string {
 
 const STATE_WRITE_INTERVAL_MS = 200;
 /**
- * A snapshot holds every agent and item: a big one waits this many times what the last one cost (making the text and
- * writing it), so snapshots never take more than a tenth of the run. The journal has each item's change meanwhile.
+ * A snapshot holds every agent and item: a big one waits this many times what the last one's text cost to make, so
+ * snapshots never hold the event loop more than a tenth of the run. The journal has each item's change meanwhile.
  */
 const STATE_COST_FACTOR = 10;
 
@@ -55,7 +55,7 @@ export class SessionStore {
   /** Settled agents' rows and ended items' records, each appended once (settled-log.ts). */
   private readonly settledLog: SettledLog;
   private readonly compactor: SnapshotCompactor;
-  /** What the last snapshot cost, from taking it to its write's end (clock ms): spaces the next one. */
+  /** What the last snapshot's text cost to make (clock ms): spaces the next one. */
   private stateCostMs = 0;
 
   private constructor(
@@ -191,11 +191,16 @@ export class SessionStore {
       if (!snapshot) return;
       // Taken with the snapshot (same tick): journal lines after this position are newer than the snapshot.
       const journal = this.journal.positionForSnapshot();
+      // The cost is the text's making, which holds the event loop; the write runs off it (and the next snapshot
+      // waits for it). Timing the write too counted every other task the loop ran meanwhile: with a busy swarm a
+      // big snapshot seemed to cost seconds, the next waited ten times that, and ended items waited as long to
+      // leave memory for the settled log.
       const started = this.clock.now();
       const text = this.stateText(snapshot, journal);
+      const cost = this.clock.now() - started;
       return retryTransient(() => writeFileAtomic(file, text), this.stateRetry).then(
         () => {
-          this.stateCostMs = this.clock.now() - started;
+          this.stateCostMs = cost;
           this.stateFailure = undefined;
           this.journal.pruneBefore(journal);
         },

@@ -2,9 +2,11 @@
 // the session's settled log holds its record (the snapshot compactor appends it, settled-log.ts): its slot keeps
 // `null` (what a v3 snapshot writes for it anyway) and nothing else, so a swarm holds what is in flight, not every
 // item it ran. What needs an ended item whole (the results, a record loss found after the run) reads it back.
+// An item that has not moved since it was queued new is held as its record alone (a slot of `undefined` beside a
+// record): a million items waiting are a million records, not twice that.
 import { SettleQueue } from '../orchestrator/settle-queue.js';
 import { inSettledLog } from '../orchestrator/settled-log.js';
-import { endedResult, type SwarmItem } from './item-state.js';
+import { endedResult, queuedItem, type SwarmItem } from './item-state.js';
 import type { ItemOutcome, ItemResult, ItemResults } from './report.js';
 import { itemRecord, restoredItem, type SwarmItemRecord } from './saved-swarm.js';
 import type { SettledItems } from './swarm-engine.js';
@@ -25,9 +27,13 @@ export class ItemStore {
     private readonly settled: SettledItems | undefined,
     private readonly restore: { verify: boolean; maxRounds: number },
   ) {
-    this.items = [...items];
-    this.records = this.items.map((s) => itemRecord(s!));
-    for (const s of items) this.count(s, 1);
+    this.items = [];
+    this.records = [];
+    for (const s of items) {
+      this.records.push(itemRecord(s));
+      this.items.push(isFresh(s) ? undefined : s);
+      this.count(s, 1);
+    }
   }
 
   get length(): number {
@@ -36,13 +42,16 @@ export class ItemStore {
 
   /** Item `index` as it stands (one that left memory is read back from the log). */
   get(index: number): SwarmItem {
-    return this.items[index] ?? this.readBack(index);
+    const s = this.items[index];
+    if (s !== undefined) return s;
+    const record = this.records[index];
+    return record ? freshItem(record) : this.readBack(index);
   }
 
   /** Whether item `index` has ended (in memory or not). */
   isDone(index: number): boolean {
     const s = this.items[index];
-    return s === undefined || s.status === 'done';
+    return s === undefined ? this.records[index] === null : s.status === 'done';
   }
 
   /** Item `index` moves from `before` (as get gave it) to `s`: its record is made again (a snapshot takes it). */
@@ -124,6 +133,18 @@ export class ItemStore {
     const record = this.settled?.get(index) as SwarmItemRecord | undefined;
     return record ? restoredItem(record, this.restore.verify, this.restore.maxRounds, true) : lostItem(index);
   }
+}
+
+/** A new item that has not moved since it was queued: its record says all of it (see freshItem). */
+function isFresh(s: SwarmItem): boolean {
+  if (s.status !== 'queued' || s.prompt === undefined || s.rounds !== 0) return false;
+  for (const key in s) if (key !== 'status' && key !== 'item' && key !== 'prompt' && key !== 'rounds') return false;
+  return true;
+}
+
+/** The queued item a fresh item's record stands for, made when asked for (the runner replaces it as it moves). */
+function freshItem(record: SwarmItemRecord): SwarmItem {
+  return queuedItem(record.item, { prompt: record.prompt! });
 }
 
 /** An item that left memory for a settled log that no longer holds it (a file removed while the swarm ran). */

@@ -50,13 +50,21 @@ export class SwarmRun {
   private finishedCount = 0;
   private finishedBefore = 0;
 
+  /** The swarm as specified, without its items: the store owns them (a list kept here would hold every item). */
+  readonly spec: Omit<SwarmRunSpec, 'items'>;
+
   constructor(
-    readonly spec: SwarmRunSpec,
+    spec: SwarmRunSpec,
     private readonly launcher: ItemLauncher,
     private readonly sink: SwarmSink,
     private readonly clock: Clock = systemClock,
   ) {
-    this.items = new ItemStore(spec.items, sink.settledItems?.(spec.swarmId), spec);
+    const { items, ...rest } = spec;
+    this.spec = rest;
+    this.items = new ItemStore(items, sink.settledItems?.(spec.swarmId), {
+      verify: spec.verify,
+      maxRounds: spec.maxRounds,
+    });
     this.started = this.clock.now();
   }
 
@@ -176,21 +184,25 @@ export class SwarmRun {
    */
   private async start(): Promise<number[]> {
     const { spec } = this;
-    const items = Array.from({ length: this.items.length }, (_, i) => this.items.get(i));
-    const pending = items.map((s, i) => (s.status === 'done' ? -1 : i)).filter((i) => i >= 0);
-    this.finishedBefore = items.length - pending.length;
+    // One item at a time: a fresh item is made from its record when asked for, and a million of them at once
+    // would be the memory the store saves.
+    const count = this.items.length;
+    const pending: number[] = [];
+    for (let i = 0; i < count; i++) if (!this.items.isDone(i)) pending.push(i);
+    this.finishedBefore = count - pending.length;
     this.sink.emit({
       type: 'swarm.start',
       swarmId: spec.swarmId,
       description: spec.description,
       role: spec.role,
-      items: items.map((s) => s.item),
+      items: Array.from({ length: count }, (_, i) => this.items.get(i).item),
       ...(spec.parentId !== undefined ? { parentId: spec.parentId } : {}),
       ...(spec.settings.controller.maxConcurrency !== undefined
         ? { maxConcurrency: spec.settings.controller.maxConcurrency }
         : {}),
     });
-    for (const [i, s] of items.entries()) {
+    for (let i = 0; i < count; i++) {
+      const s = this.items.get(i);
       if (s.status === 'done') {
         this.emitItem(i, s.result.outcome, { reason: 'finished before the resume' });
         this.onItemDone?.(s.result);

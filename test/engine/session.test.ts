@@ -160,6 +160,39 @@ describe('a session on disk', () => {
   });
 });
 
+describe('snapshot spacing', () => {
+  it("waits ten times what the last snapshot's text cost to make, not what its write waited for", async () => {
+    let now = 0;
+    const delays: number[] = [];
+    const timers: (() => void)[] = [];
+    const clock = {
+      now: () => now,
+      setTimeout: (fn: () => void, ms: number) => {
+        delays.push(ms);
+        timers.push(fn);
+        return timers.length;
+      },
+      clearTimeout: () => undefined,
+    };
+    const session = SessionStore.create(path.join(cwd, '.murmur'), 'spacing', clock);
+    session.saveState(() => ({ version: 1, n: 1 }));
+    // Making this snapshot's text takes 30 ms of the clock; the write then ends 5 s later (a busy event loop).
+    session.saveState(() => {
+      now += 30;
+      return { version: 1, n: 2 };
+    });
+    timers.at(-1)!();
+    now += 5000;
+    const file = path.join(session.dir, 'state.json');
+    await waitFor('the second snapshot', () => (readJson(file) as { n: number }).n === 2);
+    await new Promise((resolve) => setImmediate(resolve));
+    session.saveState(() => ({ version: 1, n: 3 }));
+    expect(delays).toEqual([200, 300]);
+    await session.flush();
+    expect((readJson(file) as { n: number }).n).toBe(3);
+  });
+});
+
 describe('restoring a session left by a killed process', () => {
   it('opens only a session id, never a path out of the state folder', async () => {
     const elsewhere = SessionStore.create(path.join(cwd, 'other'), 'kept');

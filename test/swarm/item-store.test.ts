@@ -13,6 +13,7 @@ import { queuedItem, type SwarmItem } from '../../swarm/item-state.js';
 import type { ItemResult } from '../../swarm/report.js';
 import { plainSpec } from './plain-spec.js';
 import { SwarmRun, type SavingSwarm } from '../../swarm/runner.js';
+import { ItemStore } from '../../swarm/item-store.js';
 
 let home: string | undefined;
 afterEach(() => {
@@ -140,5 +141,39 @@ describe("a session swarm's ended items", () => {
     const saved = new SettledItemReader(store.dir, 's-1');
     expect(saved.get(1)).toMatchObject({ result: { outcome: 'failed' } });
     expect(saved.get(0)).toMatchObject({ result: { outcome: 'completed', text: 'done 0' } });
+  });
+});
+
+describe('items waiting as they were queued', () => {
+  it('are held as their records alone, and read as the queued items they were until they move', () => {
+    const fresh = queuedItem('i0', { prompt: 'Do i0' });
+    const resumed = queuedItem('i1', { agentId: 'a-7', resumePrompt: 'Go on' });
+    const ended: SwarmItem = {
+      status: 'done',
+      item: 'i2',
+      prompt: 'Do i2',
+      rounds: 0,
+      result: { index: 2, item: 'i2', outcome: 'completed', rounds: 0, text: 'ok' },
+    };
+    const store = new ItemStore([fresh, resumed, ended], undefined, { verify: false, maxRounds: 1 });
+    // Only the items that are more than their record stay as objects.
+    const held = (store as unknown as { items: (SwarmItem | undefined)[] }).items;
+    expect(held.map((s) => s !== undefined)).toEqual([false, true, true]);
+    expect(store.records).toEqual([
+      { item: 'i0', prompt: 'Do i0', rounds: 0 },
+      { item: 'i1', agentId: 'a-7', resumePrompt: 'Go on', rounds: 0 },
+      { item: 'i2', prompt: 'Do i2', rounds: 0, result: ended.result },
+    ]);
+    expect(store.get(0)).toEqual(fresh);
+    expect(store.get(1)).toBe(resumed);
+    expect([0, 1, 2].map((i) => store.isDone(i))).toEqual([false, false, true]);
+    expect(store.tally()).toEqual({ counts: { completed: 1, aborted: 2 }, allCompleted: false });
+
+    // Once it moves it is held as it is now.
+    const launched: SwarmItem = { ...fresh, status: 'launched', agentId: 'a-1' };
+    store.set(0, store.get(0), launched);
+    expect(store.get(0)).toBe(launched);
+    expect(store.records[0]).toEqual({ item: 'i0', prompt: 'Do i0', rounds: 0, agentId: 'a-1' });
+    expect([...store.results()].map((r) => r.outcome)).toEqual(['aborted', 'aborted', 'completed']);
   });
 });
