@@ -115,7 +115,8 @@ describe('the installed package as a service', () => {
         return runs.find((r) => r.state !== 'running');
       });
       expect(run).toMatchObject({ state: 'succeeded', summary: 'audit done' });
-      expect(service.output()).toContain(`done ${id}`);
+      // The service tells of the end after it has recorded it: its line may come a moment after the record.
+      await until('the service telling of the end', () => service!.output().includes(`done ${id}`) || undefined);
     } finally {
       // The service checks its tasks every 200 ms and writes under MURMUR_HOME while it lives: it is stopped
       // (and waited for) before its folder is removed, else the removal races its next write (ENOTEMPTY).
