@@ -48,6 +48,11 @@ export class ItemStore {
     return record ? freshItem(record) : this.readBack(index);
   }
 
+  /** Item `index`'s label, without making a fresh item's object. */
+  label(index: number): string {
+    return this.items[index]?.item ?? this.records[index]?.item ?? this.readBack(index).item;
+  }
+
   /** Whether item `index` has ended (in memory or not). */
   isDone(index: number): boolean {
     const s = this.items[index];

@@ -195,7 +195,7 @@ export class SwarmRun {
       swarmId: spec.swarmId,
       description: spec.description,
       role: spec.role,
-      items: Array.from({ length: count }, (_, i) => this.items.get(i).item),
+      items: Array.from({ length: count }, (_, i) => this.items.label(i)),
       ...(spec.parentId !== undefined ? { parentId: spec.parentId } : {}),
       ...(spec.settings.controller.maxConcurrency !== undefined
         ? { maxConcurrency: spec.settings.controller.maxConcurrency }

@@ -18,6 +18,12 @@ import { insideWorktree, plainFile, restoreTouched, type TouchedChange } from '.
 /** How many bases' listings a worker keeps (a listing is a map of every path at that base). */
 const KEPT_LISTINGS = 4;
 
+/** murmur's state folder, left out of an item's diff: git's pathspecs, and the same rule for a path in-process. */
+const STATE_PATHSPECS = [':(exclude,glob)**/.murmur/**', ':(exclude).murmur'];
+function inStateFolder(rel: string): boolean {
+  return rel === '.murmur' || rel.split('/').slice(0, -1).includes('.murmur');
+}
+
 /** Item trees are `murmur-item-<pid>-…`: the pid tells a later worker whether their owner is gone. */
 export const ITEM_TREE_PREFIX = 'murmur-item-';
 
@@ -78,7 +84,6 @@ export class ItemTrees {
    */
   async diff(path: string, base: string, touched?: readonly string[]): Promise<string> {
     const files = touched ? await this.baseFiles(path, base, touched) : undefined;
-    const outside = [':(exclude,glob)**/.murmur/**', ':(exclude).murmur'];
     if (files?.length === 0) {
       this.changed.set(path, { files, staged: false });
       return '';
@@ -90,14 +95,14 @@ export class ItemTrees {
         return written;
       }
       const named = files.map((file) => `:(literal)${file.rel.split(sep).join('/')}`);
-      const diff = await git(path, ['diff', '--binary', '--no-color', base, '--', ...named, ...outside]);
+      const diff = await git(path, ['diff', '--binary', '--no-color', base, '--', ...named, ...STATE_PATHSPECS]);
       if (diff.ok) {
         this.changed.set(path, { files, staged: false });
         return diff.stdout;
       }
     }
-    await git(path, ['add', '-A', '--', '.', ...outside]);
-    const diff = await git(path, ['diff', '--cached', '--binary', '--no-color', base, '--', '.', ...outside]);
+    await git(path, ['add', '-A', '--', '.', ...STATE_PATHSPECS]);
+    const diff = await git(path, ['diff', '--cached', '--binary', '--no-color', base, '--', '.', ...STATE_PATHSPECS]);
     if (files) this.changed.set(path, { files, staged: true });
     return diff.ok ? diff.stdout : '';
   }
@@ -154,8 +159,7 @@ export class ItemTrees {
     const changes: TextChange[] = [];
     for (const file of files) {
       const rel = file.rel.split(sep).join('/');
-      // murmur's state folder is left out, as git's diff leaves it out (its pathspecs `.murmur`, `**/.murmur/**`).
-      if (rel === '.murmur' || rel.split('/').slice(0, -1).includes('.murmur')) continue;
+      if (inStateFolder(rel)) continue;
       const now = plainFile(join(path, file.rel));
       const mode = plain.modes.get(rel);
       if (!now?.bytes || file.base === null || (mode !== '100644' && mode !== '100755')) return undefined;

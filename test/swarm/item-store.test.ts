@@ -164,6 +164,7 @@ describe('items waiting as they were queued', () => {
       { item: 'i1', agentId: 'a-7', resumePrompt: 'Go on', rounds: 0 },
       { item: 'i2', prompt: 'Do i2', rounds: 0, result: ended.result },
     ]);
+    expect([0, 1, 2].map((i) => store.label(i))).toEqual(['i0', 'i1', 'i2']);
     expect(store.get(0)).toEqual(fresh);
     expect(store.get(1)).toBe(resumed);
     expect([0, 1, 2].map((i) => store.isDone(i))).toEqual([false, false, true]);
