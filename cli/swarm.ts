@@ -48,19 +48,14 @@ function checkBeforeStart(template: string, items: readonly string[], role: stri
   if (roleProblem) throw new UsageError(`murmur swarm: --role ${roleProblem}.`);
 }
 
-export async function swarmCommand(
-  argv: readonly string[],
-  hooks: { onFinished?: (finished: Finished) => void } = {},
-): Promise<number> {
-  const args = parseArgs('swarm', argv, SWARM_FLAGS);
-  if (args.positionals.length > 0)
-    throw new UsageError(
-      `murmur swarm: unexpected argument ${JSON.stringify(args.positionals[0])}; items go after --items.`,
-    );
+/**
+ * The swarm the flags ask for, checked. Its own function, so no frame of the command holds the items while the
+ * swarm runs (the run lets go of the launch's list once planned: a million labels otherwise stay for the run).
+ */
+async function launchFrom(args: ParsedArgs, cwd: string): Promise<SwarmLaunch> {
   const template = stringFlag(args, 'template');
   if (template === undefined)
     throw new UsageError('murmur swarm: --template is required (the prompt for each item, with {{item}}).');
-  const cwd = workspaceFrom('swarm', args);
   const items = await itemsFrom(args, cwd);
   const maxConcurrency = positiveIntFlag('swarm', args, 'max-concurrency');
   const maxRounds = positiveIntFlag('swarm', args, 'max-rounds');
@@ -69,14 +64,9 @@ export async function swarmCommand(
   // A bad, unreachable or refusing queue is exit 2 before any session exists.
   const queue = await queueFromFlagOrEnv('swarm', stringFlag(args, 'queue'), process.env);
   const output = await outputSpecFrom('swarm', args);
-  const jsonl = outputJsonlPath(args);
-  const onItem = jsonl !== undefined ? openOutputJsonl('swarm', jsonl, false) : undefined;
-  // Started by the web console (--hold): a request that needs a person waits, to be answered on its page (exit 75).
-  const hold = boolFlag(args, 'hold');
-  if (hold) args.flags.json = true;
   const role = stringFlag(args, 'role');
   const isolation = stringFlag(args, 'isolation') as 'none' | 'worktree' | undefined;
-  const launch: SwarmLaunch = {
+  return {
     promptTemplate: template,
     items,
     description,
@@ -90,11 +80,30 @@ export async function swarmCommand(
     ...(queue ? { queue } : {}),
     ...(output ? { output } : {}),
   };
+}
+
+export async function swarmCommand(
+  argv: readonly string[],
+  hooks: { onFinished?: (finished: Finished) => void } = {},
+): Promise<number> {
+  const args = parseArgs('swarm', argv, SWARM_FLAGS);
+  if (args.positionals.length > 0)
+    throw new UsageError(
+      `murmur swarm: unexpected argument ${JSON.stringify(args.positionals[0])}; items go after --items.`,
+    );
+  const cwd = workspaceFrom('swarm', args);
+  const launch = await launchFrom(args, cwd);
+  const { description } = launch;
+  const jsonl = outputJsonlPath(args);
+  const onItem = jsonl !== undefined ? openOutputJsonl('swarm', jsonl, false) : undefined;
+  // Started by the web console (--hold): a request that needs a person waits, to be answered on its page (exit 75).
+  const hold = boolFlag(args, 'hold');
+  if (hold) args.flags.json = true;
   return runInTerminal(
     'swarm',
     args,
     {
-      title: description,
+      title: description!,
       sessionKind: 'swarm',
       ...(hold ? { hold: true } : {}),
       ...(hooks.onFinished ? { onFinished: hooks.onFinished } : {}),

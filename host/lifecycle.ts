@@ -59,6 +59,12 @@ export function swarmTitle(template: string, items: readonly string[], given?: s
   return given ?? `${template.split('\n', 1)[0]!.slice(0, 60)} × ${items.length}`;
 }
 
+function letGoOfItems(launch: SwarmLaunch): void {
+  launch.items = [];
+  delete launch.prompts;
+  delete launch.inputs;
+}
+
 function refused(part: Refused['part'], message: string): LifecycleResult {
   return { ok: false, refused: { part, message } };
 }
@@ -135,13 +141,13 @@ export async function runOnEngine(engine: Engine, request: RunRequest, env: Envi
       });
     }
     case 'swarm': {
-      const prepared = await (await swarms()).prepareSwarm(engine, undefined, request.launch, env);
+      const { launch } = request;
+      const prepared = await (await swarms()).prepareSwarm(engine, undefined, launch, env);
       if (!prepared.ok) return refused('swarm', prepared.error);
-      announce(
-        engine,
-        'swarm',
-        swarmTitle(request.launch.promptTemplate ?? '', request.launch.items, request.launch.description),
-      );
+      announce(engine, 'swarm', swarmTitle(launch.promptTemplate ?? '', launch.items, launch.description));
+      // The run holds the items now (a session's swarm, in its queued file): the request lets go of its lists,
+      // which every frame up to the caller would otherwise keep for the whole run (a million labels, say).
+      letGoOfItems(launch);
       return finishSwarm(engine, prepared.run, request.onItem);
     }
     case 'resume': {

@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import type { Engine } from '../orchestrator/engine.js';
 import type { AgentRecord } from '../orchestrator/agent-tree.js';
 import { stateHome } from '../orchestrator/session.js';
+import { QueuedItems, queuedFileName } from '../orchestrator/queued-items.js';
 import { SettledItemReader } from '../orchestrator/settled-reader.js';
 import { runUntilSettled } from '../orchestrator/subagents.js';
 import { allowedSubagentTypes, subagentProfileFor } from '../roles/subagent-policy.js';
 import { addUsage } from '../orchestrator/types.js';
-import type { SwarmAgent, SwarmEngine } from '../swarm/swarm-engine.js';
+import type { QueuedItemsSource, SwarmAgent, SwarmEngine } from '../swarm/swarm-engine.js';
+import type { SwarmItemRecord } from '../swarm/saved-swarm.js';
 
 export interface SwarmEngineOptions {
   /**
@@ -102,7 +104,11 @@ export function swarmEngineFor(engine: Engine, options: SwarmEngineOptions = {})
       else engine.saveState();
     },
     ...(options.saveAsSession && engine.session
-      ? { settledItems: (swarmId: string) => new SettledItemReader(engine.session!.dir, swarmId) }
+      ? {
+          settledItems: (swarmId: string) => new SettledItemReader(engine.session!.dir, swarmId),
+          queueItems: (swarmId: string, records: Iterable<SwarmItemRecord>, count: number) =>
+            queueItems(engine, swarmId, records, count),
+        }
       : {}),
     journal(swarmId, index, record) {
       if (options.saveAsSession) engine.journalSwarmItem(swarmId, index, record);
@@ -110,4 +116,22 @@ export function swarmEngineFor(engine: Engine, options: SwarmEngineOptions = {})
     emit: (event) => engine.bus.emit(event),
     nextSwarmId: (restored) => engine.nextSwarmId(restored),
   };
+}
+
+/** The session's file of a swarm's items as queued; undefined (with a warning) when it cannot be written. */
+function queueItems(
+  engine: Engine,
+  swarmId: string,
+  records: Iterable<SwarmItemRecord>,
+  count: number,
+): QueuedItemsSource | undefined {
+  const file = queuedFileName(swarmId);
+  if (!file || !engine.session) return undefined;
+  try {
+    return QueuedItems.write(engine.session.dir, file, records, count);
+  } catch (error) {
+    const message = `the swarm's items stay listed in state.json: ${join(engine.session.dir, file)} could not be written (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+    engine.bus.emit({ type: 'log', level: 'warn', message });
+    return undefined;
+  }
 }

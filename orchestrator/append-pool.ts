@@ -44,7 +44,11 @@ export interface AppendPoolOptions {
 
 interface FileQueue {
   chunks: string[];
-  waiters: ((loss: WriteLoss | undefined) => void)[];
+  /** Text appended to this writer, and how much of it is written (in UTF-16 units). */
+  appended: number;
+  done: number;
+  /** Who waits for the text appended up to `upTo` to be written, in that order. */
+  waiters: { upTo: number; wake: (loss: WriteLoss | undefined) => void }[];
 }
 
 export class AppendPool {
@@ -99,9 +103,10 @@ export class AppendPool {
     const queue = this.queues.get(path);
     if (queue) {
       queue.chunks.push(text);
+      queue.appended += text.length;
       return;
     }
-    const started: FileQueue = { chunks: [text], waiters: [] };
+    const started: FileQueue = { chunks: [text], appended: text.length, done: 0, waiters: [] };
     this.queues.set(path, started);
     void this.drain(path, started);
   }
@@ -116,11 +121,14 @@ export class AppendPool {
     return this.losses.get(path);
   }
 
-  /** Resolves once everything appended to the file so far is written: undefined, or the loss that stopped it. */
+  /**
+   * Resolves once everything appended to the file so far is written: undefined, or the loss that stopped it. Text
+   * appended later does not hold it back (a file appended to without a pause would never be idle).
+   */
   written(path: string): Promise<WriteLoss | undefined> {
     const queue = this.queues.get(path);
     if (!queue) return Promise.resolve(this.losses.get(path));
-    return new Promise((resolve) => queue.waiters.push(resolve));
+    return new Promise((wake) => queue.waiters.push({ upTo: queue.appended, wake }));
   }
 
   /** The losses of files under a folder (a session's), oldest first. */
@@ -175,7 +183,11 @@ export class AppendPool {
         while (done < bytes.length)
           done += await retryTransient(() => this.fs.write(fd!, bytes, done, bytes.length - done), this.retry);
         this.drained(inWrite);
+        queue.done += inWrite;
         inWrite = 0;
+        let woken = 0;
+        while (woken < queue.waiters.length && queue.waiters[woken]!.upTo <= queue.done) woken++;
+        for (const waiter of queue.waiters.splice(0, woken)) waiter.wake(undefined);
       }
     } catch (error) {
       const loss = { path, error: fsErrorText(error) };
@@ -189,7 +201,7 @@ export class AppendPool {
     if (unwritten > 0) this.drained(unwritten);
     queue.chunks.length = 0;
     const loss = this.losses.get(path);
-    for (const wake of queue.waiters) wake(loss);
+    for (const waiter of queue.waiters) waiter.wake(loss);
     if (fd !== undefined) {
       await this.fs.close(fd).catch(() => undefined);
       this.openNow--;

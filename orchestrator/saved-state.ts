@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Interruption } from '../protocol/interruptions.js';
 import type { SavedStateVersion, SessionState } from '../protocol/run-state.js';
+import { listQueued } from './queued-items.js';
 import { replayJournal } from './session-journal.js';
 import { withSettled } from './settled-log.js';
 
@@ -15,7 +16,7 @@ export type { RunSegment, RunSettings, SavedAgent, SavedStateVersion, SessionSta
  * The version this murmur writes. Raise it (and add a migration and a fixture) when the format changes; it and
  * protocol/run-state.ts's SavedStateVersion change together.
  */
-export const SAVED_STATE_VERSION: SavedStateVersion = 3;
+export const SAVED_STATE_VERSION: SavedStateVersion = 4;
 
 export type SavedStateRead = { ok: true; state: SessionState } | { ok: false; error: string };
 
@@ -62,11 +63,19 @@ function v2ToV3(state: Record<string, unknown>): Record<string, unknown> {
   return state;
 }
 
+/**
+ * v3 → v4: nothing moves. Version 4 may list only a swarm's first items and name the file of the rest, as queued
+ * (`swarm.queuedItems`), which the reader has listed again before this; a v3 state lists every item.
+ */
+function v3ToV4(state: Record<string, unknown>): Record<string, unknown> {
+  return state;
+}
+
 /** Each past version's step to the next one, by the version it reads (with the v1 held calls, for v1 → v2). */
 const MIGRATIONS: Record<
   number,
   (state: Record<string, unknown>, held: unknown[] | undefined) => Record<string, unknown>
-> = { 1: v1ToV2, 2: v2ToV3 };
+> = { 1: v1ToV2, 2: v2ToV3, 3: v3ToV4 };
 
 function shapeProblem(state: Record<string, unknown>): string | undefined {
   if (typeof state.id !== 'string' || state.id === '') return '"id" is missing';
@@ -125,7 +134,10 @@ export function readSavedState(dir: string): SavedStateRead {
   if (typeof raw === 'object' && raw !== null) {
     const merged = withSettled(dir, raw as Record<string, unknown>);
     if (!merged.ok) return { ok: false, error: `${file}: ${merged.error}` };
-    raw = merged.state;
+    // Version 4 may leave a swarm's waiting items out too: they are in its queued-<swarm>.jsonl.
+    const listed = listQueued(dir, merged.state);
+    if (!listed.ok) return { ok: false, error: `${file}: ${listed.error}` };
+    raw = listed.state;
   }
   const read = parseSavedState(raw, file, readV1Held(dir));
   if (!read.ok || read.state.swarm === undefined) return read;

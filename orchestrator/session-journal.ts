@@ -118,11 +118,13 @@ export function replayJournal(dir: string, state: { swarm?: unknown; journal?: u
   const { swarm } = state;
   const from = journalPosition(state.journal);
   if (typeof swarm !== 'object' || swarm === null) return swarm;
-  const saved = swarm as { swarmId?: unknown; items?: unknown };
+  const saved = swarm as { swarmId?: unknown; items?: unknown; queuedItems?: { count?: unknown } };
   if (typeof saved.swarmId !== 'string' || !Array.isArray(saved.items)) return swarm;
   const lines = journalLinesAfter(dir, from).filter((l) => l.swarm === saved.swarmId);
   if (lines.length === 0) return swarm;
   const items = [...(saved.items as unknown[])];
-  for (const line of lines) if (line.index >= 0 && line.index < items.length) items[line.index] = line.record;
+  // Items still queued in a version-4 file (a summary that does not list them) may have moved since too.
+  const count = typeof saved.queuedItems?.count === 'number' ? saved.queuedItems.count : items.length;
+  for (const line of lines) if (line.index >= 0 && line.index < count) items[line.index] = line.record;
   return { ...saved, items };
 }

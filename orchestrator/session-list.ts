@@ -58,7 +58,9 @@ function itemsOf(swarm: unknown): SessionSummary['items'] {
     const result = isObject(item) && isObject(item.result) ? item.result : undefined;
     if (result?.outcome === 'completed') completed++;
   }
-  return { total: swarm.items.length, completed };
+  // Version 4: the items past the list wait in the swarm's queued file, counted without reading it.
+  const queued = isObject(swarm.queuedItems) ? num(swarm.queuedItems.count) : undefined;
+  return { total: Math.max(queued ?? 0, swarm.items.length), completed };
 }
 
 /**

@@ -42,10 +42,14 @@ export class TranscriptWriter {
     this.pool.append(path, `${JSON.stringify(message)}\n`);
     if (starting && this.pool.busy(path) && !this.unsettled.has(path)) {
       this.unsettled.add(path);
-      void this.pool.written(path).then(() => {
-        if (!this.pool.busy(path)) this.unsettled.delete(path);
-      });
+      void this.settle(path);
     }
+  }
+
+  /** Leaves `unsettled` once the file has nothing left to write. */
+  private async settle(path: string): Promise<void> {
+    while (this.pool.busy(path)) await this.pool.written(path);
+    this.unsettled.delete(path);
   }
 
   private appendPacked(agentId: string, message: Message, pack: string): void {

@@ -12,7 +12,7 @@ import type { Usage } from './usage.js';
  * The saved state's format version. Changes together with orchestrator/saved-state.ts's SAVED_STATE_VERSION
  * (which is typed against it), with a migration and a fixture.
  */
-export type SavedStateVersion = 3;
+export type SavedStateVersion = 4;
 
 /** One agent as saved: its summary plus what a resume needs to rebuild it. */
 export type SavedAgent = AgentSummary & {

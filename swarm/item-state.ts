@@ -106,6 +106,21 @@ export function queuedItem(
   return { status: 'queued', item, rounds: 0, ...fields };
 }
 
+/** Items by index, as a swarm starts from them: an array, or new items made as they are read (newItems). */
+export interface ItemList {
+  readonly length: number;
+  at(index: number): SwarmItem | undefined;
+}
+
+/** New items from their labels and prompts, each made when read: a million are not held as objects at once. */
+export function newItems(labels: readonly string[], promptOf: (index: number) => string): ItemList {
+  return {
+    length: labels.length,
+    at: (index) =>
+      index >= 0 && index < labels.length ? queuedItem(labels[index]!, { prompt: promptOf(index) }) : undefined,
+  };
+}
+
 function task(s: SwarmItem): ItemTask {
   return { item: s.item, prompt: s.prompt };
 }

@@ -3,18 +3,27 @@
 // `null` (what a v3 snapshot writes for it anyway) and nothing else, so a swarm holds what is in flight, not every
 // item it ran. What needs an ended item whole (the results, a record loss found after the run) reads it back.
 // An item that has not moved since it was queued new is held as its record alone (a slot of `undefined` beside a
-// record): a million items waiting are a million records, not twice that.
+// record). The session's own swarm keeps its items as queued in a file of the session (the sink's queueItems,
+// orchestrator/queued-items.ts): from the first item that never moved on, they are read from there as they launch,
+// and a snapshot lists only the items before it, so a million items waiting cost a window of a file, not memory.
 import { SettleQueue } from '../orchestrator/settle-queue.js';
 import { inSettledLog } from '../orchestrator/settled-log.js';
-import { endedResult, queuedItem, type SwarmItem } from './item-state.js';
+import { endedResult, queuedItem, type ItemList, type SwarmItem } from './item-state.js';
 import type { ItemOutcome, ItemResult, ItemResults } from './report.js';
 import { itemRecord, restoredItem, type SwarmItemRecord } from './saved-swarm.js';
-import type { SettledItems } from './swarm-engine.js';
+import type { QueuedItemsSource, SettledItems } from './swarm-engine.js';
+
+/** Writes a swarm's items as queued (records in index order) and reads them back; undefined: keep them listed. */
+export type QueueItems = (records: Iterable<SwarmItemRecord>, count: number) => QueuedItemsSource | undefined;
 
 export class ItemStore {
+  /** The items before the queued tail (those after it have never moved: `queued` has them). */
   private readonly items: (SwarmItem | undefined)[];
-  /** Each item as saved (the runner's saved list): `null` once the settled log holds it. */
+  /** Each listed item as saved (the runner's saved list): `null` once the settled log holds it. */
   readonly records: (SwarmItemRecord | null)[];
+  /** The items as queued, from `records.length` on (the session's own swarm); absent: every item is listed. */
+  readonly queued: QueuedItemsSource | undefined;
+  private readonly total: number;
   /** Ended items that may still be in memory, oldest end first: let go of from the front as the log takes them. */
   private readonly ended = new SettleQueue<number>();
   /** How the items ended so far, kept as they change (reading every item back to count them costs a pass). */
@@ -23,13 +32,21 @@ export class ItemStore {
   private failedVerdicts = 0;
 
   constructor(
-    items: readonly SwarmItem[],
+    items: ItemList,
     private readonly settled: SettledItems | undefined,
     private readonly restore: { verify: boolean; maxRounds: number },
+    queueItems?: QueueItems,
   ) {
     this.items = [];
     this.records = [];
-    for (const s of items) {
+    this.total = items.length;
+    // Listed: every item up to the last one that is not fresh; the rest go to the file, when there is one.
+    let listed = items.length;
+    while (listed > 0 && isFresh(items.at(listed - 1)!)) listed--;
+    this.queued = listed < items.length ? keptQueued(items, queueItems) : undefined;
+    if (!this.queued) listed = items.length;
+    for (let index = 0; index < listed; index++) {
+      const s = items.at(index)!;
       this.records.push(itemRecord(s));
       this.items.push(isFresh(s) ? undefined : s);
       this.count(s, 1);
@@ -37,11 +54,12 @@ export class ItemStore {
   }
 
   get length(): number {
-    return this.items.length;
+    return this.total;
   }
 
   /** Item `index` as it stands (one that left memory is read back from the log). */
   get(index: number): SwarmItem {
+    if (index >= this.records.length) return freshItem(this.queuedRecord(index));
     const s = this.items[index];
     if (s !== undefined) return s;
     const record = this.records[index];
@@ -50,17 +68,24 @@ export class ItemStore {
 
   /** Item `index`'s label, without making a fresh item's object. */
   label(index: number): string {
+    if (index >= this.records.length) return this.queuedRecord(index).item;
     return this.items[index]?.item ?? this.records[index]?.item ?? this.readBack(index).item;
   }
 
   /** Whether item `index` has ended (in memory or not). */
   isDone(index: number): boolean {
+    if (index >= this.records.length) return false;
     const s = this.items[index];
     return s === undefined ? this.records[index] === null : s.status === 'done';
   }
 
   /** Item `index` moves from `before` (as get gave it) to `s`: its record is made again (a snapshot takes it). */
   set(index: number, before: SwarmItem, s: SwarmItem): SwarmItemRecord {
+    // A queued item that moves is listed from now on, with every queued one before it (as queued).
+    while (this.records.length < index) {
+      this.records.push(this.queuedRecord(this.records.length));
+      this.items.push(undefined);
+    }
     this.count(before, -1);
     this.count(s, 1);
     this.items[index] = s;
@@ -86,8 +111,8 @@ export class ItemStore {
       done += n;
     }
     // An item that never ended reads as aborted (never started), as results() gives it.
-    if (done < this.items.length) counts.aborted = (counts.aborted ?? 0) + this.items.length - done;
-    const allCompleted = (counts.completed ?? 0) === this.items.length && this.failedVerdicts === 0;
+    if (done < this.total) counts.aborted = (counts.aborted ?? 0) + this.total - done;
+    const allCompleted = (counts.completed ?? 0) === this.total && this.failedVerdicts === 0;
     return { counts, allCompleted };
   }
 
@@ -101,7 +126,7 @@ export class ItemStore {
   results(): ItemResults {
     const tally = () => this.tally().counts;
     return {
-      length: this.items.length,
+      length: this.total,
       get counts() {
         return tally();
       },
@@ -110,7 +135,7 @@ export class ItemStore {
   }
 
   private *eachResult(): Generator<ItemResult> {
-    for (let index = 0; index < this.items.length; index++) {
+    for (let index = 0; index < this.total; index++) {
       const s = this.get(index);
       yield s.status === 'done' ? s.result : endedResult(index, s, 'aborted', { notStarted: true });
     }
@@ -133,11 +158,27 @@ export class ItemStore {
     if (released) this.settled?.grown();
   }
 
+  /** A queued item's record, as the file holds it. */
+  private queuedRecord(index: number): SwarmItemRecord {
+    if (!this.queued || index >= this.total) throw new RangeError(`item ${index} is not one of ${this.total}`);
+    return this.queued.record(index);
+  }
+
   /** An item that left memory, as it ended (it stays out of memory: reading every one costs one at a time). */
   private readBack(index: number): SwarmItem {
     const record = this.settled?.get(index) as SwarmItemRecord | undefined;
     return record ? restoredItem(record, this.restore.verify, this.restore.maxRounds, true) : lostItem(index);
   }
+}
+
+/** The items' file, written with every item as it stands (the lines before the tail are what a resume's older
+ * snapshot may still read past its own list: the same items, as they stood then or later). */
+function keptQueued(items: ItemList, queueItems: QueueItems | undefined): QueuedItemsSource | undefined {
+  if (!queueItems) return undefined;
+  function* records(): Generator<SwarmItemRecord> {
+    for (let index = 0; index < items.length; index++) yield itemRecord(items.at(index)!);
+  }
+  return queueItems(records(), items.length);
 }
 
 /** A new item that has not moved since it was queued: its record says all of it (see freshItem). */

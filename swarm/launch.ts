@@ -4,7 +4,7 @@
 import type { SwarmRequest } from '../tools/adapters.js';
 import type { AgentProfile, OutputSpec } from '../roles/profile.js';
 import { DEFAULT_SUBAGENT_TYPE } from '../roles/subagent-policy.js';
-import { queuedItem, type SwarmItem } from './item-state.js';
+import { newItems, queuedItem, type ItemList, type SwarmItem } from './item-state.js';
 import type { ItemLauncher } from './item-launcher.js';
 import { SwarmRun } from './runner.js';
 import { restoredItem, type SavedSwarm } from './saved-swarm.js';
@@ -40,7 +40,7 @@ export interface SwarmPlan {
   swarmId: string;
   description: string;
   template?: string;
-  items: SwarmItem[];
+  items: ItemList;
   profile: AgentProfile;
   parentId?: string;
   verify: boolean;
@@ -76,10 +76,11 @@ function resumableHere(agent: SwarmAgent, isolated: boolean): string | undefined
 /** Items whose subagents already work in a worktree go on in it, so their work is what gets merged. */
 async function adoptWorktrees(
   host: SwarmEngine,
-  items: readonly SwarmItem[],
+  items: ItemList,
   isolation: WorktreeIsolation,
 ): Promise<string | undefined> {
-  for (const [index, item] of items.entries()) {
+  for (let index = 0; index < items.length; index++) {
+    const item = items.at(index)!;
     const agent = item.agentId !== undefined && item.status !== 'done' ? host.agent(item.agentId) : undefined;
     if (agent?.workspaceRoot === undefined) continue;
     const problem = await isolation.adopt(index, agent.workspaceRoot, agent.id);
@@ -131,18 +132,22 @@ export async function planSwarm(
   if (request.inputs !== undefined && request.inputs.length !== checked.items.length)
     return { ok: false, error: `${request.inputs.length} inputs were given for ${checked.items.length} items` };
 
-  const items: SwarmItem[] = checked.items.map((item, i) => queuedItem(item, { prompt: checked.prompts[i]! }));
+  const resumed: SwarmItem[] = [];
   for (const id of request.resumeAgentIds ?? []) {
     const agent = host.agent(id);
     if (!agent || agent.parentId !== parentId)
       return { ok: false, error: `resume_agent_ids names "${id}", which is not one of your subagents` };
     if (agent.busy) return { ok: false, error: `subagent "${id}" is still running; it cannot be resumed now` };
-    if (items.some((i) => i.agentId === id)) return { ok: false, error: `resume_agent_ids names "${id}" twice` };
+    if (resumed.some((i) => i.agentId === id)) return { ok: false, error: `resume_agent_ids names "${id}" twice` };
     const unsound = resumableHere(agent, request.isolation === 'worktree');
     if (unsound) return { ok: false, error: unsound };
     const resumePrompt = request.resumePrompt ?? 'Continue the task where you stopped, and end with the whole handoff.';
-    items.push(queuedItem(agent.item ?? agent.description ?? id, { agentId: id, resumePrompt }));
+    resumed.push(queuedItem(agent.item ?? agent.description ?? id, { agentId: id, resumePrompt }));
   }
+  // New items are made as the swarm reads them; only subagents to resume make a list of objects.
+  const fresh = newItems(checked.items, checked.promptOf);
+  const items: ItemList =
+    resumed.length === 0 ? fresh : [...Array.from({ length: fresh.length }, (_, i) => fresh.at(i)!), ...resumed];
 
   const settings = swarmSettings(host.config, cap.value);
   const maxRounds = request.maxRounds ?? settings.maxRounds;

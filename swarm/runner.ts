@@ -7,6 +7,7 @@ import type { SwarmItemState } from '../orchestrator/events.js';
 import { type Clock, systemClock } from '../orchestrator/clock.js';
 import { SwarmController, type ControllerAction } from './controller.js';
 import { advanceItem, endedResult, itemEvent, savedAfter, type ItemChange, type SwarmItem } from './item-state.js';
+import type { ItemList } from './item-state.js';
 import type { Attempt, ItemLauncher } from './item-launcher.js';
 import { commitEnded, keepWork, type Ended } from './launcher-steps.js';
 import type { ItemResult, ItemResults } from './report.js';
@@ -22,7 +23,7 @@ export interface SwarmRunSpec {
   description: string;
   template?: string;
   /** Each item's state as the swarm starts: queued, or done (a resumed swarm's finished items). */
-  items: readonly SwarmItem[];
+  items: ItemList;
   /** The role or defined agent every item runs as. */
   role: string;
   /** The agent that called agent_swarm; absent for `murmur swarm`. */
@@ -37,7 +38,7 @@ export interface SwarmRunSpec {
 
 /** Where a run's events and states go: the host's bus, its item journal and its one persist sink. */
 export type SwarmSink = Pick<SwarmEngine, 'emit' | 'persist'> &
-  Partial<Pick<SwarmEngine, 'journal' | 'writeRoom' | 'settledItems'>>;
+  Partial<Pick<SwarmEngine, 'journal' | 'writeRoom' | 'settledItems' | 'queueItems'>>;
 
 export class SwarmRun {
   /** Progress lines for the calling tool (streamed as tool updates). */
@@ -49,7 +50,6 @@ export class SwarmRun {
   private readonly started: number;
   private finishedCount = 0;
   private finishedBefore = 0;
-
   /** The swarm as specified, without its items: the store owns them (a list kept here would hold every item). */
   readonly spec: Omit<SwarmRunSpec, 'items'>;
 
@@ -61,10 +61,9 @@ export class SwarmRun {
   ) {
     const { items, ...rest } = spec;
     this.spec = rest;
-    this.items = new ItemStore(items, sink.settledItems?.(spec.swarmId), {
-      verify: spec.verify,
-      maxRounds: spec.maxRounds,
-    });
+    const { verify, maxRounds } = spec;
+    const queue = sink.queueItems?.bind(sink, spec.swarmId);
+    this.items = new ItemStore(items, sink.settledItems?.(spec.swarmId), { verify, maxRounds }, queue);
     this.started = this.clock.now();
   }
 
@@ -86,6 +85,7 @@ export class SwarmRun {
       maxRounds: this.spec.maxRounds,
       isolation: this.spec.isolation,
       items: this.items.records,
+      ...(this.items.queued ? { queuedItems: this.items.queued.ref } : {}),
       ...this.spec.extra,
     };
     if (this.spec.template !== undefined) saved.template = this.spec.template;
@@ -124,6 +124,7 @@ export class SwarmRun {
 
   /** A run that will not run lets go of what its launcher holds (a queue's connections would keep the process up). */
   async release(): Promise<void> {
+    this.items.queued?.close();
     await this.launcher.finish?.();
   }
 
@@ -184,8 +185,7 @@ export class SwarmRun {
    */
   private async start(): Promise<number[]> {
     const { spec } = this;
-    // One item at a time: a fresh item is made from its record when asked for, and a million of them at once
-    // would be the memory the store saves.
+    // One item at a time: a fresh item is made when asked for (a million at once is the memory the store saves).
     const count = this.items.length;
     const pending: number[] = [];
     for (let i = 0; i < count; i++) if (!this.items.isDone(i)) pending.push(i);

@@ -46,10 +46,17 @@ export interface SavedSwarm {
 }
 
 /**
- * The swarm as a live run saves it: an ended item whose record the session's settled log holds is `null` (as a
+ * The swarm as a live run saves it (every reader lists its queued items again, see orchestrator/queued-items.ts): an ended item whose record the session's settled log holds is `null` (as a
  * version-3 snapshot writes it), read back from the log by whoever needs it whole.
  */
-export type SavingSwarm = Omit<SavedSwarm, 'items'> & { items: (SwarmItemRecord | null)[] };
+export type SavingSwarm = Omit<SavedSwarm, 'items'> & {
+  items: (SwarmItemRecord | null)[];
+  /**
+   * Version 4: the items from `items.length` on never moved since they were queued, and this file of the session
+   * holds them (one record a line, line i for item i, of `count` items in all). Readers list them again.
+   */
+  queuedItems?: { file: string; count: number };
+};
 
 /** A queue swarm's saved coordinates: never the URL itself (it may hold a password). */
 export interface SavedQueue {

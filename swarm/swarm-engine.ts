@@ -19,6 +19,15 @@ export interface SettledItems {
   grown(): void;
 }
 
+/** A swarm's items as queued, kept in a file of the session (orchestrator/queued-items.ts) and read back by index. */
+export interface QueuedItemsSource {
+  /** What a snapshot names: the file (in the session folder) and how many items the swarm has. */
+  readonly ref: { file: string; count: number };
+  record(index: number): SwarmItemRecord;
+  /** Lets go of the file (a later read opens it again). */
+  close(): void;
+}
+
 export interface SwarmEngine extends SwarmAgents {
   /** The workspace: items work there (or in worktrees of its repository). */
   readonly cwd: string;
@@ -60,6 +69,12 @@ export interface SwarmEngine extends SwarmAgents {
    * memory once the log holds its record, and is read back from there.
    */
   settledItems?(swarmId: string): SettledItems;
+  /**
+   * Keeps the swarm's items as queued (`records`, one per item in index order) in a file of the session (the
+   * session's own swarm only), read back from there by index; undefined when it cannot (the swarm keeps them
+   * listed). Never throws.
+   */
+  queueItems?(swarmId: string, records: Iterable<SwarmItemRecord>, count: number): QueuedItemsSource | undefined;
   /** Publishes a swarm event on the run's bus (the dashboards, the events file). Never throws. */
   emit(event: EventInput): void;
   /**

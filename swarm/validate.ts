@@ -10,7 +10,9 @@ export interface SwarmInput {
   resumeAgentIds?: readonly string[];
 }
 
-export type ValidatedItems = { ok: true; items: string[]; prompts: string[] } | { ok: false; error: string };
+/** Checked items; `promptOf(i)` makes item i's prompt when asked (a million prompts are not held at once). */
+export type ValidatedItems =
+  { ok: true; items: string[]; promptOf: (index: number) => string } | { ok: false; error: string };
 
 export function renderPrompt(template: string, item: string): string {
   return template.split(ITEM_PLACEHOLDER).join(item);
@@ -65,16 +67,42 @@ export function validateSwarmItems(input: SwarmInput, maxItems: number, minItems
       error: `too many subagents for one call: ${items.length + resumeCount} (the limit is ${maxItems}; set [subagent] maxSwarmItems in murmur.toml or MURMUR_SWARM_MAX_ITEMS to change it, 0 = no limit)`,
     };
   }
-  const prompts = given ? [...given] : items.map((item) => renderPrompt(input.promptTemplate ?? '', item));
+  const template = input.promptTemplate ?? '';
+  const promptOf = given ? (index: number) => given[index]! : (index: number) => renderPrompt(template, items[index]!);
+  // A template gives different items different prompts (the item is in it whole), so comparing items is enough.
+  const twice = firstRepeat(given ?? items);
+  if (twice)
+    return {
+      ok: false,
+      error: `items[${twice[0]}] and items[${twice[1]}] give the same prompt (${JSON.stringify(items[twice[1]])}); each item must differ`,
+    };
+  return { ok: true, items, promptOf };
+}
+
+/**
+ * The first pair of equal texts (by the later one's index), or undefined. By hashes first (4 bytes a text, sorted):
+ * only texts whose hash repeats are compared, so a million items cost no map of a million entries.
+ */
+function firstRepeat(texts: readonly string[]): [number, number] | undefined {
+  const hashes = new Uint32Array(texts.length);
+  for (let i = 0; i < texts.length; i++) hashes[i] = hashOf(texts[i]!);
+  const sorted = hashes.slice().sort();
+  const repeated = new Set<number>();
+  for (let i = 1; i < sorted.length; i++) if (sorted[i] === sorted[i - 1]) repeated.add(sorted[i]!);
+  if (repeated.size === 0) return undefined;
   const seen = new Map<string, number>();
-  for (let i = 0; i < prompts.length; i++) {
-    const first = seen.get(prompts[i]!);
-    if (first !== undefined)
-      return {
-        ok: false,
-        error: `items[${first}] and items[${i}] give the same prompt (${JSON.stringify(items[i])}); each item must differ`,
-      };
-    seen.set(prompts[i]!, i);
+  for (let i = 0; i < texts.length; i++) {
+    if (!repeated.has(hashes[i]!)) continue;
+    const first = seen.get(texts[i]!);
+    if (first !== undefined) return [first, i];
+    seen.set(texts[i]!, i);
   }
-  return { ok: true, items, prompts };
+  return undefined;
+}
+
+/** FNV-1a over the UTF-16 units. */
+function hashOf(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
 }

@@ -89,7 +89,7 @@ describe('a run that waits for a person', () => {
     const state = JSON.parse(
       readFileSync(path.join(dir, '.murmur', 'sessions', first.sessionId!, 'state.json'), 'utf8'),
     );
-    expect(state).toMatchObject({ version: 3, status: 'waiting', interruptions: [{ callId: waiting!.callId }] });
+    expect(state).toMatchObject({ version: 4, status: 'waiting', interruptions: [{ callId: waiting!.callId }] });
     expect(state.agents[0].status).toBe('waiting');
 
     const again = await withMurmur({ tools }, (m) => m.resume(first.sessionId!).done);

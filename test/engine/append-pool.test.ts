@@ -163,4 +163,27 @@ describe('the backlog', () => {
     await waiting;
     expect(pool.room()).toBeUndefined();
   });
+
+  it('tells a waiter once what was appended before it asked is written, while lines keep coming', async () => {
+    const pool = new AppendPool({ fs: countingFs() });
+    const file = path.join(workspace.dir, 'busy.jsonl');
+    let line = 0;
+    pool.append(file, `${line++}\n`);
+    let told = false;
+    const asked = line;
+    void pool.written(file).then(() => (told = true));
+    // A writer that is never idle: a line every millisecond until the waiter is told.
+    while (!told && line < 2000) {
+      pool.append(file, `${line++}\n`);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    expect(told).toBe(true);
+    expect(pool.busy(file)).toBe(true);
+    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    expect(lines.length).toBeGreaterThanOrEqual(asked);
+    await pool.written(file);
+    expect(readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number)).toEqual(
+      Array.from({ length: line }, (_, i) => i),
+    );
+  });
 });

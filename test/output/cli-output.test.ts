@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Script } from '../../orchestrator/models/scripted.js';
+import { readSavedState } from '../../orchestrator/saved-state.js';
 import { murmurIn, removeDir, tempDir, waitFor } from '../swarm/helpers.js';
 import { staleBinReason } from '../murmur-bin.js';
 
@@ -186,8 +187,11 @@ describe('murmur swarm --output-schema --output-jsonl', () => {
     const sessions = path.join(dir, '.murmur', 'sessions');
     const saved = () => {
       const [id] = existsSync(sessions) ? readdirSync(sessions) : [];
-      const state = id ? path.join(sessions, id, 'state.json') : '';
-      return id && existsSync(state) && readFileSync(state, 'utf8').includes('"quick2"') ? id : undefined;
+      if (!id || !existsSync(path.join(sessions, id, 'state.json'))) return undefined;
+      // Read as every reader does: items still queued are in the session's queued file, not in state.json.
+      const read = readSavedState(path.join(sessions, id));
+      const items = read.ok ? (read.state.swarm as { items?: { item: string }[] } | undefined)?.items : undefined;
+      return items?.some((record) => record.item === 'quick2') ? id : undefined;
     };
     const sessionId = await waitFor(
       () => (existsSync(out) && lines(out).length === 2 ? saved() : undefined),

@@ -2,17 +2,19 @@
 // the reader (the last line of an item wins, however the line is spaced; agents' rows and other swarms' items are
 // passed over; a line still being written is read once whole) and by the runner, whose results, records and
 // record losses still see every item as it ended.
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { listQueued, QueuedItems, queuedFileName } from '../../orchestrator/queued-items.js';
+import { readSavedState } from '../../orchestrator/saved-state.js';
 import { SessionStore } from '../../orchestrator/session.js';
 import { SettledItemReader } from '../../orchestrator/settled-reader.js';
 import type { Attempt, ItemLauncher } from '../../swarm/item-launcher.js';
 import { queuedItem, type SwarmItem } from '../../swarm/item-state.js';
 import type { ItemResult } from '../../swarm/report.js';
 import { plainSpec } from './plain-spec.js';
-import { SwarmRun, type SavingSwarm } from '../../swarm/runner.js';
+import { SwarmRun, type SavingSwarm, type SwarmItemRecord } from '../../swarm/runner.js';
 import { ItemStore } from '../../swarm/item-store.js';
 
 let home: string | undefined;
@@ -176,5 +178,74 @@ describe('items waiting as they were queued', () => {
     expect(store.get(0)).toBe(launched);
     expect(store.records[0]).toEqual({ item: 'i0', prompt: 'Do i0', rounds: 0, agentId: 'a-1' });
     expect([...store.results()].map((r) => r.outcome)).toEqual(['aborted', 'aborted', 'completed']);
+  });
+});
+
+describe("a session swarm's items kept as queued (state version 4)", () => {
+  it('are read from the file as they launch; a snapshot lists only the items before the first that never moved', async () => {
+    const store = SessionStore.create(tempHome(), 's');
+    const count = 10;
+    const items = Array.from({ length: count }, (_, i) => queuedItem(`i${i}`, { prompt: `Do i${i}` }));
+    const launcher = new HeldLauncher();
+    let latest: SavingSwarm | undefined;
+    const run = new SwarmRun(plainSpec('queued', items, 3), launcher, {
+      emit: () => undefined,
+      persist: (state) => (latest = state),
+      queueItems: (swarmId, records, n) => QueuedItems.write(store.dir, queuedFileName(swarmId)!, records, n),
+    });
+    // Nothing listed yet: every item waits in the file, one line each.
+    expect(run.state()).toMatchObject({ items: [], queuedItems: { file: 'queued-s-1.jsonl', count } });
+    const lines = readFileSync(path.join(store.dir, 'queued-s-1.jsonl'), 'utf8').trim().split('\n');
+    expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual(
+      items.map((s) => ({ item: s.item, prompt: s.prompt, rounds: 0 })),
+    );
+    expect(run.item(7)).toEqual(items[7]);
+
+    const done = run.run(new AbortController().signal);
+    await until(() => launcher.running === 3);
+    launcher.end(1);
+    await until(() => run.item(1).status === 'done');
+    // The four launched (the fourth in the first's place) are listed as they stand; the six others are the file's.
+    await until(() => launcher.running === 3);
+    expect(latest!.items.map((r) => r?.agentId)).toEqual(['a-0', 'a-1', 'a-2', 'a-3']);
+    expect(latest!.queuedItems).toEqual({ file: 'queued-s-1.jsonl', count });
+
+    // What every reader sees: the listed items, then the file's.
+    store.saveState(() => ({
+      version: 4,
+      id: 's',
+      kind: 'swarm',
+      agents: [],
+      tasks: [],
+      status: 'running',
+      swarm: latest,
+    }));
+    await store.flush();
+    const read = readSavedState(store.dir);
+    expect(read.ok).toBe(true);
+    const swarm = (read as { state: { swarm: { items: SwarmItemRecord[]; queuedItems?: unknown } } }).state.swarm;
+    expect(swarm.queuedItems).toBeUndefined();
+    expect(swarm.items.map((r) => r.item)).toEqual(items.map((s) => s.item));
+    expect(swarm.items[1]).toMatchObject({ result: { outcome: 'completed' } });
+    expect(swarm.items[5]).toEqual({ item: 'i5', prompt: 'Do i5', rounds: 0 });
+
+    for (let i = 0; i < count; i++) {
+      await until(() => launcher.running > 0 || run.item(i).status === 'done');
+      launcher.end(i);
+    }
+    expect([...(await done)].map((r) => r.text)).toEqual(items.map((_, i) => `done ${i}`));
+    expect(run.state().items).toHaveLength(count);
+  });
+
+  it('a file that is missing or short is an error that names it', () => {
+    const dir = tempHome();
+    expect(QueuedItems.open(dir, { file: 'queued-s-1.jsonl', count: 2 })).toMatch(
+      /cannot read .*queued-s-1\.jsonl: ENOENT/,
+    );
+    writeFileSync(path.join(dir, 'queued-s-1.jsonl'), '{"item":"a","rounds":0}\n{"item":"b"');
+    expect(QueuedItems.open(dir, { file: 'queued-s-1.jsonl', count: 2 })).toMatch(/holds 1 whole lines.*needs 2/);
+    expect(QueuedItems.open(dir, { file: '../state.json', count: 1 })).toMatch(/names no queued-<swarm>\.jsonl file/);
+    const state = { swarm: { swarmId: 's-1', items: [], queuedItems: { file: 'queued-s-1.jsonl', count: 2 } } };
+    expect(listQueued(dir, state)).toMatchObject({ ok: false, error: expect.stringMatching(/holds 1 whole lines/) });
   });
 });

@@ -17,11 +17,19 @@ describe('validateSwarmItems', () => {
 
   it('renders every {{item}} and trims items', () => {
     expect(renderPrompt('a {{item}} b {{item}}', 'x')).toBe('a x b x');
-    expect(ok({ promptTemplate: 'Do {{item}}', items: [' a ', 'b'] })).toEqual({
-      ok: true,
-      items: ['a', 'b'],
-      prompts: ['Do a', 'Do b'],
-    });
+    const checked = ok({ promptTemplate: 'Do {{item}}', items: [' a ', 'b'] });
+    expect(checked).toMatchObject({ ok: true, items: ['a', 'b'] });
+    expect(checked.ok && [0, 1].map((i) => checked.promptOf(i))).toEqual(['Do a', 'Do b']);
+  });
+
+  it('finds a repeat among a hundred thousand items, naming both, and none where there is none', () => {
+    const items = Array.from({ length: 100_000 }, (_, i) => `file-${i}.ts`);
+    expect(ok({ promptTemplate: 'Do {{item}}', items }, Number.POSITIVE_INFINITY).ok).toBe(true);
+    items[91_234] = ' file-17.ts';
+    const repeated = ok({ promptTemplate: 'Do {{item}}', items }, Number.POSITIVE_INFINITY);
+    expect(!repeated.ok && repeated.error).toContain('items[17] and items[91234] give the same prompt ("file-17.ts")');
+    const given = ok({ items: ['a', 'b', 'c'], prompts: ['Do it', 'Do that', 'Do it'] });
+    expect(!given.ok && given.error).toContain('items[0] and items[2] give the same prompt ("c")');
   });
 
   it('refuses a template without {{item}}, quoting it', () => {
@@ -46,11 +54,9 @@ describe('validateSwarmItems', () => {
   });
 
   it('takes a single item when the caller allows it (murmur swarm), but never none', () => {
-    expect(validateSwarmItems({ promptTemplate: 'Do {{item}}', items: ['a'] }, Number.POSITIVE_INFINITY, 1)).toEqual({
-      ok: true,
-      items: ['a'],
-      prompts: ['Do a'],
-    });
+    const one = validateSwarmItems({ promptTemplate: 'Do {{item}}', items: ['a'] }, Number.POSITIVE_INFINITY, 1);
+    expect(one).toMatchObject({ ok: true, items: ['a'] });
+    expect(one.ok && one.promptOf(0)).toBe('Do a');
     const none = validateSwarmItems({ promptTemplate: 'Do {{item}}', items: [] }, Number.POSITIVE_INFINITY, 1);
     expect(!none.ok && none.error).toMatch(/nothing to run/);
   });
