@@ -31,8 +31,11 @@ export class SettledItemReader {
     this.stale = true;
   }
 
-  /** Item `index`'s record as the log last holds it, or undefined when no line holds it. */
-  get(index: number): unknown {
+  /**
+   * Item `index`'s record as the log last holds it, or undefined when no line holds it. `looking`: it is only looked
+   * at (a report's row), never kept, so it is not marked as the log's (a million marks are a table of a million).
+   */
+  get(index: number, looking = false): unknown {
     if (this.stale || !(this.places[index]! >= 0)) this.scan();
     const place = this.places[index];
     if (place === undefined || !(place >= 0)) return undefined;
@@ -40,7 +43,7 @@ export class SettledItemReader {
     const text = this.read(segment, place - segment * SEGMENT_SPAN, this.lengths[index]!);
     try {
       const record = (JSON.parse(text) as { record?: unknown }).record;
-      readFromLog(record);
+      if (!looking) readFromLog(record);
       return record;
     } catch {
       return undefined;

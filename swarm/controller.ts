@@ -49,10 +49,15 @@ export interface ControllerSnapshot {
   limited: boolean;
 }
 
+const PHASES: readonly ItemPhase[] = ['queued', 'backoff', 'running', 'finished'];
+const [QUEUED, BACKOFF, RUNNING, FINISHED] = [0, 1, 2, 3];
+
 export class SwarmController {
-  private readonly phase: ItemPhase[];
-  private readonly queue: number[] = [];
-  private head = 0;
+  /** Each item's phase, as its index in PHASES (a byte an item: a million items are a megabyte). */
+  private readonly phase: Uint8Array;
+  /** The queue: items back from a backoff (the last is the front), then the new ones from `next` on, in order. */
+  private readonly front: number[] = [];
+  private next = 0;
   /** Items waiting out a backoff: index -> time they rejoin the front of the queue. */
   private readonly backoff = new Map<number, number>();
   private readonly attempts = new Map<number, number>();
@@ -69,8 +74,7 @@ export class SwarmController {
     readonly size: number,
     private readonly options: ControllerOptions = DEFAULT_CONTROLLER_OPTIONS,
   ) {
-    this.phase = new Array<ItemPhase>(size).fill('queued');
-    for (let i = 0; i < size; i++) this.queue.push(i);
+    this.phase = new Uint8Array(size);
     this.rampBase = Math.max(1, options.initialBurst);
     this.capacity = this.bounded(this.rampBase);
   }
@@ -83,7 +87,7 @@ export class SwarmController {
     return {
       capacity: this.capacity,
       running: this.running,
-      queued: this.queue.length - this.head,
+      queued: this.front.length + this.size - this.next,
       backoff: this.backoff.size,
       finished: this.finishedCount,
       limited: this.recovery !== undefined,
@@ -91,7 +95,7 @@ export class SwarmController {
   }
 
   phaseOf(index: number): ItemPhase {
-    return this.phase[index]!;
+    return PHASES[this.phase[index]!]!;
   }
 
   get done(): boolean {
@@ -111,15 +115,15 @@ export class SwarmController {
 
   /** An item ended for good (completed, failed, aborted). */
   finished(index: number, now: number): ControllerAction[] {
-    if (this.phase[index] === 'running') this.running--;
+    if (this.phase[index] === RUNNING) this.running--;
     this.backoff.delete(index);
     this.markFinished(index);
     return this.fill(now, []);
   }
 
   private markFinished(index: number): void {
-    if (this.phase[index] === 'finished') return;
-    this.phase[index] = 'finished';
+    if (this.phase[index] === FINISHED) return;
+    this.phase[index] = FINISHED;
     this.finishedCount++;
   }
 
@@ -127,7 +131,7 @@ export class SwarmController {
   rateLimited(index: number, now: number, retryAfterMs?: number): ControllerAction[] {
     const actions: ControllerAction[] = [];
     const runningBefore = this.running;
-    if (this.phase[index] === 'running') this.running--;
+    if (this.phase[index] === RUNNING) this.running--;
     const attempt = (this.attempts.get(index) ?? 0) + 1;
     this.attempts.set(index, attempt);
     if (this.stopped) {
@@ -150,7 +154,7 @@ export class SwarmController {
       });
     } else {
       const retryAt = now + this.options.backoffMs(attempt, retryAfterMs);
-      this.phase[index] = 'backoff';
+      this.phase[index] = BACKOFF;
       this.backoff.set(index, retryAt);
       actions.push({ type: 'rate_limited', index, attempt, retryAt, capacity: this.capacity, running: this.running });
     }
@@ -162,14 +166,15 @@ export class SwarmController {
     this.stopped = true;
     const notStarted: number[] = [];
     for (let i = 0; i < this.size; i++) {
-      if (this.phase[i] === 'queued' || this.phase[i] === 'backoff') {
-        this.phase[i] = 'finished';
+      if (this.phase[i] === QUEUED || this.phase[i] === BACKOFF) {
+        this.phase[i] = FINISHED;
         this.finishedCount++;
         notStarted.push(i);
       }
     }
     this.backoff.clear();
-    this.head = this.queue.length;
+    this.front.length = 0;
+    this.next = this.size;
     return notStarted;
   }
 
@@ -178,7 +183,7 @@ export class SwarmController {
     if (this.stopped || this.done) return undefined;
     let next: number | undefined;
     for (const at of this.backoff.values()) next = next === undefined ? at : Math.min(next, at);
-    const waiting = this.queue.length - this.head > 0 || this.backoff.size > 0;
+    const waiting = this.front.length > 0 || this.next < this.size || this.backoff.size > 0;
     if (waiting && this.running >= this.capacity) {
       const growth = this.nextGrowthAt();
       if (growth !== undefined) next = next === undefined ? growth : Math.min(next, growth);
@@ -237,15 +242,14 @@ export class SwarmController {
     for (let i = due.length - 1; i >= 0; i--) {
       const index = due[i]!;
       this.backoff.delete(index);
-      this.phase[index] = 'queued';
-      if (this.head > 0) this.queue[--this.head] = index;
-      else this.queue.unshift(index);
+      this.phase[index] = QUEUED;
+      this.front.push(index);
     }
     this.grow(now, actions);
-    while (this.running < this.capacity && this.head < this.queue.length) {
-      const index = this.queue[this.head++]!;
-      if (this.phase[index] !== 'queued') continue;
-      this.phase[index] = 'running';
+    while (this.running < this.capacity && (this.front.length > 0 || this.next < this.size)) {
+      const index = this.front.length > 0 ? this.front.pop()! : this.next++;
+      if (this.phase[index] !== QUEUED) continue;
+      this.phase[index] = RUNNING;
       this.running++;
       actions.push({ type: 'launch', index });
     }

@@ -57,19 +57,22 @@ export class ItemStore {
     return this.total;
   }
 
-  /** Item `index` as it stands (one that left memory is read back from the log). */
-  get(index: number): SwarmItem {
+  /**
+   * Item `index` as it stands (one that left memory is read back from the log). `looking`: only looked at, never
+   * kept (a report's row).
+   */
+  get(index: number, looking = false): SwarmItem {
     if (index >= this.records.length) return freshItem(this.queuedRecord(index));
     const s = this.items[index];
     if (s !== undefined) return s;
     const record = this.records[index];
-    return record ? freshItem(record) : this.readBack(index);
+    return record ? freshItem(record) : this.readBack(index, looking);
   }
 
   /** Item `index`'s label, without making a fresh item's object. */
   label(index: number): string {
     if (index >= this.records.length) return this.queuedRecord(index).item;
-    return this.items[index]?.item ?? this.records[index]?.item ?? this.readBack(index).item;
+    return this.items[index]?.item ?? this.records[index]?.item ?? this.readBack(index, true).item;
   }
 
   /** Whether item `index` has ended (in memory or not). */
@@ -77,6 +80,15 @@ export class ItemStore {
     if (index >= this.records.length) return false;
     const s = this.items[index];
     return s === undefined ? this.records[index] === null : s.status === 'done';
+  }
+
+  /** The indices of the items that have not ended, in order (4 bytes each). */
+  notDone(): Int32Array {
+    let left = 0;
+    for (let i = 0; i < this.total; i++) if (!this.isDone(i)) left++;
+    const pending = new Int32Array(left);
+    for (let i = 0, at = 0; i < this.total; i++) if (!this.isDone(i)) pending[at++] = i;
+    return pending;
   }
 
   /** Item `index` moves from `before` (as get gave it) to `s`: its record is made again (a snapshot takes it). */
@@ -136,7 +148,7 @@ export class ItemStore {
 
   private *eachResult(): Generator<ItemResult> {
     for (let index = 0; index < this.total; index++) {
-      const s = this.get(index);
+      const s = this.get(index, true);
       yield s.status === 'done' ? s.result : endedResult(index, s, 'aborted', { notStarted: true });
     }
   }
@@ -165,8 +177,8 @@ export class ItemStore {
   }
 
   /** An item that left memory, as it ended (it stays out of memory: reading every one costs one at a time). */
-  private readBack(index: number): SwarmItem {
-    const record = this.settled?.get(index) as SwarmItemRecord | undefined;
+  private readBack(index: number, looking = false): SwarmItem {
+    const record = this.settled?.get(index, looking) as SwarmItemRecord | undefined;
     return record ? restoredItem(record, this.restore.verify, this.restore.maxRounds, true) : lostItem(index);
   }
 }

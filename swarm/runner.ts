@@ -183,12 +183,11 @@ export class SwarmRun {
    * Tells of every item as the swarm starts, a block at a time as the events file keeps up (a million items' lines
    * are never waiting at once); the items still to run. Nothing here outlives it (see ItemStore).
    */
-  private async start(): Promise<number[]> {
+  private async start(): Promise<Int32Array> {
     const { spec } = this;
     // One item at a time: a fresh item is made when asked for (a million at once is the memory the store saves).
     const count = this.items.length;
-    const pending: number[] = [];
-    for (let i = 0; i < count; i++) if (!this.items.isDone(i)) pending.push(i);
+    const pending = this.items.notDone();
     this.finishedBefore = count - pending.length;
     this.sink.emit({
       type: 'swarm.start',
@@ -213,7 +212,7 @@ export class SwarmRun {
     return pending;
   }
 
-  private drive(pending: number[], signal: AbortSignal): Promise<void> {
+  private drive(pending: Int32Array, signal: AbortSignal): Promise<void> {
     const controller = new SwarmController(pending.length, this.spec.settings.controller);
     const { clock, launcher } = this;
     let timer: unknown;

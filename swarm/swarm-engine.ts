@@ -13,8 +13,8 @@ export type { SwarmAgent, SwarmAgents, SwarmSpawn } from './swarm-agents.js';
 
 /** A swarm's ended items as the settled log holds them. */
 export interface SettledItems {
-  /** Item `index`'s record as last appended, or undefined when the log does not hold it. */
-  get(index: number): unknown;
+  /** Item `index`'s record as last appended, or undefined when the log does not hold it (`looking`: not kept). */
+  get(index: number, looking?: boolean): unknown;
   /** Lines were appended since (the next read looks for them). */
   grown(): void;
 }

@@ -88,4 +88,18 @@ describe('the released rows store', () => {
     released.delete('reviewer');
     expect([released.has('a-7'), released.has('reviewer'), released.size]).toEqual([false, false, 2]);
   });
+
+  it('keeps usage in pages made when first needed: agents far apart, and agents that used nothing', () => {
+    const released = new ReleasedRows();
+    const pages = () => (released as unknown as { pages: unknown[] }).pages.filter(Boolean).length;
+    released.add('a-3', { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+    expect(pages()).toBe(0);
+    expect(released.usageOf('a-3')).toEqual({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+    released.add('a-200000', { input: 7, output: 1, cacheRead: 0, cacheWrite: 2, cost: 0.0123 });
+    released.add('a-200001', { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+    expect(pages()).toBe(1);
+    expect(released.usageOf('a-200000')).toEqual({ input: 7, output: 1, cacheRead: 0, cacheWrite: 2, cost: 0.0123 });
+    expect(released.usageOf('a-200001')).toEqual({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+    expect(released.size).toBe(3);
+  });
 });
