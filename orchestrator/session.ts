@@ -271,14 +271,15 @@ const RUN_STATE_IGNORE =
 const OLD_IGNORE =
   "# murmur's run state: not for version control, nor for the agents' searches\nsessions/\nworktrees/\n";
 
-/** What a session holds before its run starts: the events log of its setup. */
+/** What a session holds before its run starts: the events log of its setup, and a planned swarm's queued items. */
 const SETUP_FILES = new Set(['events.jsonl']);
+const isSetupFile = (name: string) => SETUP_FILES.has(name) || /^queued-[^/]+\.jsonl$/.test(name);
 
 /** Only empty folders (and, at the top, the files of its setup). */
 function holdsNothing(dir: string, top: boolean): boolean {
   try {
     return readdirSync(dir, { withFileTypes: true }).every((entry) =>
-      entry.isDirectory() ? holdsNothing(join(dir, entry.name), false) : top && SETUP_FILES.has(entry.name),
+      entry.isDirectory() ? holdsNothing(join(dir, entry.name), false) : top && isSetupFile(entry.name),
     );
   } catch {
     return false;

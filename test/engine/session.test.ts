@@ -1,6 +1,6 @@
 // Sessions on disk: state.json (atomic, kept current), one transcript per agent appended as messages happen,
 // task logs, spilled tool outputs; and restoring a session a killed process left behind.
-import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionState } from '../../orchestrator/engine.js';
@@ -157,6 +157,22 @@ describe('a session on disk', () => {
     expect(readFileSync(path.join(session.toolOutputsDir, 'main-call_1_1.txt'), 'utf8')).toMatch(
       /^Started background task t-1/,
     );
+  });
+});
+
+describe('a session made for a run refused before it started', () => {
+  it("is removed when it holds only its setup: the events log and a planned swarm's queued items", () => {
+    const home = path.join(cwd, '.murmur');
+    const unused = SessionStore.create(home, 'unused');
+    writeFileSync(path.join(unused.dir, 'events.jsonl'), '{"type":"run.start"}\n');
+    writeFileSync(path.join(unused.dir, 'queued-s-1.jsonl'), '{"item":"a","prompt":"Do a","rounds":0}\n');
+    unused.discardIfUnused();
+    expect(existsSync(unused.dir)).toBe(false);
+    const used = SessionStore.create(home, 'used');
+    writeFileSync(path.join(used.dir, 'queued-s-1.jsonl'), '{"item":"a","prompt":"Do a","rounds":0}\n');
+    writeFileSync(path.join(used.dir, 'transcripts-1.jsonl'), '{"agent":"a-1","message":{}}\n');
+    used.discardIfUnused();
+    expect(existsSync(used.dir)).toBe(true);
   });
 });
 
