@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import type { Script } from '../orchestrator/models/scripted.js';
 import { readSavedState } from '../orchestrator/saved-state.js';
+import { readSessionTranscripts } from '../orchestrator/session.js';
 import { murmurBin } from './package-bin.js';
 
 type Report = (line: string) => void;
@@ -69,14 +70,11 @@ function interruptedItems(repo: string): Set<string> {
   // Through the one reader: settled agents are in the settled log, not in state.json.
   const read = readSavedState(session);
   if (!read.ok) return out;
-  for (const agent of read.state.agents) {
-    const file = join(session, 'agents', agent.id, 'transcript.jsonl');
-    if (
-      agent.item &&
-      existsSync(file) &&
-      readFileSync(file, 'utf8').includes('the process stopped before this call finished')
-    )
-      out.add(agent.item);
+  // Swarm items' transcripts are in the session's packs (transcripts-<n>.jsonl): read as every reader does.
+  const items = new Map(read.state.agents.filter((a) => a.item).map((a) => [a.id, a.item!]));
+  for (const [agentId, transcript] of readSessionTranscripts(session, items.keys())) {
+    if (JSON.stringify(transcript.messages).includes('the process stopped before this call finished'))
+      out.add(items.get(agentId)!);
   }
   return out;
 }

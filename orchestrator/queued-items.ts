@@ -1,7 +1,7 @@
 // A swarm's items as they were queued (saved-state version 4): `queued-<swarmId>.jsonl` in the session folder, one
-// JSON record per line, line i for item i, written once as the swarm starts. A snapshot lists only the items before
-// the first one that never moved (`swarm.items`) and names this file for the rest (`swarm.queuedItems`), so a
-// million waiting items cost neither memory nor a snapshot's text. Items are read back by index a window at a time
+// JSON record per line, line i for item i, written once as the swarm starts. A snapshot lists only the items up to
+// the last one that has moved (`swarm.items`) and names this file for the rest (`swarm.queuedItems`), so a million
+// waiting items cost neither memory nor a snapshot's text. Items are read back by index a window at a time
 // (8 bytes a place in memory): the swarm reads them in index order, as it launches them.
 import { closeSync, fsyncSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,7 +45,8 @@ export class QueuedItems<T = Record<string, unknown>> {
    */
   static write<T>(dir: string, file: string, records: Iterable<T>, count: number): QueuedItems<T> {
     const path = join(dir, file);
-    const temp = `${path}.${process.pid}.tmp`;
+    // One name: a session has one owner at a time, and a temporary file a killed process left is written over.
+    const temp = `${path}.tmp`;
     const places = new Float64Array(count + 1);
     const fd = openSync(temp, 'w+', 0o600);
     let written = 0;

@@ -205,7 +205,7 @@ describe("a session swarm's items kept as queued (state version 4)", () => {
     await until(() => launcher.running === 3);
     launcher.end(1);
     await until(() => run.item(1).status === 'done');
-    // The four launched (the fourth in the first's place) are listed as they stand; the six others are the file's.
+    // The four launched (the fourth in the slot item 1 left) are listed as they stand; the six others are the file's.
     await until(() => launcher.running === 3);
     expect(latest!.items.map((r) => r?.agentId)).toEqual(['a-0', 'a-1', 'a-2', 'a-3']);
     expect(latest!.queuedItems).toEqual({ file: 'queued-s-1.jsonl', count });
