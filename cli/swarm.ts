@@ -52,7 +52,7 @@ function checkBeforeStart(template: string, items: readonly string[], role: stri
  * The swarm the flags ask for, checked. Its own function, so no frame of the command holds the items while the
  * swarm runs (the run lets go of the launch's list once planned: a million labels otherwise stay for the run).
  */
-async function launchFrom(args: ParsedArgs, cwd: string): Promise<SwarmLaunch> {
+async function launchFrom(args: ParsedArgs, cwd: string): Promise<SwarmLaunch & { description: string }> {
   const template = stringFlag(args, 'template');
   if (template === undefined)
     throw new UsageError('murmur swarm: --template is required (the prompt for each item, with {{item}}).');
@@ -103,7 +103,7 @@ export async function swarmCommand(
     'swarm',
     args,
     {
-      title: description!,
+      title: description,
       sessionKind: 'swarm',
       ...(hold ? { hold: true } : {}),
       ...(hooks.onFinished ? { onFinished: hooks.onFinished } : {}),

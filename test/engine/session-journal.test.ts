@@ -1,12 +1,13 @@
 // The session's item journal on real files: a snapshot says where it was taken and a reader applies only the
 // lines after it; a cut last line is skipped; a big generation rotates and the old ones go once a snapshot covers
 // them; a reopened session appends after what it read.
-import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionStore } from '../../orchestrator/session.js';
 import { readSavedState } from '../../orchestrator/saved-state.js';
+import { summarizeState } from '../../orchestrator/session-list.js';
 
 let home: string | undefined;
 afterEach(() => {
@@ -69,6 +70,27 @@ describe('the item journal', () => {
     store.journalItem({ swarm: 's-other', index: 2, record: { item: 'x' } });
     store.journalItem({ swarm: 's-1', index: 9, record: { item: 'out of range' } });
     expect(items(store)).toEqual([{ item: 'a', done: true, pad: 'newer' }, { item: 'b', done: true }, { item: 'c' }]);
+  });
+
+  it("applies changes to items still in a version-4 queued file, for readers and for a session's summary", async () => {
+    home = mkdtempSync(path.join(tmpdir(), 'murmur-journal-unit-'));
+    const store = SessionStore.create(home, 's');
+    const queued = ['a', 'b', 'c', 'd'].map((item) => JSON.stringify({ item, prompt: `Do ${item}`, rounds: 0 }));
+    writeFileSync(path.join(store.dir, 'queued-s-1.jsonl'), `${queued.join('\n')}\n`);
+    const swarm = { swarmId: 's-1', items: [{ item: 'a' }], queuedItems: { file: 'queued-s-1.jsonl', count: 4 } };
+    store.saveState(() => ({ ...stateWith(swarm), version: 4 }));
+    await store.flush();
+    const completed = (item: string, index: number) => ({
+      item,
+      rounds: 0,
+      result: { index, item, outcome: 'completed', rounds: 0, text: 'ok' },
+    });
+    store.journalItem({ swarm: 's-1', index: 2, record: completed('c', 2) });
+    expect(items(store).map((r) => r.item)).toEqual(['a', 'b', 'c', 'd']);
+    expect(items(store)[2]).toMatchObject({ result: { outcome: 'completed' } });
+    expect(items(store)[3]).toEqual({ item: 'd', prompt: 'Do d', rounds: 0 });
+    const text = readFileSync(path.join(store.dir, 'state.json'), 'utf8');
+    expect(summarizeState('s', text, store.dir).items).toEqual({ total: 4, completed: 1 });
   });
 
   it('skips a line cut by a killed process', () => {
