@@ -5,6 +5,7 @@
 // (8 bytes a place in memory): the swarm reads them in index order, as it launches them.
 import { closeSync, fsyncSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { readRange } from './read-range.js';
 
 /** What a snapshot says of the file: its name in the session folder and how many items the swarm has in all. */
 export interface QueuedItemsRef {
@@ -15,6 +16,11 @@ export interface QueuedItemsRef {
 const WINDOW = 1 << 18;
 const SAFE_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 const FILE_NAME = /^queued-[A-Za-z0-9_.-]{1,64}\.jsonl$/;
+
+/** Whether a session folder's file is a swarm's queued items. */
+export function isQueuedFile(name: string): boolean {
+  return FILE_NAME.test(name);
+}
 
 /** The file's name for a swarm, or undefined when its id cannot name a file (such a swarm keeps its items listed). */
 export function queuedFileName(swarmId: string): string | undefined {
@@ -150,11 +156,8 @@ export class QueuedItems<T = Record<string, unknown>> {
   private read(start: number, end: number): string {
     let w = this.window;
     if (!w || start < w.start || end > w.start + w.bytes.length) {
-      const length = Math.max(WINDOW, end - start);
-      const bytes = Buffer.alloc(length);
       this.fd ??= openSync(this.path, 'r');
-      const read = readSync(this.fd, bytes, 0, length, start);
-      w = this.window = { start, bytes: bytes.subarray(0, read) };
+      w = this.window = { start, bytes: readRange(this.fd, start, Math.max(WINDOW, end - start)) };
       if (end > w.start + w.bytes.length) throw new Error(`${this.path} ends before item line at ${start}`);
     }
     return w.bytes.toString('utf8', start - w.start, end - w.start);

@@ -8,6 +8,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { Message } from './types.js';
 import type { Environment } from './environment.js';
 import { DEFAULT_TRANSIENT_RETRY, fsErrorText, retryTransient, type TransientRetry } from './append-fs.js';
+import { isQueuedFile } from './queued-items.js';
 import { SettledLog } from './settled-log.js';
 import { SnapshotCompactor } from './snapshot-compactor.js';
 import { ItemJournal, type JournalLine, type JournalPosition } from './session-journal.js';
@@ -273,7 +274,7 @@ const OLD_IGNORE =
 
 /** What a session holds before its run starts: the events log of its setup, and a planned swarm's queued items. */
 const SETUP_FILES = new Set(['events.jsonl']);
-const isSetupFile = (name: string) => SETUP_FILES.has(name) || /^queued-[^/]+\.jsonl$/.test(name);
+const isSetupFile = (name: string) => SETUP_FILES.has(name) || isQueuedFile(name);
 
 /** Only empty folders (and, at the top, the files of its setup). */
 function holdsNothing(dir: string, top: boolean): boolean {

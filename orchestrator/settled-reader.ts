@@ -2,8 +2,9 @@
 // a swarm whose ended items left memory reads its results from. The log is scanned once, as it grows, for where
 // each item's last line is (8 bytes a place, 4 a length: no line is kept); a line is then read from a window of
 // its segment, so reading every item in index order reads the log about once (items settle nearly in order).
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { fileNumbers, numberedFile } from './numbered-files.js';
+import { readRange } from './read-range.js';
 import { readFromLog, SETTLED_STEM as STEM } from './settled-log.js';
 
 const WINDOW = 1 << 20;
@@ -112,22 +113,5 @@ export class SettledItemReader {
     }
     const { start, bytes } = this.window!;
     return bytes.toString('utf8', offset - start, offset - start + length);
-  }
-}
-
-/** Up to `length` bytes of `path` from `offset` (fewer at its end). */
-function readRange(path: string, offset: number, length: number): Buffer {
-  const fd = openSync(path, 'r');
-  try {
-    const buffer = Buffer.allocUnsafe(length);
-    let read = 0;
-    while (read < length) {
-      const n = readSync(fd, buffer, read, length - read, offset + read);
-      if (n === 0) break;
-      read += n;
-    }
-    return buffer.subarray(0, read);
-  } finally {
-    closeSync(fd);
   }
 }

@@ -89,6 +89,10 @@ class HeldLauncher implements ItemLauncher {
   }
 }
 
+/** `count` new items `i0`, `i1`, … with their prompts. */
+const newItems = (count: number) =>
+  Array.from({ length: count }, (_, i) => queuedItem(`i${i}`, { prompt: `Do i${i}` }));
+
 const until = async (check: () => boolean) => {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
 };
@@ -97,7 +101,7 @@ describe("a session swarm's ended items", () => {
   it('leave memory once the settled log holds them and are read back whole: results, records, record losses', async () => {
     const store = SessionStore.create(tempHome(), 's');
     const count = 12;
-    const items = Array.from({ length: count }, (_, i) => queuedItem(`i${i}`, { prompt: `Do i${i}` }));
+    const items = newItems(count);
     const launcher = new HeldLauncher();
     let latest: SavingSwarm | undefined;
     const snapshot = async () => {
@@ -182,10 +186,10 @@ describe('items waiting as they were queued', () => {
 });
 
 describe("a session swarm's items kept as queued (state version 4)", () => {
-  it('are read from the file as they launch; a snapshot lists only the items before the first that never moved', async () => {
+  it('are read from the file as they launch; a snapshot lists only the items up to the last one that moved', async () => {
     const store = SessionStore.create(tempHome(), 's');
     const count = 10;
-    const items = Array.from({ length: count }, (_, i) => queuedItem(`i${i}`, { prompt: `Do i${i}` }));
+    const items = newItems(count);
     const launcher = new HeldLauncher();
     let latest: SavingSwarm | undefined;
     const run = new SwarmRun(plainSpec('queued', items, 3), launcher, {
