@@ -14,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { murmurBin } from './package-bin.js';
+import { startConsole } from './console-open.js';
 import { collectFrames, frameLine, interact, recordFrames, type FrameStats } from './frame-stats.js';
 
 const ITEMS = 1000;
@@ -57,22 +58,8 @@ export async function benchConsole(report: (line: string) => void = console.log)
   Object.assign(env, { HOME: dir, NO_COLOR: '1' });
   const sessionsDir = join(workspace, '.murmur', 'sessions');
 
-  const serve = execa(process.execPath, [MAIN, 'serve', '--port', '0', '--no-scheduler', '--cwd', workspace], {
-    cwd: workspace,
-    env,
-    extendEnv: false,
-    reject: false,
-    buffer: false,
-  });
-  const link = await new Promise<string>((ok, fail) => {
-    let out = '';
-    serve.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /^murmur console: (\S+)\n/.exec(out);
-      if (m) ok(m[1]!);
-    });
-    void serve.then(() => fail(new Error('murmur serve ended before printing its link')));
-  });
+  const { serve, link: linked } = startConsole(workspace, env);
+  const link = await linked;
   const base = new URL(link).origin;
 
   let browser: import('playwright-core').Browser | undefined;

@@ -21,6 +21,8 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import type { Script } from '../orchestrator/models/scripted.js';
 import { murmurBin } from './package-bin.js';
+import { openBigSession, type ConsoleOpen } from './console-open.js';
+import { TIMELINE_FROM_ITEMS } from '../orchestrator/timeline-file.js';
 
 type Report = (line: string) => void;
 
@@ -95,6 +97,8 @@ interface Run {
   bytes: number;
   summary: string;
   problem?: string;
+  /** A big swarm's session opened in the console and written as an HTML report. */
+  console?: ConsoleOpen;
 }
 
 /** One `murmur swarm` of `count` items in a fresh folder under `dir`, from spawn to exit. */
@@ -115,9 +119,10 @@ async function runSwarm(dir: string, count: number): Promise<Run> {
     ...['--no-dashboard', '--permission-mode', 'auto'],
   ];
   const started = performance.now();
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, MURMUR_HOME: state, NO_COLOR: '1' };
   const child = execa(process.execPath, [MAIN, ...args], {
     cwd: repo,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, MURMUR_HOME: state, NO_COLOR: '1' },
+    env,
     extendEnv: false,
     reject: false,
     stdin: 'ignore',
@@ -135,6 +140,8 @@ async function runSwarm(dir: string, count: number): Promise<Run> {
   const disk = usage(join(state, 'sessions'));
   const summary = summaryOf(stdoutFile);
   const problem = done.exitCode !== 0 ? `exit ${done.exitCode}: ${readEnd(stderrFile, 'tail').trim()}` : undefined;
+  const [id] = readdirSync(join(state, 'sessions'));
+  const opened = count >= TIMELINE_FROM_ITEMS && id ? await openBigSession(repo, env, id) : undefined;
   rmSync(root, { recursive: true, force: true });
   return {
     ms,
@@ -142,6 +149,7 @@ async function runSwarm(dir: string, count: number): Promise<Run> {
     ...disk,
     summary,
     ...(problem !== undefined ? { problem } : {}),
+    ...(opened ? { console: opened } : {}),
   };
 }
 
@@ -179,7 +187,24 @@ export async function benchScale(report: Report): Promise<void> {
       `  this run against the targets: RSS ratio ${ratio(mb(run.peak), TARGET_RSS_MB)}, ` +
         `disk ratio ${ratio(mb(run.bytes), TARGET_DISK_MB)}, files ratio ${ratio(run.files, TARGET_FILES)}`,
     );
+    if (run.console) reportConsole(report, run.console);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+const TARGET_OPEN_MS = 3000;
+const TARGET_REPORT_MB = 5;
+
+function reportConsole(report: Report, c: ConsoleOpen): void {
+  const mb = (bytes: number) => bytes / 1048576;
+  if (c.problem) report(`  console: FAILED: ${c.problem}`);
+  report(
+    `  console: \`murmur serve\` up in ${c.serveMs.toFixed(0)} ms; the session page in ${c.firstMs.toFixed(0)} ms ` +
+      `(ratio ${ratio(c.firstMs, TARGET_OPEN_MS)} of 3 s; asked again ${c.againMs.toFixed(0)} ms), ${(c.pageBytes / 1024).toFixed(0)} KB`,
+  );
+  report(
+    `  report --html: ${(c.reportMs / 1000).toFixed(1)} s, ${mb(c.reportBytes).toFixed(2)} MB ` +
+      `(ratio ${ratio(mb(c.reportBytes), TARGET_REPORT_MB)} of ${TARGET_REPORT_MB} MB)`,
+  );
 }

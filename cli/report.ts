@@ -70,11 +70,22 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
     throw new UsageError('murmur report: give --html or --json, not both.');
   if (stringFlag(args, 'output') !== undefined && !boolFlag(args, 'html'))
     throw new UsageError('murmur report: -o FILE goes with --html (text and JSON print on stdout).');
-  const { isSessionId, readState, readTranscript, readTranscripts, finalMessage, swarmReportsIn, sessionDir } =
-    await import('../dashboards/web/session-source.js');
+  const {
+    isSessionId,
+    readState,
+    readTranscript,
+    readTranscripts,
+    finalMessage,
+    swarmReportsIn,
+    sessionDir,
+    SessionSource,
+  } = await import('../dashboards/web/session-source.js');
   const workspace = workspaceFrom('report', args);
   const home = stateHome(workspace);
-  const state = isSessionId(id) ? readState(home, id) : undefined;
+  const html = boolFlag(args, 'html');
+  // The HTML report reads what the console reads (a big swarm's timeline, not its million items): it only needs
+  // the session to be there (`true`). The text and JSON reports list every agent, so they read the whole state.
+  const state = !isSessionId(id) ? undefined : html ? SessionSource.exists(home, id) || undefined : readState(home, id);
   if (!state) {
     const { listSessionSummaries } = await import('../host/session-list.js');
     const known = listSessionSummaries(home)
@@ -85,7 +96,7 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
     );
   }
 
-  if (boolFlag(args, 'html')) {
+  if (state === true) {
     const { renderReportHtml } = await import('../dashboards/web/report-html.js');
     const file = resolve(stringFlag(args, 'output') ?? join(sessionDir(home, id), 'report.html'));
     try {

@@ -1,5 +1,5 @@
-// A run's records in its session: each agent's transcript and the session's events.jsonl (written through the
-// append pool), and state.json (the session store's). What the run's status needs from them: whether everything was
+// A run's records in its session: each agent's transcript, the session's events.jsonl (written through the
+// append pool), a big swarm's timeline file (timeline-recorder.ts) and state.json (the session store's). What the run's status needs from them: whether everything was
 // written, and if not, a reason naming the first file that could not be and the system's error — so a run whose
 // records are incomplete never reports "completed". A loss is also told at once, as a `log` event.
 import type { EventBus } from './events.js';
@@ -7,6 +7,7 @@ import type { SessionStore } from './session.js';
 import { sharedAppendPool, type AppendPool, type WriteLoss } from './append-pool.js';
 import { TranscriptWriter } from './transcript-writer.js';
 import { recordSessionEvents, type SessionEventsWriter } from './session-events.js';
+import { recordSwarmTimelines, type TimelineRecorder } from './timeline-recorder.js';
 
 /** The run's reason when files are incomplete: the first one, its error, and how many more. */
 export function recordsLossReason(losses: readonly WriteLoss[], stateLoss?: string): string | undefined {
@@ -23,6 +24,7 @@ export function recordsLossReason(losses: readonly WriteLoss[], stateLoss?: stri
 export class RunRecords {
   readonly transcripts: TranscriptWriter;
   private readonly events: SessionEventsWriter;
+  private readonly timelines: TimelineRecorder;
   private readonly stopWatching: () => void;
   /** Losses the run's status already reports (through `lost`): close speaks only of later ones. */
   private reported = 0;
@@ -35,6 +37,7 @@ export class RunRecords {
     this.transcripts = new TranscriptWriter((agentId) => session.transcriptPath(agentId), pool, session.transcriptPack);
     this.transcripts.subscribe(bus);
     this.events = recordSessionEvents(bus, session.dir, pool);
+    this.timelines = recordSwarmTimelines(bus, session.dir);
     // The first loss is told at once (a screen shows it); the run's end counts them all.
     this.stopWatching = pool.watchLosses(session.dir, (loss) => {
       this.stopWatching();
@@ -83,6 +86,7 @@ export class RunRecords {
    * anything (the last events, say). The pool then forgets this session's losses.
    */
   async close(): Promise<string | undefined> {
+    this.timelines.close();
     await Promise.all([this.transcripts.flush(), this.events.close()]);
     await this.pool.settledUnder(this.session.dir);
     this.stopWatching();

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Interruption } from '../protocol/interruptions.js';
 import type { SavedStateVersion, SessionState } from '../protocol/run-state.js';
+import type { SessionStatus } from '../protocol/run-status.js';
 import { listQueued } from './queued-items.js';
 import { replayJournal } from './session-journal.js';
 import { withSettled } from './settled-log.js';
@@ -144,6 +145,31 @@ export function readSavedState(dir: string): SavedStateRead {
   // The swarm's item changes since the snapshot (the journal's lines after its position) are part of the state.
   const swarm = replayJournal(dir, read.state);
   return swarm === read.state.swarm ? read : { ok: true, state: { ...read.state, swarm } };
+}
+
+/**
+ * The session's own state as saved (an older version read as the current one), without its swarm's items read back
+ * from the settled log, the queued file or the journal: what a status line or the held calls need, in milliseconds
+ * for a session of a million items. Never for a resume (its swarm is the snapshot's part).
+ */
+export function readSavedStateHead(dir: string): SavedStateRead {
+  const file = join(dir, 'state.json');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    return {
+      ok: false,
+      error: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    };
+  }
+  return parseSavedState(raw, file, readV1Held(dir));
+}
+
+/** The session's status as saved (see readSavedStateHead). */
+export function readSavedStatus(dir: string): SessionStatus | undefined {
+  const read = readSavedStateHead(dir);
+  return read.ok ? read.state.status : undefined;
 }
 
 /** A v1 session's held calls (held.json), or undefined. */

@@ -6,6 +6,7 @@ import { emptyUsage, totalTokens, type Usage } from './types.js';
 import { segmentsMs } from './run-segments.js';
 import { replayJournal } from './session-journal.js';
 import { withSettled } from './settled-log.js';
+import { tallyTimeline } from './timeline-file.js';
 
 /** A session of the workspace as `murmur sessions --json` lists it: id, kind, title, status, times and usage. */
 export interface SessionSummary {
@@ -86,7 +87,10 @@ export function summarizeState(id: string, text: string | undefined, dir?: strin
   }
   if (!isObject(parsed)) return unreadable('state.json does not hold a session');
   let state = parsed;
-  if (dir) {
+  // A big swarm is counted from its timeline, not read back item by item from its settled log.
+  const swarmId = isObject(parsed.swarm) ? str(parsed.swarm.swarmId) : undefined;
+  const tally = dir && swarmId ? tallyTimeline(dir, swarmId) : undefined;
+  if (dir && !tally) {
     const merged = withSettled(dir, parsed);
     if (!merged.ok) return unreadable(merged.error);
     state = merged.state;
@@ -96,7 +100,11 @@ export function summarizeState(id: string, text: string | undefined, dir?: strin
     id,
     kind: state.kind === 'run' || state.kind === 'swarm' ? state.kind : 'unknown',
     status: str(state.status) ?? 'unknown',
-    agents: Array.isArray(state.agents) ? state.agents.length : 0,
+    agents: !Array.isArray(state.agents)
+      ? 0
+      : tally
+        ? state.agents.filter((a) => !isObject(a) || a.swarmId !== swarmId).length + tally.agents
+        : state.agents.length,
     usage,
     tokens: totalTokens(usage),
   };
@@ -109,8 +117,9 @@ export function summarizeState(id: string, text: string | undefined, dir?: strin
   if (model) summary.model = model;
   const task = str(state.task) ?? (isObject(state.swarm) ? str(state.swarm.description) : undefined);
   if (task) summary.task = task;
-  const swarm = dir ? replayJournal(dir, state) : state.swarm;
-  const items = itemsOf(swarm);
+  const items = tally
+    ? { total: tally.count, completed: tally.completed }
+    : itemsOf(dir ? replayJournal(dir, state) : state.swarm);
   if (items) summary.items = items;
   return summary;
 }

@@ -6,11 +6,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import type { Interruption, InterruptionAnswer } from '../protocol/interruptions.js';
-import { readSavedState, SAVED_STATE_VERSION } from '../host/session-store.js';
+import { readSavedState, readSavedStateHead, SAVED_STATE_VERSION } from '../host/session-store.js';
 
 /** What the session in `sessionDir` waits for ([] when nothing, or when its state cannot be read). */
 export function readInterruptions(sessionDir: string): Interruption[] {
-  const read = readSavedState(sessionDir);
+  // The held calls are the session's own, never its swarm's items: a million of them are not read back for this.
+  const read = readSavedStateHead(sessionDir);
   return read.ok ? (read.state.interruptions ?? []) : [];
 }
 

@@ -13,7 +13,7 @@ import { sessionRunBy } from '../../host/session-holder.js';
 import { answerFor, answerWords } from './answer-input.js';
 import { runLogPage } from './answer-pages.js';
 import { historyTable, taskMetaLine, type Assets } from './pages.js';
-import { isSessionId, readState, sessionDir } from './session-source.js';
+import { isSessionId, readStatus, sessionDir } from './session-source.js';
 import { startResume } from './start-resume.js';
 import { consoleLogFile } from './run-launch.js';
 
@@ -57,7 +57,7 @@ export function addAnswerRoutes(app: Hono, options: AnswerRouteOptions): void {
     if (!dir) return noSession(c, id);
     const runBy = sessionRunBy(dir);
     return c.json({
-      status: readState(home, id)?.status ?? 'unknown',
+      status: readStatus(home, id) ?? 'unknown',
       held: readInterruptions(dir),
       ...(runBy ? { runBy } : {}),
     });

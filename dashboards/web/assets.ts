@@ -4,6 +4,7 @@
 import { PLURAL_JS } from '../plural.js';
 import { TIMELINE_DRAW_JS } from './timeline-draw.js';
 import { TIMELINE_CSS, TIMELINE_VIEW_JS } from './timeline-view.js';
+import { TIMELINE_BUCKETS_JS } from './timeline-buckets-script.js';
 import { ITEM_FILTER_CSS, ITEM_FILTER_JS } from './swarm-filter-script.js';
 import { TRANSCRIPT_CSS } from './transcript-page.js';
 import { TASK_FORM_JS } from './task-form-script.js';
@@ -80,7 +81,7 @@ function renderMeta(m) {
   // A running session's elapsed time goes on between events (this page's clock).
   const end = m.status === 'running' && following ? Math.max(m.lastTs, Date.now()) : m.endedAt || m.lastTs;
   $('#meta').textContent = [m.mode || 'run', m.model, new Date(m.startedAt || m.t0).toISOString().slice(0, 19).replace('T', ' ') + ' UTC',
-    Math.round((m.durationMs !== undefined ? m.durationMs : m.earlierMs !== undefined ? m.earlierMs + end - m.runStartedAt : end - (m.startedAt || m.t0)) / 1000) + ' s', plural(m.agents.length, 'agent'), tokens(m.tokens) + ' tokens', m.cost !== undefined ? '$' + m.cost.toFixed(4) : ''].filter(Boolean).join(' · ');
+    Math.round((m.durationMs !== undefined ? m.durationMs : m.earlierMs !== undefined ? m.earlierMs + end - m.runStartedAt : end - (m.startedAt || m.t0)) / 1000) + ' s', plural(m.agentCount !== undefined ? m.agentCount : m.agents.length, 'agent'), tokens(m.tokens) + ' tokens', m.cost !== undefined ? '$' + m.cost.toFixed(4) : ''].filter(Boolean).join(' · ');
 }
 function renderTree(m) {
   // A verifier hangs under its item's worker: a swarm of 14 items with verifiers is 14 items, not 28.
@@ -123,6 +124,7 @@ function renderTree(m) {
 const openGroups = new Set();
 ${TIMELINE_DRAW_JS}
 ${TIMELINE_VIEW_JS}
+${TIMELINE_BUCKETS_JS}
 ${ITEM_FILTER_JS}
 let current;
 function renderSession(m) {

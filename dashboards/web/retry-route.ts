@@ -1,4 +1,5 @@
-// A session page's Retry: `GET /api/sessions/:id/retry` says which items of the ended swarm could run again;
+// A session page's Retry: `GET /api/sessions/:id/retry` says which items of the ended swarm could run again (how
+// many, and the items; a big swarm names its first 100);
 // `POST` with `{swarmId?, items?: [labels], failed?: true}` checks the choice as `murmur resume --retry` does
 // (host/retry.ts) and starts that command detached, the way the console starts a Resume (run-launch.ts). A session
 // that still runs is refused (409); items it does not have or that completed are named (400). The app's gates
@@ -10,7 +11,8 @@ import { serviceHolder } from '../../host/lock.js';
 import { jsonBody } from './json-body.js';
 import { consoleLogFile, launchMurmur } from './run-launch.js';
 import { lockFileOf, sessionControl } from './session-control.js';
-import { endedStatus, isSessionId, SessionSource } from './session-source.js';
+import { endedStatus, isSessionId, sessionDir, SessionSource } from './session-source.js';
+import { bigRetryCandidates } from './big-session.js';
 
 export interface RetryRouteOptions {
   workspace: string;
@@ -43,10 +45,13 @@ export function addRetryRoutes(app: Hono, options: RetryRouteOptions): void {
     const id = c.req.param('id');
     if (!known(id)) return noSession(c, id);
     const running = sessionControl(home, id, endedStatus(home, id)).running;
+    // A big swarm's candidates are counted from its timeline (the first of them named), not read back one by one.
+    const big = bigRetryCandidates(sessionDir(home, id));
+    if (big) return c.json({ running, ...big });
     const opened = open(id);
     const swarm = opened.ok ? opened.resumable.swarm : undefined;
     const items = swarm && !swarm.queue ? retryCandidates(swarm) : [];
-    return c.json({ running, ...(swarm ? { swarmId: swarm.swarmId } : {}), items });
+    return c.json({ running, ...(swarm ? { swarmId: swarm.swarmId } : {}), count: items.length, items });
   });
 
   app.post('/api/sessions/:id/retry', async (c) => {

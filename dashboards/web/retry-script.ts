@@ -50,7 +50,7 @@ function setupRetry(id) {
   const note = $('#control-note');
   const refresh = async () => {
     const res = await api('GET', base);
-    const n = res.ok && !res.data.running ? res.data.items.length : 0;
+    const n = res.ok && !res.data.running ? res.data.count : 0;
     box.innerHTML = '';
     if (n === 0) return;
     const b = document.createElement('button');

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { SESSION_LOCK_FILE } from '../../host/session-lock.js';
 import { serviceHolder, type ServiceHolder } from '../../host/lock.js';
 import { holderAlive, myIdentity, processStartTime } from '../../host/process-identity.js';
-import { readState, sessionDir } from './session-source.js';
+import { readStatus, sessionDir } from './session-source.js';
 
 /** A saved status a resume can continue from (a saved `running` nobody holds was interrupted). */
 export const RESUMABLE = ['aborted', 'interrupted', 'failed', 'timeout', 'budget'];
@@ -71,7 +71,7 @@ function stopAction(holder: ServiceHolder): Control['stop'] {
 export function sessionControl(home: string, id: string, endedStatus: string | undefined): Control {
   const holder = serviceHolder(lockFileOf(home, id));
   if (holder) return { status: 'running', running: true, stop: stopAction(holder) };
-  const saved = endedStatus ?? readState(home, id)?.status ?? 'unknown';
+  const saved = endedStatus ?? readStatus(home, id) ?? 'unknown';
   const status = saved === 'running' ? 'interrupted' : saved;
   if (status === 'completed') return { status, running: false };
   const resume: Action = RESUMABLE.includes(status)

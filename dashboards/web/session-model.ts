@@ -3,22 +3,13 @@
 // 429s, verdicts) and the capacity line. Pure: events in, a compact JSON-ready model out. Flat number arrays keep
 // a 1,000-item swarm small enough to embed in one HTML report and to push to a page every half second.
 import { initialSnapshot, reduce, type AgentView, type Snapshot } from '../view-model.js';
-import type { MurmurEvent, SwarmItemState } from '../../orchestrator/events.js';
+import type { MurmurEvent } from '../../orchestrator/events.js';
 import { totalTokens } from '../../orchestrator/types.js';
+import { ITEM_STATES } from '../../orchestrator/timeline-file.js';
 import { cutReason, ToolErrors, type ToolError } from './fold-errors.js';
 
 /** Item states by index (the numbers in `changes`); the page colours them in this order. */
-export const ITEM_STATES: readonly SwarmItemState[] = [
-  'queued',
-  'launched',
-  'rate_limited',
-  'verifying',
-  'completed',
-  'failed',
-  'aborted',
-  'conflict',
-  'waiting',
-];
+export { ITEM_STATES };
 /** Mark kinds by index (the numbers in `marks`). */
 export const MARK_KINDS = ['retry', '429', 'pass', 'fail'] as const;
 
@@ -102,6 +93,8 @@ export interface SessionModel {
   tokens: number;
   cost?: number;
   agents: AgentRow[];
+  /** A session with a big swarm: its agents in all (`agents` lists only those state.json still holds). */
+  agentCount?: number;
   swarms: SwarmTimeline[];
   events: number;
 }

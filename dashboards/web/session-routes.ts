@@ -7,7 +7,9 @@ import { stat } from 'node:fs/promises';
 import { listSessionSummaries } from '../../orchestrator/session-list.js';
 import { isLineStart, readEventPage } from './event-log.js';
 import { sessionPage, sessionsPage, type Assets } from './pages.js';
-import { endedStatus, eventsFileOf, isSessionId, SessionSource } from './session-source.js';
+import { endedStatus, eventsFileOf, isSessionId, sessionDir, SessionSource } from './session-source.js';
+import { bigSwarmItems } from './big-session.js';
+import { DRILL_MAX } from './bucket-model.js';
 import { SizeLru } from './size-lru.js';
 import { missingSessionPage } from './answer-pages.js';
 
@@ -114,6 +116,25 @@ export function addSessionRoutes(app: Hono, options: SessionRouteOptions): void 
         ? { events: [], next: 0, more: false }
         : await readEventPage(file, cursor, size, limit, LOG_PAGE_BYTES);
     return c.json({ cursor, limit, size, ...page });
+  });
+  // A big swarm's items one by one (the drill-down into a bucket of its timeline): `from` and `to` are item indices
+  // (from 0; `to` exclusive, at most DRILL_MAX after `from`).
+  app.get('/api/sessions/:id/swarms/:swarm/items', (c) => {
+    const id = c.req.param('id');
+    if (!isSessionId(id) || !SessionSource.exists(home, id)) return noSession(c, id);
+    const [rawFrom, rawTo] = [c.req.query('from'), c.req.query('to')];
+    const from = natural(rawFrom, 0);
+    const to = from === undefined ? undefined : natural(rawTo, from + 1);
+    if (from === undefined || to === undefined || to <= from || to - from > DRILL_MAX)
+      return c.json(
+        {
+          error: `from ${JSON.stringify(rawFrom)} and to ${JSON.stringify(rawTo)} are not a range of items: give item indices from 0, with from < to and at most ${DRILL_MAX} items`,
+        },
+        400,
+      );
+    const items = bigSwarmItems(sessionDir(home, id), c.req.param('swarm'), from, to);
+    if (typeof items === 'string') return c.json({ error: items }, 404);
+    return c.json(items);
   });
   // A running session, live: the folded model whenever new events arrived (at most every pollMs), then `end`.
   app.get('/api/sessions/:id/events', (c) => {

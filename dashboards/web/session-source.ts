@@ -12,7 +12,9 @@ import { agentRow, sessionFold, type AgentRow, type SessionFold, type SessionMod
 import { SESSION_EVENTS_FILE } from '../../orchestrator/session-events.js';
 import { readSessionTranscripts } from '../../orchestrator/session.js';
 import { packedFinalMessages } from '../../orchestrator/transcript-pack.js';
-import { readSavedState } from '../../orchestrator/saved-state.js';
+import { readSavedState, readSavedStatus } from '../../orchestrator/saved-state.js';
+import { bigSessionModel, bigSignature, bigSwarmIds } from './big-session.js';
+import { fromState } from './state-model.js';
 import type { MurmurEvent } from '../../orchestrator/events.js';
 import type { Message, ToolResultMessage } from '../../orchestrator/types.js';
 import type { SessionState } from '../../protocol/run-state.js';
@@ -36,6 +38,11 @@ export function readState(home: string, id: string): SessionState | undefined {
   // Through the one reader: an older session reads as the current version (a v1 session held for a person waits).
   const read = readSavedState(sessionDir(home, id));
   return read.ok ? read.state : undefined;
+}
+
+/** The session's status as saved, without reading back its items (a million of them cost seconds). */
+export function readStatus(home: string, id: string): string | undefined {
+  return readSavedStatus(sessionDir(home, id));
 }
 
 /** The messages of an agent's transcript (up to a line cut by a killed process). */
@@ -101,6 +108,7 @@ export class SessionSource {
   private queue: Promise<unknown> = Promise.resolve();
   private cached: { fold: SessionFold; version: number; model: SessionModel } | undefined;
   private cachedJson: { model: SessionModel; finals: number; text: string } | undefined;
+  private bigCached: { signature: string; model: SessionModel } | undefined;
 
   constructor(
     readonly home: string,
@@ -177,6 +185,8 @@ export class SessionSource {
   }
 
   private async viewNow(): Promise<{ model: SessionModel; json: string }> {
+    const big = bigSwarmIds(this.dir);
+    if (big.length > 0) return this.bigView(big);
     await this.foldNew();
     const hasEvents = this.hasEvents;
     let model: SessionModel;
@@ -190,16 +200,38 @@ export class SessionSource {
     // A process killed before run.end: its saved status says more than "running" (read only when the events
     // stopped coming, so a live session is never re-parsed from state.json).
     if (hasEvents && this.cached && model.status === 'running' && this.idlePolls >= 2) {
-      const state = readState(this.home, this.id);
+      const status = readStatus(this.home, this.id);
       // (A session of an older murmur may say `idle`: as uninformative as `running`.)
-      if (state && state.status !== 'running' && (state.status as string) !== 'idle')
-        model = this.cached.model = { ...model, status: state.status };
+      if (status && status !== 'running' && status !== 'idle') model = this.cached.model = { ...model, status };
     }
     const known = this.cachedJson;
     if (known?.model === model && known.finals === this.finals.size) return { model, json: known.text };
     const json = await modelJson(model);
     this.cachedJson = { model, finals: this.finals.size, text: json };
     return { model, json };
+  }
+
+  /**
+   * A session with a big swarm: from state.json and the timeline files (made again only when they changed). The fold
+   * of its events is let go: a live session that grew a big swarm stops folding a gigabyte of lines.
+   */
+  private async bigView(swarmIds: readonly string[]): Promise<{ model: SessionModel; json: string }> {
+    if (this.offset > 0) {
+      this.fold = sessionFold(this.id);
+      this.offset = 0;
+      this.mark = undefined;
+      this.cached = undefined;
+    }
+    const signature = bigSignature(this.dir, swarmIds);
+    const known = this.bigCached;
+    const model = known?.signature === signature ? known.model : bigSessionModel(this.dir, this.id, swarmIds);
+    if (known?.model !== model) this.bigCached = { signature, model };
+    await this.readFinals(model);
+    const json = this.cachedJson;
+    if (json?.model === model && json.finals === this.finals.size) return { model, json: json.text };
+    const text = JSON.stringify(model);
+    this.cachedJson = { model, finals: this.finals.size, text };
+    return { model, json: text };
   }
 
   /** The fold's model, its agents made rows a slice at a time (a swarm of 150,000 items has as many). */
@@ -276,42 +308,6 @@ export async function readFinalMessage(home: string, id: string, agentId: string
     }
   }
   return undefined;
-}
-
-/** A session without events.jsonl: its agents as saved, no timeline. */
-function fromState(id: string, state: SessionState | undefined): SessionModel {
-  const agents: AgentRow[] = (state?.agents ?? []).map((a) => {
-    const row: AgentRow = {
-      id: a.id,
-      role: a.role,
-      state: a.status,
-      turns: a.turns,
-      tokens: a.usage.input + a.usage.output,
-      startedAt: a.startedAt ?? 0,
-    };
-    if (a.parentId !== undefined) row.parentId = a.parentId;
-    if (a.item !== undefined) row.item = a.item;
-    if (a.swarmId !== undefined) row.swarmId = a.swarmId;
-    if (a.endedAt !== undefined) row.endedAt = a.endedAt;
-    if (a.reason !== undefined) row.reason = a.reason;
-    if (a.usage.cost !== undefined) row.cost = a.usage.cost;
-    return row;
-  });
-  const model: SessionModel = {
-    id,
-    title: state?.task ?? '',
-    model: state?.model ?? '',
-    status: state?.status ?? 'unknown',
-    t0: state?.createdAt ?? 0,
-    startedAt: state?.createdAt ?? 0,
-    lastTs: state?.updatedAt ?? 0,
-    tokens: agents.reduce((n, a) => n + a.tokens, 0),
-    agents,
-    swarms: [],
-    events: 0,
-  };
-  if (state?.kind) model.mode = state.kind;
-  return model;
 }
 
 /**

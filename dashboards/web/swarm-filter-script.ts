@@ -31,6 +31,14 @@ function ifName(k) { return k === 'verdict_fail' ? 'verdict fail' : k.replace('_
 function ifApply(v) {
   const s = v.s, ix = v.ix, n = ix.rows.length, q = ifView.q.toLowerCase(), want = ifView.state;
   if (!v.lower || v.lower.length !== n) v.lower = s.items.map((t) => t.toLowerCase());
+  v.matched = undefined;
+  if (s.buckets) {
+    const b = tlBucketFilter(v, want, q);
+    v.counts = b.counts; v.shown = b.shown; v.matched = b.matched; ix.n = b.shown.length;
+    if (v.focus >= ix.n) v.focus = -1;
+    if (v.hover >= ix.n) v.hover = -1;
+    return;
+  }
   const counts = { all: n }, shown = [], verdicts = s.verdicts || [];
   for (let i = 0; i < n; i++) {
     const st = ix.rows[i].st, state = st.length ? TL_STATES[st[st.length - 1]] : 'queued', vf = verdicts[i] === 2;
@@ -68,7 +76,7 @@ function ifCreate(m) {
   if (!ifView.seen) new IntersectionObserver((entries) => {
     ifView.seen = entries.some((e) => e.isIntersecting);
     const later = ifView.pending;
-    if (ifView.seen && later) { ifView.pending = null; ifList(later[0], later[1], later[2]); }
+    if (ifView.seen && later) { ifView.pending = null; ifList(later[0], later[1]); }
   }, { rootMargin: '400px' }).observe(list);
 }
 
@@ -98,30 +106,32 @@ function ifRender(m) {
   const views = m.swarms.map((s) => tlViews.get(s.id)).filter(Boolean);
   const counts = {};
   let matched = 0;
-  for (const v of views) { matched += v.ix.n; for (const k in v.counts) counts[k] = (counts[k] || 0) + v.counts[k]; }
+  for (const v of views) { matched += v.matched !== undefined ? v.matched : v.ix.n; for (const k in v.counts) counts[k] = (counts[k] || 0) + v.counts[k]; }
   for (const b of ifView.bar.querySelectorAll('.if-state')) {
     const k = b.dataset.state, n = counts[k] || 0;
     b.hidden = k !== 'all' && n === 0 && k !== ifView.state;
     b.setAttribute('aria-pressed', String(k === ifView.state));
-    const text = String(n);
+    const text = tlNum(n);
     if (b.lastChild.textContent !== text) b.lastChild.textContent = text;
   }
   const total = counts.all || 0;
   const what = (ifView.state === 'all' ? '' : ' ' + ifName(ifView.state)) + (ifView.q ? ' matching “' + ifView.q + '”' : '');
-  const count = ifView.state === 'all' && !ifView.q ? plural(total, 'item')
-    : matched + ' of ' + plural(total, 'item') + what;
+  const items = tlNum(total) + (total === 1 ? ' item' : ' items');
+  const count = ifView.state === 'all' && !ifView.q ? items : tlNum(matched) + ' of ' + items + what;
   const el = ifView.bar.querySelector('.if-count');
   if (el.textContent !== count) el.textContent = count;
-  ifList(m, views, matched);
+  ifList(m, views);
 }
 
 /** The rows of the matching items (the first IF_MAX), redrawn only when they read differently. */
-function ifList(m, views, matched) {
-  if (!ifView.seen && ifView.html) { ifView.pending = [m, views, matched]; return; }
+function ifList(m, views) {
+  if (!ifView.seen && ifView.html) { ifView.pending = [m, views]; return; }
   const links = tlLinks(), retry = links && m.status !== 'running', many = views.length > 1;
+  // Rows, not items: a big swarm's rows are buckets.
+  const shownRows = views.reduce((k, v) => k + v.ix.n, 0);
   const rows = [];
   for (const v of views) for (let j = 0; j < v.ix.n && rows.length < IF_MAX; j++) {
-    const i = v.shown[j], d = tlDescribe(v.s, v.ix, i), bad = IF_RETRY.has(d.state) || d.verdict === 'fail';
+    const i = v.shown[j], d = tlDescribe(v.s, v.ix, i), bad = !v.s.buckets && (IF_RETRY.has(d.state) || d.verdict === 'fail');
     const agent = d.agent ? (links ? '<a href="/sessions/' + encodeURIComponent(m.id) + '/agents/' + encodeURIComponent(d.agent) + '">' + esc(d.agent) + '</a>' : esc(d.agent)) : '—';
     rows.push('<tr data-swarm="' + esc(v.s.id) + '" data-index="' + i + '"><td class="item">' + esc(d.item) + (many ? ' <span class="meta">(' + esc(v.s.id) + ')</span>' : '') +
       '</td><td><span class="state state-' + esc(d.state) + '">' + esc(d.state.replace('_', ' ')) + '</span>' + (d.verdict === 'fail' && d.state !== 'failed' ? ' · verdict fail' : '') +
@@ -133,7 +143,7 @@ function ifList(m, views, matched) {
     (links ? 'Transcript' : 'Agent') + '</th>' + (retry ? '<th scope="col" class="c-act"><span class="sr-only">Actions</span></th>' : '') + '</tr>';
   const html = rows.length === 0 ? '<p class="empty">No item matches.</p>'
     : '<table class="items"><thead>' + head + '</thead><tbody>' + rows.join('') + '</tbody></table>' +
-      (matched > rows.length ? '<p class="meta if-more">Showing ' + rows.length + ' of ' + matched + '; narrow by state or search to see the others.</p>' : '');
+      (shownRows > rows.length ? '<p class="meta if-more">Showing ' + rows.length + ' of ' + shownRows + '; narrow by state or search to see the others.</p>' : '');
   if (html === ifView.html) return;
   ifView.html = html;
   ifView.list.querySelector('.if-rows').innerHTML = html;

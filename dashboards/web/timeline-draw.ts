@@ -84,7 +84,8 @@ function tlDescribe(s, ix, i) {
   for (let k = 0; k < r.ver.length; k += 3) vids.push(s.verifierIds[r.ver[k + 2]]);
   return { item: s.items[i], state, duration: from < 0 ? '—' : tlDuration(until - from), agent: (s.agentIds || [])[i] || '',
     verifiers: vids, verdict, round: (s.rounds || [])[i] || 0, tokens: (s.tokens || [])[i] || 0,
-    reason: TL_EXPLAINED.has(state) || verdict === 'fail' ? (s.reasons || [])[i] || '' : '' };
+    // A bucket's reason is its mix of states, always worth saying.
+    reason: s.buckets || TL_EXPLAINED.has(state) || verdict === 'fail' ? (s.reasons || [])[i] || '' : '' };
 }
 
 /** A label cut to fit the label column, with an ellipsis (measured once per item and kept). */

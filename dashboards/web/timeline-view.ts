@@ -1,7 +1,8 @@
 // The swarm timeline on the page: its frame (a canvas under a native scroll area, so scrolling is the browser's
 // own and a paint covers only what is in view), the legend of what occurs, zoom (buttons, Ctrl + wheel at the pointer, + − 0 at the focused row),
 // the hover card (item, state, duration, agent, verifiers, verdict, round, tokens), and opening a row's transcript
-// by click or by keyboard (↑ ↓ pick a row, Enter opens it). In a report there are no transcript links.
+// by click or by keyboard (↑ ↓ pick a row, Enter opens it); a big swarm's row is a bucket, and opening it drills
+// down to its items (timeline-buckets-script.ts). In a report there are no transcript links.
 export const TIMELINE_CSS = `
 .swarm h2{font-size:16px;margin:4px 0}.tl-bar{display:flex;justify-content:space-between;align-items:center;gap:12px;flex-wrap:wrap}
 .swarm .legend{list-style:none;padding:0}.tl-zoom{display:flex;gap:4px}.tl-zoom .button{padding:2px 10px}
@@ -39,11 +40,7 @@ function tlCreate(box, s) {
   const v = { el, s, canvas: el.querySelector('canvas'), scroll: el.querySelector('.tl-scroll'), spacer: el.querySelector('.tl-spacer'),
     frame: el.querySelector('.tl-frame'), tip: el.querySelector('.tl-tip'), live: el.querySelector('[aria-live]'),
     zoom: 1, hover: -1, focus: -1, raf: 0, labels: [], legend: '' };
-  const links = tlLinks();
-  const help = 'Hover a row for its details' + (links ? '; click it, or pick it with ↑ ↓ and press Enter, to open its agent’s transcript' : '; pick one with ↑ ↓') + '. Zoom with + and − (or Ctrl + wheel), 0 fits; scroll to move.';
-  el.querySelector('.tl-help').textContent = help;
-  v.scroll.setAttribute('aria-label', 'Timeline of swarm ' + s.id + '. ' + help);
-  if (links) v.scroll.classList.add('link');
+  if (tlLinks()) v.scroll.classList.add('link');
   v.scroll.addEventListener('scroll', () => tlSchedule(v), { passive: true });
   v.scroll.addEventListener('wheel', (e) => {
     if (!e.ctrlKey && !e.metaKey) return;
@@ -119,6 +116,7 @@ function tlKeyZoom(v, factor) {
   tlZoom(v, factor, inView ? x : undefined, time);
 }
 function tlOpen(v, row) {
+  if (v.s.buckets) return tlDrill(v, row);
   const agent = (v.s.agentIds || [])[v.shown[row]];
   if (!tlLinks() || !agent) return;
   location.href = '/sessions/' + encodeURIComponent(v.m.id) + '/agents/' + encodeURIComponent(agent);
@@ -148,7 +146,7 @@ function tlShowTip(v, row, px, py) {
   const d = tlDescribe(v.s, v.ix, v.shown[row]);
   const line = (k, val) => '<div>' + k + ': ' + esc(val) + '</div>';
   tip.innerHTML = '<b>' + esc(d.item) + '</b>' + line('state', d.state.replace('_', ' ')) + (d.reason ? line('reason', d.reason) : '') + line('duration', d.duration) +
-    line('agent', d.agent || '—') + (d.verifiers.length ? line('verifier' + (d.verifiers.length > 1 ? 's' : ''), d.verifiers.join(', ')) : '') +
+    (v.s.buckets ? '' : line('agent', d.agent || '—')) + (d.verifiers.length ? line('verifier' + (d.verifiers.length > 1 ? 's' : ''), d.verifiers.join(', ')) : '') +
     (d.verdict ? line('verdict', d.verdict) : '') + (d.round ? line('round', d.round) : '') + line('tokens', tokens(d.tokens)) +
     (tlLinks() && d.agent ? '<div>click to open the transcript</div>' : '');
   tip.dataset.row = String(row);
@@ -163,11 +161,18 @@ function renderSwarms(m) {
   for (const s of m.swarms) {
     let v = tlViews.get(s.id);
     if (!v) { v = tlCreate(box, s); tlViews.set(s.id, v); }
-    v.s = s; v.m = m; v.ix = tlIndex(s, m);
+    v.m = m;
+    // A big swarm shows buckets of items, or the bucket drilled into (timeline-buckets-script.ts).
+    v.s = s.buckets ? tlBucketRows(v, s, m) : s;
+    v.ix = tlIndex(v.s, m);
     ifApply(v);
-    const nv = v.ix.verifiers;
-    v.el.querySelector('h2').textContent = 'Swarm ' + s.id + ' — ' + s.description + ' (' + plural(s.items.length, 'item') +
-      (nv ? ', ' + plural(nv, 'verifier') : '') + ', ' + s.role + ')';
+    v.el.querySelector('h2').textContent = tlTitle(v, v.s);
+    const help = tlHelpText(v);
+    if (help !== v.help) {
+      v.help = help;
+      v.el.querySelector('.tl-help').textContent = help;
+      v.scroll.setAttribute('aria-label', 'Timeline of swarm ' + s.id + '. ' + help);
+    }
     v.el.querySelector('.counts').textContent = Object.entries(s.counts).map(([k, n]) => k + ': ' + n).join(' · ');
     const legend = tlLegend(s, v.ix);
     if (legend !== v.legend) { v.legend = legend; v.el.querySelector('.legend').innerHTML = legend; }

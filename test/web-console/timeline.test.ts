@@ -5,28 +5,15 @@
 import { statSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { chromiumForSuite, openConsole, type Console } from './browser-setup.js';
 import { murmur, screenshotPath } from './helpers.js';
+import { hoverRow } from './timeline-rows.js';
 import { ITEMS, LONG_ITEM, REWORKED, runVerifiedSwarm, VERIFY_SCRIPT } from './verified-swarm.js';
 
 const available = chromiumForSuite();
 let con: Console;
 let id: string;
-
-/** Moves the mouse over row `index` of the timeline: in the plot, or (`label`) over its label. */
-export async function hoverRow(page: Page, index: number, label = false): Promise<Locator> {
-  const canvas = page.locator('canvas.timeline-canvas').first();
-  const scroll = page.locator('.tl-scroll').first();
-  const box = (await scroll.boundingBox())!;
-  const [top, row, labelWidth] = await Promise.all(
-    ['top', 'row', 'label-width'].map(async (k) => Number(await canvas.getAttribute(`data-${k}`))),
-  );
-  const scrollTop = await scroll.evaluate((el) => el.scrollTop);
-  const y = box.y + top! + index * row! + row! / 2 - scrollTop;
-  await page.mouse.move(box.x + (label ? 20 : labelWidth! + 30), y);
-  return page.locator('.tl-tip').first();
-}
 
 /** What the tests read of the timeline's <canvas> inside the page (the suite has no DOM types). */
 interface CanvasPixels {
