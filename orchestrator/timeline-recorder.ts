@@ -1,8 +1,9 @@
 // Writes each big swarm's timeline file (timeline-file.ts) from the run's events: item changes, its agents' tokens
-// and retries. Memory stays bounded by what runs: a record lives here from the item's launch to its end (and until the
-// next flush), an item never moved costs one bit, and changes reach the file once a second, a run of neighbouring
-// records in one write. A resumed swarm goes on in the file it had. The file is a view for people: a process killed
-// between two flushes leaves the last second's changes out, and the resume's own events set them right.
+// and retries. Memory stays bounded by what runs: a record lives here from the item's launch to its end (and until
+// the next flush), an item never moved costs one bit, and changes reach the file four times a second, a run of
+// neighbouring records in one write. A resumed swarm goes on in the file it had. The file is a view for people: a
+// process killed between two flushes leaves its last quarter second's changes out, and the resume's own events set
+// them right (an item that ended in that moment keeps its outcome, not its times).
 import { closeSync, ftruncateSync, openSync, appendFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EventBus, EventOf } from './events.js';
@@ -24,10 +25,10 @@ import {
   type TimelineRecord,
 } from './timeline-file.js';
 
-/** A resume restating an item that ended before it: the file already holds it. */
+/** A resume restating an item that ended before it (the file holds it, unless its killed process had not). */
 const RESTATED = 'finished before the resume';
-const FLUSH_MS = 1000;
-/** Changed records held at most before they are written (a second's changes, unless a resume restates them all). */
+const FLUSH_MS = 250;
+/** Changed records held at most before they are written (a flush's worth, unless a resume restates them all). */
 const MAX_DIRTY = 1 << 16;
 /** Records read at once from a resumed swarm's file (its start reads every item in order). */
 const READ_WINDOW = 4096;
@@ -69,10 +70,6 @@ class SwarmTimelineWriter {
     fresh: boolean,
   ) {
     this.touched = fresh ? new Uint8Array(Math.ceil(header.count / 8)) : undefined;
-  }
-
-  get fresh(): boolean {
-    return this.touched !== undefined;
   }
 
   untouched(index: number): boolean {
@@ -141,6 +138,18 @@ class SwarmTimelineWriter {
     this.flush();
     closeSync(this.fd);
   }
+
+  /** Lets go of the file and of what waits to be written (after a write failed). */
+  abandon(): void {
+    this.cache.clear();
+    this.dirty.clear();
+    this.agents.clear();
+    try {
+      closeSync(this.fd);
+    } catch {
+      // Already closed.
+    }
+  }
 }
 
 /** The swarm's writer: its file as a resume left it (same swarm, same count), or a new one. */
@@ -199,6 +208,9 @@ export function recordSwarmTimelines(bus: EventBus, dir: string, flushMs = FLUSH
       work();
     } catch (error) {
       failed = true;
+      // Nothing more is kept for the files: a swarm that goes on must not hold its changes in memory instead.
+      for (const writer of writers.values()) writer.abandon();
+      writers.clear();
       bus.emit({
         type: 'log',
         level: 'warn',
@@ -235,13 +247,14 @@ export function recordSwarmTimelines(bus: EventBus, dir: string, flushMs = FLUSH
       if (!w || e.index < 0 || e.index >= w.header.count) return;
       const i = e.index;
       const state = ITEM_STATES.indexOf(e.state);
-      if (e.reason === RESTATED) {
-        if (!w.fresh) return;
-      } else if (state === 0 && w.untouched(i)) return;
+      if (state === 0 && e.reason === undefined && w.untouched(i)) return;
       const r = w.get(i);
-      // Queued again and already so (a resume's restatement of an item that never ran): nothing to write.
-      if (state === 0 && r.state === 0 && e.reason === undefined) return;
+      // Restated as it already is: a resume's item that never ran, or one that ended before it and was written.
+      if (r.state === state && (state === 0 || e.reason === RESTATED)) return;
       r.state = state;
+      // An item that ended before the resume, in the moment its killed process had not written yet: its outcome
+      // now (its times were not kept).
+      if (e.reason === RESTATED && e.verdict !== undefined) r.verdict = e.verdict === 'pass' ? 1 : 2;
       if (e.reason !== RESTATED) {
         const t = e.ts - w.header.t0;
         if (e.state === 'launched') {

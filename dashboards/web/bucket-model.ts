@@ -39,6 +39,8 @@ export interface SwarmBuckets {
   count: number;
   /** Flat: row r's count of items in state k at r × 9 + k (ITEM_STATES' order). */
   states: number[];
+  /** Per row: its items whose last verdict failed. */
+  verdictFails: number[];
 }
 
 /** Where a swarm's record times sit on the page's clock (ms after the session's t0). */
@@ -94,7 +96,7 @@ export function bucketTimeline(reader: TimelineReader, t0: number): SwarmTimelin
     ...timelineBase(header, t0),
     items: [],
     agentIds: [],
-    buckets: { size, count: header.count, states },
+    buckets: { size, count: header.count, states, verdictFails: failedVerdicts },
   };
   const counts: Record<string, number> = {};
   for (let row = 0; row < rows; row++) {

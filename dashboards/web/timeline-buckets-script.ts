@@ -35,10 +35,10 @@ function tlBucketFilter(v, want, q) {
   let matched = 0;
   for (let i = 0; i < n; i++) {
     const size = Math.min(b.size, b.count - i * b.size);
-    const has = want === 'all' ? size : want === 'verdict_fail' ? (s.verdicts[i] === 2 ? 1 : 0) : k >= 0 ? b.states[i * TL_STATES.length + k] : 0;
+    const has = want === 'all' ? size : want === 'verdict_fail' ? b.verdictFails[i] : k >= 0 ? b.states[i * TL_STATES.length + k] : 0;
     if (has > 0 && (!q || v.lower[i].includes(q))) { shown.push(i); matched += has; }
   }
-  counts.verdict_fail = s.verdicts.filter((x) => x === 2).length;
+  counts.verdict_fail = b.verdictFails.reduce((a, x) => a + x, 0);
   return { counts, shown, matched };
 }
 
@@ -48,7 +48,7 @@ function tlBackButton(v) {
   const b = document.createElement('button');
   b.type = 'button'; b.className = 'button tl-back'; b.hidden = true;
   b.addEventListener('click', () => tlBack(v));
-  v.el.querySelector('.tl-zoom').prepend(b);
+  v.el.querySelector('.tl-zoom').before(b);
   v.back = b;
   return b;
 }

@@ -1,7 +1,18 @@
 // A big swarm's timeline file, written from the run's events and read back as the console reads it: each item's
 // times, state, worker, tokens, retries and verdicts; why items failed; a resume that goes on in the same file; a
-// small swarm that gets none; and the buckets and drill-down slices made from it.
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// small swarm that gets none; a file that cannot be written; the buckets and drill-down slices made from it; and the
+// labels read back by index.
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,6 +28,7 @@ import {
   type TimelineRecord,
 } from '../../orchestrator/timeline-file.js';
 import { bucketSize, bucketTimeline, itemSlice } from '../../dashboards/web/bucket-model.js';
+import { readItemLabels, writeItemLabels } from '../../orchestrator/timeline-labels.js';
 import { bigSessionModel } from '../../dashboards/web/big-session.js';
 
 const COUNT = TIMELINE_FROM_ITEMS + 1000;
@@ -126,25 +138,51 @@ describe('the swarm timeline file', () => {
     item(first, 0, 'launched', 10, { agentId: 'a-1' });
     item(first, 0, 'completed', 20, { agentId: 'a-1' });
     item(first, 1, 'launched', 12, { agentId: 'a-2' });
+    item(first, 2, 'launched', 13, { agentId: 'a-3' });
+    item(first, 2, 'completed', 14, { agentId: 'a-3' });
     killed.close(); // killed here: item 1 was running
+    // ...and item 2's end was in the second the killed process had not written yet.
+    const fd = openSync(join(dir, 'timeline-s-1.bin'), 'r+');
+    writeSync(fd, Buffer.alloc(RECORD_BYTES), 0, RECORD_BYTES, HEADER_BYTES + 2 * RECORD_BYTES);
+    closeSync(fd);
 
     const { bus: second, recorder } = recording(dir);
     const items = Array.from({ length: COUNT }, (_, i) => `file-${i}.ts`);
     second.emit({ type: 'swarm.start', swarmId: 's-1', description: 'refactor', role: 'worker', items, ts: T0 + 5000 });
     item(second, 0, 'completed', 5001, { reason: 'finished before the resume' });
+    item(second, 2, 'completed', 5001, { reason: 'finished before the resume' });
     item(second, 1, 'queued', 5001);
     item(second, 1, 'launched', 5100, { agentId: 'a-7' });
     item(second, 1, 'completed', 5200, { agentId: 'a-7' });
     second.emit({ type: 'swarm.end', swarmId: 's-1', counts: {}, durationMs: 1, ts: T0 + 5300 });
     recorder.close();
 
-    const [done, resumed] = records(0, 2);
+    const [done, resumed, lost] = records(0, 3);
     // t0 stays the first start's: the item that ended before keeps its times.
     expect(done).toMatchObject({ start: 10, end: 20, state: 4, agent: 1 });
     expect(resumed).toMatchObject({ start: 12, end: 5200, state: 4, agent: 7 });
+    // Its outcome comes back with the resume's restatement (its times were lost with the process).
+    expect(lost).toMatchObject({ start: -1, end: -1, state: 4 });
     const reader = TimelineReader.open(dir, 's-1') as TimelineReader;
     expect(reader.header).toMatchObject({ t0: T0, count: COUNT, endedAt: T0 + 5300 });
     reader.close();
+  });
+
+  it('that cannot be written costs a warning, never the run', () => {
+    dir = mkdtempSync(join(tmpdir(), 'murmur-timeline-'));
+    // The reasons file's place is taken by a folder: the file cannot be made.
+    mkdirSync(join(dir, 'timeline-s-1.reasons.jsonl'));
+    const { bus, recorder } = recording(dir);
+    const logs: string[] = [];
+    bus.on('log', (e) => logs.push(`${e.level}: ${e.message}`));
+    start(bus);
+    item(bus, 0, 'launched', 10, { agentId: 'a-1' });
+    item(bus, 0, 'completed', 20, { agentId: 'a-1' });
+    recorder.close();
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatch(
+      /^warn: the swarm timeline in .* could not be written \(EISDIR.*the console will show less of this swarm$/,
+    );
   });
 
   it('is not written for a small swarm', () => {
@@ -195,6 +233,7 @@ describe('buckets of a big swarm', () => {
     const reader = TimelineReader.open(dir, 's-1') as TimelineReader;
     const view = bucketTimeline(reader, T0 - 50);
     expect(view.buckets).toMatchObject({ size: 10, count: COUNT });
+    expect(view.buckets.verdictFails.every((n) => n === 0)).toBe(true);
     expect(view.items).toHaveLength(COUNT / 10);
     expect(view.items.slice(0, 2)).toEqual(['items 1–10', 'items 11–20']);
     // Row 0 ended with a failure (its worst state), from its first launch to its last end, on the page's clock.
@@ -218,5 +257,20 @@ describe('buckets of a big swarm', () => {
     // Counted from the timeline: a worker for each of the 11 items that started.
     expect(model.agentCount).toBe(11);
     expect(JSON.stringify(model).length).toBeLessThan(100_000);
+  });
+});
+
+describe('a big swarm’s labels by index', () => {
+  it('reads a range, or chosen items, across the reader’s megabyte blocks', () => {
+    dir = mkdtempSync(join(tmpdir(), 'murmur-timeline-'));
+    // 10,000 labels of about 300 characters: 3 MB, so lines run across the 1 MB blocks.
+    const labels = Array.from({ length: 10_000 }, (_, i) => `${i}:${'x'.repeat(290 + (i % 17))}`);
+    writeItemLabels(dir, 's-9', labels);
+    expect(readItemLabels(dir, 's-9', 3490, 3510)).toEqual(labels.slice(3490, 3510));
+    expect(readItemLabels(dir, 's-9', 0, 0, [3, 3495, 6990, 9999])).toEqual(
+      [3, 3495, 6990, 9999].map((i) => labels[i]),
+    );
+    // Past the end: only what exists.
+    expect(readItemLabels(dir, 's-9', 9998, 10_005)).toEqual(labels.slice(9998));
   });
 });
