@@ -82,21 +82,20 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
   } = await import('../dashboards/web/session-source.js');
   const workspace = workspaceFrom('report', args);
   const home = stateHome(workspace);
-  const html = boolFlag(args, 'html');
-  // The HTML report reads what the console reads (a big swarm's timeline, not its million items): it only needs
-  // the session to be there (`true`). The text and JSON reports list every agent, so they read the whole state.
-  const state = !isSessionId(id) ? undefined : html ? SessionSource.exists(home, id) || undefined : readState(home, id);
-  if (!state) {
+  const noSession = async () => {
     const { listSessionSummaries } = await import('../host/session-list.js');
     const known = listSessionSummaries(home)
       .slice(0, 5)
       .map((s) => s.id);
-    throw new UsageError(
+    return new UsageError(
       `murmur report: no session "${id}" under ${join(home, 'sessions')}${known.length > 0 ? `; newest: ${known.join(', ')}` : ''} (see murmur sessions).`,
     );
-  }
+  };
 
-  if (state === true) {
+  // The HTML report reads what the console reads (a big swarm's timeline, not its million items): it needs only the
+  // session to be there. The text and JSON reports list every agent, so they read the whole state.
+  if (boolFlag(args, 'html')) {
+    if (!isSessionId(id) || !SessionSource.exists(home, id)) throw await noSession();
     const { renderReportHtml } = await import('../dashboards/web/report-html.js');
     const file = resolve(stringFlag(args, 'output') ?? join(sessionDir(home, id), 'report.html'));
     try {
@@ -110,6 +109,8 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
 
+  const state = isSessionId(id) ? readState(home, id) : undefined;
+  if (!state) throw await noSession();
   const saved = swarmResults(state);
   const results = saved ? [...withItemUsage(saved, usagesOfList(state.agents))] : undefined;
   const main = mainAgent(state);

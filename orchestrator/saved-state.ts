@@ -116,21 +116,27 @@ export function parseSavedState(raw: unknown, file: string, held?: unknown[]): S
   return { ok: true, state: state as unknown as SessionState };
 }
 
-/** The saved state of the session in `dir`. */
-export function readSavedState(dir: string): SavedStateRead {
-  const file = join(dir, 'state.json');
+/** state.json's text parsed, or why it could not be (the file named). */
+function readRawState(file: string): { ok: true; raw: unknown } | { ok: false; error: string } {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     return { ok: false, error: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` };
   }
-  let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    return { ok: true, raw: JSON.parse(text) };
   } catch (error) {
     return { ok: false, error: `${file} is not valid JSON: ${(error as Error).message}` };
   }
+}
+
+/** The saved state of the session in `dir`. */
+export function readSavedState(dir: string): SavedStateRead {
+  const file = join(dir, 'state.json');
+  const text = readRawState(file);
+  if (!text.ok) return text;
+  let raw = text.raw;
   // Version 3 leaves settled agents and ended items out of state.json: they are in the settled log.
   if (typeof raw === 'object' && raw !== null) {
     const merged = withSettled(dir, raw as Record<string, unknown>);
@@ -154,16 +160,8 @@ export function readSavedState(dir: string): SavedStateRead {
  */
 export function readSavedStateHead(dir: string): SavedStateRead {
   const file = join(dir, 'state.json');
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    return {
-      ok: false,
-      error: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    };
-  }
-  return parseSavedState(raw, file, readV1Held(dir));
+  const read = readRawState(file);
+  return read.ok ? parseSavedState(read.raw, file, readV1Held(dir)) : read;
 }
 
 /** The session's status as saved (see readSavedStateHead). */

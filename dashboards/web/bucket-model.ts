@@ -46,7 +46,7 @@ export interface SwarmBuckets {
 /** Where a swarm's record times sit on the page's clock (ms after the session's t0). */
 const shift = (header: TimelineHeader, t0: number) => header.t0 - t0;
 
-function timelineBase(header: TimelineHeader, t0: number): Omit<SwarmTimeline, 'items' | 'agentIds'> {
+function timelineBase(header: TimelineHeader): Omit<SwarmTimeline, 'items' | 'agentIds'> {
   const base: Omit<SwarmTimeline, 'items' | 'agentIds'> = {
     id: header.swarmId,
     description: header.description,
@@ -93,7 +93,7 @@ export function bucketTimeline(reader: TimelineReader, t0: number): SwarmTimelin
   });
   const moved = shift(header, t0);
   const view: SwarmTimeline & { buckets: SwarmBuckets } = {
-    ...timelineBase(header, t0),
+    ...timelineBase(header),
     items: [],
     agentIds: [],
     buckets: { size, count: header.count, states, verdictFails: failedVerdicts },
@@ -144,7 +144,7 @@ export function itemSlice(
   const reasons = readReasons(dir, header.swarmId, from, end);
   const moved = shift(header, t0);
   const view: SwarmTimeline & { offset: number } = {
-    ...timelineBase(header, t0),
+    ...timelineBase(header),
     items: [],
     agentIds: [],
     offset: from,
