@@ -115,10 +115,13 @@ export function bucketTimeline(reader: TimelineReader, t0: number): SwarmTimelin
       if (RUNNING.includes(k)) running += n;
       if (k === 0) queued += n;
     }
-    if (first[row]! >= 0) view.changes.push(row, first[row]! + moved, 1);
+    // A bucket that ended is drawn in its worst state over its whole span (a run of items, not one item's life);
+    // one with an item running is drawn running; one with items still to start, running until it stopped.
     const worst = WORST_FIRST.find((k) => states[row * STATES + k]! > 0);
+    const ended = running === 0 && queued === 0 && worst !== undefined;
+    if (first[row]! >= 0) view.changes.push(row, first[row]! + moved, ended ? worst : 1);
     if (running === 0 && queued > 0 && first[row]! >= 0) view.changes.push(row, last[row]! + moved, 0);
-    else if (running === 0 && worst !== undefined) view.changes.push(row, last[row]! + moved, worst);
+    else if (ended) view.changes.push(row, last[row]! + moved, worst);
     view.tokens.push(tokens[row]!);
     view.rounds.push(0);
     view.verdicts.push(failedVerdicts[row]! > 0 ? 2 : 0);

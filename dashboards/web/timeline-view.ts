@@ -5,7 +5,7 @@
 // down to its items (timeline-buckets-script.ts). In a report there are no transcript links.
 export const TIMELINE_CSS = `
 .swarm h2{font-size:16px;margin:4px 0}.tl-bar{display:flex;justify-content:space-between;align-items:center;gap:12px;flex-wrap:wrap}
-.swarm .legend{list-style:none;padding:0}.tl-zoom{display:flex;gap:4px}.tl-zoom .button{padding:2px 10px}
+.swarm .legend{list-style:none;padding:0}.tl-zoom{display:flex;gap:4px}.tl-zoom .button{padding:2px 10px}.tl-back{margin-left:auto;padding:2px 10px}
 .tl-frame{position:relative;border-top:1px solid var(--line);margin-top:4px}.tl-frame canvas{position:absolute;left:0;top:0;pointer-events:none}
 .tl-scroll{position:absolute;inset:0;overflow:auto}.tl-scroll:focus-visible{outline:2px solid var(--accent);outline-offset:-2px}.tl-scroll.link{cursor:pointer}
 .tl-tip{position:absolute;z-index:2;background:#1d1d1f;color:#fff;font-size:12px;line-height:1.5;padding:6px 9px;border-radius:6px;max-width:420px;pointer-events:none;word-break:break-all}

@@ -236,8 +236,8 @@ describe('buckets of a big swarm', () => {
     expect(view.buckets.verdictFails.every((n) => n === 0)).toBe(true);
     expect(view.items).toHaveLength(COUNT / 10);
     expect(view.items.slice(0, 2)).toEqual(['items 1–10', 'items 11–20']);
-    // Row 0 ended with a failure (its worst state), from its first launch to its last end, on the page's clock.
-    expect(view.changes.slice(0, 6)).toEqual([0, 150, 1, 0, 259, 5]);
+    // Row 0 ended with a failure (its worst state), drawn so from its first launch to its last end, on the page's clock.
+    expect(view.changes.slice(0, 6)).toEqual([0, 150, 5, 0, 259, 5]);
     expect(view.reasons[0]).toBe('9 completed · 1 failed');
     // Row 1 runs: a bar that starts and goes on.
     expect(view.changes.slice(6, 9)).toEqual([1, 200, 1]);

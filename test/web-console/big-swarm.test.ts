@@ -67,7 +67,7 @@ describe.skipIf(!available)('a 6,000-item swarm in the console, by buckets, in C
     const tip = await hoverRow(page, 123);
     await expect.poll(() => tip.textContent()).toContain('items 1,231–1,240');
     expect(await tip.textContent()).toContain('9 completed · 1 failed');
-    await page.screenshot({ path: screenshotPath('big-swarm-buckets.png') });
+    await page.screenshot({ path: screenshotPath('big-swarm-buckets') });
   });
 
   it('narrows to the rows with a failure, drills into one, and goes back', async () => {
@@ -87,7 +87,7 @@ describe.skipIf(!available)('a 6,000-item swarm in the console, by buckets, in C
     await expect.poll(() => page.locator('.if-count').textContent()).toBe('1 of 10 items failed');
     const failed = page.locator('.items-list tbody tr').first();
     expect(await failed.locator('td.reason').textContent()).toContain('bad-3001 would not compile');
-    await page.screenshot({ path: screenshotPath('big-swarm-drilled.png') });
+    await page.screenshot({ path: screenshotPath('big-swarm-drilled') });
 
     // Its transcript is one click away.
     const link = failed.locator('a');
