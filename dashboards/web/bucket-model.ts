@@ -2,8 +2,6 @@
 // rows per bucket of items (at most BUCKET_ROWS, each a span of neighbouring items, with how many are in each state),
 // and a bucket's items one by one when a person drills down. Both come in the shape of the console's per-item
 // timeline (SwarmTimeline), so the page draws, hovers, zooms and filters them with the same code.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   ITEM_STATES,
   readReasons,
@@ -175,7 +173,6 @@ export function itemSlice(
 export function openTimelines(dir: string, swarmIds: readonly string[]): TimelineReader[] {
   const readers: TimelineReader[] = [];
   for (const id of swarmIds) {
-    if (!existsSync(join(dir, `timeline-${id}.bin`))) continue;
     const reader = TimelineReader.open(dir, id);
     if (typeof reader !== 'string') readers.push(reader);
   }

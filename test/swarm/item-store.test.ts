@@ -14,7 +14,7 @@ import type { Attempt, ItemLauncher } from '../../swarm/item-launcher.js';
 import { queuedItem, type SwarmItem } from '../../swarm/item-state.js';
 import type { ItemResult } from '../../swarm/report.js';
 import { plainSpec } from './plain-spec.js';
-import { SwarmRun, type SavingSwarm, type SwarmItemRecord } from '../../swarm/runner.js';
+import { SwarmRun, type SavingSwarm, type SwarmItemRecord, type SwarmSink } from '../../swarm/runner.js';
 import { ItemStore } from '../../swarm/item-store.js';
 
 let home: string | undefined;
@@ -97,22 +97,38 @@ const until = async (check: () => boolean) => {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
 };
 
+/**
+ * A session swarm of `count` new items on a held launcher (`atOnce` at a time), in a new session store, with what
+ * `sink` adds for that store; `saved.latest` is its last saved state.
+ */
+function heldSessionSwarm(
+  name: string,
+  count: number,
+  atOnce: number,
+  sink: (store: SessionStore) => Partial<SwarmSink>,
+) {
+  const store = SessionStore.create(tempHome(), 's');
+  const items = newItems(count);
+  const launcher = new HeldLauncher();
+  const saved: { latest?: SavingSwarm } = {};
+  const run = new SwarmRun(plainSpec(name, items, atOnce), launcher, {
+    emit: () => undefined,
+    persist: (state) => (saved.latest = state),
+    ...sink(store),
+  });
+  return { store, items, launcher, saved, run };
+}
+
 describe("a session swarm's ended items", () => {
   it('leave memory once the settled log holds them and are read back whole: results, records, record losses', async () => {
-    const store = SessionStore.create(tempHome(), 's');
     const count = 12;
-    const items = newItems(count);
-    const launcher = new HeldLauncher();
-    let latest: SavingSwarm | undefined;
+    const { store, items, launcher, saved, run } = heldSessionSwarm('held', count, count, (store) => ({
+      settledItems: (swarmId) => new SettledItemReader(store.dir, swarmId),
+    }));
     const snapshot = async () => {
-      store.saveState(() => ({ version: 3, id: 's', kind: 'swarm', agents: [], swarm: latest }));
+      store.saveState(() => ({ version: 3, id: 's', kind: 'swarm', agents: [], swarm: saved.latest }));
       await store.flush();
     };
-    const run = new SwarmRun(plainSpec('held', items, count), launcher, {
-      emit: () => undefined,
-      persist: (state) => (latest = state),
-      settledItems: (swarmId) => new SettledItemReader(store.dir, swarmId),
-    });
     const done = run.run(new AbortController().signal);
     await until(() => launcher.running === count);
     for (let i = 0; i < 6; i++) launcher.end(i);
@@ -144,9 +160,9 @@ describe("a session swarm's ended items", () => {
     expect(run.tally()).toEqual({ counts: { completed: count - 2, failed: 2 }, allCompleted: false });
     expect(run.state().items[1]).toMatchObject({ result: { outcome: 'failed', reason: 'its transcript is lost' } });
     await snapshot();
-    const saved = new SettledItemReader(store.dir, 's-1');
-    expect(saved.get(1)).toMatchObject({ result: { outcome: 'failed' } });
-    expect(saved.get(0)).toMatchObject({ result: { outcome: 'completed', text: 'done 0' } });
+    const log = new SettledItemReader(store.dir, 's-1');
+    expect(log.get(1)).toMatchObject({ result: { outcome: 'failed' } });
+    expect(log.get(0)).toMatchObject({ result: { outcome: 'completed', text: 'done 0' } });
   });
 });
 
@@ -187,16 +203,10 @@ describe('items waiting as they were queued', () => {
 
 describe("a session swarm's items kept as queued (state version 4)", () => {
   it('are read from the file as they launch; a snapshot lists only the items up to the last one that moved', async () => {
-    const store = SessionStore.create(tempHome(), 's');
     const count = 10;
-    const items = newItems(count);
-    const launcher = new HeldLauncher();
-    let latest: SavingSwarm | undefined;
-    const run = new SwarmRun(plainSpec('queued', items, 3), launcher, {
-      emit: () => undefined,
-      persist: (state) => (latest = state),
+    const { store, items, launcher, saved, run } = heldSessionSwarm('queued', count, 3, (store) => ({
       queueItems: (swarmId, records, n) => QueuedItems.write(store.dir, queuedFileName(swarmId)!, records, n),
-    });
+    }));
     // Nothing listed yet: every item waits in the file, one line each.
     expect(run.state()).toMatchObject({ items: [], queuedItems: { file: 'queued-s-1.jsonl', count } });
     const lines = readFileSync(path.join(store.dir, 'queued-s-1.jsonl'), 'utf8').trim().split('\n');
@@ -211,8 +221,8 @@ describe("a session swarm's items kept as queued (state version 4)", () => {
     await until(() => run.item(1).status === 'done');
     // The four launched (the fourth in the slot item 1 left) are listed as they stand; the six others are the file's.
     await until(() => launcher.running === 3);
-    expect(latest!.items.map((r) => r?.agentId)).toEqual(['a-0', 'a-1', 'a-2', 'a-3']);
-    expect(latest!.queuedItems).toEqual({ file: 'queued-s-1.jsonl', count });
+    expect(saved.latest!.items.map((r) => r?.agentId)).toEqual(['a-0', 'a-1', 'a-2', 'a-3']);
+    expect(saved.latest!.queuedItems).toEqual({ file: 'queued-s-1.jsonl', count });
 
     // What every reader sees: the listed items, then the file's.
     store.saveState(() => ({
@@ -222,7 +232,7 @@ describe("a session swarm's items kept as queued (state version 4)", () => {
       agents: [],
       tasks: [],
       status: 'running',
-      swarm: latest,
+      swarm: saved.latest,
     }));
     await store.flush();
     const read = readSavedState(store.dir);
